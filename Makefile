@@ -1,0 +1,48 @@
+# mille-sabords: every target sets itself up on a fresh machine (creates .venv, installs).
+# `make help` lists the targets from their `## ` comments.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+# One stamp per set of extras: reinstall only when pyproject.toml changes.
+STAMP_RUN  := $(VENV)/.stamp-run
+STAMP_TEST := $(VENV)/.stamp-test
+STAMP_DEV  := $(VENV)/.stamp-dev
+
+.DEFAULT_GOAL := help
+.PHONY: help run test lint tables bench
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP_RUN): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	@touch $@
+
+$(STAMP_TEST): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $@ $(STAMP_RUN)
+
+$(STAMP_DEV): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
+	@touch $@ $(STAMP_TEST) $(STAMP_RUN)
+
+run: tables ## the main job: (re)build the default policy tables, then print `sabords ev`
+	$(BIN)/sabords ev
+
+tables: $(STAMP_RUN) ## solve the 12 cards (default rules) into tables/, bit for bit
+	$(BIN)/sabords solve --all --out tables/
+
+bench: $(STAMP_RUN) ## speed and memory figures of this machine (scripts/bench.py)
+	$(PY) scripts/bench.py
+
+test: $(STAMP_TEST) ## run the test suite
+	$(PY) -m pytest
+
+lint: $(STAMP_DEV) ## ruff (lint) and mypy (types)
+	$(BIN)/ruff check .
+	$(BIN)/mypy

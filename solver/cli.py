@@ -1,0 +1,740 @@
+"""The `sabords` command line: the only module of the package that prints or exits.
+
+Adding a command: append a function decorated with ``@command()`` at the end of this file. The
+helpers at the top give every command the same conventions:
+
+- domain errors (every :class:`~solver.rules.RulesError`, a `ValueError`; add other error
+  types to :data:`DOMAIN_ERRORS`) become ONE line on stderr and exit code 2, never a traceback;
+- ``--variant NAME=VALUE`` (repeatable) through :data:`VariantOption` and :func:`rules_from`;
+- ``--json`` through :data:`JsonOption` and :func:`print_json`: one JSON object on stdout that
+  carries ``rules_hash``.
+
+Start-up time matters (the advisor's cold start): import heavy modules (numpy, the engine,
+tables) inside the command that needs them, never at the top of this file.
+"""
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
+
+import typer
+
+from . import __version__
+from .rules import VARIANT_NAMES, Rules, RulesError, rules_with
+
+if TYPE_CHECKING:
+    from .advisor import Advice
+    from .verdict import Verdict
+
+# -- shared helpers: errors, variants, JSON ---------------------------------------------------
+
+app = typer.Typer(
+    name="sabords",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (RulesError,)
+"""Errors that are the user's input, not a bug: one line on stderr, exit code 2."""
+
+EXIT_BAD_INPUT = 2
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def fail(message: str) -> NoReturn:
+    """Print `message` as one line on stderr and exit with code 2."""
+    line = " ".join(message.split())
+    typer.echo(f"sabords: error: {line}", err=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@contextmanager
+def domain_errors() -> Iterator[None]:
+    """Turn each domain error raised inside into one line on stderr and exit code 2."""
+    try:
+        yield
+    except DOMAIN_ERRORS as exc:
+        fail(str(exc))
+
+
+def command(name: str | None = None, **kwargs: Any) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Register a command on `app`, with domain errors turned into exit code 2."""
+
+    def register(func: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(func)
+        def wrapper(*args: P.args, **kw: P.kwargs) -> R:
+            with domain_errors():
+                return func(*args, **kw)
+
+        app.command(name, **kwargs)(wrapper)
+        return wrapper
+
+    return register
+
+
+VariantOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--variant",
+        metavar="NAME=VALUE",
+        help=(
+            "Switch a rules variant (repeatable): on/off switches, nine_of_a_kind=magic|set, "
+            "target=N, ties=shared|trigger. Variants: " + ", ".join(VARIANT_NAMES) + "."
+        ),
+    ),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object (with rules_hash) instead of text.")
+]
+TablesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--tables",
+        metavar="DIR",
+        help=(
+            "Read the policy tables from DIR (written by `sabords solve --out DIR`). Default: "
+            "the repository's tables/ for the default rules; other variants are solved on "
+            "demand and cached (SABORDS_CACHE_DIR, else ~/.cache/mille-sabords)."
+        ),
+    ),
+]
+
+
+def rules_from(variants: list[str] | None) -> Rules:
+    """The rules object of the `--variant` options (defaults when none is given)."""
+    return rules_with(variants or [])
+
+
+def print_json(data: dict[str, Any]) -> None:
+    """Print one JSON object on stdout (the `--json` convention)."""
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def describe_rules(rules: Rules) -> str:
+    return f"{rules.describe()} (hash {rules.hash})"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"sabords {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Mille Sabords: exact scores and optimal play (RULES.md is the specification).
+
+    Run `sabords COMMAND --help` for a command's options and examples.
+
+    \b
+    Notation, shared by every command:
+      dice   one letter per die, k skull, m monkey, p parrot, s sword (or x), c coin,
+             d diamond, any order and case ('kkmppscd'); or words, English, French,
+             German ('skull monkey', 'tête singe', 'Totenkopf Affe'), with counts
+             ('4 coin 3 sword diamond'). Output is always letters in the order k m p s c d.
+      card   none chest captain sorceress coin diamond animals skull1 skull2 battle2
+             battle3 battle4, or a rulebook name: pirate, gardienne, coffre, 'ile au
+             tresor', piece, animaux, tete2, bateau3, 500, Wächterin, Schatzinsel...
+    """
+
+
+def main() -> None:
+    """Entry point of the `sabords` console script and of `python -m solver`."""
+    app(prog_name="sabords")
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+@command("score")
+def score(
+    card: Annotated[
+        str,
+        typer.Argument(
+            metavar="CARD",
+            help="The card: an id (captain, chest, battle3...) or a rulebook name.",
+            show_default=False,
+        ),
+    ],
+    dice: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="DICE",
+            help="The 8 dice the turn ends with: letters ('kkmppscd') or words.",
+            show_default=False,
+        ),
+    ],
+    chest: Annotated[
+        str | None,
+        typer.Option(
+            "--chest",
+            metavar="DICE",
+            help=(
+                "Chest card only: the dice on the chest, i.e. the dice not rolled in the "
+                "fatal roll. They still score when the turn busts. Must be among DICE."
+            ),
+        ),
+    ] = None,
+    first: Annotated[
+        bool,
+        typer.Option(
+            "--first",
+            help=(
+                "DICE are the turn's first roll: 4+ skulls (not a battle card) go to Skull "
+                "Island, and the Sorceress is unused. Without it DICE come after a reroll and "
+                "4+ skulls are a bust like 3."
+            ),
+        ),
+    ] = False,
+    variant: VariantOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The points a turn is worth if it ends with these 8 dice.
+
+    Alive dice (fewer than 3 skulls, the card's skulls included) are a stop and score their
+    sets, coins and diamonds, full chest, captain doubling and battle bonus. 3+ skulls are a
+    bust: 0, minus the bonus for a battle card, the chest's dice with the chest card
+    (--chest). With --first, 4+ skulls are Skull Island: 0 for the player, and the note gives
+    the exact distribution of the final skull count and the expected loss per opponent.
+
+    \b
+    Examples:
+      sabords score none ccccsssd            # 200 + 400 + 100 + 100 + 500 = 1300
+      sabords score pirate 3 monkey 3 sword 2 coin
+      sabords score chest kkkcccdm --chest cccd
+      sabords score captain kkkkmmpc --first
+      sabords score coin cccccccc --variant nine_of_a_kind=set --json
+    """
+    from .notation import parse_card, parse_dice
+    from .verdict import score_turn
+
+    rules = rules_from(variant)
+    the_card = parse_card(card)
+    the_dice = parse_dice(" ".join(dice))
+    the_chest = None if chest is None else parse_dice(chest, n=None)
+    verdict = score_turn(the_card, the_dice, rules, chest=the_chest, first=first)
+    if as_json:
+        print_json(verdict.as_dict())
+        return
+    for line in _score_lines(verdict):
+        typer.echo(line)
+
+
+def _score_lines(verdict: "Verdict") -> Iterator[str]:
+    """The text answer of `sabords score`."""
+    from .scoring import Outcome
+
+    v = verdict
+    yield f"card     {v.card.id}"
+    yield f"dice     {v.dice}" + ("  (first roll)" if v.first else "")
+    if v.chest is not None:
+        yield f"chest    {v.chest}"
+    yield f"points   {v.points}"
+    if v.outcome is Outcome.ALIVE:
+        what = ["stop"]
+        if v.full_chest:
+            what.append("full chest")
+        if v.battle_won is not None:
+            what.append(f"battle {'won' if v.battle_won else 'lost'}")
+        if v.card.doubles:
+            what.append("doubled by the captain")
+        yield f"outcome  {', '.join(what)}"
+        if v.magic:
+            yield "         PIRATE MAGIC: nine of a kind wins the game at once"
+    elif v.outcome is Outcome.ISLAND and v.island is not None:
+        island = v.island
+        yield f"outcome  Skull Island ({v.skulls} skulls): nothing for the player"
+        yield (
+            f"island   each opponent loses {island.cost_per_skull} per skull; expected loss "
+            f"{float(island.expected_deduction):.2f} (exactly {island.expected_deduction})"
+        )
+        yield "         final skulls   probability              each opponent loses"
+        for skulls, p in island.distribution:
+            exact = f"{float(p):.6f} ({p})"
+            yield f"         {skulls:<14} {exact:<24} {island.cost_per_skull * skulls}"
+    else:
+        kind = "rescue position ended here" if v.outcome is Outcome.RESCUE else "bust"
+        extra = ""
+        if v.battle_won is False:
+            extra = f": battle lost, minus {v.card.battle_bonus}"
+        elif v.card.chest and v.chest is not None:
+            extra = ": the dice on the chest still score"
+        yield f"outcome  {kind} ({v.skulls} skulls){extra}"
+        if v.outcome is Outcome.RESCUE:
+            yield "note     the turn is not over: the Sorceress must reroll a skull die"
+    if v.island_if_first:
+        yield "note     on a first roll these dice go to Skull Island instead (add --first)"
+    if v.rescue_if_unused:
+        yield (
+            "note     if the Sorceress is still unused the turn is not over: she must "
+            "reroll a skull die"
+        )
+    if v.chest is not None and v.outcome is Outcome.ALIVE:
+        yield "note     the chest only matters on a bust: a stop scores all 8 dice"
+    yield f"rules    {describe_rules(v.rules)}"
+
+
+# -- turn solver: `solve` and `ev` ------------------------------------------------------------
+
+CardsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--card",
+        metavar="CARD",
+        help="A card (repeatable): an id (captain, battle3...) or a rulebook name.",
+    ),
+]
+
+
+def _card_ids(cards: list[str]) -> list[str]:
+    """The ids of the named cards, in the given order, each once."""
+    from .notation import parse_card
+
+    return list(dict.fromkeys(parse_card(c).id for c in cards))
+
+
+@command("solve")
+def solve(
+    card: CardsOption = None,
+    all_cards: Annotated[bool, typer.Option("--all", help="Solve all 12 cards.")] = False,
+    variant: VariantOption = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "--tables",
+            metavar="DIR",
+            help=(
+                "Write the tables into DIR. Default: the repository's tables/ for the "
+                "default rules, the cache directory for other variants."
+            ),
+        ),
+    ] = None,
+    jobs: Annotated[
+        int, typer.Option("--jobs", metavar="N", help="Solve N cards at once (joblib).")
+    ] = 1,
+) -> None:
+    """Solve turns for expected points and write their policy tables (one file per card).
+
+    Each table holds every position's value, stop value, best move and the value of every
+    keep, certified to 1e-9 points, with a header naming the rules (and their hash) it was
+    made for. The files are the same bit for bit on every run and whatever N.
+
+    \b
+    Examples:
+      sabords solve --all --out tables/          # what `make tables` runs
+      sabords solve --card captain --card sorceress --out /tmp/t
+      sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
+    """
+    import sys
+
+    from .rules import CARD_IDS
+    from .tables import build_tables, default_dir, table_path, write_table
+
+    rules = rules_from(variant)
+    if all_cards and card:
+        fail("give either --card CARD... or --all, not both")
+    if not all_cards and not card:
+        fail("name the cards to solve with --card CARD (repeatable), or use --all")
+    if jobs < 1:
+        fail(f"--jobs takes a number of workers of at least 1, not {jobs}")
+    cards = list(CARD_IDS) if all_cards else _card_ids(card or [])
+    directory = out if out is not None else default_dir(rules)
+
+    def cannot_write(exc: OSError) -> NoReturn:
+        fail(f"cannot write the tables into {str(directory)!r}: {exc.strerror}")
+
+    try:  # before the progress bar, so that a bad directory is one line on stderr
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        cannot_write(exc)
+    lines = []
+    with typer.progressbar(
+        length=len(cards), label="solving", file=sys.stderr, show_pos=True
+    ) as bar:
+        for table in build_tables(cards, rules, n_jobs=jobs):
+            path = table_path(directory, table.card)
+            before = path.read_bytes() if path.is_file() else None
+            try:
+                write_table(table, directory)
+                after = path.read_bytes()
+            except OSError as exc:
+                cannot_write(exc)
+            change = "new" if before is None else "unchanged" if before == after else "changed"
+            sol = table.solution
+            lines.append(
+                f"{sol.card:<10} ev {sol.turn_value[0]:8.2f}  sweeps {sol.sweeps:3d}  "
+                f"bound {sol.bound:.1e}  {path} ({change})"
+            )
+            bar.update(1)
+    for line in lines:
+        typer.echo(line)
+    typer.echo(f"rules  {describe_rules(rules.turn_rules())}")
+
+
+@command("ev")
+def ev(
+    card: CardsOption = None,
+    variant: VariantOption = None,
+    tables: TablesOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Optimal expected points of a turn per card, with its bust and Skull Island odds.
+
+    For each card (all 12 by default): the expected points of a turn played to maximise
+    them, the probability that it busts, that it goes to Skull Island, and the points each
+    opponent loses to it on average (the island's deduction); then the average over the
+    35-card deck (`none` is not in the deck). Values are exact to the table's certified
+    bound (1e-9).
+
+    \b
+    Examples:
+      sabords ev
+      sabords ev --card captain --card sorceress
+      sabords ev --variant battle_swords_fill_chest=off --json
+    """
+    from .rules import CARD_IDS
+    from .stats import STAT_NAMES, deck_average
+    from .tables import turn_table
+
+    rules = rules_from(variant)
+    chosen = _card_ids(card) if card else list(CARD_IDS)
+    # The deck average needs every card, whichever are shown.
+    loaded = {c: turn_table(c, rules, tables) for c in CARD_IDS}
+    stats = {c: t.stats for c, t in loaded.items()}
+    bound = max(max(t.solution.bound, t.stats.bound) for t in loaded.values())
+    deck = {name: deck_average({c: getattr(s, name) for c, s in stats.items()})
+            for name in STAT_NAMES}
+    if as_json:
+        print_json({
+            "rules_hash": rules.hash,
+            "variants": rules.as_dict(),
+            "cards": {c: stats[c].as_dict() for c in chosen},
+            "deck_ev": deck["ev"],
+        })
+        return
+    typer.echo(
+        f"{'card':<14}{'expected points':>16}{'P(bust)':>10}{'P(Skull Island)':>17}"
+        f"{'island deduction':>18}"
+    )
+
+    def row(name: str, values: dict[str, float]) -> str:
+        return (
+            f"{name:<14}{values['ev']:>16.2f}{values['p_bust']:>10.2%}"
+            f"{values['p_island']:>17.2%}{values['island_deduction']:>18.2f}"
+        )
+
+    for c in chosen:
+        typer.echo(row(c, stats[c].as_dict()))
+    typer.echo(row("deck average", deck))
+    typer.echo(
+        "island deduction: points each opponent loses to this turn's Skull Island, on average"
+    )
+    typer.echo("deck average: over the 35 cards of the deck, weighted by their counts")
+    typer.echo(f"exact: every value is certified to within {bound:.1e} of the true one")
+    typer.echo(f"rules  {describe_rules(rules)}")
+
+
+# -- the advisor: `advise` and `turn` ---------------------------------------------------------
+
+NeedOption = Annotated[
+    int | None,
+    typer.Option(
+        "--need",
+        metavar="N",
+        help=(
+            "Maximise the probability that the turn ends with at least N points (a final "
+            "turn, or the points still missing) instead of the expected points. N is a "
+            "non-negative multiple of 100."
+        ),
+    ),
+]
+SHOWN_OPTIONS = 15
+"""Options shown by the text view of `advise` when --top is not given."""
+
+
+@command("advise")
+def advise(
+    card: Annotated[
+        str,
+        typer.Argument(
+            metavar="CARD",
+            help="The card: an id (captain, chest, battle3...) or a rulebook name.",
+            show_default=False,
+        ),
+    ],
+    dice: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="DICE",
+            help="The 8 dice showing: letters ('kkmppscd') or words.",
+            show_default=False,
+        ),
+    ],
+    sorceress_used: Annotated[
+        bool,
+        typer.Option(
+            "--sorceress-used", help="Sorceress card only: her reroll has been used this turn."
+        ),
+    ] = False,
+    need: NeedOption = None,
+    first: Annotated[
+        bool,
+        typer.Option(
+            "--first",
+            help=(
+                "DICE are the turn's first roll: 4+ skulls (not a battle card) are Skull "
+                "Island. Without it 4+ skulls are a bust (the answer says when they would be "
+                "Skull Island on a first roll)."
+            ),
+        ),
+    ] = False,
+    chest: Annotated[
+        str | None,
+        typer.Option(
+            "--chest",
+            metavar="DICE",
+            help=(
+                "Chest card, on a bust: the dice on the chest (the dice not rolled in the "
+                "last roll), which still score."
+            ),
+        ),
+    ] = None,
+    variant: VariantOption = None,
+    top: Annotated[
+        int | None,
+        typer.Option(
+            "--top",
+            metavar="K",
+            min=0,
+            help=(
+                f"Show the K best options (0: all). Default: all with --json, the first "
+                f"{SHOWN_OPTIONS} in the text view."
+            ),
+        ),
+    ] = None,
+    tables: TablesOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """What to do with the dice showing: every legal option, best first.
+
+    Lists stopping and every distinct legal reroll (by the dice kept; with the Sorceress
+    unused, also the rerolls that take one skull die), each with its value (the expected
+    points of the turn, or with --need N the probability of ending it with at least N), the
+    probability that this very roll busts and the regret against the best. Options within
+    1e-9 of the best are all marked best. The first line is the recommendation.
+
+    Special positions: a bust (3+ skulls: nothing to decide), a rescue (exactly 3 skulls
+    with the Sorceress unused: her moves only), Skull Island (--first with 4+ skulls: the
+    expected loss of each opponent). With the chest card, the kept dice go on the chest.
+
+    \b
+    Examples:
+      sabords advise chest kkmpsssc
+      sabords advise none ccccmmpk --need 1000
+      sabords advise sorceress kkkmmpsc
+      sabords advise sorceress kkmmppsc --sorceress-used --top 5
+      sabords advise captain kkkkmmpc --first
+      sabords advise chest kkkcccdm --chest cccd
+      sabords advise pirate 3 monkey 3 sword 2 coin --json
+    """
+    from .advisor import advise as advise_position
+    from .notation import parse_card, parse_dice
+
+    rules = rules_from(variant)
+    the_card = parse_card(card)
+    the_dice = parse_dice(" ".join(dice))
+    the_chest = None if chest is None else parse_dice(chest, n=None)
+    if sorceress_used and not the_card.sorceress:
+        fail(f"--sorceress-used applies to the sorceress card only, not {the_card.id!r}")
+    if need is not None and (need < 0 or need % 100):
+        fail(f"--need takes a non-negative multiple of 100, not {need}")
+    advice = advise_position(
+        the_card, the_dice, rules, sorceress_used=sorceress_used, need=need, chest=the_chest,
+        first=first, tables_dir=tables,
+    )
+    if as_json:
+        data = advice.as_dict()
+        if top:
+            data["options"] = data["options"][:top]
+        print_json(data)
+        return
+    shown = SHOWN_OPTIONS if top is None else (top or len(advice.options))
+    for line in _advice_lines(advice, shown):
+        typer.echo(line)
+
+
+def _advice_lines(advice: "Advice", shown: int) -> Iterator[str]:
+    """The text answer of `sabords advise`: the sentence, notes, the table of options."""
+    from .scoring import Outcome
+
+    a = advice
+    yield a.recommendation
+    for note in a.notes:
+        yield f"  {note}"
+    yield ""
+    yield f"card      {a.card.id}"
+    yield f"dice      {a.dice}" + ("  (first roll)" if a.first else "") + (
+        "  (Sorceress used)" if a.sorceress_used else "")
+    if a.chest is not None:
+        yield f"chest     {a.chest or '-'}"
+    objective = f"P(at least {a.need} points)"
+    yield f"position  {a.kind.value}" + (
+        f": {len(a.options)} legal options" if a.options else ": nothing to decide")
+    yield f"value     {_value_text(a, a.value)}" + ("" if a.need is None else f" ({objective})")
+    if a.kind is Outcome.ISLAND and a.island is not None:
+        island = a.island
+        yield (f"island    each opponent loses {island.cost_per_skull} per skull; expected "
+               f"{float(island.expected_deduction):.2f} (exactly {island.expected_deduction})")
+        yield "          final skulls   probability              each opponent loses"
+        for skulls, p in island.distribution:
+            exact = f"{float(p):.6f} ({p})"
+            yield f"          {skulls:<14} {exact:<24} {island.cost_per_skull * skulls}"
+    if a.options:
+        column = "expected" if a.need is None else f"P(>={a.need})"
+        yield ""
+        yield f"{'#':>3}  {'move':<7} {'keep':<9} {'reroll':<9} {column:>12} {'bust risk':>10}" \
+              f" {'regret':>10}"
+        for rank, o in enumerate(a.options[:shown], 1):
+            yield (
+                f"{rank:>3}  {o.action:<7} {str(o.keep) or '-':<9} {str(o.reroll) or '-':<9} "
+                f"{_value_text(a, o.value, unit=False):>12} {100 * o.p_bust:>8.1f} % "
+                f"{_value_text(a, o.regret, unit=False):>10}" + ("  best" if o.best else "")
+            )
+        left = len(a.options) - min(shown, len(a.options))
+        if left:
+            yield f"({left} more options left out: --top K shows K, --top 0 all of them)"
+    yield f"rules     {describe_rules(a.rules)}"
+
+
+def _value_text(advice: "Advice", value: float, *, unit: bool = True) -> str:
+    if advice.need is None:
+        return f"{value:.2f}" + (" expected points" if unit else "")
+    return f"{100 * value:.2f} %"
+
+
+@command("turn")
+def turn(
+    card: Annotated[
+        str,
+        typer.Argument(
+            metavar="CARD",
+            help="The card drawn: an id (captain, chest, battle3...) or a rulebook name.",
+            show_default=False,
+        ),
+    ],
+    need: NeedOption = None,
+    variant: VariantOption = None,
+    tables: TablesOption = None,
+) -> None:
+    """Play a whole turn with advice: type the dice as they fall, roll after roll.
+
+    After each roll the best move is shown with the next best ones. Answer with Enter to
+    follow the advice, 'stop', the dice you keep ('sssc', or 'keep sssc'), or the dice you
+    reroll ('reroll mp'; a 'k' in it uses the Sorceress); then type the 8 dice showing after
+    the reroll. The kept dice, the Sorceress and the chest are tracked until the turn ends,
+    with its points. Bad input is explained and asked again; the input ending mid-turn is an
+    error (exit code 2). Works with piped input.
+
+    \b
+    Examples:
+      sabords turn captain
+      printf 'kkmpsssc\\n\\nkksssscc\\nstop\\n' | sabords turn chest
+      sabords turn sorceress --need 1500
+    """
+    from .advisor import Advice, advise, check_next_roll, chosen_option, solution_for
+    from .dice import Dice
+    from .notation import parse_card, parse_dice
+    from .scoring import Outcome
+
+    rules = rules_from(variant)
+    the_card = parse_card(card)
+    if need is not None and (need < 0 or need % 100):
+        fail(f"--need takes a non-negative multiple of 100, not {need}")
+    stdin = typer.get_text_stream("stdin")
+    echo_input = not stdin.isatty()
+
+    def ask(prompt: str) -> str:
+        typer.echo(prompt, nl=False)
+        line = stdin.readline()
+        if not line:
+            typer.echo("")
+            fail("the input ended in the middle of the turn")
+        if echo_input:
+            typer.echo(line.rstrip("\n"))
+        return line.strip()
+
+    def ask_dice(prompt: str, check: Callable[[Any], None] | None = None) -> Any:
+        while True:
+            text = ask(prompt)
+            try:
+                dice = parse_dice(text)
+                if check is not None:
+                    check(dice)
+                return dice
+            except RulesError as exc:
+                typer.echo(f"  ! {exc}", err=True)
+
+    objective = "expected points" if need is None else f"the chance of at least {need} points"
+    typer.echo(f"Turn with the {the_card.id} card, playing for {objective} "
+               f"(rules: {describe_rules(rules)}).")
+    typer.echo("Type the dice as they fall: letters k m p s c d (or words), one roll a line.")
+    solution = solution_for(the_card, rules, need, tables_dir=tables)
+    sorceress_used, chest, first = False, None, True
+    dice = ask_dice("Roll 1, the 8 dice showing: ")
+    roll = 1
+    while True:
+        advice: Advice = advise(the_card, dice, rules, sorceress_used=sorceress_used,
+                                need=need, chest=chest, first=first, solution=solution)
+        typer.echo(f"  {advice.recommendation}")
+        for note in advice.notes:
+            if "--" not in note:  # the notes about command options are for `advise`
+                typer.echo(f"  {note}")
+        if advice.kind in (Outcome.BUST, Outcome.ISLAND):
+            break
+        for rank, o in enumerate(advice.options[1:4], 2):
+            move = "stop" if o.action == "stop" else (
+                f"keep {o.keep or '-'}, reroll {o.reroll}")
+            typer.echo(f"    {rank}. {move}: {_value_text(advice, o.value)}, "
+                       f"bust {100 * o.p_bust:.1f} %")
+        while True:
+            text = ask("Your move (Enter: as advised; stop; the dice you keep; reroll ...): ")
+            try:
+                option = chosen_option(advice, text)
+                break
+            except RulesError as exc:
+                typer.echo(f"  ! {exc}", err=True)
+        if option.action == "stop":
+            typer.echo(f"Turn over: you stop with {dice}: {option.points} points.")
+            return
+        if option.sorceress:
+            sorceress_used = True
+        if the_card.chest:
+            chest = option.keep
+        roll += 1
+        stays = option.keep + Dice.of((dice.skulls - option.sorceress, 0, 0, 0, 0, 0))
+        previous = advice
+        dice = ask_dice(
+            f"Roll {roll} (rolled {option.reroll}; {stays or 'nothing'} stayed), the 8 dice "
+            "showing: ",
+            lambda after: check_next_roll(previous, option, after),  # noqa: B023
+        )
+        first = False
+    if advice.kind is Outcome.ISLAND:
+        typer.echo("Turn over: 0 points for you; roll the island out, then each opponent "
+                   "loses the final skulls' deduction.")
+    else:
+        typer.echo(f"Turn over: {advice.points} points.")

@@ -1,0 +1,108 @@
+"""Legal moves: stop, or reroll all but a kept multiset (RULES.md, A turn, step 4; Sorceress).
+
+`reroll_is_legal` is the one source of the legality of a reroll: the engine tabulates it for
+every (skull dice, kept count) pair, the advisor and the simulator call it directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import product
+
+from .dice import Dice
+from .rules import NUM_DICE, NUM_FACES, Card, Face, Rules, RulesError, get_card
+from .scoring import Outcome, classify_roll
+
+
+class IllegalMoveError(RulesError):
+    """A move the rules do not allow from this position."""
+
+
+def reroll_is_legal(
+    rules: Rules, skull_dice: int, kept: int, *, sorceress: bool = False, n_dice: int = NUM_DICE
+) -> bool:
+    """Whether rolling all non-skull dice but `kept` of them is allowed.
+
+    `skull_dice` skull dice lie on the table (locked); with `sorceress`, one of them is rolled
+    too. At least 2 dice are rolled (1 is enough for the Sorceress's skull alone under
+    `sorceress_alone`), and under `keep_one` at least one of the 8 dice stays unrolled.
+    `n_dice` is 8 but for the reduced games the tests solve by brute force.
+    """
+    if kept < 0 or skull_dice < 0 or skull_dice + kept > n_dice:
+        return False
+    if sorceress and skull_dice < 1:
+        return False
+    rolled = n_dice - skull_dice - kept + (1 if sorceress else 0)
+    minimum = 1 if (sorceress and rules.sorceress_alone) else 2
+    if rolled < minimum:
+        return False
+    return not (rules.keep_one and n_dice - rolled < 1)
+
+
+@dataclass(frozen=True)
+class Reroll:
+    """Keep `keep` (non-skull dice), roll the rest; with `sorceress`, also one skull die."""
+
+    keep: Dice
+    sorceress: bool = False
+
+    def rolled(self, position: Dice) -> Dice:
+        """The dice that are rolled from `position` (skull letters for the Sorceress's die)."""
+        rest = position.without_skulls() - self.keep
+        if self.sorceress:
+            rest = rest + Dice.of((1, 0, 0, 0, 0, 0))
+        return rest
+
+    def kept_after(self, position: Dice) -> Dice:
+        """The dice that stay on the table: the kept dice and the locked skulls."""
+        skulls = position.skulls - (1 if self.sorceress else 0)
+        return self.keep + Dice.of((skulls, 0, 0, 0, 0, 0))
+
+
+def sub_multisets(dice: Dice) -> Iterator[Dice]:
+    """Every distinct sub-multiset of the non-skull dice, in a fixed order."""
+    ranges = [range(0)] + [range(dice[f] + 1) for f in range(1, NUM_FACES)]
+    ranges[0] = range(1)
+    for counts in product(*ranges):
+        yield Dice.of(counts)
+
+
+def legal_rerolls(
+    card: Card | str, position: Dice, rules: Rules, *, sorceress_unused: bool = False
+) -> list[Reroll]:
+    """Every distinct legal reroll from an alive (or rescue) position of 8 dice."""
+    card = get_card(card)
+    outcome = classify_roll(card, position, rules, first=False, sorceress_unused=sorceress_unused)
+    if outcome is Outcome.BUST:
+        return []
+    can_sorceress = card.sorceress and sorceress_unused and position.skulls >= 1
+    must_sorceress = outcome is Outcome.RESCUE
+    moves: list[Reroll] = []
+    for keep in sub_multisets(position):
+        if not must_sorceress and reroll_is_legal(rules, position.skulls, keep.total):
+            moves.append(Reroll(keep, False))
+        if can_sorceress and reroll_is_legal(rules, position.skulls, keep.total, sorceress=True):
+            moves.append(Reroll(keep, True))
+    return moves
+
+
+def can_stop(
+    card: Card | str, position: Dice, rules: Rules, *, sorceress_unused: bool = False
+) -> bool:
+    """Stopping is allowed from an alive position (in a rescue position it is a bust)."""
+    return (
+        classify_roll(card, position, rules, first=False, sorceress_unused=sorceress_unused)
+        is Outcome.ALIVE
+    )
+
+
+__all__ = [
+    "Face",
+    "IllegalMoveError",
+    "Reroll",
+    "can_stop",
+    "legal_rerolls",
+    "reroll_is_legal",
+    "sub_multisets",
+]

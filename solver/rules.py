@@ -1,0 +1,284 @@
+"""The rules of Mille Sabords as data: faces, cards, variants and the rules object.
+
+This module is pure Python (no numpy) and is the single source of every rule constant.
+`../shared/RULES.md` is the specification; each house rule is a field of :class:`Rules`.
+
+Names follow the rulebook's words: a *skull* is a "tête de mort", the *captain* card is the
+"Pirate" of the French edition, the *sorceress* the "Gardienne" (Guardian), the *chest* the
+"Île au Trésor" (Treasure Island).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+NUM_DICE = 8
+"""Eight dice are rolled in every turn."""
+
+
+class Face(IntEnum):
+    """The six faces of a die, in the canonical order k m p s c d."""
+
+    SKULL = 0
+    MONKEY = 1
+    PARROT = 2
+    SWORD = 3
+    COIN = 4
+    DIAMOND = 5
+
+    @property
+    def letter(self) -> str:
+        return FACE_LETTERS[self]
+
+
+FACE_LETTERS = "kmpscd"
+"""One letter per face, in :class:`Face` order: skull, monkey, parrot, sword, coin, diamond."""
+
+NUM_FACES = 6
+
+
+class RulesError(ValueError):
+    """Base class of every error about rules, cards, variants or notation."""
+
+
+class UnknownCardError(RulesError):
+    """A card name that is not one of the deck's cards."""
+
+
+class VariantError(RulesError):
+    """An unknown variant name or a value the variant does not take."""
+
+
+@dataclass(frozen=True)
+class Card:
+    """A pirate card: how it changes the turn it is drawn for.
+
+    Attributes mirror the table of RULES.md; a card is data, never a branch elsewhere.
+    """
+
+    id: str
+    count: int
+    """How many copies are in the 35-card deck (0 for the `none` baseline)."""
+    skulls: int = 0
+    """Skulls printed on the card (skull1, skull2)."""
+    extra_face: Face | None = None
+    """A ninth, fixed symbol the turn starts with (coin or diamond card)."""
+    animals: bool = False
+    """Monkeys and parrots count as one symbol."""
+    doubles: bool = False
+    """The captain: the turn's points are doubled, Skull Island costs 200 a skull."""
+    chest: bool = False
+    """The treasure chest: kept dice still score on a bust."""
+    sorceress: bool = False
+    """One skull die may be rerolled once per turn."""
+    battle_swords: int = 0
+    """Battle cards: swords needed to win the battle (0 = not a battle card)."""
+    battle_bonus: int = 0
+    """Battle cards: points won with enough swords, lost otherwise."""
+
+    @property
+    def is_battle(self) -> bool:
+        return self.battle_swords > 0
+
+    @property
+    def island_cost(self) -> int:
+        """Points each opponent loses per skull when this turn goes to Skull Island."""
+        return 200 if self.doubles else 100
+
+
+CARDS: dict[str, Card] = {
+    c.id: c
+    for c in (
+        Card("none", 0),
+        Card("chest", 4, chest=True),
+        Card("captain", 4, doubles=True),
+        Card("sorceress", 4, sorceress=True),
+        Card("coin", 4, extra_face=Face.COIN),
+        Card("diamond", 4, extra_face=Face.DIAMOND),
+        Card("animals", 4, animals=True),
+        Card("skull1", 3, skulls=1),
+        Card("skull2", 2, skulls=2),
+        Card("battle2", 2, battle_swords=2, battle_bonus=300),
+        Card("battle3", 2, battle_swords=3, battle_bonus=500),
+        Card("battle4", 2, battle_swords=4, battle_bonus=1000),
+    )
+}
+"""The 11 cards of the deck plus `none`, in the order of RULES.md."""
+
+CARD_IDS: tuple[str, ...] = tuple(CARDS)
+DECK_SIZE = sum(c.count for c in CARDS.values())
+assert DECK_SIZE == 35
+
+
+def deck_weights() -> dict[str, float]:
+    """The probability of drawing each card (with replacement), `none` excluded."""
+    return {c.id: c.count / DECK_SIZE for c in CARDS.values() if c.count}
+
+
+def get_card(card: str | Card) -> Card:
+    """The card with this id (ids only; names in other languages: `solver.notation`)."""
+    if isinstance(card, Card):
+        return card
+    try:
+        return CARDS[card]
+    except KeyError:
+        raise UnknownCardError(
+            f"unknown card {card!r}: expected one of {', '.join(CARD_IDS)}"
+        ) from None
+
+
+SET_POINTS: dict[int, int] = {3: 100, 4: 200, 5: 500, 6: 1000, 7: 2000, 8: 4000}
+"""Points of a set of n identical symbols (n = 9 is pirate magic, see `nine_of_a_kind`)."""
+MAGIC_SET_POINTS = 8000
+"""A nine-of-a-kind counted as a set wherever an objective counts points (RULES.md)."""
+FULL_CHEST_BONUS = 500
+SYMBOL_POINTS = 100
+"""Each coin and each diamond, the card's included."""
+BUST_SKULLS = 3
+ISLAND_SKULLS = 4
+
+NINE_OF_A_KIND_VALUES = ("magic", "set")
+TIES_VALUES = ("shared", "trigger")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every variant of RULES.md; the defaults are the project's standard reading.
+
+    A rules object is hashable and has a canonical serialisation (:meth:`canonical`) and a
+    stable hash (:attr:`hash`) that every table and every JSON answer carries.
+    """
+
+    keep_one: bool = True
+    """At least one of the 8 dice stays unrolled (off: English and German rulebooks)."""
+    sorceress_rescue: bool = True
+    """A roll that brings skulls to exactly 3 with the Sorceress unused is not over yet."""
+    sorceress_alone: bool = True
+    """The Sorceress's skull die may be rerolled alone."""
+    card_skulls_block_chest: bool = True
+    """Skulls printed on a skull card prevent the full chest."""
+    battle_swords_fill_chest: bool = True
+    """With a won battle, swords count as scoring dice for the full chest."""
+    nine_of_a_kind: str = "magic"
+    """`magic`: nine of a kind wins the game (8000 as a set for points); `set`: an 8-set."""
+    target: int = 6000
+    """Game-level: the total that ends the game."""
+    ties: str = "shared"
+    """Game-level: `shared` ties, or `trigger` (who reached the target first wins)."""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("bool", bool) and not isinstance(value, bool):
+                raise VariantError(f"variant {f.name!r} takes on/off, not {value!r}")
+        if self.nine_of_a_kind not in NINE_OF_A_KIND_VALUES:
+            raise VariantError(
+                f"variant 'nine_of_a_kind' takes magic or set, not {self.nine_of_a_kind!r}"
+            )
+        if self.ties not in TIES_VALUES:
+            raise VariantError(f"variant 'ties' takes shared or trigger, not {self.ties!r}")
+        if (
+            isinstance(self.target, bool)
+            or not isinstance(self.target, int)
+            or self.target <= 0
+            or self.target % 100
+        ):
+            raise VariantError(
+                f"variant 'target' takes a positive multiple of 100, not {self.target!r}"
+            )
+
+    # -- serialisation -------------------------------------------------------------------
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def canonical(self) -> str:
+        """Canonical JSON: sorted keys, no spaces. Equal rules give equal strings."""
+        return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def hash(self) -> str:
+        """A stable 16-hex-digit hash of :meth:`canonical`."""
+        return hashlib.sha256(self.canonical().encode()).hexdigest()[:16]
+
+    def turn_rules(self) -> Rules:
+        """The same rules with the game-level variants at their defaults.
+
+        Turn tables do not depend on `target` or `ties`, so they are keyed by this.
+        """
+        return dataclasses.replace(self, target=Rules.target, ties=Rules.ties)
+
+    @property
+    def turn_hash(self) -> str:
+        return self.turn_rules().hash
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise VariantError(
+                f"unknown variant {unknown[0]!r}: expected one of {', '.join(sorted(names))}"
+            )
+        return cls(**data)
+
+    def non_defaults(self) -> dict[str, Any]:
+        """The variants that differ from the defaults."""
+        default = Rules()
+        return {k: v for k, v in self.as_dict().items() if getattr(default, k) != v}
+
+    def describe(self) -> str:
+        changed = self.non_defaults()
+        if not changed:
+            return "default rules"
+        return ", ".join(f"{k}={_show(v)}" for k, v in changed.items())
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+VARIANT_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
+TURN_VARIANTS: tuple[str, ...] = tuple(v for v in VARIANT_NAMES if v not in ("target", "ties"))
+
+
+def parse_variant_value(name: str, text: str) -> Any:
+    """The value of variant `name` written as `text` (on/off, magic/set, numbers)."""
+    fields = {f.name: f for f in dataclasses.fields(Rules)}
+    if name not in fields:
+        raise VariantError(f"unknown variant {name!r}: expected one of {', '.join(VARIANT_NAMES)}")
+    default = getattr(Rules(), name)
+    t = text.strip().lower()
+    if isinstance(default, bool):
+        if t in ("on", "true", "yes", "1"):
+            return True
+        if t in ("off", "false", "no", "0"):
+            return False
+        raise VariantError(f"variant {name!r} takes on or off, not {text!r}")
+    if isinstance(default, int):
+        try:
+            return int(t)
+        except ValueError:
+            raise VariantError(
+                f"variant {name!r} takes a positive multiple of 100, not {text!r}"
+            ) from None
+    return t
+
+
+def rules_with(variants: list[str] | tuple[str, ...] | None = None) -> Rules:
+    """Rules from `NAME=VALUE` strings (the `--variant` option); no strings: the defaults."""
+    values: dict[str, Any] = {}
+    for item in variants or ():
+        name, sep, text = item.partition("=")
+        if not sep:
+            raise VariantError(f"variant {item!r} is not of the form NAME=VALUE")
+        name = name.strip().lower().replace("-", "_")
+        values[name] = parse_variant_value(name, text)
+    return Rules(**values)

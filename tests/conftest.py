@@ -1,0 +1,80 @@
+"""Shared test set-up: fixed console width, derandomised hypothesis, CLI and dice helpers."""
+
+from __future__ import annotations
+
+import os
+
+# Fixed console width and no colour for every CLI test; set before typer (and rich) are
+# imported, since they read the environment at import time.
+os.environ["COLUMNS"] = "100"
+os.environ["TERMINAL_WIDTH"] = "100"
+os.environ["NO_COLOR"] = "1"
+os.environ.pop("FORCE_COLOR", None)
+
+from collections.abc import Callable, Iterator  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+from solver.dice import Dice  # noqa: E402
+
+# Hypothesis is derandomised everywhere (the same examples on every run, in CI and locally), so
+# a failure is reproducible; HYPOTHESIS_PROFILE=explore searches with fresh random examples.
+settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True)
+settings.register_profile("explore", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def dice(text: str) -> Dice:
+    """Eight dice from the lenient notation: `dice("4 coin 3 sword diamond")`."""
+    return Dice.parse(text, 8)
+
+
+@dataclass(frozen=True)
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def sabords() -> Callable[..., CliResult]:
+    """Run `sabords ARGS...` in-process through typer's CliRunner (stdout and stderr apart)."""
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    runner = CliRunner()
+
+    def run(*args: str) -> CliResult:
+        result = runner.invoke(app, list(args), prog_name="sabords")
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception  # a bug, not a user error: show the traceback
+        return CliResult(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+def assert_one_line_error(result: CliResult, *fragments: str) -> str:
+    """Exit code 2, nothing on stdout, exactly one line on stderr containing `fragments`."""
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    line = lines[0]
+    assert line.startswith("sabords: error: "), line
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in line, (fragment, line)
+    return line
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Tables of non-default variants, solved on demand, are cached in a temporary directory
+    for the whole session (SABORDS_CACHE_DIR), never in the user's ~/.cache."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("SABORDS_CACHE_DIR", str(tmp_path_factory.mktemp("table-cache")))
+    yield
+    patch.undo()

@@ -1,0 +1,153 @@
+"""Property tests (hypothesis, derandomised in conftest.py): each is named after its property
+and pinned by an @example."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from solver.dice import FACE_WORDS, Dice
+from solver.notation import parse_card
+from solver.rules import (
+    CARD_IDS,
+    CARDS,
+    FACE_LETTERS,
+    NINE_OF_A_KIND_VALUES,
+    NUM_DICE,
+    TIES_VALUES,
+    Face,
+    Rules,
+)
+from solver.scoring import stop_score
+
+faces = st.sampled_from(list(Face))
+eight_faces = st.lists(faces, min_size=NUM_DICE, max_size=NUM_DICE)
+some_faces = st.lists(faces, min_size=1, max_size=NUM_DICE)
+alive_faces = eight_faces.filter(lambda fs: fs.count(Face.SKULL) < 3)
+cards = st.sampled_from(CARD_IDS)
+rules = st.builds(
+    Rules,
+    keep_one=st.booleans(),
+    sorceress_rescue=st.booleans(),
+    sorceress_alone=st.booleans(),
+    card_skulls_block_chest=st.booleans(),
+    battle_swords_fill_chest=st.booleans(),
+    nine_of_a_kind=st.sampled_from(NINE_OF_A_KIND_VALUES),
+    target=st.integers(1, 200).map(lambda n: 100 * n),
+    ties=st.sampled_from(TIES_VALUES),
+)
+
+WORDS_BY_FACE: dict[Face, list[str]] = {}
+for _word, _face in FACE_WORDS.items():
+    WORDS_BY_FACE.setdefault(_face, []).append(_word)
+
+
+def faces_of(text: str) -> list[Face]:
+    return list(Dice.parse(text).faces())
+
+
+@given(some_faces)
+@example(faces_of("kkmppscd"))
+def test_dice_str_then_parse_is_identity(fs: list[Face]) -> None:
+    d = Dice.from_faces(fs)
+    assert Dice.parse(str(d)) == d
+    assert str(Dice.parse(str(d))) == str(d)
+
+
+@given(some_faces, st.data())
+@example(faces_of("kkmppscd"), None)
+def test_parse_is_lenient_on_case_order_and_words(fs: list[Face], data: st.DataObject) -> None:
+    if data is None:  # the @example: reversed upper-case letters
+        tokens = [FACE_LETTERS[f].upper() for f in reversed(fs)]
+    else:
+        order = data.draw(st.permutations(fs))
+        tokens = []
+        for f in order:
+            letter = FACE_LETTERS[f]
+            token = data.draw(st.sampled_from([letter, *WORDS_BY_FACE[f]]))
+            if data.draw(st.booleans()):
+                token = token.upper()
+            tokens.append(token)
+    separator = ", " if data is None else data.draw(st.sampled_from([" ", ", ", ";", " / "]))
+    assert Dice.parse(separator.join(tokens)) == Dice.from_faces(fs)
+
+
+@given(cards, eight_faces, st.randoms(use_true_random=False))
+@example("none", faces_of("ccccsssd"), None)
+def test_score_does_not_depend_on_the_order_of_the_dice(
+    card: str, fs: list[Face], rnd: random.Random | None
+) -> None:
+    shuffled = list(fs)
+    if rnd is not None:
+        rnd.shuffle(shuffled)
+    else:
+        shuffled.reverse()
+    as_text = "".join(FACE_LETTERS[f] for f in fs)
+    shuffled_text = "".join(FACE_LETTERS[f] for f in shuffled)
+    assert stop_score(card, Dice.parse(as_text), Rules()) == stop_score(
+        card, Dice.parse(shuffled_text), Rules()
+    )
+
+
+@given(alive_faces, rules)
+@example(faces_of("mmmssscc"), Rules())
+def test_captain_scores_twice_the_no_card_score(fs: list[Face], r: Rules) -> None:
+    d = Dice.from_faces(fs)
+    assert stop_score("captain", d, r).points == 2 * stop_score("none", d, r).points
+
+
+@given(cards, alive_faces, rules)
+@example("skull1", faces_of("mmmmmmmm"), Rules())
+def test_full_chest_implies_no_skull(card: str, fs: list[Face], r: Rules) -> None:
+    d = Dice.from_faces(fs)
+    if stop_score(card, d, r).full_chest:
+        assert d.skulls == 0
+        assert CARDS[card].skulls == 0 or not r.card_skulls_block_chest
+
+
+@given(cards, alive_faces, rules)
+@example("battle4", faces_of("sssccccc"), Rules())
+def test_battle_cards_lose_exactly_the_bonus_without_the_swords(
+    card: str, fs: list[Face], r: Rules
+) -> None:
+    the_card = CARDS[card]
+    points = stop_score(card, Dice.from_faces(fs), r).points
+    if the_card.is_battle and fs.count(Face.SWORD) < the_card.battle_swords:
+        assert points == -the_card.battle_bonus
+    elif the_card.is_battle:
+        assert points >= the_card.battle_bonus
+    else:
+        assert points >= 0
+
+
+@given(cards, alive_faces)
+@example("coin", faces_of("cccccccc"))
+def test_magic_needs_nine_of_a_kind_with_the_card_and_the_magic_variant(
+    card: str, fs: list[Face]
+) -> None:
+    d = Dice.from_faces(fs)
+    extra = CARDS[card].extra_face
+    nine = extra is not None and d[extra] == NUM_DICE
+    assert stop_score(card, d, Rules(nine_of_a_kind="magic")).magic is nine
+    assert stop_score(card, d, Rules(nine_of_a_kind="set")).magic is False
+
+
+@given(rules)
+@example(Rules())
+def test_rules_canonical_round_trip_and_hash_identify_the_rules(r: Rules) -> None:
+    assert Rules.from_dict(json.loads(r.canonical())) == r
+    assert (r.hash == Rules().hash) is (r == Rules())
+
+
+@given(cards, st.data())
+@example("sorceress", None)
+def test_card_ids_parse_in_any_case(card: str, data: st.DataObject) -> None:
+    if data is None:
+        text = "GARDIENNE"
+    else:
+        flips = data.draw(st.lists(st.booleans(), min_size=len(card), max_size=len(card)))
+        text = "".join(ch.upper() if up else ch for ch, up in zip(card, flips, strict=True))
+    assert parse_card(text).id == card
