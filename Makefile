@@ -9,9 +9,10 @@ PY     := $(BIN)/python
 STAMP_RUN  := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
 STAMP_DEV  := $(VENV)/.stamp-dev
+STAMP_REPORT := $(VENV)/.stamp-report
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint tables bench
+.PHONY: help run test lint tables bench report
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -36,6 +37,13 @@ run: tables ## the main job: (re)build the default policy tables, then print `sa
 
 tables: $(STAMP_RUN) ## solve the 12 cards (default rules) into tables/, bit for bit
 	$(BIN)/sabords solve --all --out tables/
+
+$(STAMP_REPORT): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[report]'
+	@touch $@ $(STAMP_RUN)
+
+report: $(STAMP_REPORT) ## write docs/strategy.md and its plots (installs matplotlib)
+	$(PY) scripts/report.py
 
 bench: $(STAMP_RUN) ## speed and memory figures of this machine (scripts/bench.py)
 	$(PY) scripts/bench.py

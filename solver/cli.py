@@ -31,8 +31,39 @@ if TYPE_CHECKING:
 
 # -- shared helpers: errors, variants, JSON ---------------------------------------------------
 
+_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
+"""click's UsageError (vendored by typer): unknown options, missing or malformed values."""
+
+
+@contextmanager
+def _one_line_usage_errors() -> Iterator[None]:
+    """A usage error becomes one line on stderr and exit code 2, like every bad input (the
+    help shown for a bare `sabords` is left alone)."""
+    try:
+        yield
+    except _USAGE_ERROR as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            raise
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        fail(getattr(exc, "format_message", exc.__str__)() + hint)
+
+
+class _Group(typer.core.TyperGroup):
+    """The `sabords` group, with one-line usage errors for itself and every command."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with _one_line_usage_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _one_line_usage_errors():
+            return super().invoke(ctx)
+
+
 app = typer.Typer(
     name="sabords",
+    cls=_Group,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -153,6 +184,12 @@ def _root(
 
 def main() -> None:
     """Entry point of the `sabords` console script and of `python -m solver`."""
+    import os
+
+    # numpy's OpenBLAS starts a thread pool when it is imported: about 60 ms of every cold
+    # start (`scripts/bench.py`, advisor section), for nothing, since no command does dense
+    # linear algebra. A value set by the user wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     app(prog_name="sabords")
 
 
@@ -519,7 +556,6 @@ def advise(
         typer.Option(
             "--top",
             metavar="K",
-            min=0,
             help=(
                 f"Show the K best options (0: all). Default: all with --json, the first "
                 f"{SHOWN_OPTIONS} in the text view."
@@ -562,6 +598,8 @@ def advise(
         fail(f"--sorceress-used applies to the sorceress card only, not {the_card.id!r}")
     if need is not None and (need < 0 or need % 100):
         fail(f"--need takes a non-negative multiple of 100, not {need}")
+    if top is not None and top < 0:
+        fail(f"--top takes a number of options (0: all of them), not {top}")
     advice = advise_position(
         the_card, the_dice, rules, sorceress_used=sorceress_used, need=need, chest=the_chest,
         first=first, tables_dir=tables,
@@ -738,3 +776,99 @@ def turn(
                    "loses the final skulls' deduction.")
     else:
         typer.echo(f"Turn over: {advice.points} points.")
+
+
+# -- Monte-Carlo play: `simulate` (solver/simulate.py) -----------------------------------------
+
+PROGRESS_TURNS = 20_000
+"""Runs of at least this many turns show a progress bar on stderr."""
+
+
+@command("simulate")
+def simulate(
+    card: Annotated[
+        str | None,
+        typer.Option("--card", metavar="CARD", help="Play this card every turn (id or name)."),
+    ] = None,
+    deck: Annotated[
+        bool,
+        typer.Option("--deck", help="Draw each turn's card from the 35-card deck (the default)."),
+    ] = False,
+    turns: Annotated[
+        int, typer.Option("--turns", metavar="N", help="Number of turns to play.")
+    ] = 10_000,
+    policy: Annotated[
+        str,
+        typer.Option(
+            "--policy",
+            metavar="NAME",
+            help=(
+                "optimal (expected points), first-roll, two-skulls, greedy, threshold (the "
+                "card's best T) or threshold=T. See `solver/policies.py` for the definitions."
+            ),
+        ),
+    ] = "optimal",
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", metavar="S", help="Random seed (default: a fresh one, printed)."
+        ),
+    ] = None,
+    variant: VariantOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Play turns with random dice under a policy and compare with its exact value.
+
+    Prints the mean points, their standard error, the bust and Skull Island rates and the
+    z-score of the mean against the exact expected points of the same policy (exact policy
+    evaluation); |z| above 3 or so would be a surprise. The same seed gives the same turns.
+
+    \b
+    Examples:
+      sabords simulate --card captain --turns 100000 --seed 1
+      sabords simulate --deck --policy two-skulls --seed 7
+      sabords simulate --card battle3 --policy threshold=800 --json
+    """
+    import random
+    import sys
+
+    from .notation import parse_card
+    from .simulate import simulate as run_simulation
+
+    rules = rules_from(variant)
+    if card is not None and deck:
+        fail("give either --card CARD or --deck, not both")
+    if turns < 1:
+        fail(f"--turns takes a number of turns of at least 1, not {turns}")
+    the_card = None if card is None else parse_card(card)
+    the_seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
+    if turns >= PROGRESS_TURNS:
+        with typer.progressbar(length=turns, label="playing", file=sys.stderr,
+                               show_pos=True) as bar:
+            done = [0]
+
+            def advance(n: int) -> None:
+                bar.update(n - done[0])
+                done[0] = n
+
+            result = run_simulation(the_card, rules, policy, turns=turns, seed=the_seed,
+                                    progress=advance)
+    else:
+        result = run_simulation(the_card, rules, policy, turns=turns, seed=the_seed)
+    if as_json:
+        print_json(result.as_dict())
+        return
+    r = result
+    typer.echo(f"card        {r.card if r.card is not None else 'deck (35 cards)'}")
+    typer.echo(f"policy      {r.policy}")
+    typer.echo(f"turns       {r.turns}  (seed {r.seed})")
+    typer.echo(f"mean        {r.mean:.2f} points  (standard error {r.se:.2f}, sd {r.sd:.1f})")
+    typer.echo(f"exact       {r.exact:.2f} points  (z = {r.z:+.2f})")
+    typer.echo(f"bust        {100 * r.bust_rate:.2f} %  (exact {100 * r.exact_bust_rate:.2f} %)")
+    typer.echo(
+        f"island      {100 * r.island_rate:.2f} %  (exact {100 * r.exact_island_rate:.2f} %)"
+    )
+    if r.magic_rate:
+        typer.echo(f"magic       {100 * r.magic_rate:.3f} %")
+    typer.echo(f"rolls       {r.mean_rolls:.3f} per turn  (exact {r.exact_rolls:.3f})")
+    typer.echo(f"rules       {describe_rules(rules)}")

@@ -55,9 +55,10 @@ same bit for bit whatever the number of workers.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from math import factorial
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -279,6 +280,8 @@ class TurnModel:
     """Whether keeping partial position (s, K) and rolling the rest is legal."""
     legal_sorceress: NDArray[np.bool_]
     """Whether the Sorceress reroll from s+1 skull dice keeping K, to (s, K), is legal."""
+    plans: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The solver's sparse structure per world, filled on first use."""
 
     @property
     def geometry(self) -> Geometry:
@@ -293,6 +296,14 @@ class TurnModel:
         return np.array([o is not Outcome.BUST for o in self.outcome[world]])
 
 
+@lru_cache(maxsize=16)
+def _dice_list(n_dice: int, full_only: bool) -> list[Dice]:
+    """The Dice of every position (or every partial position), built once."""
+    g = geometry(n_dice)
+    counts = g.full_counts if full_only else g.counts
+    return [Dice.of(c) for c in counts.tolist()]
+
+
 def turn_model(card: Card | str, rules: Rules, n_dice: int = NUM_DICE) -> TurnModel:
     """Tabulate the rules for one card (8 dice; fewer for the tests' reduced games)."""
     return _turn_model(get_card(card).id, rules, n_dice)
@@ -302,26 +313,31 @@ def turn_model(card: Card | str, rules: Rules, n_dice: int = NUM_DICE) -> TurnMo
 def _turn_model(card_id: str, rules: Rules, n_dice: int) -> TurnModel:
     card = get_card(card_id)
     g = geometry(n_dice)
-    full = [Dice.of(c) for c in g.full_counts]
+    full = _dice_list(n_dice, full_only=True)
     worlds = (USED, UNUSED) if card.sorceress else (USED,)
-    outcome = {
-        w: np.array(
-            [
-                classify_roll(card, d, rules, first=False, sorceress_unused=(w == UNUSED))
-                for d in full
-            ],
-            dtype=object,
-        )
-        for w in worlds
-    }
-    first_outcome = np.array(
-        [classify_roll(card, d, rules, first=True, sorceress_unused=card.sorceress) for d in full],
-        dtype=object,
-    )
+    skull_dice = g.full_counts[:, 0]
+
+    def by_skulls(first: bool, unused: bool) -> NDArray[np.object_]:
+        # classify_roll reads only the skull count: classify one position per count.
+        per_count = [
+            classify_roll(
+                card,
+                full[int(np.argmax(skull_dice == s))],
+                rules,
+                first=first,
+                sorceress_unused=unused,
+            )
+            for s in range(n_dice + 1)
+        ]
+        return np.array(per_count, dtype=object)[skull_dice]
+
+    outcome = {w: by_skulls(False, w == UNUSED) for w in worlds}
+    first_outcome = by_skulls(True, card.sorceress)
     stops = [stop_score(card, d, rules) for d in full]
     if card.chest:
         bust_points = np.array(
-            [bust_score(card, Dice.of(c), rules) for c in g.counts], dtype=np.int64
+            [bust_score(card, d, rules) for d in _dice_list(n_dice, full_only=False)],
+            dtype=np.int64,
         )
     else:  # the bust payoff does not depend on the dice (bust_score ignores them)
         bust_points = np.full(g.n_partial, bust_score(card, None, rules), dtype=np.int64)
@@ -580,6 +596,95 @@ def solve_turn(
     )
 
 
+@dataclass(frozen=True)
+class _LayerPlan:
+    """The sparse pieces of one layer, cut from the geometry once per turn model."""
+
+    skulls: int
+    positions: IntArray
+    rescue: bool
+    pairs: _Pairs
+    """Each position's legal keeps (partial indices), grouped by position."""
+    keeps: IntArray
+    """The layer's distinct legal keeps, sorted."""
+    keep_local: IntArray
+    """pairs.keep as indices into `keeps`."""
+    in_ptr: IntArray
+    in_target: IntArray
+    """Roll entries of each keep that land inside the layer (as local position indices)."""
+    in_prob: FloatArray
+    out_ptr: IntArray
+    out_target: IntArray
+    """Roll entries that land in live positions of layers solved before (full indices)."""
+    out_prob: FloatArray
+
+    @property
+    def cyclic(self) -> bool:
+        return bool(self.in_target.shape[0] > 0)
+
+
+@dataclass(frozen=True)
+class _WorldPlan:
+    live: NDArray[np.bool_]
+    alive: NDArray[np.bool_]
+    bust_probability: FloatArray
+    sorceress_pairs: _Pairs | None
+    layers: list[_LayerPlan]
+
+
+def _world_plan(model: TurnModel, world: int) -> _WorldPlan:
+    """The world's layers and their sparse structure (cached on the model)."""
+    cached: _WorldPlan | None = model.plans.get(world)
+    if cached is not None:
+        return cached
+    g = model.geometry
+    live = model.live(world)
+    alive = np.array([o is Outcome.ALIVE for o in model.outcome[world]])
+    sorceress_pairs = None
+    if world == UNUSED:
+        sorceress_pairs = _pairs(g, np.arange(model.n_full), model.legal_sorceress, sorceress=True)
+    layers = []
+    for skulls, positions in _layers(live, g.full_counts[:, 0]):
+        rescue = model.outcome[world][positions[0]] is Outcome.RESCUE
+        keep_ok = model.legal & (g.counts[:, 0] == skulls) & (not rescue)
+        pairs = _pairs(g, positions, keep_ok, sorceress=False)
+        keeps = np.unique(pairs.keep)
+        starts, lengths = g.ptr[keeps], g.ptr[keeps + 1] - g.ptr[keeps]
+        entry = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+        keep_of_entry = np.repeat(np.arange(keeps.shape[0]), lengths)
+        target, prob = g.col[entry], g.prob[entry][:, None]
+        local_of = np.full(model.n_full, -1, dtype=np.int64)
+        local_of[positions] = np.arange(positions.shape[0])
+        inside = local_of[target] >= 0
+        out = ~inside & live[target]  # a bust contributes through the bust term
+        bounds = np.arange(keeps.shape[0] + 1)
+        layers.append(
+            _LayerPlan(
+                skulls=skulls,
+                positions=positions,
+                rescue=rescue,
+                pairs=pairs,
+                keeps=keeps,
+                keep_local=np.searchsorted(keeps, pairs.keep),
+                in_ptr=np.searchsorted(keep_of_entry[inside], bounds),
+                in_target=local_of[target[inside]],
+                in_prob=prob[inside],
+                out_ptr=np.searchsorted(keep_of_entry[out], bounds),
+                out_target=target[out],
+                out_prob=prob[out],
+            )
+        )
+    plan = _WorldPlan(
+        live=live,
+        alive=alive,
+        bust_probability=_bust_probability(g, live),
+        sorceress_pairs=sorceress_pairs,
+        layers=layers,
+    )
+    model.plans[world] = plan
+    return plan
+
+
 def solve_payoff(
     model: TurnModel,
     payoff: Payoff,
@@ -597,71 +702,71 @@ def solve_payoff(
     sweeps_total, residual_max = 0, 0.0
     worlds: dict[int, WorldSolution] = {}
     for world in model.worlds:
-        live = model.live(world)
-        alive = np.array([o is Outcome.ALIVE for o in model.outcome[world]])
-        value = np.where(alive[:, None], payoff.stop, 0.0)
-        bust_term = _bust_probability(g, live)[:, None] * payoff.bust
+        plan = _world_plan(model, world)
+        value = np.where(plan.alive[:, None], payoff.stop, 0.0)
+        bust_term = plan.bust_probability[:, None] * payoff.bust
         code = np.full((n_full, n_b), NO_MOVE, dtype=np.int64)
         use_sor = np.zeros((n_full, n_b), dtype=bool)
         sor_value = np.full((n_full, n_b), -np.inf)
         sor_keep = np.full((n_full, n_b), NO_MOVE, dtype=np.int64)
         q_used = worlds[USED].keep_value if world == UNUSED else None
-        if q_used is not None:
-            sp = _pairs(g, np.arange(n_full), model.legal_sorceress, sorceress=True)
+        if q_used is not None and plan.sorceress_pairs is not None:
+            sp = plan.sorceress_pairs
             cand = q_used[sp.keep]
             sor_value = _segment_max(cand, sp.ptr, n_full)
             sor_keep = _segment_argmax(cand, sor_value, sp.ptr, sp.keep)
-        for skulls, positions in _layers(live, skull_dice):
-            rescue = model.outcome[world][positions[0]] is Outcome.RESCUE
-            keep_ok = model.legal & (g.counts[:, 0] == skulls) & (not rescue)
-            pairs = _pairs(g, positions, keep_ok, sorceress=False)
-            keeps = np.unique(pairs.keep)
-            # The roll entries of these keeps: inside the layer (cyclic) or to solved layers.
-            starts, lengths = g.ptr[keeps], g.ptr[keeps + 1] - g.ptr[keeps]
-            entry = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(
-                lengths.sum()
+        for layer in plan.layers:
+            positions, n_keeps = layer.positions, layer.keeps.shape[0]
+            const = bust_term[layer.keeps] + _segment_sum(
+                layer.out_prob * value[layer.out_target], layer.out_ptr, n_keeps
             )
-            keep_of_entry = np.repeat(np.arange(keeps.shape[0]), lengths)
-            target, prob = g.col[entry], g.prob[entry][:, None]
-            inside = np.isin(target, positions)
-            outside_sum = _segment_sum(
-                prob[~inside] * value[target[~inside]],
-                np.searchsorted(keep_of_entry[~inside], np.arange(keeps.shape[0] + 1)),
-                keeps.shape[0],
-            )
-            const = bust_term[keeps] + outside_sum
-            in_ptr = np.searchsorted(keep_of_entry[inside], np.arange(keeps.shape[0] + 1))
-            in_target, in_prob = target[inside], prob[inside]
-            keep_local = np.searchsorted(keeps, pairs.keep)
             stop_here = (
-                np.full((positions.shape[0], n_b), -np.inf) if rescue else payoff.stop[positions]
+                np.full((positions.shape[0], n_b), -np.inf)
+                if layer.rescue
+                else payoff.stop[positions]
             )
             fixed = sor_value[positions]
-            cyclic = in_target.shape[0] > 0
+            floor = np.maximum(stop_here, fixed)
+            v = value[positions]
+            in_start = layer.in_ptr[:-1]
+            pair_start = layer.pairs.ptr[:-1]
             sweeps, residual = 0, 0.0
-            while True:
-                q = const + _segment_sum(in_prob * value[in_target], in_ptr, keeps.shape[0])
+            while layer.cyclic:
+                # Every keep rolls into its own layer and every position of a cyclic layer
+                # has a legal keep, so no segment is empty here.
+                q = const + np.add.reduceat(layer.in_prob * v[layer.in_target], in_start, axis=0)
                 if policy is None:
-                    best = _segment_max(q[keep_local], pairs.ptr, positions.shape[0])
-                    new = np.maximum(np.maximum(stop_here, fixed), best)
+                    best = np.maximum.reduceat(q[layer.keep_local], pair_start, axis=0)
+                    new = np.maximum(floor, best)
                 else:
-                    new = _policy_values(policy[world], positions, keeps, q, stop_here, q_used)
-                residual = float(np.max(np.abs(new - value[positions])))
-                value[positions] = new
+                    new = _policy_values(
+                        policy[world], positions, layer.keeps, q, stop_here, q_used
+                    )
+                residual = float(np.max(np.abs(new - v)))
+                v = new
                 sweeps += 1
-                if not cyclic or BETA / (1 - BETA) * residual <= budget:
+                if BETA / (1 - BETA) * residual <= budget:
                     break
                 if sweeps >= MAX_SWEEPS:
                     raise ConvergenceError(
-                        f"{model.card.id}: layer of {skulls} skull dice still moves by "
+                        f"{model.card.id}: layer of {layer.skulls} skull dice still moves by "
                         f"{residual:.3g} after {sweeps} sweeps"
                     )
-            if cyclic:
+            if not layer.cyclic:  # the rescue: only Sorceress moves, to a solved world
+                q = const
+                if policy is None:
+                    v = floor
+                else:
+                    v = _policy_values(policy[world], positions, layer.keeps, q, stop_here, q_used)
+                sweeps = 1
+            value[positions] = v
+            if layer.cyclic:
                 eps += BETA / (1 - BETA) * residual
                 residual_max = max(residual_max, residual)
             sweeps_total += sweeps
             if policy is None:
-                cand = q[keep_local]
+                pairs = layer.pairs
+                cand = q[layer.keep_local]
                 best = _segment_max(cand, pairs.ptr, positions.shape[0])
                 keep_arg = _segment_argmax(cand, best, pairs.ptr, pairs.keep)
                 stop_best = stop_here >= np.maximum(best, fixed)
@@ -673,10 +778,10 @@ def solve_payoff(
             else:
                 code[positions] = policy[world][0][positions, :1]
                 use_sor[positions] = policy[world][1][positions, :1]
-        stored = np.where(live[:, None], value, np.nan)
+        stored = np.where(plan.live[:, None], value, np.nan)
         worlds[world] = WorldSolution(
             value=stored,
-            keep_value=roll_expectation(np.where(live[:, None], value, 0.0), g) + bust_term,
+            keep_value=roll_expectation(np.where(plan.live[:, None], value, 0.0), g) + bust_term,
             policy=code,
             sorceress=use_sor,
         )

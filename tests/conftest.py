@@ -78,3 +78,26 @@ def _private_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
     patch.setenv("SABORDS_CACHE_DIR", str(tmp_path_factory.mktemp("table-cache")))
     yield
     patch.undo()
+
+
+from typing import Any  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def solved() -> Callable[..., Any]:
+    """`solved(card, rules=Rules(), objective=None, n_dice=8)`: solve_turn, cached for the
+    whole session (the engine's tests share their solutions; objectives are keyed by key())."""
+    from solver.engine import ExpectedPoints, solve_turn
+    from solver.rules import Rules
+
+    cache: dict[tuple[Any, ...], Any] = {}
+
+    def solve(card: str, rules: Any = None, objective: Any = None, n_dice: int = 8) -> Any:
+        rules = rules if rules is not None else Rules()
+        objective = objective if objective is not None else ExpectedPoints()
+        key = (card, rules, objective.key(), n_dice)
+        if key not in cache:
+            cache[key] = solve_turn(card, rules, objective, n_dice=n_dice)
+        return cache[key]
+
+    return solve

@@ -1,0 +1,307 @@
+"""Speed and memory figures of this machine (`make bench`): printed, never asserted.
+
+    python scripts/bench.py [--json] [--only SECTION ...] [--repeat N]
+
+Every figure is measured now, on this machine: wall times are the median of `--repeat` runs
+(each in a fresh Python process where start-up matters: the interpreter, imports and every
+table built from nothing), peak memory is the maximum resident set size of that process
+(``os.wait4`` rusage; with joblib workers, the largest single process among those waited for).
+
+Adding a section: write a function returning a list of :class:`Figure` and append it to
+:data:`SECTIONS` with its name. :func:`fresh_process` runs Python code in a new process and
+returns its wall time, peak memory and stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured figure; `target` is the project's goal for it, when there is one."""
+
+    name: str
+    value: float
+    unit: str
+    target: float | None = None
+    runs: list[float] = field(default_factory=list)
+    note: str = ""
+
+    def line(self) -> str:
+        value = f"{self.value:.3f}" if self.unit == "s" else f"{self.value:.1f}"
+        text = f"  {self.name:<52} {value:>10} {self.unit:<3}"
+        if self.target is not None:
+            verdict = "ok" if self.value <= self.target else "OVER"
+            text += f"  (target <= {self.target:g} {self.unit}: {verdict})"
+        if self.note:
+            text += f"  {self.note}"
+        return text
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    """Seconds from spawning the process to reaping it."""
+    peak_mb: float
+    """Maximum resident set size, MiB (Linux reports ru_maxrss in KiB)."""
+    stdout: str
+    cpu: float = 0.0
+    """User + system CPU seconds of the process (less sensitive than wall to a busy machine)."""
+
+
+def fresh_process(code: str, *args: str) -> Run:
+    """Run `python -c code args...` in a fresh process from the repository's root."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen([PYTHON, "-c", code, *args], cwd=REPO, env=env,
+                                stdout=subprocess.PIPE, stderr=err)
+        assert proc.stdout is not None
+        out = proc.stdout.read().decode()
+        proc.stdout.close()
+        # Reap the child ourselves: wait4 returns its rusage (the child and the descendants
+        # it waited for), which Popen.wait would discard.
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            raise RuntimeError(f"benchmark process failed:\n{err.read().decode()}")
+    return Run(wall=wall, peak_mb=usage.ru_maxrss / 1024, stdout=out,
+               cpu=usage.ru_utime + usage.ru_stime)
+
+
+def repeated(code: str, *args: str, repeat: int) -> list[Run]:
+    return [fresh_process(code, *args) for _ in range(repeat)]
+
+
+def median_figures(name: str, runs: list[Run], *, target: float | None = None,
+                   note: str = "") -> list[Figure]:
+    walls = [r.wall for r in runs]
+    peaks = [r.peak_mb for r in runs]
+    return [
+        Figure(f"{name}: wall", statistics.median(walls), "s", target, walls, note),
+        Figure(f"{name}: peak memory", max(peaks), "MiB", None, peaks),
+    ]
+
+
+# -- sections ---------------------------------------------------------------------------------
+
+SOLVE_ALL = """
+import sys
+from solver.engine import solve_cards
+from solver.rules import CARD_IDS, Rules
+solve_cards(list(CARD_IDS), Rules(), n_jobs=int(sys.argv[1]))
+"""
+
+PER_CARD = """
+import json, time
+t0 = time.perf_counter()
+from solver.engine import geometry, solve_payoff, payoff_for, turn_model, ExpectedPoints
+from solver.rules import CARD_IDS, Rules
+from solver.stats import turn_stats
+t1 = time.perf_counter()
+geometry()
+t2 = time.perf_counter()
+out = {"import": t1 - t0, "geometry": t2 - t1, "cards": {}}
+for card in CARD_IDS:
+    a = time.perf_counter()
+    model = turn_model(card, Rules())
+    b = time.perf_counter()
+    sol = solve_payoff(model, payoff_for(model, ExpectedPoints()), ("ExpectedPoints",))
+    c = time.perf_counter()
+    turn_stats(sol)
+    d = time.perf_counter()
+    out["cards"][card] = {"model": b - a, "solve": c - b, "stats": d - c, "sweeps": sol.sweeps}
+print(json.dumps(out))
+"""
+
+LOAD_ALL = """
+from solver.rules import CARD_IDS, Rules
+from solver.tables import turn_solution
+for card in CARD_IDS:
+    turn_solution(card, Rules())
+"""
+
+CLI = """
+import sys
+from solver.cli import main
+sys.argv = ["sabords", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    if exc.code:
+        raise
+"""
+
+
+def bench_turn_solver(repeat: int) -> list[Figure]:
+    """Issue 3: the 12 default cards, from nothing, in a fresh process."""
+    figures = [
+        *median_figures("python start-up alone", repeated("pass", repeat=repeat)),
+        *median_figures("start-up + import solver.engine",
+                        repeated("import solver.engine", repeat=repeat)),
+        *median_figures("solve all 12 cards, serial (incl. start-up)",
+                        repeated(SOLVE_ALL, "1", repeat=repeat), target=0.5),
+        *median_figures("solve all 12 cards, joblib 2 workers (incl. start-up)",
+                        repeated(SOLVE_ALL, "2", repeat=repeat), target=0.5),
+    ]
+    with tempfile.TemporaryDirectory() as out:
+        figures += median_figures(
+            "`sabords solve --all` (+ stats, writing tables)",
+            repeated(CLI, "solve", "--all", "--out", out, repeat=repeat),
+        )
+    runs = [json.loads(fresh_process(PER_CARD).stdout) for _ in range(repeat)]
+    figures.append(Figure("per card: import solver (engine, stats)",
+                          statistics.median(r["import"] for r in runs), "s"))
+    figures.append(Figure("per card: geometry (once per process)",
+                          statistics.median(r["geometry"] for r in runs), "s"))
+    for card in runs[0]["cards"]:
+        for part in ("model", "solve", "stats"):
+            figures.append(Figure(
+                f"per card: {card} {part}",
+                statistics.median(r["cards"][card][part] for r in runs), "s",
+                note=f"{runs[0]['cards'][card]['sweeps']} sweeps" if part == "solve" else "",
+            ))
+    return figures
+
+
+def bench_tables(repeat: int) -> list[Figure]:
+    """Loading the committed tables (the advisor's and `sabords ev`'s start)."""
+    return [
+        *median_figures("load 12 default tables (incl. start-up)",
+                        repeated(LOAD_ALL, repeat=repeat)),
+        *median_figures("`sabords ev` (incl. start-up)",
+                        repeated(CLI, "ev", repeat=repeat)),
+    ]
+
+
+ADVISE_POINTS = [
+    ("chest", "kkmpsssc"),
+    ("sorceress", "kkmmppsc"),
+    ("sorceress", "kkkmmpsc"),
+    ("captain", "mmppsscd"),
+]
+"""Positions of the advisor benchmark, expected points (read from the committed tables)."""
+ADVISE_NEED = [
+    ("none", "kkccccmp", "1000"),
+    ("chest", "kkmpsssc", "1500"),
+    ("sorceress", "kkmmppsc", "2000"),
+]
+"""Positions of the advisor benchmark with --need (solved on demand)."""
+
+ADVISOR_STAGES = """
+import json, os, sys, time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as `sabords` (solver.cli.main) does
+t = [time.perf_counter()]
+import typer
+t.append(time.perf_counter())
+import pydantic  # typer >= 0.2x coerces every parameter through pydantic
+t.append(time.perf_counter())
+import numpy
+t.append(time.perf_counter())
+import solver.advisor, solver.engine, solver.tables
+t.append(time.perf_counter())
+from solver.dice import Dice
+from solver.rules import Rules
+solver.engine.geometry()
+t.append(time.perf_counter())
+sol = solver.advisor.solution_for("chest", Rules())
+t.append(time.perf_counter())
+solver.advisor.advise("chest", Dice.parse("kkmpsssc"), Rules(), solution=sol)
+t.append(time.perf_counter())
+model = solver.engine.turn_model("chest", Rules())
+t.append(time.perf_counter())
+solver.engine.solve_turn("chest", Rules(), solver.engine.AtLeast(1500))
+t.append(time.perf_counter())
+print(json.dumps([b - a for a, b in zip(t, t[1:])]))
+"""
+STAGE_NAMES = (
+    "import typer", "import pydantic (typer's parameter coercion)",
+    "import numpy (OpenBLAS 1 thread)",
+    "import solver.advisor/engine/tables (msgpack)", "geometry (index, roll matrix)",
+    "load one table (chest)", "advise() on loaded table", "turn model (chest, for --need)",
+    "solve AtLeast(1500) (chest)",
+)
+
+
+def bench_advisor(repeat: int) -> list[Figure]:
+    """Issue 4: `sabords advise` from a fresh process, interpreter start-up included."""
+    figures = [
+        *median_figures("python start-up alone", repeated("pass", repeat=repeat)),
+        *median_figures("start-up + import solver.cli (typer)",
+                        repeated("import solver.cli", repeat=repeat)),
+        *median_figures("`sabords score none ccccsssd` (no numpy: any command's floor)",
+                        repeated(CLI, "score", "none", "ccccsssd", repeat=repeat))[:1],
+    ]
+    queries = [(f"`sabords advise {card} {dice}`", ("advise", card, dice))
+               for card, dice in ADVISE_POINTS]
+    queries += [(f"`sabords advise {card} {dice} --need {need}`",
+                 ("advise", card, dice, "--need", need)) for card, dice, need in ADVISE_NEED]
+    for name, args in queries:
+        runs = repeated(CLI, *args, repeat=repeat)
+        figures += median_figures(name, runs, target=0.25)[:1]
+        cpu = [r.cpu for r in runs]
+        figures.append(Figure(f"{name}: cpu", statistics.median(cpu), "s", None, cpu,
+                              "user + system CPU of the process (a busy machine inflates wall)"))
+    figures += median_figures("start-up + import numpy (default OpenBLAS threads)",
+                              repeated("import numpy", repeat=repeat))[:1]
+    runs = [json.loads(fresh_process(ADVISOR_STAGES).stdout) for _ in range(repeat)]
+    for i, name in enumerate(STAGE_NAMES):
+        figures.append(Figure(f"stage: {name}", statistics.median(r[i] for r in runs), "s",
+                              runs=[r[i] for r in runs]))
+    return figures
+
+
+SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
+    ("turn-solver", bench_turn_solver),
+    ("tables", bench_tables),
+    ("advisor", bench_advisor),
+]
+"""(name, function of the repeat count): append your section here."""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--only", nargs="+", metavar="SECTION",
+                        choices=[name for name, _ in SECTIONS], help="run these sections")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat takes at least 1")
+    results: dict[str, list[Figure]] = {}
+    for name, bench in SECTIONS:
+        if args.only and name not in args.only:
+            continue
+        if not args.json:
+            print(f"{name}: {(bench.__doc__ or '').strip()}", flush=True)
+        results[name] = bench(args.repeat)
+        if not args.json:
+            for figure in results[name]:
+                print(figure.line(), flush=True)
+    if args.json:
+        print(json.dumps({
+            "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
+                        "platform": sys.platform},
+            "repeat": args.repeat,
+            "sections": {k: [asdict(f) for f in v] for k, v in results.items()},
+        }, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""How a turn ends under a policy: bust and Skull Island probabilities, island deduction.
+
+The optimal points policy of a card (:func:`solver.engine.solve_turn`) fixes every move; the
+probabilities of the turn's endings under it are the values of the same policy for other
+payoffs, so they come from the engine's exact policy evaluation
+(:func:`solver.engine.solve_payoff` with ``policy=``), three payoff columns at once:
+
+- ``p_bust``: 1 for a bust (a reroll reaching 3+ skulls, or a first roll with 3 skulls, or 4+
+  with a battle card), 0 otherwise. With the Sorceress, a rescue position (exactly 3 skulls,
+  her reroll unused) is not a bust: the turn goes on; a bust is a bust.
+- ``p_island``: 1 for Skull Island (a first roll with 4+ skulls, not a battle card).
+- ``island_deduction``: the points each opponent loses on the island, exactly in expectation
+  over the island's rolls (:func:`solver.scoring.island_distribution`); 0 for other endings.
+
+Each is certified to the engine's bound, like the values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .engine import Payoff, TurnModel, TurnSolution, solve_payoff, turn_model
+from .rules import CARD_IDS, deck_weights
+from .scoring import island_deduction, island_distribution
+
+STAT_NAMES = ("ev", "p_bust", "p_island", "island_deduction")
+"""The statistics of a turn, in the order `sabords ev` prints them."""
+
+
+@dataclass(frozen=True)
+class TurnStats:
+    """How one card's turn ends under the optimal points policy."""
+
+    ev: float
+    """Expected points of the turn (the solution's turn value)."""
+    p_bust: float
+    """Probability that the turn ends in a bust."""
+    p_island: float
+    """Probability that the turn goes to Skull Island."""
+    island_deduction: float
+    """Expected points each opponent loses to this turn's Skull Island (0 if none)."""
+    bound: float
+    """Certified bound on |p_bust|, |p_island| and |island_deduction| errors (policy
+    evaluation); the bound on `ev` is the solution's."""
+
+    def as_dict(self) -> dict[str, float]:
+        """The four statistics (the keys of `sabords ev --json`)."""
+        return {name: getattr(self, name) for name in STAT_NAMES}
+
+
+def ending_payoff(model: TurnModel) -> Payoff:
+    """Three payoff columns: bust indicator, island indicator, island deduction."""
+    g = model.geometry
+    n_dice = model.n_dice
+    bust = np.zeros((g.n_partial, 3))
+    bust[:, 0] = 1.0
+    island = np.zeros((n_dice + 1, 3))
+    for skull_dice in range(n_dice + 1):
+        dist = island_distribution(model.card, skull_dice, n_dice)
+        deduction = sum(p * island_deduction(model.card, final) for final, p in dist.items())
+        island[skull_dice] = (0.0, 1.0, float(deduction))
+    return Payoff(
+        stop=np.zeros((model.n_full, 3)),
+        bust=bust,
+        first_bust=np.array([1.0, 0.0, 0.0]),
+        island=island,
+    )
+
+
+def turn_stats(solution: TurnSolution) -> TurnStats:
+    """Bust and island statistics of a points solution's policy (its column 0)."""
+    model = turn_model(solution.card, solution.rules, solution.n_dice)
+    policy = {w: (ws.policy, ws.sorceress) for w, ws in solution.worlds.items()}
+    endings = solve_payoff(model, ending_payoff(model), ("endings",), policy=policy)
+    p_bust, p_island, deduction = (float(x) for x in endings.turn_value)
+    return TurnStats(
+        ev=float(solution.turn_value[0]),
+        p_bust=p_bust,
+        p_island=p_island,
+        island_deduction=deduction,
+        bound=endings.bound,
+    )
+
+
+def deck_average(per_card: Mapping[str, float]) -> float:
+    """The average over the 35-card deck (with its card counts) of a per-card value.
+
+    `per_card` must hold every card of the deck; `none` (not in the deck) is ignored.
+    Summed in the fixed card order, so equal inputs give equal bits.
+    """
+    weights = deck_weights()
+    missing = [c for c in weights if c not in per_card]
+    if missing:
+        raise KeyError(f"deck average needs every card of the deck; missing {missing}")
+    return sum(weights[c] * per_card[c] for c in CARD_IDS if c in weights)
