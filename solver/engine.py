@@ -82,6 +82,11 @@ BETA = (5 / 6) ** 2
 DEFAULT_TOL = 1e-9
 """Certified bound required on every value (points, or probability for `need`)."""
 MAX_SWEEPS = 10_000
+TIE_TOL = 1e-11
+"""Moves whose values differ by less than this are ties for the policy, broken in a fixed
+order (stop first, then a reroll without the Sorceress, then the keep with the most dice).
+It is far below the certified bound, so a tie-broken move loses at most TIE_TOL / (1 - BETA)
+and far above the rounding of the arithmetic, so the policy is stable to the last bits."""
 
 
 class ConvergenceError(RuntimeError):
@@ -227,17 +232,22 @@ def _segment_max(values: FloatArray, ptr: IntArray, n: int) -> FloatArray:
 def _segment_argmax(
     values: FloatArray, best: FloatArray, ptr: IntArray, keep: IntArray
 ) -> IntArray:
-    """The keep of each segment's maximum `best` (the first of equals); -2 for empty ones."""
+    """The keep of each segment's maximum `best`; -2 for empty segments.
+
+    Keeps within TIE_TOL of the maximum are ties, broken by the order of `keep` (the last
+    wins: keeps are in partial-index order, so the one keeping the most dice), so that the
+    policy does not depend on the last bits of the arithmetic.
+    """
     n = ptr.shape[0] - 1
     out = np.full(best.shape, -2, dtype=np.int64)
     if not values.shape[0]:
         return out
     seg = np.repeat(np.arange(n), np.diff(ptr))
     pos = np.arange(values.shape[0])[:, None]
-    first = np.where(values == best[seg], pos, values.shape[0])
+    last = np.where(values >= best[seg] - TIE_TOL, pos, -1)
     nonempty = ptr[1:] > ptr[:-1]
-    idx = np.minimum.reduceat(first, ptr[:-1][nonempty], axis=0)
-    out[nonempty] = keep[np.minimum(idx, values.shape[0] - 1)]
+    idx = np.maximum.reduceat(last, ptr[:-1][nonempty], axis=0)
+    out[nonempty] = keep[np.maximum(idx, 0)]
     return out
 
 
@@ -769,8 +779,8 @@ def solve_payoff(
                 cand = q[layer.keep_local]
                 best = _segment_max(cand, pairs.ptr, positions.shape[0])
                 keep_arg = _segment_argmax(cand, best, pairs.ptr, pairs.keep)
-                stop_best = stop_here >= np.maximum(best, fixed)
-                sor_best = ~stop_best & (fixed > best)
+                stop_best = stop_here >= np.maximum(best, fixed) - TIE_TOL
+                sor_best = ~stop_best & (fixed > best + TIE_TOL)
                 code[positions] = np.where(
                     stop_best, STOP, np.where(sor_best, sor_keep[positions], keep_arg)
                 )
