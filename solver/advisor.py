@@ -1,0 +1,513 @@
+"""The advisor: every legal move from a position, ranked by its value (RULES.md is the spec).
+
+:func:`advise` answers "what should I reroll?" for the dice showing. It is a pure function of
+its inputs and of the solved turn (it prints nothing); `solver/cli.py` prints its answer.
+
+- **Objectives.** ``need=None``: the expected points of the turn, read from the committed
+  policy tables (:func:`solver.tables.turn_solution`). ``need=N``: the probability that the
+  turn ends with at least N points, :class:`solver.engine.AtLeast` solved on demand.
+- **Options.** Stopping (when :func:`solver.moves.can_stop`) and every distinct legal reroll
+  of :func:`solver.moves.legal_rerolls` (the single source of legality): one per kept
+  multiset, and with the Sorceress unused, one per kept multiset with her skull rolled too.
+  Their values are the solution's: a reroll keeping ``K`` with ``s`` skull dice on the table
+  is ``keep_value`` of the partial position ``(s, K)`` in the position's world; a Sorceress
+  reroll is ``keep_value`` of ``(s - 1, K)`` in the *used* world (RULES.md, Sorceress). A stop
+  is the objective's utility of :func:`solver.scoring.stop_score`.
+- **Bust risk.** ``p_bust`` is the probability that this very roll ends the turn in a bust:
+  the rolled dice show a number of skulls that is Binomial(rolled, 1/6), and each count is
+  classified by :func:`solver.scoring.classify_roll` (so a rescue, exactly 3 skulls with the
+  Sorceress still unused, is not a bust; after her reroll the third skull is).
+- **Positions** (:class:`~solver.scoring.Outcome`): *alive* (stop or reroll), *rescue*
+  (exactly 3 skulls, Sorceress unused: only her moves), *bust* (nothing to decide: the bust
+  payoff; with the chest card the dice on the chest, i.e. the dice not rolled in the fatal
+  roll, still score) and *island* (a first roll with 4+ skulls, not a battle card: nothing
+  for the player; the expected deduction per opponent and the distribution of the final
+  skull count). Whether the dice are the turn's first roll is an input (``first``): 4 or more
+  skulls after a reroll are a bust, on a first roll Skull Island (RULES.md, A turn, step 3);
+  without it the answer notes when the dice would be Skull Island on a first roll.
+
+Letters are always in the order k m p s c d; ``keep`` lists the non-skull dice that stay (the
+skull dice are locked and appear in neither ``keep`` nor ``reroll``, except the Sorceress's
+skull, which is in ``reroll``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from math import comb
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .dice import EMPTY, Dice, DiceNotationError
+from .moves import Reroll, can_stop, legal_rerolls
+from .rules import NUM_DICE, Card, Face, Rules, RulesError, get_card
+from .scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from .verdict import IslandNote, check_chest
+
+if TYPE_CHECKING:
+    from .engine import Objective, TurnSolution
+
+BEST_TOLERANCE = 1e-9
+"""Options within this of the best value are all marked best (the solver's certified bound
+is of the same order: they cannot be told apart)."""
+
+POINTS, NEED = "points", "need"
+"""The two objectives of the advisor."""
+
+
+class AdviceError(RulesError):
+    """Advice asked for a position or an objective that cannot be (e.g. a negative target)."""
+
+
+def check_need(need: int | None) -> None:
+    """Raise :class:`AdviceError` unless `need` is None or a non-negative multiple of 100."""
+    if need is None:
+        return
+    if isinstance(need, bool) or not isinstance(need, int) or need < 0 or need % 100:
+        raise AdviceError(
+            f"the points needed must be a non-negative multiple of 100 (points always are), "
+            f"not {need!r}"
+        )
+
+
+@dataclass(frozen=True)
+class Option:
+    """One move from the position, valued under the objective."""
+
+    action: str
+    """``stop`` or ``reroll``."""
+    keep: Dice
+    """Non-skull dice that stay on the table (all of them for a stop)."""
+    reroll: Dice
+    """Dice rolled; a skull (``k``) when the Sorceress rerolls one. Empty for a stop."""
+    sorceress: bool
+    value: float
+    """Expected points, or the probability of ending with at least `need` points."""
+    p_bust: float
+    """Probability that this very roll busts (0 for a stop)."""
+    regret: float
+    """Best value minus this value (>= 0)."""
+    best: bool
+    """Within :data:`BEST_TOLERANCE` of the best value."""
+    points: int | None = None
+    """A stop: the points it scores."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form (keys of `sabords advise --json`)."""
+        return {
+            "action": self.action,
+            "keep": str(self.keep),
+            "reroll": str(self.reroll),
+            "value": self.value,
+            "p_bust": self.p_bust,
+            "regret": self.regret,
+            "best": self.best,
+        }
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The ranked options of a position and the plain-sentence recommendation."""
+
+    card: Card
+    dice: Dice
+    rules: Rules
+    need: int | None
+    """None: expected points; N: the probability of ending the turn with at least N."""
+    kind: Outcome
+    """ALIVE (stop or reroll), RESCUE (Sorceress moves only), BUST or ISLAND (nothing to
+    decide)."""
+    first: bool
+    """The dice are the turn's first roll."""
+    sorceress_used: bool
+    chest: Dice | None
+    """Chest card: the dice on the chest as given (they matter on a bust only)."""
+    value: float
+    """The value of the position: the best option's, or the bust / island payoff."""
+    options: tuple[Option, ...]
+    """Best first; empty for a bust or Skull Island."""
+    points: int | None = None
+    """Bust: its payoff in points. Alive: the points of stopping now."""
+    island: IslandNote | None = None
+    island_if_first: bool = False
+    """Not a first roll, but these dice would go to Skull Island on a first roll."""
+    bound: float = 0.0
+    """Certified bound on every value (the solver's)."""
+
+    @property
+    def objective(self) -> str:
+        return POINTS if self.need is None else NEED
+
+    @property
+    def rules_hash(self) -> str:
+        return self.rules.hash
+
+    @property
+    def recommended(self) -> Option | None:
+        return self.options[0] if self.options else None
+
+    @property
+    def recommendation(self) -> str:
+        """The answer in one plain sentence."""
+        if self.kind is Outcome.ISLAND:
+            assert self.island is not None
+            cost = self.island.cost_per_skull
+            return (
+                f"Skull Island: nothing for you this turn; each opponent loses "
+                f"{float(self.island.expected_deduction):.1f} points on average "
+                f"({cost} per skull)."
+            )
+        if self.kind is Outcome.BUST:
+            return self._bust_sentence()
+        best = self.options[0]
+        if best.action == "stop":
+            text = f"Stop: {best.points} points"
+            if self.need is not None:
+                reached = best.value >= 1.0
+                text += (f" (at least {self.need}: reached)" if reached
+                         else f" ({self.need} can no longer be reached)")
+            return text + "."
+        text = _move_words(self.card, best)
+        if self.need is None:
+            worth = f"expected {best.value:.1f} points"
+        else:
+            worth = f"{100 * best.value:.1f} % chance of at least {self.need} points"
+        return f"{text}: {worth}, {100 * best.p_bust:.1f} % bust risk."
+
+    def _bust_sentence(self) -> str:
+        skulls = self.dice.skulls + self.card.skulls
+        text = f"Bust ({skulls} skulls): the turn is over"
+        if self.card.is_battle:
+            text += f", the battle is lost: {self.points} points"
+        elif self.card.chest and self.chest is not None and self.chest.total:
+            text += f"; the dice on the chest ({self.chest.spaced()}) score {self.points} points"
+        elif self.card.chest and self.chest is None and not self.first:
+            text += (": 0 points, plus the dice on the chest (the dice not rolled in the last "
+                     "roll; give them with --chest)")
+        else:
+            text += f": {self.points} points"
+        if self.need is not None:
+            text += f" (at least {self.need}: {'reached' if self.value >= 1.0 else 'missed'})"
+        return text + "."
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Further plain sentences: the chest, the first-roll reading of 4+ skulls."""
+        out: list[str] = []
+        best = self.recommended
+        if self.kind is Outcome.RESCUE:
+            out.append("Rescue: 3 skulls with the Sorceress unused; stopping now would be a "
+                       "bust, so she must reroll a skull die.")
+        if self.card.chest and best is not None and best.action == "reroll" and best.keep.total:
+            out.append(f"Chest card: put the kept dice ({best.keep.spaced()}) on the chest; "
+                       "they still score if the reroll busts.")
+        if self.chest is not None and self.kind is not Outcome.BUST:
+            out.append("The dice on the chest only matter on a bust (--chest is ignored here).")
+        if self.island_if_first:
+            out.append("If these dice are the turn's first roll, this is Skull Island instead "
+                       "(add --first).")
+        return tuple(out)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of `sabords advise --json` (the issue's keys first, then extras)."""
+        return {
+            "card": self.card.id,
+            "dice": str(self.dice),
+            "objective": self.objective,
+            "need": self.need,
+            "rules_hash": self.rules_hash,
+            "value": self.value,
+            "options": [o.as_dict() for o in self.options],
+            "kind": self.kind.value,
+            "first": self.first,
+            "sorceress_used": self.sorceress_used,
+            "chest": None if self.chest is None else str(self.chest),
+            "points": self.points,
+            "recommendation": self.recommendation,
+            "notes": list(self.notes),
+            "island": None if self.island is None else self.island.as_dict(),
+            "bound": self.bound,
+        }
+
+
+def _move_words(card: Card, option: Option) -> str:
+    """'Keep s s s c (on the chest), reroll m p' / 'Use the Sorceress: reroll one skull...'."""
+    chest = " (on the chest)" if card.chest else ""
+    others = option.reroll - Dice.of((option.reroll.skulls, 0, 0, 0, 0, 0))
+    if option.sorceress:
+        text = "Use the Sorceress: reroll one skull"
+        text += f" with {others.spaced()}" if others.total else " alone"
+        if option.keep.total:
+            text += f", keep {option.keep.spaced()}{chest}"
+        return text
+    if not option.keep.total:
+        return f"Reroll {others.spaced()}"
+    return f"Keep {option.keep.spaced()}{chest}, reroll {others.spaced()}"
+
+
+# -- the solution behind the values ------------------------------------------------------------
+
+
+def objective_for(need: int | None) -> Objective:
+    """The engine objective of the advisor: expected points, or at least `need` points."""
+    from .engine import AtLeast, ExpectedPoints
+
+    check_need(need)
+    return ExpectedPoints() if need is None else AtLeast(need)
+
+
+def solution_for(
+    card: Card | str,
+    rules: Rules,
+    need: int | None = None,
+    *,
+    tables_dir: Path | str | None = None,
+) -> TurnSolution:
+    """The solved turn behind the advice: the points table, or `need` solved on demand.
+
+    Points come from the policy tables (:func:`solver.tables.turn_solution`: the committed
+    tables for the default rules, `tables_dir` if given, the cache for other variants); a
+    target `need` is solved now (:func:`solver.engine.solve_turn`, tens of milliseconds).
+    """
+    check_need(need)
+    card = get_card(card)
+    if need is None:
+        from .tables import turn_solution
+
+        return turn_solution(card, rules.turn_rules(), tables_dir)
+    from .engine import solve_turn
+
+    return solve_turn(card, rules.turn_rules(), objective_for(need))
+
+
+# -- bust risk ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def bust_probability(card: Card, rules: Rules, skull_dice: int, rolled: int, *,
+                     sorceress_unused: bool) -> Fraction:
+    """Exact probability that rolling `rolled` dice busts, `skull_dice` skull dice staying.
+
+    The rolled dice show Binomial(rolled, 1/6) new skulls; whether a count busts is
+    :func:`~solver.scoring.classify_roll`'s decision (after the roll, with the Sorceress
+    still unused or not), asked of a roll with that many skull dice (it depends on the
+    skulls only: the other dice are shown as monkeys).
+    """
+    if skull_dice + rolled > NUM_DICE or rolled < 0 or skull_dice < 0:
+        raise ValueError(f"{skull_dice} skull dice and {rolled} rolled dice are not 8 dice")
+    p = Fraction(0)
+    for j in range(rolled + 1):
+        after = Dice.of((skull_dice + j, NUM_DICE - skull_dice - j, 0, 0, 0, 0))
+        outcome = classify_roll(card, after, rules, first=False,
+                                sorceress_unused=sorceress_unused)
+        if outcome is Outcome.BUST:
+            p += comb(rolled, j) * Fraction(1, 6) ** j * Fraction(5, 6) ** (rolled - j)
+    return p
+
+
+# -- the advice --------------------------------------------------------------------------------
+
+
+def _utility(objective: Objective, points: int, *, magic: bool = False) -> float:
+    """The objective's value of a turn ending with `points` (pirate magic: `magic`)."""
+    import numpy as np
+
+    arr = np.array([points], dtype=np.int64)
+    column = objective.of_magic(arr) if magic else objective.of_points(arr)
+    return float(column[0, 0])
+
+
+def _option_order(option: Option) -> tuple[bool, bool, int, str]:
+    """Among equally good options: stop first, then without the Sorceress, fewest dice rolled."""
+    return (option.action != "stop", option.sorceress, option.reroll.total, str(option.keep))
+
+
+def advise(
+    card: Card | str,
+    dice: Dice,
+    rules: Rules,
+    *,
+    sorceress_used: bool = False,
+    need: int | None = None,
+    chest: Dice | None = None,
+    first: bool = False,
+    tables_dir: Path | str | None = None,
+    solution: TurnSolution | None = None,
+) -> Advice:
+    """Rank every legal option from the 8 `dice` showing (see the module docstring).
+
+    `sorceress_used`: the Sorceress card's reroll is spent. `first`: the dice are the turn's
+    first roll (4+ skulls are then Skull Island). `chest`: the chest card's dice on the chest
+    (the dice not rolled in the last roll), which score on a bust. `solution` reuses a solved
+    turn (it must be this card's, for this objective); otherwise :func:`solution_for`.
+    """
+    card = get_card(card)
+    check_need(need)
+    if dice.total != NUM_DICE:
+        raise DiceNotationError(f"{str(dice)!r} has {dice.total} dice, expected {NUM_DICE}")
+    if sorceress_used and not card.sorceress:
+        raise AdviceError(
+            f"only the sorceress card has a Sorceress to use, not {card.id!r}"
+        )
+    if sorceress_used and first:
+        raise AdviceError("on the first roll the Sorceress cannot have been used yet")
+    check_chest(card, dice, chest, first=first)
+    objective = objective_for(need)
+    unused = card.sorceress and not sorceress_used
+    kind = classify_roll(card, dice, rules, first=first, sorceress_unused=unused)
+    island_if_first = (not first and not sorceress_used and (chest is None or not chest.total)
+                       and classify_roll(card, dice, rules, first=True) is Outcome.ISLAND)
+    common: dict[str, Any] = {
+        "card": card, "dice": dice, "rules": rules, "need": need, "kind": kind,
+        "first": first, "sorceress_used": sorceress_used, "chest": chest,
+        "island_if_first": island_if_first,
+    }
+    if kind is Outcome.BUST:
+        points = bust_score(card, None if first else chest, rules)
+        return Advice(**common, value=_utility(objective, points), options=(), points=points)
+
+    if solution is None:
+        solution = solution_for(card, rules, need, tables_dir=tables_dir)
+    elif solution.card != card.id or solution.objective != objective.key():
+        raise ValueError(f"the solution given is for {solution.card} {solution.objective}, "
+                         f"not {card.id} {objective.key()}")
+    from .engine import UNUSED, USED, geometry
+
+    g = geometry()
+    if kind is Outcome.ISLAND:
+        distribution = island_distribution(card, dice.skulls)
+        island = IslandNote(card, dice.skulls, tuple(sorted(distribution.items())))
+        value = float(solution.first_value[g.full_index(dice), 0])
+        return Advice(**common, value=value, options=(), points=0, island=island,
+                      bound=solution.bound)
+
+    world = UNUSED if unused else USED
+    here, used = solution.worlds[world], solution.worlds[USED]
+    s = dice.skulls
+    raw: list[tuple[str, Dice, Dice, bool, float, float, int | None]] = []
+    stop_points: int | None = None
+    if can_stop(card, dice, rules, sorceress_unused=unused):
+        stop = stop_score(card, dice, rules)
+        stop_points = stop.points
+        raw.append(("stop", dice.without_skulls(), EMPTY, False,
+                    _utility(objective, stop.points, magic=stop.magic), 0.0, stop.points))
+    for move in legal_rerolls(card, dice, rules, sorceress_unused=unused):
+        move_ = _valued(move, dice, s, g, here.keep_value, used.keep_value)
+        p_bust = bust_probability(card, rules, s - move.sorceress, move.rolled(dice).total,
+                                  sorceress_unused=unused and not move.sorceress)
+        raw.append(("reroll", move.keep, move.rolled(dice), move.sorceress, move_,
+                    float(p_bust), None))
+    top = max(r[4] for r in raw)
+    options = [
+        Option(action=a, keep=k, reroll=r, sorceress=sor, value=v, p_bust=pb, regret=top - v,
+               best=top - v <= BEST_TOLERANCE, points=pts)
+        for a, k, r, sor, v, pb, pts in raw
+    ]
+    best = sorted((o for o in options if o.best), key=_option_order)
+    rest = sorted((o for o in options if not o.best), key=lambda o: (-o.value, _option_order(o)))
+    return Advice(**common, value=top, options=(*best, *rest), points=stop_points,
+                  bound=solution.bound)
+
+
+def _valued(move: Reroll, dice: Dice, skulls: int, g: Any, keep_value: Any,
+            used_keep_value: Any) -> float:
+    """The solution's value of a reroll: keep_value of the partial position left on the table
+    ((s, K); with the Sorceress (s - 1, K) in the used world)."""
+    counts = list(move.keep.counts)
+    if move.sorceress:
+        counts[Face.SKULL] = skulls - 1
+        return float(used_keep_value[g.index(counts), 0])
+    counts[Face.SKULL] = skulls
+    return float(keep_value[g.index(counts), 0])
+
+
+# -- a whole turn: the move made and the dice that follow ---------------------------------------
+
+
+def chosen_option(advice: Advice, text: str) -> Option:
+    """The option a player names: '' (as advised), 'stop', 'keep LETTERS', 'reroll LETTERS'
+    or bare letters (the dice kept). A reroll with a `k` uses the Sorceress.
+
+    Raises :class:`~solver.moves.IllegalMoveError` (or a notation error) for a move that is
+    not among the position's legal options.
+    """
+    from .moves import IllegalMoveError
+
+    if not advice.options:
+        raise IllegalMoveError("the turn is over: there is no move to make")
+    words = text.strip().lower().split(maxsplit=1)
+    if not words:
+        return advice.options[0]
+    verb, rest = words[0], (words[1] if len(words) > 1 else "")
+    if verb == "stop" and not rest:
+        for option in advice.options:
+            if option.action == "stop":
+                return option
+        raise IllegalMoveError(
+            "stopping now is a bust: with 3 skulls the Sorceress must reroll a skull die"
+        )
+    if verb not in ("keep", "reroll"):
+        verb, rest = "keep", text
+    if verb == "keep" and rest.strip().lower() in ("", "nothing", "none", "-"):
+        chosen = EMPTY
+    else:
+        chosen = Dice.parse(rest)
+    if not chosen <= advice.dice:
+        raise IllegalMoveError(f"{str(chosen)!r} is not among the dice {str(advice.dice)!r}")
+    if verb == "keep":
+        if chosen.skulls:
+            raise IllegalMoveError(
+                "skull dice stay on the table by themselves: name the other dice you keep, or "
+                "'reroll k...' to use the Sorceress"
+            )
+        keep, sorceress = chosen, False
+    else:
+        if chosen.skulls > 1:
+            raise IllegalMoveError("the Sorceress rerolls one skull die, not more")
+        keep = advice.dice.without_skulls() - chosen.without_skulls()
+        sorceress = bool(chosen.skulls)
+    for option in advice.options:
+        if option.action == "reroll" and option.keep == keep and option.sorceress == sorceress:
+            return option
+    rolled = advice.dice.without_skulls() - keep
+    what = f"keeping {keep.spaced() or 'nothing'} and rolling {rolled.spaced() or 'nothing'}"
+    if sorceress:
+        what += " with a skull"
+    raise IllegalMoveError(
+        f"{what} is not a legal move here (a reroll rolls at least 2 dice, the Sorceress's "
+        "skull may go alone, at least one die stays unless keep_one is off; skulls are "
+        "locked, the Sorceress once per turn)"
+    )
+
+
+def check_next_roll(advice: Advice, option: Option, after: Dice) -> None:
+    """Raise :class:`~solver.moves.IllegalMoveError` unless `after` can follow the reroll:
+    the kept dice and the locked skull dice are still showing."""
+    from .moves import IllegalMoveError
+
+    locked = advice.dice.skulls - option.sorceress
+    stays = option.keep + Dice.of((locked, 0, 0, 0, 0, 0))
+    if after.total != NUM_DICE:
+        raise DiceNotationError(f"{str(after)!r} has {after.total} dice, expected {NUM_DICE}")
+    if not stays <= after:
+        raise IllegalMoveError(
+            f"{str(after)!r} does not show the dice that stayed on the table ({str(stays)!r}: "
+            "the kept dice and the skull dice)"
+        )
+
+
+__all__ = [
+    "BEST_TOLERANCE",
+    "check_next_roll",
+    "chosen_option",
+    "Advice",
+    "AdviceError",
+    "Option",
+    "advise",
+    "bust_probability",
+    "check_need",
+    "objective_for",
+    "solution_for",
+]

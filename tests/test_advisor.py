@@ -1,0 +1,526 @@
+"""The advisor (`solver.advisor`, `sabords advise`, `sabords turn`): issue 4.
+
+Oracles:
+- the solver's own values (:func:`solver.engine.solve_turn`): a position's value is the best
+  option's value; each option's value is the keep value of what stays on the table;
+- an independent computation of every option: the sum, over every outcome of the rolled dice
+  (enumerated as multisets with their exact multinomial probability, no engine geometry), of
+  the solution's value of the position it leads to, or the bust payoff (RULES.md, Bust);
+  the bust risk is the same sum with 1 for a bust;
+- for `--need`, a naive value iteration over the 2-skull layer of the `none` card, where any
+  skull rolled busts for 0 points (RULES.md, A turn, step 4), written from the rules functions
+  alone; and the hand value 9/20 of keeping 4 coins and rolling 2 dice until a coin shows;
+- Skull Island: :func:`solver.scoring.island_distribution`; the chest bust of RULES.md's
+  worked examples (3 coins and 1 diamond on the chest: 500).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+from functools import cache, lru_cache
+from itertools import combinations_with_replacement
+from math import factorial
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from solver.advisor import (
+    BEST_TOLERANCE,
+    Advice,
+    AdviceError,
+    advise,
+    check_need,
+    chosen_option,
+)
+from solver.dice import Dice, DiceNotationError
+from solver.engine import UNUSED, USED, AtLeast, TurnSolution, geometry, solve_turn
+from solver.moves import IllegalMoveError, can_stop, legal_rerolls, reroll_is_legal
+from solver.rules import CARD_IDS, NUM_DICE, Rules, get_card
+from solver.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+
+from .conftest import CliResult, assert_one_line_error, dice
+
+RULES = Rules()
+
+
+@pytest.fixture(scope="module")
+def solutions() -> dict[str, TurnSolution]:
+    """Expected-points solutions of every card, solved here (about 1 s for the 12)."""
+    return {card: solve_turn(card, RULES) for card in CARD_IDS}
+
+
+@pytest.fixture(scope="module")
+def tables_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A policy table written like `sabords solve --out DIR` (the other tests read the
+    repository's committed tables, as `sabords advise` does by default)."""
+    from solver.tables import build_table, write_table
+
+    directory = tmp_path_factory.mktemp("advisor-tables")
+    write_table(build_table("chest", RULES), directory)
+    return directory
+
+
+# -- the independent computation ----------------------------------------------------------------
+
+
+@cache
+def outcomes(rolled: int) -> tuple[tuple[Dice, Fraction], ...]:
+    """Every multiset `rolled` dice can show, with its exact probability."""
+    out = []
+    for faces in combinations_with_replacement(range(6), rolled):
+        o = Dice.from_faces(faces)
+        ways = factorial(rolled)
+        for n in o.counts:
+            ways //= factorial(n)
+        out.append((o, Fraction(ways, 6**rolled)))
+    return tuple(out)
+
+
+def independent_option(advice: Advice, option_index: int, sol: TurnSolution) -> tuple[float,
+                                                                                     Fraction]:
+    """(value, bust risk) of a reroll, summed over the outcomes of its rolled dice: the
+    solution's value of each position reached, or the bust payoff (the chest holds the kept
+    dice)."""
+    option = advice.options[option_index]
+    card, position = advice.card, advice.dice
+    unused_after = card.sorceress and not advice.sorceress_used and not option.sorceress
+    world_after = UNUSED if unused_after else USED
+    stays = (position.skulls - option.sorceress, *option.keep.counts[1:])
+    value, p_bust = 0.0, Fraction(0)
+    for o, p in outcomes(option.reroll.total):
+        after = tuple(a + b for a, b in zip(stays, o.counts, strict=True))
+        v = reached_value(sol, card.id, after, world_after, unused_after)
+        if v is None:
+            p_bust += p
+            value += float(p) * bust_score(card, option.keep, RULES)
+        else:
+            value += float(p) * v
+    return value, p_bust
+
+
+@lru_cache(maxsize=100_000)
+def _reached(card: str, counts: tuple[int, ...], unused: bool) -> Outcome:
+    return classify_roll(card, Dice.of(counts), RULES, first=False, sorceress_unused=unused)
+
+
+def reached_value(sol: TurnSolution, card: str, counts: tuple[int, ...], world: int,
+                  unused: bool) -> float | None:
+    """The solution's value of landing on `counts` after a reroll; None for a bust."""
+    if _reached(card, counts, unused) is Outcome.BUST:
+        return None
+    return float(sol.worlds[world].value[geometry().index(counts) - geometry().full_offset, 0])
+
+
+def random_positions(card: str, unused: bool, count: int, seed: int) -> list[Dice]:
+    """`count` distinct positions where the turn goes on, from rolls of 8 fair dice."""
+    rng = random.Random(seed)
+    out: list[Dice] = []
+    while len(out) < count:
+        d = Dice.from_faces(rng.randrange(6) for _ in range(NUM_DICE))
+        live = classify_roll(card, d, RULES, first=False, sorceress_unused=unused)
+        if live is not Outcome.BUST and d not in out:
+            out.append(d)
+    return out
+
+
+CASES = [(card, False) for card in CARD_IDS] + [("sorceress", True)]
+
+
+@pytest.mark.parametrize(("card", "unused"), CASES, ids=[f"{c}-{'unused' if u else 'used'}"
+                                                          for c, u in CASES])
+def test_option_values_equal_the_solution_and_the_sum_over_outcomes(
+    solutions: dict[str, TurnSolution], card: str, unused: bool
+) -> None:
+    sol = solutions[card]
+    world = UNUSED if unused else USED
+    is_sorceress = get_card(card).sorceress
+    for position in random_positions(card, unused, 3, seed=CARD_IDS.index(card) + 100 * unused):
+        advice = advise(card, position, RULES, sorceress_used=is_sorceress and not unused,
+                        solution=sol)
+        assert advice.kind is classify_roll(card, position, RULES, first=False,
+                                            sorceress_unused=unused)
+        # The position's value is the solver's, and it is the best option's.
+        solver_value = sol.worlds[world].value[geometry().full_index(position), 0]
+        assert advice.value == pytest.approx(solver_value, abs=sol.bound + 1e-9)
+        # Exactly the legal options, each once.
+        moves = {(o.keep, o.sorceress) for o in advice.options if o.action == "reroll"}
+        legal = {(m.keep, m.sorceress)
+                 for m in legal_rerolls(card, position, RULES, sorceress_unused=unused)}
+        assert moves == legal
+        assert len(moves) == sum(o.action == "reroll" for o in advice.options)
+        stops = [o for o in advice.options if o.action == "stop"]
+        assert len(stops) == can_stop(card, position, RULES, sorceress_unused=unused)
+        for stop in stops:
+            assert stop.value == stop_score(card, position, RULES).points
+            assert stop.p_bust == 0.0 and stop.reroll == Dice.of((0,) * 6)
+        for i, option in enumerate(advice.options):
+            if option.action == "stop":
+                continue
+            value, p_bust = independent_option(advice, i, sol)
+            assert option.value == pytest.approx(value, abs=sol.bound + 1e-9 * max(1, abs(value)))
+            assert option.p_bust == pytest.approx(float(p_bust), abs=1e-15)
+            assert option.reroll.total == NUM_DICE - position.skulls - option.keep.total + \
+                option.sorceress
+            assert option.reroll.skulls == option.sorceress
+        # Ranking: best first, regret against the best, best = within the tolerance.
+        top = max(o.value for o in advice.options)
+        assert advice.value == top
+        for option in advice.options:
+            assert option.regret == top - option.value
+            assert option.best == (top - option.value <= BEST_TOLERANCE)
+        flags = [o.best for o in advice.options]
+        assert flags == sorted(flags, reverse=True)
+        rest = [o.value for o in advice.options if not o.best]
+        assert rest == sorted(rest, reverse=True)
+
+
+def test_tables_give_the_solution_values(solutions: dict[str, TurnSolution],
+                                         tables_dir: Path) -> None:
+    """Read through the policy tables (`--tables`), the advice is the fresh solve's."""
+    position = dice("kkmpsssc")
+    from_tables = advise("chest", position, RULES, tables_dir=tables_dir)
+    fresh = advise("chest", position, RULES, solution=solutions["chest"])
+    assert from_tables == fresh
+
+
+def test_sorceress_moves_are_valued_in_the_used_world(solutions: dict[str, TurnSolution]) -> None:
+    """A Sorceress reroll from (s, M) keeping K is the used world's keep value of (s-1, K)."""
+    sol = solutions["sorceress"]
+    advice = advise("sorceress", dice("kkmmppsc"), RULES, solution=sol)
+    g = geometry()
+    sorceress_moves = [o for o in advice.options if o.sorceress]
+    assert sorceress_moves
+    for option in sorceress_moves:
+        counts = (1, *option.keep.counts[1:])
+        assert option.value == sol.worlds[USED].keep_value[g.index(counts), 0]
+    # The best move here uses her: reroll the skull with the lone sword (keep m m p p c).
+    best = advice.options[0]
+    assert best.sorceress and str(best.reroll) == "ks" and str(best.keep) == "mmppc"
+    assert advice.recommendation.startswith("Use the Sorceress: reroll one skull with s")
+
+
+# -- special positions ----------------------------------------------------------------------------
+
+
+def test_bust_has_nothing_to_decide() -> None:
+    advice = advise("none", dice("kkkmmppc"), RULES)
+    assert advice.kind is Outcome.BUST and advice.options == () and advice.value == 0.0
+    assert advice.recommendation == "Bust (3 skulls): the turn is over: 0 points."
+    battle = advise("battle3", dice("kkkmmpsc"), RULES)
+    assert battle.value == -500 and "the battle is lost: -500 points" in battle.recommendation
+
+
+def test_chest_bust_scores_the_dice_on_the_chest() -> None:
+    """RULES.md worked example: chest, bust with 3 coins and 1 diamond on the chest = 500."""
+    advice = advise("chest", dice("kkkcccdm"), RULES, chest=Dice.parse("cccd"))
+    assert advice.kind is Outcome.BUST and advice.value == 500 and advice.points == 500
+    assert "the dice on the chest (c c c d) score 500 points" in advice.recommendation
+    unknown = advise("chest", dice("kkkcccdm"), RULES)
+    assert unknown.value == 0 and "--chest" in unknown.recommendation
+    first = advise("chest", dice("kkkcccdm"), RULES, first=True)  # nothing on the chest yet
+    assert first.value == 0 and "--chest" not in first.recommendation
+
+
+def test_skull_island_on_a_first_roll_only() -> None:
+    advice = advise("captain", dice("kkkkmmpc"), RULES, first=True)
+    assert advice.kind is Outcome.ISLAND and advice.options == () and advice.value == 0.0
+    assert advice.island is not None
+    assert dict(advice.island.distribution) == island_distribution("captain", 4)
+    expected = sum((200 * s * p for s, p in island_distribution("captain", 4).items()),
+                   Fraction(0))
+    assert advice.island.expected_deduction == expected
+    assert f"{float(expected):.1f} points on average (200 per skull)" in advice.recommendation
+    later = advise("captain", dice("kkkkmmpc"), RULES)  # after a reroll: a bust
+    assert later.kind is Outcome.BUST and later.island_if_first
+    assert any("--first" in note for note in later.notes)
+    battle = advise("battle2", dice("kkkkmmss"), RULES, first=True)  # never an island
+    assert battle.kind is Outcome.BUST and battle.value == -300 and not battle.island_if_first
+
+
+def test_rescue_offers_only_the_sorceress(solutions: dict[str, TurnSolution]) -> None:
+    sol = solutions["sorceress"]
+    position = dice("kkkmmpsc")
+    advice = advise("sorceress", position, RULES, solution=sol)
+    assert advice.kind is Outcome.RESCUE
+    assert advice.options and all(o.sorceress and o.action == "reroll" for o in advice.options)
+    assert advice.value == pytest.approx(
+        sol.worlds[UNUSED].value[geometry().full_index(position), 0], abs=sol.bound)
+    # Rolled alone, the skull busts only if it comes up a skull again: 1/6.
+    alone = next(o for o in advice.options if str(o.reroll) == "k")
+    assert alone.p_bust == pytest.approx(1 / 6, abs=1e-16)
+    assert any(note.startswith("Rescue:") for note in advice.notes)
+    # With the Sorceress used, the same dice are a bust.
+    assert advise("sorceress", position, RULES, sorceress_used=True).kind is Outcome.BUST
+
+
+def test_rescue_threshold_in_the_bust_risk(solutions: dict[str, TurnSolution]) -> None:
+    """Unused Sorceress: a third skull is a rescue, not a bust; after her reroll it is."""
+    advice = advise("sorceress", dice("kkmmppsc"), RULES, solution=solutions["sorceress"])
+    two = next(o for o in advice.options if not o.sorceress and o.reroll.total == 2)
+    assert two.p_bust == pytest.approx(1 / 36, abs=1e-16)  # only 2 more skulls bust
+    with_her = next(o for o in advice.options if o.sorceress and str(o.reroll) == "ks")
+    assert with_her.p_bust == pytest.approx(1 / 36, abs=1e-16)  # 1 skull left + 2 rolled
+    used = advise("sorceress", dice("kkmmppsc"), RULES, sorceress_used=True,
+                  solution=solutions["sorceress"])
+    two_used = next(o for o in used.options if o.reroll.total == 2)
+    assert two_used.p_bust == pytest.approx(11 / 36, abs=1e-16)  # any skull busts
+
+
+def test_chest_card_says_what_goes_on_the_chest(solutions: dict[str, TurnSolution]) -> None:
+    advice = advise("chest", dice("kkmpsssc"), RULES, solution=solutions["chest"])
+    assert advice.recommendation.startswith("Keep s s s c (on the chest), reroll m p: expected")
+    assert advice.notes == ("Chest card: put the kept dice (s s s c) on the chest; they still "
+                            "score if the reroll busts.",)
+
+
+def test_bad_requests_raise_rules_errors() -> None:
+    with pytest.raises(AdviceError, match="only the sorceress card"):
+        advise("captain", dice("kkmmppsc"), RULES, sorceress_used=True)
+    with pytest.raises(AdviceError, match="first roll"):
+        advise("sorceress", dice("kkmmppsc"), RULES, sorceress_used=True, first=True)
+    with pytest.raises(DiceNotationError, match="expected 8"):
+        advise("none", Dice.parse("kkmmpps"), RULES)
+    for need in (-100, 150, 1.5):
+        with pytest.raises(AdviceError, match="multiple of 100"):
+            check_need(need)  # type: ignore[arg-type]
+
+
+# -- `need`: a naive value iteration over the 2-skull layer of `none` ---------------------------
+
+
+def naive_two_skull_layer(need: int) -> dict[Dice, float]:
+    """P(at least `need`) of every keep (2 skull dice + kept K): any skull rolled busts (0).
+
+    Plain value iteration over the 6 other dice (210 multisets of 5 faces), from the rules
+    functions alone: stop_score for a stop, reroll_is_legal for the keeps.
+    """
+    card = get_card("none")
+    skulls = Dice.of((2, 0, 0, 0, 0, 0))
+
+    def multisets(n: int) -> list[Dice]:
+        return [Dice.from_faces(c) for c in combinations_with_replacement(range(1, 6), n)]
+
+    positions = multisets(6)
+    at = {m: i for i, m in enumerate(positions)}
+    keeps = [k for n in range(7) for k in multisets(n) if reroll_is_legal(RULES, 2, n)]
+    rolls = [[(float(p), at[k + o]) for o, p in outcomes(6 - k.total) if not o.skulls]
+             for k in keeps]
+    stop = [float(stop_score(card, m + skulls, RULES).points >= need) for m in positions]
+    keeps_of = [[j for j, k in enumerate(keeps) if k <= m] for m in positions]
+    value = list(stop)
+    for _ in range(2000):
+        q = [sum(p * value[t] for p, t in roll) for roll in rolls]
+        new = [max(stop[i], *(q[j] for j in keeps_of[i])) for i in range(len(positions))]
+        delta = max(abs(a - b) for a, b in zip(new, value, strict=True))
+        value = new
+        if delta < 1e-14:  # error <= (25/36) / (11/36) * delta < 3e-14
+            return {k + skulls: sum(p * value[t] for p, t in roll)
+                    for k, roll in zip(keeps, rolls, strict=True)}
+    raise AssertionError("the naive iteration did not converge")
+
+
+@pytest.mark.parametrize(("position", "need"), [("kkccccmp", 1000), ("kkmmmpps", 500)])
+def test_need_equals_a_naive_count(position: str, need: int) -> None:
+    naive = naive_two_skull_layer(need)
+    advice = advise("none", dice(position), RULES, need=need)
+    assert advice.objective == "need" and advice.need == need
+    for option in advice.options:
+        if option.action == "stop":
+            assert option.value == float(stop_score("none", dice(position), RULES).points >= need)
+            continue
+        kept = option.keep + Dice.of((2, 0, 0, 0, 0, 0))
+        assert option.value == pytest.approx(naive[kept], abs=1e-9)
+
+
+def test_need_by_hand_four_coins_roll_two_until_a_coin() -> None:
+    """kk cccc m p, at least 1000: keep the 4 coins and roll 2 dice until a coin (a fifth
+    coin: 500 + 500 = 1000) shows; a skull busts. Each roll: a coin and no skull 9/36, neither
+    16/36 (roll again), so P = (9/36) / (1 - 16/36) = 9/20."""
+    advice = advise("none", dice("kkccccmp"), RULES, need=1000)
+    best = advice.options[0]
+    assert str(best.keep) == "cccc" and str(best.reroll) == "mp"
+    assert best.value == pytest.approx(9 / 20, abs=1e-9)
+    assert advice.recommendation == ("Keep c c c c, reroll m p: 45.0 % chance of at least "
+                                     "1000 points, 30.6 % bust risk.")
+
+
+def test_need_solution_is_the_at_least_objective() -> None:
+    sol = solve_turn("none", RULES, AtLeast(500))
+    advice = advise("none", dice("kkmmppsc"), RULES, need=500, solution=sol)
+    assert advice.value == pytest.approx(
+        sol.worlds[USED].value[geometry().full_index(dice("kkmmppsc")), 0], abs=sol.bound)
+    with pytest.raises(ValueError, match="solution given"):
+        advise("none", dice("kkmmppsc"), RULES, need=600, solution=sol)
+
+
+# -- the turn's moves -----------------------------------------------------------------------------
+
+
+def test_chosen_option_reads_the_moves(solutions: dict[str, TurnSolution]) -> None:
+    advice = advise("sorceress", dice("kkmmppsc"), RULES, solution=solutions["sorceress"])
+    assert chosen_option(advice, "") == advice.options[0]
+    assert chosen_option(advice, "stop").action == "stop"
+    kept = chosen_option(advice, "mmpp")
+    assert str(kept.keep) == "mmpp" and not kept.sorceress
+    assert chosen_option(advice, "keep mmpp") == kept
+    assert chosen_option(advice, "reroll s c") == kept
+    her = chosen_option(advice, "reroll k s")
+    assert her.sorceress and str(her.keep) == "mmppc"
+    with pytest.raises(IllegalMoveError, match="not a legal move"):
+        chosen_option(advice, "mmppsc")  # a single die rolled
+    with pytest.raises(IllegalMoveError, match="not among"):
+        chosen_option(advice, "ccc")
+    with pytest.raises(IllegalMoveError, match="one skull"):
+        chosen_option(advice, "reroll kk")
+
+
+# -- the command line -----------------------------------------------------------------------------
+
+
+def run(*args: str, input: str | None = None) -> CliResult:
+    from solver.cli import app
+
+    result = CliRunner().invoke(app, list(args), input=input, prog_name="sabords")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
+def test_advise_text_sentence_first_then_table(tables_dir: Path) -> None:
+    result = run("advise", "chest", "kkmpsssc", "--tables", str(tables_dir))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == ("Keep s s s c (on the chest), reroll m p: expected 357.5 points, "
+                        "30.6 % bust risk.")
+    rows = [line for line in lines if line[:3].strip().isdigit()]
+    assert len(rows) == 15 and rows[0].split()[:3] == ["1", "reroll", "sssc"]
+    assert rows[0].endswith("best")
+    assert "(13 more options left out: --top K shows K, --top 0 all of them)" in lines
+    every = run("advise", "chest", "kkmpsssc", "--tables", str(tables_dir), "--top", "0")
+    assert sum(line[:3].strip().isdigit() for line in every.stdout.splitlines()) == 28
+    three = run("advise", "chest", "kkmpsssc", "--tables", str(tables_dir), "--top", "3")
+    assert sum(line[:3].strip().isdigit() for line in three.stdout.splitlines()) == 3
+
+
+def test_advise_json_schema() -> None:
+    result = run("advise", "sorceress", "kkmmppsc", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert list(data)[:7] == ["card", "dice", "objective", "need", "rules_hash", "value",
+                              "options"]
+    assert (data["card"], data["dice"], data["objective"], data["need"]) == (
+        "sorceress", "kkmmppsc", "points", None)
+    assert data["rules_hash"] == RULES.hash
+    advice = advise("sorceress", dice("kkmmppsc"), RULES)
+    assert data["value"] == advice.value  # full precision: the float itself
+    assert len(data["options"]) == len(advice.options) == 68
+    for got, option in zip(data["options"], advice.options, strict=True):
+        assert list(got) == ["action", "keep", "reroll", "value", "p_bust", "regret", "best"]
+        assert got["value"] == option.value and got["p_bust"] == option.p_bust
+        for letters in (got["keep"], got["reroll"]):
+            assert letters == str(Dice.parse(letters)) if letters else True  # order k m p s c d
+        assert ("k" in got["reroll"]) == option.sorceress
+    assert data["options"][0] == {"action": "reroll", "keep": "mmppc", "reroll": "ks",
+                                  "value": advice.value, "p_bust": 1 / 36, "regret": 0.0,
+                                  "best": True}
+    need = json.loads(run("advise", "none", "kkccccmp", "--need", "1000", "--json",
+                          "--top", "2").stdout)
+    assert need["objective"] == "need" and need["need"] == 1000 and len(need["options"]) == 2
+    assert need["value"] == pytest.approx(9 / 20, abs=1e-9)
+
+
+def test_advise_special_positions_on_the_command_line() -> None:
+    island = run("advise", "captain", "kkkkmmpc", "--first")
+    assert island.stdout.startswith("Skull Island: nothing for you this turn; each opponent "
+                                    "loses 988.6 points on average (200 per skull).")
+    assert "4              0.482253 (625/1296)      800" in island.stdout
+    bust = json.loads(run("advise", "chest", "kkkcccdm", "--chest", "cccd", "--json").stdout)
+    assert (bust["kind"], bust["value"], bust["options"]) == ("bust", 500.0, [])
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["none", "kkmmpps"], "has 7 dice, expected 8"),
+        (["none", "kkmmppscc"], "has 9 dice, expected 8"),
+        (["captain", "kkmmppsc", "--sorceress-used"], "sorceress card only"),
+        (["none", "kkmmppsc", "--need", "-100"], "non-negative multiple of 100"),
+        (["none", "kkmmppsc", "--need", "150"], "non-negative multiple of 100"),
+        (["none", "kkmmppsc", "--top", "-1"], "--top"),
+        (["sorceress", "kkmmppsc", "--first", "--sorceress-used"], "first roll"),
+        (["nonsense", "kkmmppsc"], "unknown card"),
+        (["none", "kkmmppsc", "--bogus"], "No such option"),
+        (["none", "kkmmppsc", "--need", "abc"], "--need"),
+        (["none", "kkmmppsc", "--tables", "/nonexistent"], "policy table"),
+    ],
+)
+def test_advise_bad_input_is_one_line_and_exit_2(args: list[str], fragment: str) -> None:
+    assert_one_line_error(run("advise", *args), fragment)
+
+
+# -- `sabords turn` with piped input -------------------------------------------------------------
+
+
+def test_turn_follows_the_advice_then_stops() -> None:
+    script = "\n".join([
+        "kkmpsssc",  # roll 1
+        "",  # as advised: keep s s s c on the chest, reroll m p
+        "kksssccc",  # roll 2: a coin and a sword
+        "stop",
+    ]) + "\n"
+    result = run("turn", "chest", input=script)
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "Keep s s s c (on the chest), reroll m p: expected 357.5 points" in out
+    assert "Roll 2 (rolled mp; kksssc stayed), the 8 dice showing: kksssccc" in out
+    assert out.rstrip().endswith("Turn over: you stop with kksssccc: 500 points.")
+
+
+def test_turn_tracks_the_chest_and_ends_on_a_bust() -> None:
+    script = "kkmpsssc\nsssc\nkkkssscm\n"
+    result = run("turn", "chest", input=script)
+    assert result.exit_code == 0, result.stderr
+    assert "the dice on the chest (s s s c) score 200 points" in result.stdout
+    assert result.stdout.rstrip().endswith("Turn over: 200 points.")
+
+
+def test_turn_reprompts_on_bad_input_and_tracks_the_sorceress() -> None:
+    script = "\n".join([
+        "kkmmpps",  # 7 dice: asked again
+        "kkmmppsc",
+        "mmppsc",  # one die rolled: illegal, asked again
+        "reroll ks",  # the Sorceress rerolls a skull with the sword
+        "kkkmmppc",  # both come up skulls: 3 skulls, and she is spent
+    ]) + "\n"
+    result = run("turn", "sorceress", input=script)
+    errors = result.stderr.splitlines()
+    assert errors[0] == "  ! 'kkmmpps' has 7 dice, expected 8 (one per die, e.g. 'kkmppscd')"
+    assert errors[1].startswith("  ! keeping m m p p s c and rolling nothing")
+    assert "Roll 2 (rolled ks; kmmppc stayed)" in result.stdout
+    # After her reroll the third skull busts: the Sorceress is spent.
+    assert "Bust (3 skulls): the turn is over: 0 points." in result.stdout
+    assert result.exit_code == 0
+
+
+def test_turn_refuses_dice_that_lost_the_kept_ones() -> None:
+    script = "kkmpsssc\n\nkkmmpppc\nkkssscmm\nstop\n"
+    result = run("turn", "chest", input=script)
+    assert result.exit_code == 0
+    assert "does not show the dice that stayed on the table ('kksssc'" in result.stderr
+
+
+def test_turn_input_ending_mid_turn_is_exit_2() -> None:
+    result = run("turn", "chest", input="kkmpsssc\n\n")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == ["sabords: error: the input ended in the middle of "
+                                          "the turn"]
+
+
+def test_turn_island_on_the_first_roll() -> None:
+    result = run("turn", "captain", input="kkkkmmpc\n")
+    assert result.exit_code == 0
+    assert "Skull Island" in result.stdout and "Turn over: 0 points for you" in result.stdout
+
