@@ -35,8 +35,9 @@ $(STAMP_DEV): pyproject.toml | $(PY)
 run: tables ## the main job: (re)build the default policy tables, then print `sabords ev`
 	$(BIN)/sabords ev
 
-tables: $(STAMP_RUN) ## solve the 12 cards (default rules) into tables/, bit for bit
+tables: $(STAMP_RUN) ## solve the 12 cards and the two-player game (default rules) into tables/, bit for bit
 	$(BIN)/sabords solve --all --out tables/
+	$(BIN)/sabords solve-game --out tables/
 
 $(STAMP_REPORT): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[report]'

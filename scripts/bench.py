@@ -286,10 +286,47 @@ def _advisor_figures(repeat: int) -> list[Figure]:
     return figures
 
 
+SOLVE_GAME = """
+import json, sys, time
+from solver import game
+from solver.rules import Rules
+game.COMPILED = sys.argv[1] == "numba"
+if game.COMPILED:  # compile (or load numba's cache) outside the timed solve
+    game._compiled_world_sweep()
+start = time.perf_counter()
+sol = game.solve_game(Rules())
+print(json.dumps({"solve": time.perf_counter() - start, "sweeps": sol.sweeps,
+                  "residual": sol.residual, "win00": float(sol.win[0, 0])}))
+"""
+
+
+def bench_game(repeat: int) -> list[Figure]:
+    """Issue 6: the two-player game tables at the default target, and `advise --me/--opp`."""
+    figures: list[Figure] = []
+    runs = [fresh_process(SOLVE_GAME, "numba") for _ in range(max(1, min(repeat, 2)))]
+    figures += median_figures("solve the game tables, target 6000 (process)", runs,
+                              target=60.0)
+    solves = [json.loads(r.stdout) for r in runs]
+    figures.append(Figure("  of which the solve itself", statistics.median(
+        x["solve"] for x in solves), "s", runs=[x["solve"] for x in solves],
+        note=f"sweeps {solves[0]['sweeps']}, P(first player wins) {solves[0]['win00']:.6f}"))
+    for name, args in [
+        ("`sabords advise none mmmpppsc --me 2000 --opp 5500`",
+         ("advise", "none", "mmmpppsc", "--me", "2000", "--opp", "5500")),
+        ("`sabords advise captain ccmmmspk --me 4000 --opp 6200 --final`",
+         ("advise", "captain", "ccmmmspk", "--me", "4000", "--opp", "6200", "--final")),
+        ("`sabords winprob --me 0 --opp 0`", ("winprob", "--me", "0", "--opp", "0")),
+    ]:
+        figures += median_figures(name, repeated(CLI, *args, repeat=repeat),
+                                  target=0.5 if args[0] == "advise" else None)[:1]
+    return figures
+
+
 SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("turn-solver", bench_turn_solver),
     ("tables", bench_tables),
     ("advisor", bench_advisor),
+    ("game", bench_game),
 ]
 """(name, function of the repeat count): append your section here."""
 

@@ -480,13 +480,149 @@ def section_method(r: Report) -> str:
 """
 
 
+GAME_GRID = (0, 1500, 3000, 4500, 5500)
+"""Totals (points) of the score grid of the playing-to-win section's tables."""
+GAME_DUEL_GAMES = 2000
+GAME_DUEL_SEED = 6
+
+
+def section_playing_to_win(r: Report) -> str:
+    """Issue 6: the two-player game, W over the score grid, win policy against points policy."""
+    from solver.duel import duel
+    from solver.engine import ExpectedPoints
+    from solver.game import (
+        deck,
+        game_tables,
+        state_policies,
+        state_utility,
+        win_probability,
+    )
+
+    r.log("game tables")
+    sol = game_tables(r.rules)
+    n, target = sol.n, r.rules.target
+    first = float(sol.win[0, 0])
+    lead = next(d for d in range(n) if sol.win[0, d] < 0.5)
+    heat = r.figure("strategy-win-probability.png", plot_win(sol.win, target),
+                    "Heat map of the probability that the player about to draw wins")
+    r.log("win policy against points policy at a few scores")
+    optimum = r.deck(r.optimal)
+    rows_ev, rows_diff = [], []
+    for me in GAME_GRID:
+        ev_row, diff_row = [str(me)], [str(me)]
+        for opp in GAME_GRID:
+            a, b = me // 100, opp // 100
+            u = state_utility(sol, a, b)
+            ev, differs = 0.0, 0.0
+            for card, weight in deck().items():
+                pol = state_policies(card, r.rules, u).policy
+                ev += weight * float(solve_turn(card, r.rules.turn_rules(), ExpectedPoints(),
+                                                policy=pol).turn_value[0])
+                differs += weight * _points_move_loses(card, r.rules, u)
+            ev_row.append(signed(ev - optimum))
+            diff_row.append(pct(differs))
+        rows_ev.append(ev_row)
+        rows_diff.append(diff_row)
+    header = ["you \\ opponent", *(str(o) for o in GAME_GRID)]
+    r.log(f"{GAME_DUEL_GAMES} games, win policy against points policy")
+    result = duel(("win", "points"), r.rules, games=GAME_DUEL_GAMES, seed=GAME_DUEL_SEED,
+                  sol=sol)
+    win_all = result.overall("win")
+    lo, hi = win_all.interval
+    by_seat = {s.seat: s for s in result.seats if s.policy == "win"}
+    edge = ("the 95 % interval excludes 50 %" if lo > 0.5 else
+            f"{GAME_DUEL_GAMES} games cannot tell it from 50 % at 95 %")
+    cards = win_probability(sol, 0, 0)[1]
+    best_card = max(cards, key=cards.__getitem__)
+    worst_card = min(cards, key=cards.__getitem__)
+    return f"""
+## Playing to win (two players)
+
+The expected-points optimum plays every turn the same at every score; `sabords advise --me
+--opp` plays each turn to maximise the probability of winning the game (both players doing
+so, cards drawn independently with the deck's frequencies; `solver/game.py`). At the target
+{target}:
+
+- **First-player advantage.** The first player wins {pct(first)} of the games (the second
+  {pct(1 - first)}; a shared tie counts 1/2). It is worth about a {lead * 100}-point head start:
+  a first player at 0 against {lead * 100} has {pct(float(sol.win[0, lead]))}. Drawing the
+  {best_card} card for the first turn lifts the first player to {pct(cards[best_card])},
+  the {worst_card} card drops them to {pct(cards[worst_card])}.
+- **Win policy against points policy.** In {GAME_DUEL_GAMES} simulated games (seed
+  {GAME_DUEL_SEED}, seats swapped every game) the win policy won {pct(win_all.rate)}
+  (95 % interval {pct(lo)} to {pct(hi)}): {pct(by_seat[1].rate)} when moving first,
+  {pct(by_seat[2].rate)} when moving second (`sabords game --games {GAME_DUEL_GAMES} --seed
+  {GAME_DUEL_SEED}` plays the same games). The edge is small ({edge}): most of a game is
+  decided by the dice, and the two policies agree on most moves far from the end.
+
+{heat}
+
+**Where the win policy departs from the points policy.** The expected points of the win
+policy's turn (deck-weighted, exact policy evaluation) minus the points optimum
+({pts(optimum)}): it gives points away to gamble when far behind, and to bank when ahead near
+the target.
+
+{table(header, rows_ev)}
+
+The share of the positions (every live position of the turn's first world counted once,
+deck-weighted) where the expected-points move loses probability of winning against the win
+policy's move (by more than 1e-9: equally good moves, e.g. keeping the monkeys or the
+parrots of a symmetric roll, are not counted):
+
+{table(header, rows_diff)}
+"""
+
+
+def _points_move_loses(card: str, rules: Rules, u: Any) -> float:
+    """Share of the live positions of the first-roll world where the expected-points move
+    has a lower probability of winning (by more than 1e-9) than the best move."""
+    import numpy as np
+
+    from solver.engine import STOP, USED, payoff_for, turn_model
+    from solver.game import GameUtility
+
+    objective = GameUtility(u)
+    win = solve_turn(card, rules.turn_rules(), objective)
+    start = max(win.worlds)
+    points = optimal_solution(card, rules).worlds[start]
+    stop = payoff_for(turn_model(card, rules.turn_rules()), objective).stop[:, 0]
+    code, sor = points.policy[:, 0], points.sorceress[:, 0]
+    live = code != -2
+    idx = np.maximum(code, 0)
+    value = np.where(code == STOP, stop,
+                     np.where(sor, win.worlds[USED].keep_value[idx, 0],
+                              win.worlds[start].keep_value[idx, 0]))
+    best = win.worlds[start].value[:, 0]
+    return float((value[live] < best[live] - 1e-9).mean())
+
+
+def plot_win(win: Any, target: int) -> Any:
+    plt = _pyplot()
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(7, 6))
+    n = win.shape[0]
+    im = ax.imshow(win, origin="lower", extent=(-50, n * 100 - 50, -50, n * 100 - 50),
+                   cmap="RdBu", vmin=0, vmax=1)
+    levels = [0.1, 0.25, 0.5, 0.75, 0.9]
+    cs = ax.contour(np.arange(n) * 100, np.arange(n) * 100, win, levels=levels, colors="black",
+                    linewidths=0.6)
+    ax.clabel(cs, fmt="%.2f", fontsize=7)
+    ax.set_xlabel("opponent's total")
+    ax.set_ylabel("your total (you are about to draw)")
+    ax.set_title(f"P(win) when both play to win, target {target}")
+    fig.colorbar(im, ax=ax, label="probability of winning")
+    fig.tight_layout()
+    return fig
+
+
 SECTIONS: list[Callable[[Report], str]] = [
     section_intro,
     section_distributions,
     section_heuristics,
     section_variants,
     section_rules_of_thumb,
-    # Game-level sections (win probabilities) go here: def section_x(r: Report) -> str.
+    section_playing_to_win,
     section_method,
 ]
 """The report's sections, in order."""

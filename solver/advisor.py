@@ -53,8 +53,8 @@ BEST_TOLERANCE = 1e-9
 """Options within this of the best value are all marked best (the solver's certified bound
 is of the same order: they cannot be told apart)."""
 
-POINTS, NEED = "points", "need"
-"""The two objectives of the advisor."""
+POINTS, NEED, WIN = "points", "need", "win"
+"""The objectives of the advisor (``win``: the game's win probability, :mod:`solver.game`)."""
 
 
 class AdviceError(RulesError):
@@ -135,9 +135,13 @@ class Advice:
     """Not a first roll, but these dice would go to Skull Island on a first roll."""
     bound: float = 0.0
     """Certified bound on every value (the solver's)."""
+    objective_name: str | None = None
+    """Set for an objective given to :func:`advise` (``win``); else points or need."""
 
     @property
     def objective(self) -> str:
+        if self.objective_name is not None:
+            return self.objective_name
         return POINTS if self.need is None else NEED
 
     @property
@@ -170,7 +174,9 @@ class Advice:
                          else f" ({self.need} can no longer be reached)")
             return text + "."
         text = _move_words(self.card, best)
-        if self.need is None:
+        if self.objective == WIN:
+            worth = f"{100 * best.value:.2f} % chance to win the game"
+        elif self.need is None:
             worth = f"expected {best.value:.1f} points"
         else:
             worth = f"{100 * best.value:.1f} % chance of at least {self.need} points"
@@ -335,6 +341,8 @@ def advise(
     first: bool = False,
     tables_dir: Path | str | None = None,
     solution: TurnSolution | None = None,
+    objective: Objective | None = None,
+    objective_name: str | None = None,
 ) -> Advice:
     """Rank every legal option from the 8 `dice` showing (see the module docstring).
 
@@ -342,6 +350,8 @@ def advise(
     first roll (4+ skulls are then Skull Island). `chest`: the chest card's dice on the chest
     (the dice not rolled in the last roll), which score on a bust. `solution` reuses a solved
     turn (it must be this card's, for this objective); otherwise :func:`solution_for`.
+    `objective` (with its `solution` and a name, e.g. ``win``) replaces the points / need
+    objective: any utility of the turn's endings (:class:`solver.engine.Objective`).
     """
     card = get_card(card)
     check_need(need)
@@ -354,7 +364,10 @@ def advise(
     if sorceress_used and first:
         raise AdviceError("on the first roll the Sorceress cannot have been used yet")
     check_chest(card, dice, chest, first=first)
-    objective = objective_for(need)
+    if objective is None:
+        objective = objective_for(need)
+    elif solution is None or need is not None:
+        raise ValueError("an objective is given with its solution, and without `need`")
     unused = card.sorceress and not sorceress_used
     kind = classify_roll(card, dice, rules, first=first, sorceress_unused=unused)
     island_if_first = (not first and not sorceress_used and (chest is None or not chest.total)
@@ -362,7 +375,7 @@ def advise(
     common: dict[str, Any] = {
         "card": card, "dice": dice, "rules": rules, "need": need, "kind": kind,
         "first": first, "sorceress_used": sorceress_used, "chest": chest,
-        "island_if_first": island_if_first,
+        "island_if_first": island_if_first, "objective_name": objective_name,
     }
     if kind is Outcome.BUST:
         points = bust_score(card, None if first else chest, rules)

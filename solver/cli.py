@@ -15,10 +15,11 @@ tables) inside the command that needs them, never at the top of this file.
 
 import functools
 import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TextIO, TypeVar
 
 import typer
 
@@ -27,6 +28,9 @@ from .rules import VARIANT_NAMES, Rules, RulesError, rules_with
 
 if TYPE_CHECKING:
     from .advisor import Advice
+    from .dice import Dice
+    from .game import GameSolution
+    from .rules import Card
     from .verdict import Verdict
 
 # -- shared helpers: errors, variants, JSON ---------------------------------------------------
@@ -500,6 +504,19 @@ NeedOption = Annotated[
     ),
 ]
 SHOWN_OPTIONS = 15
+MeOption = Annotated[
+    int | None,
+    typer.Option("--me", metavar="POINTS",
+                 help="Your total (play to win the game: with --opp, objective 'win')."),
+]
+OppOption = Annotated[
+    int | None, typer.Option("--opp", metavar="POINTS", help="The opponent's total.")
+]
+FinalOption = Annotated[
+    bool,
+    typer.Option("--final", help="Your last turn: the opponent has reached the target "
+                 "(--opp at or above it); beat their total."),
+]
 """Options shown by the text view of `advise` when --top is not given."""
 
 
@@ -563,6 +580,9 @@ def advise(
         ),
     ] = None,
     tables: TablesOption = None,
+    me: MeOption = None,
+    opp: OppOption = None,
+    final: FinalOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """What to do with the dice showing: every legal option, best first.
@@ -586,6 +606,8 @@ def advise(
       sabords advise captain kkkkmmpc --first
       sabords advise chest kkkcccdm --chest cccd
       sabords advise pirate 3 monkey 3 sword 2 coin --json
+      sabords advise none mmmpppsc --me 2000 --opp 5500      # play to win the game
+      sabords advise captain ccmmmspk --me 4000 --opp 6200 --final
     """
     from .advisor import advise as advise_position
     from .notation import parse_card, parse_dice
@@ -600,6 +622,14 @@ def advise(
         fail(f"--need takes a non-negative multiple of 100, not {need}")
     if top is not None and top < 0:
         fail(f"--top takes a number of options (0: all of them), not {top}")
+    if me is not None or opp is not None or final:
+        if me is None or opp is None:
+            fail("--me and --opp go together (both totals), --final with them")
+        if need is not None:
+            fail("--need and --me/--opp are two objectives: give one of them")
+        _advise_win(the_card, the_dice, rules, me, opp, final, sorceress_used=sorceress_used,
+                    chest=the_chest, first=first, tables=tables, top=top, as_json=as_json)
+        return
     advice = advise_position(
         the_card, the_dice, rules, sorceress_used=sorceress_used, need=need, chest=the_chest,
         first=first, tables_dir=tables,
@@ -702,7 +732,7 @@ def turn(
     the_card = parse_card(card)
     if need is not None and (need < 0 or need % 100):
         fail(f"--need takes a non-negative multiple of 100, not {need}")
-    stdin = typer.get_text_stream("stdin")
+    stdin: TextIO = sys.stdin  # the CliRunner swaps sys.stdin for its input
     echo_input = not stdin.isatty()
 
     def ask(prompt: str) -> str:
@@ -872,3 +902,256 @@ def simulate(
         typer.echo(f"magic       {100 * r.magic_rate:.3f} %")
     typer.echo(f"rolls       {r.mean_rolls:.3f} per turn  (exact {r.exact_rolls:.3f})")
     typer.echo(f"rules       {describe_rules(rules)}")
+
+
+# -- playing to win: `advise --me/--opp`, `winprob`, `solve-game`, `game` (solver/game.py) -------
+
+GameTablesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--game-tables",
+        metavar="DIR",
+        help=(
+            "Read the two-player game table from DIR (written by `sabords solve-game --out "
+            "DIR`). Default: the repository's tables/ for the default rules; other variants "
+            "(target, ties...) are solved on first use (about a minute) and cached."
+        ),
+    ),
+]
+
+
+def _game_progress(label: str) -> Callable[[str, int, float], None]:
+    """A one-line stderr progress report of the sweeps of a game solve."""
+    import sys
+
+    def report(phase: str, sweep: int, residual: float) -> None:
+        sys.stderr.write(f"\r{label}: {phase} sweep {sweep}, residual {residual:.1e}   ")
+        sys.stderr.flush()
+
+    return report
+
+
+def _game_tables(rules: Rules, directory: Path | None) -> "GameSolution":
+    import sys
+
+    from .game import game_tables
+
+    sol = game_tables(rules, directory, progress=_game_progress("solving the game tables"))
+    if sol.seconds:  # solved now, not read
+        sys.stderr.write("\n")
+    return sol
+
+
+def _advise_win(card: "Card", dice: "Dice", rules: Rules, me: int, opp: int, final: bool, *,
+                sorceress_used: bool, chest: "Dice | None", first: bool, tables: Path | None,
+                top: int | None, as_json: bool) -> None:
+    """`advise --me/--opp`: every option with its probability of winning the game."""
+    from .advisor import WIN
+    from .advisor import advise as advise_position
+    from .engine import solve_turn
+    from .game import check_totals, win_objective
+
+    check_totals(rules, me, opp, final=final)
+    sol = _game_tables(rules, None)
+    objective = win_objective(sol, me, opp, final=final)
+    solution = solve_turn(card, rules.turn_rules(), objective)
+    common: dict[str, Any] = {"sorceress_used": sorceress_used, "chest": chest, "first": first}
+    advice = advise_position(card, dice, rules, solution=solution, objective=objective,
+                             objective_name=WIN, **common)
+    points = advise_position(card, dice, rules, tables_dir=tables, **common)
+
+    def key(o: Any) -> tuple[str, str, str, bool]:
+        return (o.action, str(o.keep), str(o.reroll), o.sorceress)
+
+    expected = {key(o): o.value for o in points.options}
+    if as_json:
+        data = advice.as_dict()
+        data.update({"me": me, "opp": opp, "final": final, "target": rules.target,
+                     "points_best": [o.as_dict() for o in points.options if o.best][:1]})
+        for entry, o in zip(data["options"], advice.options, strict=True):
+            entry["expected_points"] = expected.get(key(o))
+        if top:
+            data["options"] = data["options"][:top]
+        print_json(data)
+        return
+    typer.echo(advice.recommendation)
+    for note in advice.notes:
+        typer.echo(f"  {note}")
+    if points.options and advice.options and key(points.options[0]) != key(advice.options[0]):
+        typer.echo(f"  For expected points the best move would differ: "
+                   f"{points.recommendation}")
+    typer.echo("")
+    where = "final turn, the opponent reached the target" if final else "normal play"
+    typer.echo(f"score     you {me}, opponent {opp}, target {rules.target} ({where})")
+    typer.echo(f"card      {advice.card.id}")
+    typer.echo(f"dice      {advice.dice}" + ("  (first roll)" if first else ""))
+    typer.echo(f"value     {100 * advice.value:.2f} % chance to win the game")
+    if advice.options:
+        shown = SHOWN_OPTIONS if top is None else (top or len(advice.options))
+        typer.echo("")
+        typer.echo(f"{'#':>3}  {'move':<7} {'keep':<9} {'reroll':<9} {'P(win)':>9} "
+                   f"{'expected':>9} {'bust risk':>10}")
+        for rank, o in enumerate(advice.options[:shown], 1):
+            ev = expected.get(key(o))
+            typer.echo(
+                f"{rank:>3}  {o.action:<7} {str(o.keep) or '-':<9} {str(o.reroll) or '-':<9} "
+                f"{100 * o.value:>7.2f} % {'' if ev is None else f'{ev:9.1f}':>9} "
+                f"{100 * o.p_bust:>8.1f} %" + ("  best" if o.best else "")
+            )
+        left = len(advice.options) - min(shown, len(advice.options))
+        if left:
+            typer.echo(f"({left} more options left out: --top K shows K, --top 0 all of them)")
+    typer.echo(f"rules     {describe_rules(rules)}")
+
+
+@command("winprob")
+def winprob(
+    me: Annotated[int, typer.Option("--me", metavar="POINTS", help="Your total.")],
+    opp: Annotated[int, typer.Option("--opp", metavar="POINTS",
+                                     help="The opponent's total.")],
+    final: FinalOption = False,
+    variant: VariantOption = None,
+    game_tables: GameTablesOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Your probability of winning the game, about to draw a card, with totals ME and OPP.
+
+    Both players play to win (the optimum of the two-player game), cards drawn independently
+    with the deck's frequencies; also the probability after drawing each card.
+
+    \b
+    Examples:
+      sabords winprob --me 0 --opp 0                 # the first player's chance
+      sabords winprob --me 2000 --opp 5500 --json
+      sabords winprob --me 4000 --opp 6200 --final   # your last turn
+      sabords winprob --me 0 --opp 0 --variant target=5000
+    """
+    from .game import check_totals, win_probability
+
+    rules = rules_from(variant)
+    check_totals(rules, me, opp, final=final)
+    sol = _game_tables(rules, game_tables)
+    win, cards = win_probability(sol, me, opp, final=final)
+    if as_json:
+        print_json({"me": me, "target": rules.target, "opp": opp, "rules_hash": rules.hash,
+                    "win": win, "cards": cards, "final": final})
+        return
+    what = "your final turn" if final else "about to draw"
+    typer.echo(f"you {me}, opponent {opp}, target {rules.target} ({what})")
+    typer.echo(f"P(win)    {100 * win:.2f} %")
+    typer.echo("after drawing:")
+    for card, p in sorted(cards.items(), key=lambda kv: -kv[1]):
+        typer.echo(f"  {card:<10} {100 * p:6.2f} %")
+    typer.echo(f"rules     {describe_rules(rules)}")
+
+
+@command("solve-game")
+def solve_game_command(
+    variant: VariantOption = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="DIR", help=(
+            "Write the game table into DIR. Default: the repository's tables/ for the default "
+            "rules, the cache directory for other variants.")),
+    ] = None,
+) -> None:
+    """Solve the two-player game (win probabilities at every score) and write its table.
+
+    The table holds W(me, opp) for every pair of totals below the target, the sudden-death
+    values, the final-turn table by deficit and each card's value; its header names the rules
+    (target and ties included) and their hash. The same rules give the same bytes.
+
+    \b
+    Examples:
+      sabords solve-game --out tables/               # what `make tables` runs
+      sabords solve-game --variant target=5000 --variant ties=trigger
+    """
+    import sys
+
+    from .game import game_default_dir, game_table_path, solve_game, write_game
+
+    rules = rules_from(variant)
+    directory = out if out is not None else game_default_dir(rules)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot write the game table into {str(directory)!r}: {exc.strerror}")
+    sol = solve_game(rules, progress=_game_progress("solving"))
+    sys.stderr.write("\n")
+    path = game_table_path(directory)
+    before = path.read_bytes() if path.is_file() else None
+    write_game(sol, directory)
+    change = ("new" if before is None else
+              "unchanged" if before == path.read_bytes() else "changed")
+    for phase in ("final", "sudden", "win"):
+        typer.echo(f"{phase:<7} sweeps {sol.sweeps[phase]:4d}  residual "
+                   f"{sol.residual[phase]:.1e}" + (f"  bound ~{sol.bound[phase]:.1e}"
+                                                   if phase in sol.bound else ""))
+    typer.echo(f"P(first player wins) {sol.win[0, 0]:.6f}  ({sol.seconds:.1f} s)")
+    typer.echo(f"table   {path} ({change})")
+    typer.echo(f"rules   {describe_rules(rules)}")
+
+
+@command("game")
+def game_command(
+    games: Annotated[int, typer.Option("--games", metavar="N",
+                                       help="Number of games (seats swap every game).")] = 1000,
+    policies: Annotated[str, typer.Option(
+        "--policies", metavar="A,B",
+        help="Two policies: win, points, first-roll, two-skulls, greedy, threshold[=T].")
+    ] = "win,points",
+    seed: Annotated[int | None, typer.Option("--seed", metavar="S",
+                                             help="Random seed (reproducible games).")] = None,
+    variant: VariantOption = None,
+    game_tables: GameTablesOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Play whole two-player games with real random dice between two policies.
+
+    Each policy's win rate (a shared tie counts 1/2) with a 95 % confidence interval, overall
+    and by seat (seat 1 moves first). The win policy needs the game table; it solves each
+    card's turns for all scores when first needed (a few seconds a card).
+
+    \b
+    Examples:
+      sabords game --games 2000 --seed 1
+      sabords game --policies win,threshold=600 --variant target=3000 --json
+    """
+    import random
+    import sys
+
+    from .duel import WIN, check_policy_name, duel
+
+    rules = rules_from(variant)
+    names = tuple(p.strip() for p in policies.split(","))
+    if len(names) != 2 or not all(names):
+        fail(f"--policies takes two policy names separated by a comma, not {policies!r}")
+    for name in names:
+        check_policy_name(name)
+    if games < 1:
+        fail(f"--games takes a number of games of at least 1, not {games}")
+    the_seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
+    sol = _game_tables(rules, game_tables) if WIN in names else None
+    with typer.progressbar(length=games, label="playing", file=sys.stderr,
+                           show_pos=True) as bar:
+        done = [0]
+
+        def advance(n: int) -> None:
+            bar.update(n - done[0])
+            done[0] = n
+
+        result = duel((names[0], names[1]), rules, games=games, seed=the_seed, sol=sol,
+                      progress=advance)
+    if as_json:
+        print_json(result.as_dict())
+        return
+    typer.echo(f"{games} games, seed {the_seed}, target {rules.target}, "
+               f"{result.mean_turns:.1f} turns a game on average")
+    typer.echo(f"{'policy':<14} {'seat':<6} {'games':>7} {'win rate':>9}  95 % interval")
+    for name in dict.fromkeys(names):
+        for row in (result.overall(name), *[s for s in result.seats if s.policy == name]):
+            lo, hi = row.interval
+            seat = "both" if row.seat == 0 else str(row.seat)
+            typer.echo(f"{name:<14} {seat:<6} {row.games:>7} {100 * row.rate:>8.2f} %  "
+                       f"[{100 * lo:.2f}, {100 * hi:.2f}]")
+    typer.echo(f"rules  {describe_rules(rules)}")

@@ -132,13 +132,13 @@ def build_tables(
 # -- bytes ------------------------------------------------------------------------------------
 
 
-def _pack_array(array: NDArray[Any]) -> dict[str, Any]:
+def pack_array(array: NDArray[Any]) -> dict[str, Any]:
     a = np.ascontiguousarray(array)
     little = a.astype(a.dtype.newbyteorder("<"), copy=False)
     return {"data": little.tobytes(), "dtype": little.dtype.str, "shape": list(a.shape)}
 
 
-def _unpack_array(entry: dict[str, Any]) -> NDArray[Any]:
+def unpack_array(entry: dict[str, Any]) -> NDArray[Any]:
     shape: tuple[int, ...] = tuple(int(n) for n in entry["shape"])
     return np.frombuffer(entry["data"], dtype=np.dtype(entry["dtype"])).reshape(shape)
 
@@ -167,32 +167,26 @@ def pack_table(table: TurnTable) -> bytes:
     }
     worlds = {
         WORLD_NAMES[w]: {
-            "keep_value": _pack_array(ws.keep_value),
-            "policy": _pack_array(ws.policy),
-            "sorceress": _pack_array(ws.sorceress),
-            "value": _pack_array(ws.value),
+            "keep_value": pack_array(ws.keep_value),
+            "policy": pack_array(ws.policy),
+            "sorceress": pack_array(ws.sorceress),
+            "value": pack_array(ws.value),
         }
         for w, ws in sol.worlds.items()
     }
     stats = table.stats
     payload = {
         "arrays": {
-            "first_value": _pack_array(sol.first_value),
-            "stop_value": _pack_array(table.stop_value),
-            "turn_value": _pack_array(sol.turn_value),
+            "first_value": pack_array(sol.first_value),
+            "stop_value": pack_array(table.stop_value),
+            "turn_value": pack_array(sol.turn_value),
             "worlds": worlds,
         },
         "header": header,
         "solve": {"bound": sol.bound, "residual": sol.residual, "sweeps": sol.sweeps},
         "stats": {**stats.as_dict(), "bound": stats.bound},
     }
-    packed = msgpack.packb(_sorted(payload), use_bin_type=True)
-    outer = {
-        "checksum": "sha256:" + hashlib.sha256(packed).hexdigest(),
-        "format": FORMAT_VERSION,
-        "payload": packed,
-    }
-    return msgpack.packb(outer, use_bin_type=True)  # type: ignore[no-any-return]
+    return pack_envelope(payload)
 
 
 def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
@@ -207,24 +201,8 @@ def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
     def refuse(why: str) -> StaleTableError:
         return StaleTableError(f"policy table {source}: {why}; {fix}")
 
+    payload = open_envelope(data, source=source, fix=fix, kind="policy table")
     try:
-        outer = msgpack.unpackb(data, raw=False)
-    except Exception:  # msgpack raises several unrelated types on garbage
-        raise refuse("not a readable table file (corrupt or truncated)") from None
-    if not isinstance(outer, dict) or "format" not in outer:
-        raise refuse("not a policy table file")
-    if outer["format"] != FORMAT_VERSION:
-        raise refuse(
-            f"format version {outer['format']!r}, this solver reads version {FORMAT_VERSION}"
-        )
-    packed = outer.get("payload")
-    checksum = outer.get("checksum")
-    if not isinstance(packed, bytes) or not isinstance(checksum, str):
-        raise refuse("no payload or no checksum")
-    if checksum != "sha256:" + hashlib.sha256(packed).hexdigest():
-        raise refuse("checksum does not match its contents (corrupt or edited)")
-    try:
-        payload = msgpack.unpackb(packed, raw=False)
         header = payload["header"]
         if header["card"] != card_id:
             raise refuse(f"made for card {header['card']!r}, not {card_id!r}")
@@ -244,10 +222,10 @@ def _table_of(payload: dict[str, Any], rules: Rules) -> TurnTable:
     header, arrays, solve = payload["header"], payload["arrays"], payload["solve"]
     worlds = {
         WORLD_NAMES.index(name): WorldSolution(
-            value=_unpack_array(w["value"]),
-            keep_value=_unpack_array(w["keep_value"]),
-            policy=_unpack_array(w["policy"]),
-            sorceress=_unpack_array(w["sorceress"]),
+            value=unpack_array(w["value"]),
+            keep_value=unpack_array(w["keep_value"]),
+            policy=unpack_array(w["policy"]),
+            sorceress=unpack_array(w["sorceress"]),
         )
         for name, w in arrays["worlds"].items()
     }
@@ -256,8 +234,8 @@ def _table_of(payload: dict[str, Any], rules: Rules) -> TurnTable:
         rules=rules,
         objective=tuple(header["objective"]),
         worlds=dict(sorted(worlds.items())),
-        first_value=_unpack_array(arrays["first_value"]),
-        turn_value=_unpack_array(arrays["turn_value"]),
+        first_value=unpack_array(arrays["first_value"]),
+        turn_value=unpack_array(arrays["turn_value"]),
         sweeps=solve["sweeps"],
         residual=solve["residual"],
         bound=solve["bound"],
@@ -266,7 +244,7 @@ def _table_of(payload: dict[str, Any], rules: Rules) -> TurnTable:
     stats = payload["stats"]
     return TurnTable(
         solution=solution,
-        stop_value=_unpack_array(arrays["stop_value"]),
+        stop_value=unpack_array(arrays["stop_value"]),
         stats=TurnStats(
             ev=stats["ev"],
             p_bust=stats["p_bust"],
@@ -379,3 +357,52 @@ def turn_solution(
 ) -> TurnSolution:
     """The optimal expected-points solution of `card`'s turn, from its table."""
     return turn_table(card, rules, tables_dir).solution
+
+
+# -- the envelope of every table file (turn tables here, the game table of solver.game) ------
+
+
+def pack_envelope(payload: dict[str, Any]) -> bytes:
+    """`payload` (keys sorted) in the envelope of every table file: format and checksum."""
+    packed = msgpack.packb(_sorted(payload), use_bin_type=True)
+    outer = {
+        "checksum": "sha256:" + hashlib.sha256(packed).hexdigest(),
+        "format": FORMAT_VERSION,
+        "payload": packed,
+    }
+    return msgpack.packb(outer, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def open_envelope(
+    data: bytes, *, source: str, fix: str, kind: str = "table"
+) -> dict[str, Any]:
+    """The payload of table bytes, refused (:class:`StaleTableError`) unless the format
+    version is this solver's and the checksum matches. The caller checks the header."""
+
+    def refuse(why: str) -> StaleTableError:
+        return StaleTableError(f"{kind} {source}: {why}; {fix}")
+
+    try:
+        outer = msgpack.unpackb(data, raw=False)
+    except Exception:  # msgpack raises several unrelated types on garbage
+        raise refuse("not a readable table file (corrupt or truncated)") from None
+    if not isinstance(outer, dict) or "format" not in outer:
+        raise refuse(f"not a {kind} file")
+    if outer["format"] != FORMAT_VERSION:
+        raise refuse(
+            f"format version {outer['format']!r}, this solver reads version {FORMAT_VERSION}"
+        )
+    packed = outer.get("payload")
+    checksum = outer.get("checksum")
+    if not isinstance(packed, bytes) or not isinstance(checksum, str):
+        raise refuse("no payload or no checksum")
+    if checksum != "sha256:" + hashlib.sha256(packed).hexdigest():
+        raise refuse("checksum does not match its contents (corrupt or edited)")
+    try:
+        payload = msgpack.unpackb(packed, raw=False)
+    except Exception:
+        raise refuse("not a readable table file (corrupt or truncated)") from None
+    if not isinstance(payload, dict):
+        raise refuse("incomplete table")
+    return payload
+

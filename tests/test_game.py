@@ -1,0 +1,448 @@
+"""The two-player win-probability solver (solver/game.py), checked by independent routes.
+
+- The fast turn sweep (orbits, one die at a time, running subset maximum) iterated to its fixed
+  point equals the engine's certified turn solve on the same utilities, and the compiled sweep
+  equals the numpy sweep bit for bit.
+- Consistency: W at every state is the deck-weighted value of its turns solved by the engine on
+  the utilities read from the tables (the fixed-point equation), the optimal policy extracted
+  at a few states and evaluated exactly by the engine reproduces W, and starting the iteration
+  from 0, 1/2 and 1 gives the same tables.
+- A naive brute force of the whole game (2 dice, target 300: positions, rolls, moves and game
+  states enumerated in plain Python from the rules' functions, no engine) agrees with the
+  solver. With 2 dice only the Sorceress can reroll (one die is kept, 2 must roll): the turn
+  engine's own brute-force tests cover the rerolls; this one covers the game: phases, final
+  turn, ties, Skull Island, totals floored at 0, sudden death.
+- Monte Carlo: whole games with real random dice where both players play the win policy; the
+  first player's score must match W(0, 0) (z-test, |z| < 5: false-alarm rate 5.7e-7).
+
+Targets are small (300 or 500) to keep the file fast; the default target is the benchmark's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import game
+from solver.dice import Dice
+from solver.duel import duel
+from solver.engine import AtLeast, solve_turn
+from solver.game import (
+    GameUtility,
+    TurnUtility,
+    compact_turn,
+    deck,
+    lookup,
+    pack_game,
+    points_range,
+    solve_final,
+    solve_game,
+    stack_utilities,
+    state_policies,
+    state_utility,
+    turn_sweep,
+    unpack_game,
+    win_probability,
+)
+from solver.moves import Reroll, reroll_is_legal, sub_multisets
+from solver.rules import CARDS, Rules
+from solver.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from solver.tables import StaleTableError
+
+from .conftest import CliResult, assert_one_line_error
+
+TOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def small() -> game.GameSolution:
+    return solve_game(Rules(target=500))
+
+
+@pytest.fixture(scope="module")
+def tiny() -> game.GameSolution:
+    return solve_game(Rules(target=300))
+
+
+def random_utility(columns: int, seed: int = 1) -> TurnUtility:
+    rng = np.random.default_rng(seed)
+    k_min, k_max = points_range(Rules())
+    return TurnUtility(k_min, rng.random((k_max - k_min + 1, columns)), rng.random((17, columns)))
+
+
+# -- the fast sweep ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("card", list(CARDS))
+def test_fast_sweep_fixed_point_equals_engine_solve(card: str) -> None:
+    u = random_utility(2)
+    ct = compact_turn(card, Rules())
+    values = {w: np.zeros((ct.n_full_orbits, 2)) for w in ct.worlds}
+    for _ in range(150):
+        values, value = turn_sweep(ct, values, u, compiled=False)
+    ref = solve_turn(card, Rules(), GameUtility(u), tol=1e-12)
+    assert np.max(np.abs(value - ref.turn_value)) <= 1e-11
+
+
+def test_compiled_sweep_is_bit_identical_to_numpy() -> None:
+    pytest.importorskip("numba")
+    u = random_utility(40, seed=3)
+    rng = np.random.default_rng(4)
+    for card in ("chest", "sorceress", "battle3", "animals"):
+        ct = compact_turn(card, Rules())
+        values = {w: rng.random((ct.n_full_orbits, 40)) for w in ct.worlds}
+        a, va = turn_sweep(ct, values, u, compiled=False)
+        b, vb = turn_sweep(ct, values, u, compiled=True)
+        assert all(np.array_equal(a[w], b[w]) for w in ct.worlds)
+        assert np.array_equal(va, vb)
+
+
+def test_whole_solve_is_the_same_bit_for_bit_with_or_without_numba(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numba")
+    results = []
+    for compiled in (True, False):
+        monkeypatch.setattr(game, "COMPILED", compiled)
+        game._solve_final.cache_clear()
+        results.append(solve_game(Rules(target=300), n_dice=4))
+    game._solve_final.cache_clear()
+    assert pack_game(results[0]) == pack_game(results[1])
+
+
+def test_symmetries_are_found_not_assumed() -> None:
+    # S3 x S2 (monkey/parrot/sword, coin/diamond) for plain cards; fewer where a face matters.
+    assert compact_turn("none", Rules()).symmetries == 12
+    assert compact_turn("coin", Rules()).symmetries == 6  # the coin card's ninth symbol
+    assert compact_turn("animals", Rules()).symmetries == 4  # monkeys and parrots merged
+    assert compact_turn("battle2", Rules()).symmetries == 4  # swords count
+
+
+def test_final_table_under_trigger_ties_is_the_engines_at_least() -> None:
+    """With ties=trigger the trailing player needs strictly more than the deficit d: the
+    final-turn table is the engine's AtLeast((d + 1) x 100) objective (island worth 0)."""
+    final = solve_final(Rules(ties="trigger"))
+    for card in ("captain", "sorceress", "battle4", "chest"):
+        for d in (1, 6, 25):
+            ref = solve_turn(card, Rules(), AtLeast((d + 1) * 100), tol=1e-11).turn_value[0]
+            assert abs(final.cards[card][d] - ref) <= 1e-10, (card, d)
+
+
+# -- consistency of the tables -------------------------------------------------------------------
+
+
+def engine_state_values(sol: game.GameSolution, phase: str) -> np.ndarray:
+    """Deck-weighted engine turn values at every state, utilities read from the tables."""
+    n = sol.n
+    utilities = [state_utility(sol, a, b, sudden=(phase == "sudden"))
+                 for a in range(n) for b in range(n)]
+    u = stack_utilities(utilities)
+    total = np.zeros(n * n)
+    for card, weight in deck().items():
+        total += weight * solve_turn(card, Rules(), GameUtility(u), tol=1e-11).turn_value
+    return total.reshape(n, n)
+
+
+def test_win_at_every_state_is_the_card_weighted_value_of_its_turns(
+        tiny: game.GameSolution) -> None:
+    assert np.max(np.abs(engine_state_values(tiny, "win") - tiny.win)) <= TOL
+    assert np.max(np.abs(engine_state_values(tiny, "sudden") - tiny.sudden)) <= TOL
+
+
+def test_stored_card_values_sum_to_win(small: game.GameSolution) -> None:
+    total = sum(w * small.cards[c] for c, w in deck().items())
+    assert np.array_equal(total, small.win)
+
+
+def test_state_utility_matches_the_solver_lookup(small: game.GameSolution) -> None:
+    n = small.n
+    k_min, k_max = points_range(Rules())
+    look = lookup(game.NORMAL, n, k_min, k_max, 17)
+    g = game.final_values(small.final, small.sudden, n, k_max,
+                          game.island_deductions(Rules()))
+    z = np.concatenate([small.win.ravel(), g.ravel()])
+    for a, b in ((0, 0), (4, 1), (2, 3)):
+        u = state_utility(small, a, b)
+        assert np.array_equal(u.points[:, 0], 1.0 - z[look.points[:, a * n + b]])
+        assert np.array_equal(u.island[:, 0], 1.0 - z[look.island[:, a * n + b]])
+
+
+@pytest.mark.parametrize("state", [(0, 0), (3, 1), (1, 4)])
+def test_extracted_policy_evaluated_exactly_reproduces_win(
+        small: game.GameSolution, state: tuple[int, int]) -> None:
+    a, b = state
+    u = state_utility(small, a, b)
+    total = 0.0
+    for card, weight in deck().items():
+        policy = state_policies(card, Rules(), u).policy
+        evaluated = solve_turn(card, Rules(), GameUtility(u), policy=policy, tol=1e-11)
+        assert abs(evaluated.turn_value[0] - small.cards[card][a, b]) <= TOL
+        total += weight * evaluated.turn_value[0]
+    assert abs(total - small.win[a, b]) <= TOL
+
+
+def test_start_values_zero_half_one_give_the_same_tables(tiny: game.GameSolution) -> None:
+    for start in (0.0, 1.0):
+        other = solve_game(Rules(target=300), start=start)
+        assert np.max(np.abs(other.win - tiny.win)) <= TOL
+        assert np.max(np.abs(other.sudden - tiny.sudden)) <= TOL
+
+
+def test_first_player_advantage_and_symmetry_facts(small: game.GameSolution) -> None:
+    # Moving first at equal totals is an advantage; more points of one's own never hurt.
+    assert all(small.win[a, a] > 0.5 for a in range(small.n))
+    assert np.all(np.diff(small.win, axis=0) > 0)  # more for the mover: better
+    assert np.all(np.diff(small.win, axis=1) < 0)  # more for the opponent: worse
+
+
+# -- tables on disk ------------------------------------------------------------------------------
+
+
+def test_game_table_round_trip_is_bit_exact_and_refuses_other_rules(
+        tiny: game.GameSolution) -> None:
+    data = pack_game(tiny)
+    back = unpack_game(data, Rules(target=300), source="t", fix="f")
+    assert np.array_equal(back.win, tiny.win) and np.array_equal(back.sudden, tiny.sudden)
+    assert pack_game(back) == data
+    with pytest.raises(StaleTableError, match="other rules"):
+        unpack_game(data, Rules(target=300, ties="trigger"), source="t", fix="f")
+    broken = bytearray(data)
+    broken[-5] ^= 0xFF
+    with pytest.raises(StaleTableError):
+        unpack_game(bytes(broken), Rules(target=300), source="t", fix="f")
+
+
+def test_win_probability_checks_totals(tiny: game.GameSolution) -> None:
+    with pytest.raises(game.GameError, match="multiple of 100"):
+        win_probability(tiny, 150, 0)
+    with pytest.raises(game.GameError, match="--final"):
+        win_probability(tiny, 0, 300)
+    p, cards = win_probability(tiny, 100, 200)
+    assert p == tiny.win[1, 2] and set(cards) == set(deck())
+
+
+# -- brute force: 2 dice, target 300 -------------------------------------------------------------
+
+N_DICE = 2
+
+
+@cache
+def rolls(n: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every way n dice can fall, as counts, by enumerating the 6**n ordered outcomes."""
+    out: dict[tuple[int, ...], Fraction] = {}
+    for faces in itertools.product(range(6), repeat=n):
+        counts = tuple(faces.count(f) for f in range(6))
+        out[counts] = out.get(counts, Fraction(0)) + Fraction(1, 6**n)
+    return tuple((c, float(p)) for c, p in out.items())
+
+
+def brute_force_game(rules: Rules) -> tuple[dict[tuple[int, int], float], ...]:
+    """W, S of the 2-dice game by plain value iteration over (state, card, world, dice)."""
+    n = rules.target // 100
+    cards = deck()
+    positions = [c for c, _ in rolls(N_DICE)]
+
+    def value_of_turn(card: str, utility: Callable[[str, int], float],
+                      v: dict[tuple[str, int, tuple[int, ...]], float]) -> float:
+        c = CARDS[card]
+        total = 0.0
+        for counts, p in rolls(N_DICE):
+            dice = Dice.of(counts)
+            o = classify_roll(c, dice, rules, first=True, sorceress_unused=c.sorceress)
+            if o is Outcome.ISLAND:
+                dist = island_distribution(c, dice.skulls, N_DICE)
+                total += p * sum(float(q) * utility("island", c.island_cost * t)
+                                 for t, q in dist.items())
+            elif o is Outcome.BUST:
+                total += p * utility("points", bust_score(c, None, rules))
+            else:
+                total += p * v[(card, int(c.sorceress), counts)]
+        return total
+
+    def sweep_turn(card: str, utility: Callable[[str, int], float],
+                   v: dict[tuple[str, int, tuple[int, ...]], float]) -> None:
+        c = CARDS[card]
+        for world in ((1, 0) if c.sorceress else (0,)):
+            for counts in positions:
+                dice = Dice.of(counts)
+                unused = world == 1
+                o = classify_roll(c, dice, rules, first=False, sorceress_unused=unused)
+                if o is Outcome.BUST:
+                    continue
+                best = -math.inf
+                if o is Outcome.ALIVE:
+                    s = stop_score(c, dice, rules)
+                    best = 1.0 if s.magic else utility("points", s.points)
+                moves = [Reroll(keep, sor) for keep in sub_multisets(dice)
+                         for sor in (False, True)
+                         if (sor or o is Outcome.ALIVE) and (not sor or (unused and dice.skulls))
+                         and reroll_is_legal(rules, dice.skulls, keep.total, sorceress=sor,
+                                             n_dice=N_DICE)]
+                for move in moves:
+                    kept = move.kept_after(dice)
+                    after = 0 if move.sorceress else world
+                    q = 0.0
+                    for rolled, p in rolls(N_DICE - kept.total):
+                        new = Dice.of(tuple(a + b for a, b in zip(kept.counts, rolled,
+                                                                  strict=True)))
+                        o2 = classify_roll(c, new, rules, first=False,
+                                           sorceress_unused=(after == 1))
+                        if o2 is Outcome.BUST:
+                            q += p * utility("points", bust_score(c, move.keep, rules))
+                        else:
+                            q += p * v[(card, after, new.counts)]
+                    best = max(best, q)
+                v[(card, world, counts)] = best
+
+    def solve(utility_of: Callable[..., Callable[[str, int], float]],
+              states: list[tuple[int, ...]], table: dict[tuple[int, ...], float]) -> None:
+        v = {(card, w, pos): 0.5 for card in cards for w in (0, 1) for pos in positions}
+        vs = {s: dict(v) for s in states}
+        for _ in range(400):
+            change = 0.0
+            for s in states:
+                utility = utility_of(*s)
+                total = 0.0
+                for card, weight in cards.items():
+                    sweep_turn(card, utility, vs[s])
+                    total += weight * value_of_turn(card, utility, vs[s])
+                change = max(change, abs(total - table.get(s, 0.5)))
+                table[s] = total
+            if change < 1e-13:
+                return
+        raise AssertionError("brute force did not converge")
+
+    sudden: dict[tuple[int, ...], float] = {}
+
+    def sudden_utility(a: int, b: int) -> Callable[[str, int], float]:
+        def u(kind: str, points: int) -> float:
+            if kind == "island":
+                return 1.0 - sudden.get((max(b - points // 100, 0), a), 0.5)
+            after = max(a + points // 100, 0)
+            return 1.0 if after >= n else 1.0 - sudden.get((b, after), 0.5)
+        return u
+
+    grid = [(a, b) for a in range(n) for b in range(n)]
+    solve(sudden_utility, grid, sudden)
+
+    final: dict[tuple[int, ...], float] = {}
+    tie = 0.5 if rules.ties == "shared" else 0.0
+
+    def final_utility(me: int, lead: int) -> Callable[[str, int], float]:
+        def u(kind: str, points: int) -> float:
+            if kind == "island":
+                left = max(lead - points // 100, 0)
+                return 0.0 if left >= n else 1.0 - sudden[(left, me)]
+            mine = max(me + points // 100, 0)
+            return 1.0 if mine > lead else tie if mine == lead else 0.0
+        return u
+
+    k_max = max(stop_score(CARDS[c], Dice.of(p), rules).points // 100 for c in cards
+                for p in positions)
+    leads = [(me, lead) for me in range(n) for lead in range(n, n + k_max + 1)]
+    solve(final_utility, leads, final)
+
+    win: dict[tuple[int, ...], float] = {}
+
+    def win_utility(a: int, b: int) -> Callable[[str, int], float]:
+        def u(kind: str, points: int) -> float:
+            if kind == "island":
+                return 1.0 - win.get((max(b - points // 100, 0), a), 0.5)
+            after = max(a + points // 100, 0)
+            return 1.0 - (final[(b, after)] if after >= n else win.get((b, after), 0.5))
+        return u
+
+    solve(win_utility, grid, win)
+    return win, sudden  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("ties", ["shared", "trigger"])
+def test_bruteforce_two_dice_game_agrees(ties: str) -> None:
+    rules = Rules(target=300, ties=ties)
+    sol = solve_game(rules, n_dice=N_DICE)
+    win, sudden = brute_force_game(rules)
+    for (a, b), value in win.items():
+        assert abs(sol.win[a, b] - value) <= TOL, (a, b)
+    for (a, b), value in sudden.items():
+        assert abs(sol.sudden[a, b] - value) <= TOL, (a, b)
+
+
+# -- Monte Carlo: whole games ----------------------------------------------------------------------
+
+
+def test_monte_carlo_games_between_win_policies_match_exact_value(
+        small: game.GameSolution) -> None:
+    """Both seats play the win policy: seat 1's expected score (a shared tie is 1/2) is W(0, 0).
+
+    20 000 games, z-test with the sample variance, |z| < 5 (false alarm 5.7e-7): the standard
+    error is about 0.0035, so an error of 0.02 in W(0, 0) fails.
+    """
+    result = duel(("win", "win"), Rules(target=500), games=20_000, seed=2026, sol=small)
+    first = next(s for s in result.seats if s.seat == 1)
+    p = first.rate
+    se = math.sqrt(p * (1 - p) / first.games)  # >= the true one: a score s in {0, 1/2, 1}
+    z = (p - small.win[0, 0]) / se
+    assert abs(z) < 5, (p, small.win[0, 0], z)
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def test_cli_winprob_json_reads_the_committed_table(sabords: Callable[..., CliResult]) -> None:
+    import json
+
+    result = sabords("winprob", "--me", "2000", "--opp", "5500", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert list(data)[:6] == ["me", "target", "opp", "rules_hash", "win", "cards"]
+    sol = game.read_game(game.game_default_dir(Rules()), Rules())
+    assert data["win"] == sol.win[20, 55] and data["rules_hash"] == Rules().hash
+    assert abs(sum(deck()[c] * p for c, p in data["cards"].items()) - data["win"]) <= 1e-15
+
+
+def test_cli_advise_win_lists_win_probability_and_expected_points(
+        sabords: Callable[..., CliResult]) -> None:
+    import json
+
+    result = sabords("advise", "none", "mmmpppsc", "--me", "2000", "--opp", "5500", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["objective"] == "win" and data["me"] == 2000 and data["opp"] == 5500
+    best = [o for o in data["options"] if o["best"]]
+    assert best and all(o["expected_points"] is not None for o in data["options"])
+    assert best[0]["value"] == max(o["value"] for o in data["options"]) == data["value"]
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (("winprob", "--me", "150", "--opp", "0"), "multiple of 100"),
+    (("winprob", "--me", "0", "--opp", "6000"), "--final"),
+    (("winprob", "--me", "0", "--opp", "5000", "--final"), "at least 6000"),
+    (("advise", "none", "mmmpppsc", "--me", "100"), "--me and --opp"),
+    (("advise", "none", "mmmpppsc", "--me", "0", "--opp", "0", "--need", "500"), "--need"),
+    (("game", "--policies", "win"), "two policy names"),
+    (("game", "--policies", "win,bogus", "--games", "2"), "unknown policy"),
+])
+def test_cli_bad_input_is_one_line(sabords: Callable[..., CliResult], args: tuple[str, ...],
+                                   fragment: str) -> None:
+    assert_one_line_error(sabords(*args), fragment)
+
+
+def test_cli_game_is_reproducible_with_a_seed(sabords: Callable[..., CliResult],
+                                               tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    args = ("game", "--games", "40", "--seed", "7", "--policies", "win,points",
+            "--variant", "target=500", "--json")
+    first, second = sabords(*args), sabords(*args)
+    assert first.exit_code == 0, first.stderr
+    assert first.stdout == second.stdout
+    data = json.loads(first.stdout)
+    assert sum(r["score"] for r in data["overall"]) == 40  # every game has one unit of score
