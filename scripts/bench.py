@@ -210,8 +210,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as `sabords` (solver.cli.m
 t = [time.perf_counter()]
 import typer
 t.append(time.perf_counter())
-import typer._adapters  # typer 0.2x coerces every parameter through pydantic, imported here
-t.append(time.perf_counter())
 import numpy
 t.append(time.perf_counter())
 import solver.advisor, solver.engine, solver.tables
@@ -231,7 +229,7 @@ t.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(t, t[1:])]))
 """
 STAGE_NAMES = (
-    "import typer", "import typer._adapters (pydantic, typer's parameter coercion)",
+    "import typer",
     "import numpy (OpenBLAS 1 thread)",
     "import solver.advisor/engine/tables (msgpack)", "geometry (index, roll matrix)",
     "load one table (chest)", "advise() on loaded table", "turn model (chest, for --need)",
@@ -241,21 +239,7 @@ STAGE_NAMES = (
 
 def bench_advisor(repeat: int) -> list[Figure]:
     """Issue 4: `sabords advise` from a fresh process, interpreter start-up included."""
-    # Bytecode as a user has it: compiled once, then read from __pycache__ (kept out of the
-    # repository with PYTHONPYCACHEPREFIX), even where PYTHONDONTWRITEBYTECODE is set.
-    saved = {k: os.environ.get(k) for k in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
-    with tempfile.TemporaryDirectory() as pycache:
-        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-        os.environ["PYTHONPYCACHEPREFIX"] = pycache
-        try:
-            fresh_process(CLI, "advise", "none", "kkccccmp", "--need", "1000")  # compiles
-            return _advisor_figures(repeat)
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+    return _advisor_figures(repeat)
 
 
 def _advisor_figures(repeat: int) -> list[Figure]:
@@ -340,6 +324,17 @@ def main() -> None:
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error("--repeat takes at least 1")
+    # Bytecode as a user has it: compiled once, then read from __pycache__ (kept out of the
+    # repository with PYTHONPYCACHEPREFIX), even where PYTHONDONTWRITEBYTECODE is set.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory() as pycache:
+        os.environ["PYTHONPYCACHEPREFIX"] = pycache
+        fresh_process(CLI, "advise", "none", "kkccccmp", "--need", "1000")  # compiles
+        fresh_process(SOLVE_ALL, "1")
+        run_sections(args)
+
+
+def run_sections(args: argparse.Namespace) -> None:
     results: dict[str, list[Figure]] = {}
     for name, bench in SECTIONS:
         if args.only and name not in args.only:
