@@ -290,8 +290,9 @@ class TurnModel:
     """Whether keeping partial position (s, K) and rolling the rest is legal."""
     legal_sorceress: NDArray[np.bool_]
     """Whether the Sorceress reroll from s+1 skull dice keeping K, to (s, K), is legal."""
-    plans: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
-    """The solver's sparse structure per world, filled on first use."""
+    plans: dict[int, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """The solver's sparse structure per world, filled on first use (not an init field, so
+    a model made with ``dataclasses.replace`` starts with an empty cache of its own)."""
 
     @property
     def geometry(self) -> Geometry:

@@ -969,9 +969,9 @@ def game_table_path(directory: Path | str) -> Path:
 
 
 def game_cache_dir(rules: Rules) -> Path:
-    from .tables import FORMAT_VERSION, cache_root
+    from .tables import cache_key, cache_root
 
-    return cache_root() / f"game-v{FORMAT_VERSION}-{rules.hash}"
+    return cache_root() / cache_key("game", rules.hash)
 
 
 def game_default_dir(rules: Rules) -> Path:

@@ -277,9 +277,15 @@ def cache_root() -> Path:
     return Path(base) / "mille-sabords"
 
 
+def cache_key(kind: str, rules_hash: str) -> str:
+    """The cache folder name: the solver version (a new solver may break ties or round
+    differently), the format version and the rules hash."""
+    return f"{kind}-{__version__}-v{FORMAT_VERSION}-{rules_hash}"
+
+
 def cache_dir(rules: Rules) -> Path:
-    """Where the on-demand tables of `rules` are cached (format version and rules hash)."""
-    return cache_root() / f"turn-v{FORMAT_VERSION}-{rules.turn_hash}"
+    """Where the on-demand tables of `rules` are cached (see :func:`cache_key`)."""
+    return cache_root() / cache_key("turn", rules.turn_hash)
 
 
 def default_dir(rules: Rules) -> Path:

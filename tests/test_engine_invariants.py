@@ -333,3 +333,22 @@ def test_at_least_a_huge_need_is_the_probability_of_pirate_magic(card: str) -> N
         assert p == 0
     # no magic under nine_of_a_kind=set: a nine of a kind is an ordinary 8-set
     assert solve_turn(card, rules_with(["nine_of_a_kind=set"]), huge).turn_value[0] == 0
+
+
+def test_a_replaced_model_does_not_share_the_solver_cache() -> None:
+    # scripts/supitalp_sorceress.py solves a model with another Sorceress legality table
+    # made by dataclasses.replace; the solver's per-model plan cache must not leak between
+    # the two (it once did, and the default Sorceress then solved to the other reading).
+    import dataclasses
+
+    rules = Rules()
+    model = turn_model("sorceress", rules)
+    before = solve_payoff(model, payoff_for(model, ExpectedPoints())).turn_value
+    # supitalp's voluntary reroll: the skull die with at least one non-skull die, i.e. the
+    # partial position (s, K) left on the table holds at most n_dice - 2 dice.
+    legal = model.legal_sorceress & (model.geometry.total <= model.n_dice - 2)
+    other = dataclasses.replace(model, legal_sorceress=legal)
+    changed = solve_payoff(other, payoff_for(other, ExpectedPoints())).turn_value
+    after = solve_payoff(model, payoff_for(model, ExpectedPoints())).turn_value
+    assert changed[0] < before[0] - 1.0  # the other reading is worth less: a real change
+    assert after[0] == before[0]

@@ -284,7 +284,7 @@ def test_other_variants_are_solved_once_then_loaded(
 ) -> None:
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     rules = rules_with(["battle_swords_fill_chest=off", "target=5000"])
-    assert cache_dir(rules) == tmp_path / f"turn-v{FORMAT_VERSION}-{rules.turn_hash}"
+    assert cache_dir(rules) == tmp_path / f"turn-{__version__}-v{FORMAT_VERSION}-{rules.turn_hash}"
     path = table_path(cache_dir(rules), "battle2")
     assert not path.exists()
     solved = turn_table("battle2", rules)
