@@ -75,17 +75,20 @@ class Dice:
     counts: tuple[int, int, int, int, int, int]
 
     def __post_init__(self) -> None:
-        if len(self.counts) != NUM_FACES or any(
-            not isinstance(n, int) or n < 0 for n in self.counts
+        counts = self.counts
+        if (
+            type(counts) is not tuple
+            or len(counts) != NUM_FACES
+            or not all(type(n) is int for n in counts)
+            or min(counts) < 0
         ):
-            raise DiceNotationError(f"dice counts must be 6 non-negative integers: {self.counts!r}")
+            raise DiceNotationError(f"dice counts must be 6 non-negative integers: {counts!r}")
 
     # -- construction ----------------------------------------------------------------------
 
     @classmethod
     def of(cls, counts: Iterable[int]) -> Dice:
-        t = tuple(int(n) for n in counts)
-        return cls(t)  # type: ignore[arg-type]
+        return cls(tuple(map(int, counts)))  # type: ignore[arg-type]
 
     @classmethod
     def from_faces(cls, faces: Iterable[Face | int]) -> Dice:
