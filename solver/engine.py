@@ -707,7 +707,6 @@ def solve_payoff(
     """Value iteration, layer by layer, to the certified bound `tol` (see the module doc)."""
     g = model.geometry
     n_full, n_b = model.n_full, payoff.columns
-    skull_dice = g.full_counts[:, 0]
     budget = tol / 8  # at most 7 layers add their bounds
     eps = 0.0
     sweeps_total, residual_max = 0, 0.0
@@ -796,15 +795,7 @@ def solve_payoff(
             policy=code,
             sorceress=use_sor,
         )
-    start = max(model.worlds)
-    first = np.empty((n_full, n_b))
-    for j, o in enumerate(model.first_outcome):
-        if o is Outcome.BUST:
-            first[j] = payoff.first_bust
-        elif o is Outcome.ISLAND:
-            first[j] = payoff.island[skull_dice[j]]
-        else:
-            first[j] = worlds[start].value[j]
+    first = _first_roll_values(model, payoff, worlds[max(model.worlds)].value)
     return TurnSolution(
         card=model.card.id,
         rules=model.rules,
@@ -817,6 +808,21 @@ def solve_payoff(
         bound=eps,
         n_dice=model.n_dice,
     )
+
+
+def _first_roll_values(model: TurnModel, payoff: Payoff, start: FloatArray) -> FloatArray:
+    """The value of each position as the turn's first roll: the bust payoff, Skull Island
+    (by skull dice), or `start`'s value (the world the turn starts in) where play goes on."""
+    skull_dice = model.geometry.full_counts[:, 0]
+    first = np.empty((model.n_full, payoff.columns))
+    for j, o in enumerate(model.first_outcome):
+        if o is Outcome.BUST:
+            first[j] = payoff.first_bust
+        elif o is Outcome.ISLAND:
+            first[j] = payoff.island[skull_dice[j]]
+        else:
+            first[j] = start[j]
+    return first
 
 
 def _policy_values(
@@ -879,7 +885,7 @@ def finite_horizon_values(model: TurnModel, payoff: Payoff, rerolls: int) -> Flo
     reduced games exactly; it shares the transition and legality tables with the solver.
     """
     g = model.geometry
-    n_full, n_b = model.n_full, payoff.columns
+    n_full = model.n_full
     skull_dice = g.full_counts[:, 0]
     values: dict[int, FloatArray] = {}
     keep_values: dict[int, FloatArray] = {}
@@ -912,13 +918,5 @@ def finite_horizon_values(model: TurnModel, payoff: Payoff, rerolls: int) -> Flo
             live = model.live(world)
             new[world] = np.where(live[:, None], best, 0.0)
         values = new
-    start = max(model.worlds)
-    first = np.empty((n_full, n_b))
-    for j, o in enumerate(model.first_outcome):
-        if o is Outcome.BUST:
-            first[j] = payoff.first_bust
-        elif o is Outcome.ISLAND:
-            first[j] = payoff.island[skull_dice[j]]
-        else:
-            first[j] = values[start][j]
+    first = _first_roll_values(model, payoff, values[max(model.worlds)])
     return roll_expectation(first, g)[g.empty]  # type: ignore[no-any-return]
