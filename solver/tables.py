@@ -291,7 +291,10 @@ def cache_dir(rules: Rules) -> Path:
 def default_dir(rules: Rules) -> Path:
     """Where the tables of `rules` live without `--tables`: the repository's for the default
     rules, the cache's otherwise."""
-    return repo_tables_dir() if rules.turn_rules() == Rules() else cache_dir(rules)
+    repo = repo_tables_dir()
+    if rules.turn_rules() == Rules() and repo.is_dir():
+        return repo
+    return cache_dir(rules)  # other rules, or an installed package without the repository
 
 
 def regenerate_command(rules: Rules, directory: Path | str) -> str:

@@ -471,3 +471,17 @@ def test_supitalp_sorceress_reading_gives_their_published_906() -> None:
     assert round(theirs) == 906
     ours = script.sorceress_value(rules, voluntary_alone=True, rescue_with_dice=True)
     assert ours == solve_turn("sorceress", rules).turn_value[0]  # the table is unchanged
+
+
+def test_an_installed_package_without_the_repository_solves_default_tables_into_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A wheel ships `solver/` but not the repository's `tables/`: the default rules are then
+    # solved on demand and cached like any other variant, never refused.
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(tables_module, "repo_tables_dir", lambda: tmp_path / "no-repo" / "tables")
+    rules = Rules()
+    table = turn_table("skull2", rules)
+    assert table_path(cache_dir(rules), "skull2").exists()
+    committed = read_table(table_path(repo_tables_dir(), "skull2"), "skull2", rules)
+    assert table.solution.turn_value.tobytes() == committed.solution.turn_value.tobytes()
