@@ -62,8 +62,7 @@ class Reroll:
 
 def sub_multisets(dice: Dice) -> Iterator[Dice]:
     """Every distinct sub-multiset of the non-skull dice, in a fixed order."""
-    ranges = [range(0)] + [range(dice[f] + 1) for f in range(1, NUM_FACES)]
-    ranges[0] = range(1)
+    ranges = [range(1)] + [range(dice[f] + 1) for f in range(1, NUM_FACES)]  # no skull kept
     for counts in product(*ranges):
         yield Dice.of(counts)
 
@@ -71,7 +70,7 @@ def sub_multisets(dice: Dice) -> Iterator[Dice]:
 def legal_rerolls(
     card: Card | str, position: Dice, rules: Rules, *, sorceress_unused: bool = False
 ) -> list[Reroll]:
-    """Every distinct legal reroll from an alive (or rescue) position of 8 dice."""
+    """Every distinct legal reroll from an alive (or rescue) position of all the dice."""
     card = get_card(card)
     outcome = classify_roll(card, position, rules, first=False, sorceress_unused=sorceress_unused)
     if outcome is Outcome.BUST:
@@ -79,10 +78,13 @@ def legal_rerolls(
     can_sorceress = card.sorceress and sorceress_unused and position.skulls >= 1
     must_sorceress = outcome is Outcome.RESCUE
     moves: list[Reroll] = []
+    n = position.total  # 8 dice; fewer in the tests' reduced games
     for keep in sub_multisets(position):
-        if not must_sorceress and reroll_is_legal(rules, position.skulls, keep.total):
+        if not must_sorceress and reroll_is_legal(rules, position.skulls, keep.total, n_dice=n):
             moves.append(Reroll(keep, False))
-        if can_sorceress and reroll_is_legal(rules, position.skulls, keep.total, sorceress=True):
+        if can_sorceress and reroll_is_legal(
+            rules, position.skulls, keep.total, sorceress=True, n_dice=n
+        ):
             moves.append(Reroll(keep, True))
     return moves
 
