@@ -1059,7 +1059,9 @@ def solve_game_command(
 
     The table holds W(me, opp) for every pair of totals below the target, the sudden-death
     values, the final-turn table by deficit and each card's value; its header names the rules
-    (target and ties included) and their hash. The same rules give the same bytes.
+    (target and ties included) and their hash. The same rules give the same bytes. Each phase
+    prints its sweeps, last residual, estimated error and certified bound (a proven bound on
+    every value, or none when the verified box was not found; see solver/game.py).
 
     \b
     Examples:
@@ -1084,9 +1086,13 @@ def solve_game_command(
     change = ("new" if before is None else
               "unchanged" if before == path.read_bytes() else "changed")
     for phase in ("final", "sudden", "win"):
+        estimate = sol.estimated_error.get(phase)
+        certified = sol.certified_bound.get(phase, float("inf"))
         typer.echo(f"{phase:<7} sweeps {sol.sweeps[phase]:4d}  residual "
-                   f"{sol.residual[phase]:.1e}" + (f"  bound ~{sol.bound[phase]:.1e}"
-                                                   if phase in sol.bound else ""))
+                   f"{sol.residual[phase]:.1e}"
+                   + (f"  estimated error {estimate:.1e}" if estimate is not None else "")
+                   + (f"  certified bound {certified:.1e}" if certified < float("inf")
+                      else "  certified bound: none (box not verified)"))
     typer.echo(f"P(first player wins) {sol.win[0, 0]:.6f}  ({sol.seconds:.1f} s)")
     typer.echo(f"table   {path} ({change})")
     typer.echo(f"rules   {describe_rules(rules)}")

@@ -55,11 +55,51 @@ sweep does worse), and when the residual has decayed at a steady ratio ``rho`` o
 sweeps (a single dominant mode) the last step is extended by ``rho / (1 - rho)``, the rest
 of its geometric tail. The iteration stops after a plain sweep that moves no game value and
 no turn value by more than ``tol / 10``; the result reports the sweeps and that residual.
-The equations are not a sup-norm contraction sweep by sweep (a turn can hand the game back
-unchanged), so the error bound printed is an estimate: the residual times ``rho / (1 -
-rho)`` for the observed decay ``rho`` of the last sweeps, not a certificate. The tests check
-the fixed point independently: by the engine's own certified turn solve at every state, by
-a brute force of a reduced game, and by starting from 0, 1/2 and 1.
+``estimated_error`` is the residual times ``rho / (1 - rho)`` for the observed decay ``rho``
+of the last sweeps: an estimate, not a bound. The tests check the fixed point independently:
+by the engine's own certified turn solve at every state, by a brute force of a reduced game,
+and by starting from 0, 1/2 and 1.
+
+**The certificate** (``certified_bound``, per phase; :func:`certify`).
+
+* *One solution.* Write ``T`` for the map from the game values of a phase to their update
+  with every turn solved exactly (the tail ``G``, or the win, fixed). Utilities ``1 - W`` lie
+  in [0, 1] when ``W`` does, so a turn's optimal value is non-decreasing and 1-Lipschitz in
+  them (sup norm), except on a first roll that is pirate magic: stopping there is worth 1,
+  which no utility exceeds, whatever ``W``. Hence ``T`` is a sup-norm contraction of [0, 1]^n
+  with factor ``1 - p_m``, ``p_m`` the deck-weighted probability of a magic first roll
+  (1.4e-7 by default, :func:`magic_probability`): the equations have exactly one solution
+  in [0, 1]^n (Banach). The factor is far too close to 1 for an error bound; it proves
+  uniqueness. The joint unknowns of the solve (game values and every turn's position
+  values) have then one fixed point too: the turn's own equations have one solution for given
+  utilities (the turn engine's layer argument). With ``nine_of_a_kind`` other than ``magic``
+  ``p_m = 0``, uniqueness is not proven, and no bound is certified (``inf``).
+* *A verified box.* The sweep ``S`` (one Gauss-Seidel pass over the blocks: per block one
+  turn sweep, then the game values) is monotone in the turn values and order-reversing in
+  the game values (a higher opponent value is a lower utility). So for a box ``[lo, hi]``
+  of the joint unknowns, one *bracket sweep* -- the lower bounds updated from the utilities
+  ``1 - hi`` and the lower turn values, the upper ones from ``1 - lo`` and the upper turn
+  values, block by block -- bounds ``S(x)`` for every ``x`` in the box. If the result lies
+  inside ``[lo, hi]``, ``S`` maps the box (compact, convex) into itself and, being
+  continuous, has a fixed point in it (Brouwer): the unique solution is in the box. The box
+  is centred on the iterate, ``x ± eps * h``; ``eps`` starts at twice the residual, ``h`` at
+  1, and a failed box is followed by a wider one shaped on the image of the last; after
+  :data:`CERT_RESHAPES` failures the search starts again uniform and :data:`CERT_JUMP`
+  residuals wide (at most :data:`CERT_ATTEMPTS` boxes, one bracket sweep each). Further
+  bracket sweeps from a verified box keep the solution inside and narrow it;
+  ``certified_bound`` is the largest distance from a table value to its bounds. The
+  final-turn table is bracketed by value iteration from 0 (the table) and from 1. The tail
+  ``G`` of normal play is bounded from those and the sudden-death bounds. Every bound moves
+  outward by :data:`FP_MARGIN` for rounding.
+* *Its limit.* A bracket narrows only by what ends the game within a sweep: its widths add
+  up, with no cancellation of signs (the plain iteration's signed errors can cancel), and
+  a turn value whose best move is a reroll is not pulled in at all by one sweep (its bounds
+  are averages of the old ones), so a box must be shaped to the sweep, and far from the
+  target it verifies only some 1e3 to 1e4 residuals wide. At small targets (300, 500) every
+  phase is certified below about 1e-9. At the default target the final-turn table is
+  certified to 2.1e-11 and sudden death to 1.4e-6; normal play (whose tail carries the
+  sudden-death width) finds no verified box within :data:`CERT_ATTEMPTS` and is reported
+  ``inf``: its ``estimated_error`` is then all there is.
 
 Results do not depend on numba: the compiled sweep does the numpy sweep's floating-point
 operations in the same order (tested bit for bit); numba only makes it several times faster.
@@ -550,15 +590,21 @@ class FinalTable:
         return self.value[d]  # type: ignore[no-any-return]
 
 
-def solve_final(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE) -> FinalTable:
+def solve_final(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE,
+                start: float = 0.0) -> FinalTable:
     """The final-turn table: every card's turn solved for all deficits at once (the fast
     sweep iterated until no value moves by more than ``tol / 100``). It does not depend on
-    the target: cached per turn rules and ties."""
-    return _solve_final(rules.turn_rules(), rules.ties, tol, n_dice)
+    the target: cached per turn rules and ties.
+
+    Value iteration is monotone and the utilities lie in [0, 1], so the iterates from
+    `start` 0 (the table) are lower bounds of the exact values at every sweep, and those from
+    `start` 1 upper bounds: the two bracket the final-turn table (the certificate)."""
+    return _solve_final(rules.turn_rules(), rules.ties, tol, n_dice, start)
 
 
 @lru_cache(maxsize=8)
-def _solve_final(rules: Rules, ties: str, tol: float, n_dice: int) -> FinalTable:
+def _solve_final(rules: Rules, ties: str, tol: float, n_dice: int,
+                 start: float = 0.0) -> FinalTable:
     k_min, k_max = points_range(rules, n_dice)
     max_deficit = k_max + 1
     objective = FinalTurn(max_deficit, ties)
@@ -571,7 +617,7 @@ def _solve_final(rules: Rules, ties: str, tol: float, n_dice: int) -> FinalTable
     sweeps_max, residual_max = 0, 0.0
     for card, weight in deck(n_dice).items():
         ct = compact_turn(card, rules, n_dice)
-        values = {w: np.zeros((ct.n_full_orbits, max_deficit)) for w in ct.worlds}
+        values = {w: np.full((ct.n_full_orbits, max_deficit), start) for w in ct.worlds}
         sweep, residual = 0, np.inf
         while residual > tol / 100:
             if sweep == MAX_SWEEPS:
@@ -772,6 +818,169 @@ def _start(name: str, n: int, turns: dict[str, CompactTurn], start: float) -> _P
     )
 
 
+# --------------------------------------------------------------------------------------------
+# The certificate: a verified box around the iterate, tightened by bracket sweeps
+# --------------------------------------------------------------------------------------------
+
+FP_MARGIN = 1e-13
+"""Rounding allowance added outward to every bound a bracket sweep computes: a value is a
+sum of at most a few hundred products of numbers in [0, 1] (rounding below 1e-13)."""
+CERT_ATTEMPTS = 10
+"""Boxes tried before giving up (each is one bracket sweep)."""
+CERT_RESHAPES = 5
+"""Boxes tried from twice the residual before starting again :data:`CERT_JUMP` wide."""
+CERT_GROWTH = 2.0
+"""How much wider each box is than the image of the last one."""
+CERT_JUMP = 1000.0
+"""After a first failure the next box is this many residuals wide: a bracket sweep pulls a
+box in only by what ends the game within the sweep (no cancellation of signs, unlike the
+plain iteration), about 1e-4 of its width at the default target."""
+CERT_TIGHTEN = 1
+"""Bracket sweeps after the box is verified (each narrows it)."""
+
+
+def magic_probability(turns: dict[str, CompactTurn], weights: dict[str, float]) -> float:
+    """P(the first roll of a turn is pirate magic): a turn ends the game with at least this
+    probability whatever the totals (the stop there is worth 1, no other utility exceeds 1)."""
+    p = 0.0
+    for card, ct in turns.items():
+        live = ct.first_live
+        p += weights[card] * float(ct.first_prob[live][ct.magic[live]].sum())
+    return p
+
+
+def _copy_phase(phase: _Phase, values: FloatArray,
+                turn: dict[str, list[dict[int, FloatArray]]]) -> _Phase:
+    return _Phase(name=phase.name, values=values, blocks=phase.blocks, turn=turn)
+
+
+def _box(phase: _Phase, h: _Phase, eps: float, sign: float) -> _Phase:
+    """phase + sign * eps * h, clipped to [0, 1]."""
+    return _copy_phase(
+        phase, np.clip(phase.values + sign * eps * h.values, 0.0, 1.0),
+        {card: [{w: np.clip(v + sign * eps * h.turn[card][i][w], 0.0, 1.0)
+                 for w, v in blocks.items()} for i, blocks in enumerate(turn)]
+         for card, turn in phase.turn.items()})
+
+
+def _extent(center: _Phase, lo: _Phase, hi: _Phase) -> _Phase:
+    """max(center - lo, hi - center) per component (the half-extent of a box about center)."""
+    return _copy_phase(
+        center, np.maximum(center.values - lo.values, hi.values - center.values),
+        {card: [{w: np.maximum(v - lo.turn[card][i][w], hi.turn[card][i][w] - v)
+                 for w, v in blocks.items()} for i, blocks in enumerate(turn)]
+         for card, turn in center.turn.items()})
+
+
+def _inside(inner_lo: _Phase, inner_hi: _Phase, lo: _Phase, hi: _Phase) -> bool:
+    """[inner_lo, inner_hi] is inside [lo, hi], every component."""
+    if np.any(inner_lo.values < lo.values) or np.any(inner_hi.values > hi.values):
+        return False
+    for card, turn in lo.turn.items():
+        for i, blocks in enumerate(turn):
+            for w, v in blocks.items():
+                if (np.any(inner_lo.turn[card][i][w] < v)
+                        or np.any(inner_hi.turn[card][i][w] > hi.turn[card][i][w])):
+                    return False
+    return True
+
+
+def _bracket_sweep(lo: _Phase, hi: _Phase, look: Lookup, tail_lo: FloatArray,
+                   tail_hi: FloatArray, turns: dict[str, CompactTurn],
+                   weights: dict[str, float]) -> tuple[_Phase, _Phase]:
+    """One Gauss-Seidel sweep of the bracket: new (lo, hi), the inputs untouched.
+
+    The lower game values and turn values are updated from the utilities ``1 - hi`` and the
+    lower turn values, the upper ones from ``1 - lo`` and the upper turn values; each block
+    sees the new bounds of the blocks before it. Every bound moves outward by
+    :data:`FP_MARGIN` and is clipped to [0, 1].
+    """
+    lo = _copy_phase(lo, lo.values.copy(), {c: [dict(b) for b in t] for c, t in lo.turn.items()})
+    hi = _copy_phase(hi, hi.values.copy(), {c: [dict(b) for b in t] for c, t in hi.turn.items()})
+    for i, cols in enumerate(lo.blocks):
+        m = cols.shape[0]
+        z_lo = np.concatenate([lo.values, tail_lo])
+        z_hi = np.concatenate([hi.values, tail_hi])
+        pts, isl = look.points[:, cols], look.island[:, cols]
+        u = TurnUtility(look.k_min, np.hstack([1.0 - z_hi[pts], 1.0 - z_lo[pts]]),
+                        np.hstack([1.0 - z_hi[isl], 1.0 - z_lo[isl]]))
+        total = np.zeros(2 * m)
+        for card, ct in turns.items():
+            old = {w: np.hstack([lo.turn[card][i][w], hi.turn[card][i][w]]) for w in ct.worlds}
+            new, value = turn_sweep(ct, old, u)
+            for w in ct.worlds:
+                lo.turn[card][i][w] = np.maximum(new[w][:, :m] - FP_MARGIN, 0.0)
+                hi.turn[card][i][w] = np.minimum(new[w][:, m:] + FP_MARGIN, 1.0)
+            total += weights[card] * value
+        lo.values[cols] = np.maximum(total[:m] - FP_MARGIN, 0.0)
+        hi.values[cols] = np.minimum(total[m:] + FP_MARGIN, 1.0)
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What :func:`certify` proved about one phase (see the module doc)."""
+
+    verified: bool
+    """A box around the iterate was verified to be mapped into itself by a sweep."""
+    unique: bool
+    """The equations have one solution in [0, 1] (a first roll can be pirate magic)."""
+    bound: float
+    """max |table - exact| over the phase's values when `verified` and `unique`, else inf."""
+    lower: FloatArray
+    upper: FloatArray
+    """Bounds on every exact value of the phase (the whole [0, 1] when not certified)."""
+    sweeps: int
+
+
+def certify(phase: _Phase, look: Lookup, tail_lo: FloatArray, tail_hi: FloatArray,
+            turns: dict[str, CompactTurn], weights: dict[str, float], *,
+            residual: float) -> Certificate:
+    """Bound the distance from the converged iterate `phase` to the exact solution.
+
+    Boxes ``phase ± eps * h`` (game values and turn values, clipped to [0, 1]) are tried until
+    one bracket sweep maps a box into itself: first ``h = 1`` and ``eps`` twice the last
+    residual; after a failure ``h`` is the half-extent of the sweep's image over ``eps`` (the
+    next box is wider where the sweep pushed outward) and ``eps`` grows by
+    :data:`CERT_GROWTH`. A verified box is
+    then narrowed by :data:`CERT_TIGHTEN` bracket sweeps; each keeps the exact solution in.
+    `tail_lo`, `tail_hi` bound the values past the phase (``G``, or the win).
+    """
+    unique = magic_probability(turns, weights) > 0.0
+    eps = max(2.0 * residual, 1e-12)
+    h = _copy_phase(phase, np.ones_like(phase.values),
+                    {c: [{w: np.ones_like(v) for w, v in b.items()} for b in t]
+                     for c, t in phase.turn.items()})
+    n = look.n
+    sweeps = 0
+    ones = h
+    for attempt in range(CERT_ATTEMPTS):
+        lo, hi = _box(phase, h, eps, -1.0), _box(phase, h, eps, 1.0)
+        lo, hi = _bracket_sweep(lo, hi, look, tail_lo, tail_hi, turns, weights)
+        sweeps += 1
+        if _inside(lo, hi, _box(phase, h, eps, -1.0), _box(phase, h, eps, 1.0)):
+            break
+        if attempt == CERT_RESHAPES - 1 and eps < CERT_JUMP * residual:
+            eps, h = CERT_JUMP * residual, ones  # start again, uniform and wide
+            continue
+        h = _extent(phase, lo, hi)
+        h.values /= eps
+        for t in h.turn.values():
+            for b in t:
+                for w in b:
+                    b[w] /= eps
+        eps *= CERT_GROWTH
+    else:
+        none = np.ones((n, n))
+        return Certificate(False, unique, np.inf, 0.0 * none, none, sweeps)
+    for _ in range(CERT_TIGHTEN):
+        lo, hi = _bracket_sweep(lo, hi, look, tail_lo, tail_hi, turns, weights)
+        sweeps += 1
+    bound = float(max(np.max(phase.values - lo.values), np.max(hi.values - phase.values)))
+    return Certificate(True, unique, bound if unique else np.inf, lo.values.reshape(n, n),
+                       hi.values.reshape(n, n), sweeps)
+
+
 @dataclass(frozen=True)
 class GameSolution:
     """The two-player tables of one rules object (target and ties included).
@@ -794,13 +1003,22 @@ class GameSolution:
     ``a' = n + i`` (row i, up to ``n - 1 + k_max``), Skull Island and sudden death included."""
     sweeps: dict[str, int]
     residual: dict[str, float]
-    bound: dict[str, float]
+    estimated_error: dict[str, float]
+    """residual x rho / (1 - rho), rho the observed decay of the last sweeps: an estimate."""
+    certified_bound: dict[str, float]
+    """Proven bound on |table - exact| per phase (module doc, "The certificate"); empty when
+    the solve was not certified, inf when the certificate failed."""
     seconds: float
     n_dice: int = NUM_DICE
 
     @property
     def n(self) -> int:
         return int(self.win.shape[0])
+
+
+def _report(progress: ProgressFn | None, name: str, cert: Certificate) -> None:
+    if progress is not None:
+        progress(f"{name} certificate", cert.sweeps, cert.bound)
 
 
 def solve_game(
@@ -810,8 +1028,11 @@ def solve_game(
     start: float = 0.5,
     n_dice: int = NUM_DICE,
     progress: ProgressFn | None = None,
+    certify_solution: bool = True,
 ) -> GameSolution:
-    """Solve the final turn, then sudden death, then normal play (see the module doc)."""
+    """Solve the final turn, then sudden death, then normal play (see the module doc), and
+    certify each phase (`certify_solution`): ``certified_bound`` (inf when a box could not be
+    verified or the equations have more than one solution in [0, 1] for all we know)."""
     t0 = time.perf_counter()
     n = rules.target // UNIT
     weights = deck(n_dice)
@@ -819,18 +1040,38 @@ def solve_game(
     k_min, k_max = points_range(rules, n_dice)
     n_ded = max(ct.island.shape[1] for ct in turns.values())
     final = solve_final(rules, tol=tol, n_dice=n_dice)
-    sweeps, residual, bound = {"final": final.sweeps}, {"final": final.residual}, {}
+    sweeps, residual, estimate = {"final": final.sweeps}, {"final": final.residual}, {}
     sudden = _start(SUDDEN, n, turns, start)
-    look = lookup(SUDDEN, n, k_min, k_max, n_ded)
-    sweeps[SUDDEN], residual[SUDDEN], bound[SUDDEN] = _iterate(
-        sudden, look, np.zeros(1), turns, weights, tol=tol, progress=progress)
-    del sudden.turn
+    look_s = lookup(SUDDEN, n, k_min, k_max, n_ded)
+    sweeps[SUDDEN], residual[SUDDEN], estimate[SUDDEN] = _iterate(
+        sudden, look_s, np.zeros(1), turns, weights, tol=tol, progress=progress)
     s_table = sudden.values.reshape(n, n)
-    g = final_values(final, s_table, n, k_max, island_deductions(rules, n_dice))
+    deductions = island_deductions(rules, n_dice)
+    g = final_values(final, s_table, n, k_max, deductions)
+    certified: dict[str, float] = {}
+    if certify_solution:
+        # the final-turn table from above: [final, final_hi] holds the exact one
+        final_hi = solve_final(rules, tol=tol, n_dice=n_dice, start=1.0)
+        slack = FP_MARGIN * (final.sweeps + final_hi.sweeps)
+        f_lo = FinalTable(final.value - slack, {}, final.residual, final.sweeps)
+        f_hi = FinalTable(final_hi.value + slack, {}, final_hi.residual, final_hi.sweeps)
+        certified["final"] = max(float(np.nanmax(f_hi.value - final.value)), slack)
+        cert = certify(sudden, look_s, np.zeros(1), np.zeros(1), turns, weights,
+                       residual=residual[SUDDEN])
+        _report(progress, SUDDEN, cert)
+        certified[SUDDEN] = cert.bound
+        g_lo = final_values(f_lo, cert.upper, n, k_max, deductions) - FP_MARGIN
+        g_hi = final_values(f_hi, cert.lower, n, k_max, deductions) + FP_MARGIN
+    del sudden.turn
     win = _start(NORMAL, n, turns, start)
     look = lookup(NORMAL, n, k_min, k_max, n_ded)
-    sweeps[NORMAL], residual[NORMAL], bound[NORMAL] = _iterate(
+    sweeps[NORMAL], residual[NORMAL], estimate[NORMAL] = _iterate(
         win, look, g.ravel(), turns, weights, tol=tol, progress=progress)
+    if certify_solution:
+        cert = certify(win, look, g_lo.ravel(), g_hi.ravel(), turns, weights,
+                       residual=residual[NORMAL])
+        _report(progress, NORMAL, cert)
+        certified[NORMAL] = cert.bound
     return GameSolution(
         rules=rules,
         win=win.values.reshape(n, n),
@@ -842,7 +1083,8 @@ def solve_game(
         beyond=g,
         sweeps=sweeps,
         residual=residual,
-        bound=bound,
+        estimated_error=estimate,
+        certified_bound=certified,
         seconds=time.perf_counter() - t0,
         n_dice=n_dice,
     )
@@ -978,7 +1220,10 @@ def game_default_dir(rules: Rules) -> Path:
     """The repository's tables/ for the default rules, the cache for any other rules."""
     from .tables import repo_tables_dir
 
-    return repo_tables_dir() if rules == Rules() else game_cache_dir(rules)
+    repo = repo_tables_dir()
+    if rules == Rules() and repo.is_dir():
+        return repo
+    return game_cache_dir(rules)  # other rules, or an installed package without the repository
 
 
 def regenerate_game_command(rules: Rules, directory: Path | str) -> str:
@@ -1010,7 +1255,9 @@ def pack_game(sol: GameSolution) -> bytes:
             "k_min": sol.k_min,
             "k_max": sol.k_max,
         },
-        "solve": {"sweeps": sol.sweeps, "residual": sol.residual, "bound": sol.bound},
+        "solve": {"sweeps": sol.sweeps, "residual": sol.residual,
+                  "estimated_error": sol.estimated_error,
+                  "certified_bound": sol.certified_bound},
         "arrays": {
             "win": pack_array(sol.win),
             "sudden": pack_array(sol.sudden),
@@ -1049,7 +1296,8 @@ def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolu
             beyond=unpack_array(arrays["beyond"]),
             sweeps=solve["sweeps"],
             residual=solve["residual"],
-            bound=solve["bound"],
+            estimated_error=solve["estimated_error"],
+            certified_bound=solve["certified_bound"],
             seconds=0.0,
             n_dice=header["n_dice"],
         )

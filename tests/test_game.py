@@ -194,6 +194,78 @@ def test_start_values_zero_half_one_give_the_same_tables(tiny: game.GameSolution
         assert np.max(np.abs(other.sudden - tiny.sudden)) <= TOL
 
 
+# -- the certificate (module doc, "The certificate") ---------------------------------------------
+
+
+def test_magic_probability_is_a_magic_first_roll() -> None:
+    # Pirate magic on the first roll: 8 coins with the coin card or 8 diamonds with the
+    # diamond card (nine of a kind, RULES.md), each (1/6)^8.
+    rules = Rules()
+    weights = deck()
+    turns = {card: compact_turn(card, rules) for card in weights}
+    expected = (weights["coin"] + weights["diamond"]) * 6.0**-8
+    assert game.magic_probability(turns, weights) == pytest.approx(expected, rel=1e-12)
+    no_magic = Rules(nine_of_a_kind="set")
+    turns = {card: compact_turn(card, no_magic) for card in weights}
+    assert game.magic_probability(turns, weights) == 0.0
+
+
+def test_certified_bounds_hold_against_a_tighter_solve(small: game.GameSolution) -> None:
+    # Both solves are certified: their tables can differ by at most the sum of the bounds
+    # (that the check can fail: test_certificate_rejects_a_wrong_table).
+    tight = solve_game(Rules(target=500), tol=1e-12)
+    for phase, loose_table, tight_table in (("win", small.win, tight.win),
+                                            ("sudden", small.sudden, tight.sudden),
+                                            ("final", small.final.value[1:],
+                                             tight.final.value[1:])):
+        bound = small.certified_bound[phase]
+        assert bound <= 1e-8, phase  # a verified box at this target: 1e-10 to 1e-9
+        gap = float(np.max(np.abs(loose_table - tight_table)))
+        assert gap <= bound + tight.certified_bound[phase], phase
+
+
+def _converged_sudden_phase(target: int) -> tuple[game._Phase, game.Lookup, float,
+                                                  dict[str, game.CompactTurn],
+                                                  dict[str, float]]:
+    rules = Rules(target=target)
+    weights = deck()
+    turns = {card: compact_turn(card, rules) for card in weights}
+    k_min, k_max = points_range(rules)
+    n_ded = max(ct.island.shape[1] for ct in turns.values())
+    n = rules.target // 100
+    phase = game._start(game.SUDDEN, n, turns, 0.5)
+    look = lookup(game.SUDDEN, n, k_min, k_max, n_ded)
+    _, residual, _ = game._iterate(phase, look, np.zeros(1), turns, weights, tol=TOL,
+                                   progress=None)
+    return phase, look, residual, turns, weights
+
+
+def test_certificate_rejects_a_wrong_table() -> None:
+    phase, look, residual, turns, weights = _converged_sudden_phase(500)
+    zero = np.zeros(1)
+    good = game.certify(phase, look, zero, zero, turns, weights, residual=residual)
+    assert good.verified and good.unique and good.bound <= 1e-8
+    assert np.all(good.lower.ravel() <= phase.values)
+    assert np.all(phase.values <= good.upper.ravel())
+    # one value off by 1e-4, far beyond every box tried: no box around it is mapped into
+    # itself, so nothing is certified
+    phase.values[7] += 1e-4
+    bad = game.certify(phase, look, zero, zero, turns, weights, residual=residual)
+    assert not bad.verified and bad.bound == np.inf
+    # the same wrong table with the tail claimed exactly wrong (a win worth 0.5): rejected too
+    phase.values[7] -= 1e-4
+    half = np.full(1, 0.5)
+    assert not game.certify(phase, look, half, half, turns, weights,
+                            residual=residual).verified
+
+
+def test_no_certificate_without_pirate_magic() -> None:
+    # Without magic the uniqueness proof does not apply: the bound is not claimed.
+    sol = solve_game(Rules(target=300, nine_of_a_kind="set"))
+    assert sol.certified_bound["win"] == np.inf and sol.certified_bound["sudden"] == np.inf
+    assert sol.certified_bound["final"] <= 1e-10  # value iteration from 0 and 1 still brackets
+
+
 def test_first_player_advantage_and_symmetry_facts(small: game.GameSolution) -> None:
     # Moving first at equal totals is an advantage; more points of one's own never hurt.
     assert all(small.win[a, a] > 0.5 for a in range(small.n))
