@@ -380,7 +380,6 @@ def solve(
       sabords solve --card captain --card sorceress --out /tmp/t
       sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
     """
-    import sys
 
     from .rules import CARD_IDS
     from .tables import build_tables, default_dir, table_path, write_table
@@ -860,7 +859,6 @@ def simulate(
       sabords simulate --card battle3 --policy threshold=800 --json
     """
     import random
-    import sys
 
     from .notation import parse_card
     from .simulate import simulate as run_simulation
@@ -921,24 +919,34 @@ GameTablesOption = Annotated[
 
 
 def _game_progress(label: str) -> Callable[[str, int, float], None]:
-    """A one-line stderr progress report of the sweeps of a game solve."""
-    import sys
+    """A stderr progress report of the sweeps of a game solve: one line redrawn on a
+    terminal, a line every 25 sweeps into a log."""
+    live = sys.stderr.isatty()
 
     def report(phase: str, sweep: int, residual: float) -> None:
-        sys.stderr.write(f"\r{label}: {phase} sweep {sweep}, residual {residual:.1e}   ")
+        text = f"{label}: {phase} sweep {sweep}, residual {residual:.1e}"
+        if live:
+            sys.stderr.write(f"\r{text}   ")
+        elif sweep % 25 == 0:
+            sys.stderr.write(f"{text}\n")
         sys.stderr.flush()
 
     return report
 
 
+def _end_progress() -> None:
+    """End the redrawn progress line on a terminal (a log already has whole lines)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+
+
 def _game_tables(rules: Rules, directory: Path | None) -> "GameSolution":
-    import sys
 
     from .game import game_tables
 
     sol = game_tables(rules, directory, progress=_game_progress("solving the game tables"))
     if sol.seconds:  # solved now, not read
-        sys.stderr.write("\n")
+        _end_progress()
     return sol
 
 
@@ -1068,7 +1076,6 @@ def solve_game_command(
       sabords solve-game --out tables/               # what `make tables` runs
       sabords solve-game --variant target=5000 --variant ties=trigger
     """
-    import sys
 
     from .game import game_default_dir, game_table_path, solve_game, write_game
 
@@ -1079,7 +1086,7 @@ def solve_game_command(
     except OSError as exc:
         fail(f"cannot write the game table into {str(directory)!r}: {exc.strerror}")
     sol = solve_game(rules, progress=_game_progress("solving"))
-    sys.stderr.write("\n")
+    _end_progress()
     path = game_table_path(directory)
     before = path.read_bytes() if path.is_file() else None
     write_game(sol, directory)
@@ -1124,7 +1131,6 @@ def game_command(
       sabords game --policies win,threshold=600 --variant target=3000 --json
     """
     import random
-    import sys
 
     from .duel import WIN, check_policy_name, duel
 
