@@ -108,7 +108,6 @@ operations in the same order (tested bit for bit); numba only makes it several t
 from __future__ import annotations
 
 import itertools
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -1308,16 +1307,9 @@ def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolu
 
 
 def write_game(sol: GameSolution, directory: Path | str) -> Path:
-    path = game_table_path(directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(pack_game(sol))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    from .tables import write_atomically
+
+    return write_atomically(game_table_path(directory), pack_game(sol))
 
 
 def read_game(directory: Path | str, rules: Rules) -> GameSolution:

@@ -311,11 +311,16 @@ def regenerate_command(rules: Rules, directory: Path | str) -> str:
 
 def write_table(table: TurnTable, directory: Path | str) -> Path:
     """Write `table` into `directory` (created if needed), atomically; return its path."""
-    path = table_path(directory, table.card)
+    return write_atomically(table_path(directory, table.card), pack_table(table))
+
+
+def write_atomically(path: Path, data: bytes) -> Path:
+    """Write `data` to `path` (its folder created if needed) so that a reader never sees a
+    half-written file: a temporary file beside it, then a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(pack_table(table))
+        tmp.write_bytes(data)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
