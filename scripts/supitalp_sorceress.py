@@ -14,7 +14,7 @@ supitalp/millesabords (`analysis/expected_values.md`) publishes 906 points for t
 
 RULES.md allows both (variant ``sorceress_alone`` on: alone or with any dice, the rescue
 included). Neither reading is a variant of ours, so this script swaps the one table that
-encodes the Sorceress's legality (``TurnModel.legal_sorceress``: which partial position
+encodes the Sorceress's legality (``TurnModel.sorceress_legal``: which partial position
 ``(s, K)`` a Sorceress reroll may leave) and solves with the same engine, under
 ``battle_swords_fill_chest=off`` like the rest of their table.
 """
@@ -37,7 +37,7 @@ def sorceress_value(rules: Rules, *, voluntary_alone: bool, rescue_with_dice: bo
     model = turn_model("sorceress", rules)
     g = geometry()
     skulls_after, kept = g.counts[:, 0], g.total - g.counts[:, 0]
-    ours = model.legal_sorceress
+    ours = model.sorceress_legal
     rescue = skulls_after + 1 == 3  # picked up from exactly 3 skull dice
     alone = skulls_after + 1 + kept == NUM_DICE  # every non-skull die kept: the skull rolls alone
     legal = np.where(
@@ -45,7 +45,7 @@ def sorceress_value(rules: Rules, *, voluntary_alone: bool, rescue_with_dice: bo
         ours if rescue_with_dice else ours & alone,
         ours if voluntary_alone else ours & ~alone,
     )
-    custom = dataclasses.replace(model, legal_sorceress=legal)
+    custom = dataclasses.replace(model, sorceress_legal=legal)
     objective = ExpectedPoints()
     solution = solve_payoff(custom, payoff_for(custom, objective), objective.key())
     return float(solution.turn_value[0])

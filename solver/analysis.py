@@ -166,7 +166,7 @@ def distribution(card: Card | str, rules: Rules, policy: Policy | None = None, *
     g = geometry()
     roll = _roll_matrix()
     start = max(model.worlds)
-    live = {w: model.live(w) for w in model.worlds}
+    live = {w: model.live[w] for w in model.worlds}
     alive = {w: np.array([o is Outcome.ALIVE for o in model.outcome[w]]) for w in model.worlds}
     p_bust = {w: np.asarray(roll @ (~live[w]).astype(float)) for w in model.worlds}
 

@@ -942,7 +942,7 @@ def _end_progress() -> None:
 
 def _game_tables(rules: Rules, directory: Path | None) -> "GameSolution":
 
-    from .game import game_tables
+    from .tables import game_tables
 
     sol = game_tables(rules, directory, progress=_game_progress("solving the game tables"))
     if sol.seconds:  # solved now, not read
@@ -1077,7 +1077,8 @@ def solve_game_command(
       sabords solve-game --variant target=5000 --variant ties=trigger
     """
 
-    from .game import game_default_dir, game_table_path, solve_game, write_game
+    from .game import solve_game
+    from .tables import game_default_dir, game_table_path, write_game
 
     rules = rules_from(variant)
     directory = out if out is not None else game_default_dir(rules)
@@ -1092,14 +1093,12 @@ def solve_game_command(
     write_game(sol, directory)
     change = ("new" if before is None else
               "unchanged" if before == path.read_bytes() else "changed")
-    for phase in ("final", "sudden", "win"):
-        estimate = sol.estimated_error.get(phase)
+    for phase in ("final", "sudden", "normal"):
         certified = sol.certified_bound.get(phase, float("inf"))
         typer.echo(f"{phase:<7} sweeps {sol.sweeps[phase]:4d}  residual "
                    f"{sol.residual[phase]:.1e}"
-                   + (f"  estimated error {estimate:.1e}" if estimate is not None else "")
                    + (f"  certified bound {certified:.1e}" if certified < float("inf")
-                      else "  certified bound: none (box not verified)"))
+                      else "  certified bound: none (the progress bound failed)"))
     typer.echo(f"P(first player wins) {sol.win[0, 0]:.6f}  ({sol.seconds:.1f} s)")
     typer.echo(f"table   {path} ({change})")
     typer.echo(f"rules   {describe_rules(rules)}")

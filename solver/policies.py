@@ -210,21 +210,23 @@ def _heuristic_tables(card_id: str, rules: Rules) -> HeuristicTables:
     g = geometry()
     full = [g.dice(g.full_offset + j) for j in range(g.n_full)]
     stop_value = model.stop_points
-    # One step then stop: the immediate payoff of landing on each position, per world.
+    # One step then stop: the immediate payoff of landing on each position, per world (the
+    # kernel's expectation of the stop value where stopping is allowed, and of that event).
     landing: dict[int, FloatArray] = {}
     alive_p: dict[int, FloatArray] = {}
     for w in model.worlds:
-        alive_w = np.array([o is Outcome.ALIVE for o in model.outcome[w]])
-        landing[w] = roll_expectation(np.where(alive_w, stop_value, 0).astype(float)[:, None])[:, 0]
-        alive_p[w] = roll_expectation(alive_w.astype(float)[:, None])[:, 0]
+        can = model.can_stop[w]
+        both = np.column_stack([np.where(can, stop_value, 0).astype(float), can.astype(float)])
+        expected = roll_expectation(model, w, both)
+        landing[w], alive_p[w] = expected[:, 0], expected[:, 1]
     alive: dict[int, NDArray[np.bool_]] = {}
     rescue: dict[int, NDArray[np.bool_]] = {}
     keep: dict[int, IntArray] = {}
     sorceress: dict[int, NDArray[np.bool_]] = {}
     one_step: dict[int, FloatArray] = {}
     for w in model.worlds:
-        alive[w] = np.array([o is Outcome.ALIVE for o in model.outcome[w]])
-        rescue[w] = np.array([o is Outcome.RESCUE for o in model.outcome[w]])
+        alive[w] = model.can_stop[w].copy()
+        rescue[w] = model.live[w] & ~model.can_stop[w]
         keep_w = np.full(g.n_full, NO_MOVE, dtype=np.int64)
         sor_w = np.zeros(g.n_full, dtype=bool)
         step_w = np.full(g.n_full, np.nan)

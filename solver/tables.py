@@ -1,31 +1,31 @@
-"""Policy tables: a card's solved turn (expected-points objective) on disk, in msgpack.
+"""Tables on disk: each card's solved turn and the two-player game, in msgpack.
 
-One file per card, ``turn-<card>.msgpack``. The file is a msgpack map
-``{"format": FORMAT_VERSION, "checksum": "sha256:<hex>", "payload": <bytes>}`` where the
-checksum is the SHA-256 of ``payload``, itself a packed msgpack map:
+Every table file is a msgpack map ``{"format": FORMAT_VERSION, "checksum": "sha256:<hex>",
+"payload": <bytes>}`` where the checksum is the SHA-256 of ``payload``, itself a packed msgpack
+map with a ``header`` (what the table is and the rules it was made for), the solve's figures and
+the ``arrays``, each as ``{"dtype", "shape", "data"}`` with the raw little-endian bytes, so a
+round trip is exact to the bit. Keys are sorted and nothing depends on the time or the machine:
+the same rules give the same bytes.
 
-- ``header``: ``format``, ``solver_version``, ``card``, ``rules`` (the turn rules object as a
-  dict: the game-level variants ``target`` and ``ties`` do not change a turn, so they are at
-  their defaults, :meth:`solver.rules.Rules.turn_rules`), ``rules_hash`` (its hash),
-  ``objective``, ``n_dice``;
-- ``solve``: ``sweeps``, ``residual``, ``bound`` (the certified bound on every value);
-- ``stats``: ``ev``, ``p_bust``, ``p_island``, ``island_deduction`` and their ``bound``
-  (:mod:`solver.stats`);
-- ``arrays``: ``first_value``, ``turn_value``, ``stop_value`` and, per world (``used``, and
-  ``unused`` for the Sorceress), ``value``, ``keep_value``, ``policy``, ``sorceress``: every
-  array of :class:`solver.engine.TurnSolution`, each as ``{"dtype", "shape", "data"}`` with
-  the raw little-endian bytes, so a round trip is exact to the bit.
+- **Turn tables**, ``turn-<card>.msgpack``: the card's turn solved for expected points
+  (:func:`build_table`): header ``card``, ``rules`` (the turn rules: the game-level variants
+  ``target`` and ``ties`` do not change a turn, :meth:`solver.rules.Rules.turn_rules`),
+  ``rules_hash``, ``objective``, ``n_dice``, ``solver_version``; ``solve`` (sweeps, residual,
+  bound); ``stats`` (:mod:`solver.stats`); arrays ``first_value``, ``turn_value``,
+  ``stop_value`` and per world (``used``, and ``unused`` for the Sorceress) ``value``,
+  ``keep_value``, ``policy``, ``sorceress`` (:class:`solver.engine.TurnSolution`).
+- **The game table**, ``game.msgpack``: the three phases of :mod:`solver.game` for one rules
+  object, target and ties included (:class:`solver.game.GameSolution`).
 
-Keys are sorted and nothing depends on the time or the machine: the same rules give the same
-bytes. Loading checks the format version, the checksum, the card and the rules hash, and
-refuses anything else with a :class:`StaleTableError` (one line: the file and the fix).
+Loading checks the format version, the checksum, the kind, the card and the rules, and that
+every array has the shape and type the table's geometry calls for; anything else is refused
+with a :class:`StaleTableError` (one line: the file and the command that makes it again).
 
-Where tables come from (:func:`turn_table`): an explicit directory (``--tables DIR``) is used
-as is; otherwise the default rules read the committed tables of the repository
-(``tables/``, made by ``make tables``), and any other variant is solved on demand and cached
-under the user's cache directory (``$SABORDS_CACHE_DIR``, else
-``$XDG_CACHE_HOME/mille-sabords``, else ``~/.cache/mille-sabords``), keyed by the format
-version and the turn rules hash.
+Where tables come from: an explicit directory is used as it is; otherwise the default rules
+read the committed tables of the repository (``tables/``, made by ``make tables``), and any
+other variant is solved on demand and cached under the user's cache directory
+(:func:`solver.caches.cache_root`), keyed by the kind, the solver and format versions and the
+rules hash.
 
 This module imports no joblib or scipy on the loading path (the advisor's cold start).
 """
@@ -34,102 +34,51 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 import numpy as np
 from numpy.typing import NDArray
 
 from . import __version__
+from .caches import cache_root
 from .engine import (
+    NO_MOVE,
     USED,
     WORLD_NAMES,
     ExpectedPoints,
     FloatArray,
     TurnSolution,
     WorldSolution,
+    geometry,
     payoff_for,
     solve_payoff,
     turn_model,
 )
-from .rules import Card, Rules, RulesError, get_card
-from .scoring import Outcome
+from .rules import NUM_DICE, Card, Rules, RulesError, get_card
 from .stats import TurnStats, turn_stats
 
-FORMAT_VERSION = 1
+if TYPE_CHECKING:
+    from .game import GameSolution, ProgressFn
+
+FORMAT_VERSION = 2
 """Bumped whenever the layout of a table file changes; older files are refused."""
-CACHE_ENV = "SABORDS_CACHE_DIR"
-"""Environment variable overriding the cache directory of on-demand tables."""
 OBJECTIVE = ExpectedPoints()
-"""Tables hold the expected-points solution (the other objectives are solved when needed)."""
+"""Turn tables hold the expected-points solution (other objectives are solved when needed)."""
+GAME_FILE = "game.msgpack"
 
 
 class StaleTableError(RulesError):
-    """A policy table that is missing, corrupt, or made for other rules or another format."""
+    """A table that is missing, corrupt, or made for other rules or another format."""
 
 
-@dataclass(frozen=True)
-class TurnTable:
-    """A card's solved turn as stored in a table: the solution, stop values and statistics."""
-
-    solution: TurnSolution
-    stop_value: FloatArray
-    """(n_full, 1): the points of stopping at each position; NaN where stopping is not
-    allowed (3 or more skulls)."""
-    stats: TurnStats
-    solver_version: str
-    """The solver version that made the table."""
-
-    @property
-    def card(self) -> str:
-        return self.solution.card
-
-    @property
-    def rules(self) -> Rules:
-        """The turn rules the table was made for (game-level variants at their defaults)."""
-        return self.solution.rules
-
-
-# -- building ----------------------------------------------------------------------------------
-
-
-def build_table(card: Card | str, rules: Rules) -> TurnTable:
-    """Solve one card's turn for expected points, with its stop values and statistics."""
-    turn = rules.turn_rules()
-    model = turn_model(card, turn)
-    payoff = payoff_for(model, OBJECTIVE)
-    solution = solve_payoff(model, payoff, OBJECTIVE.key())
-    alive = np.array([o is Outcome.ALIVE for o in model.outcome[USED]])
-    return TurnTable(
-        solution=solution,
-        stop_value=np.where(alive[:, None], payoff.stop, np.nan),
-        stats=turn_stats(solution),
-        solver_version=__version__,
-    )
-
-
-def build_tables(
-    cards: Sequence[Card | str], rules: Rules, *, n_jobs: int = 1
-) -> Iterator[TurnTable]:
-    """Build the tables of `cards` in order, in parallel with joblib when `n_jobs` != 1.
-
-    Every card is solved by the same code in whichever process, so the tables are the same
-    bit for bit whatever the number of workers.
-    """
-    if n_jobs == 1 or len(cards) <= 1:
-        for card in cards:
-            yield build_table(card, rules)
-        return
-    from joblib import Parallel, delayed
-
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-    yield from parallel(delayed(build_table)(card, rules) for card in cards)
-
-
-# -- bytes ------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------
+# The envelope of every table file
+# --------------------------------------------------------------------------------------------
 
 
 def pack_array(array: NDArray[Any]) -> dict[str, Any]:
@@ -140,7 +89,19 @@ def pack_array(array: NDArray[Any]) -> dict[str, Any]:
 
 def unpack_array(entry: dict[str, Any]) -> NDArray[Any]:
     shape: tuple[int, ...] = tuple(int(n) for n in entry["shape"])
-    return np.frombuffer(entry["data"], dtype=np.dtype(entry["dtype"])).reshape(shape)
+    data = entry["data"]
+    if entry.get("zlib"):
+        data = zlib.decompress(data)
+    return np.frombuffer(data, dtype=np.dtype(entry["dtype"])).reshape(shape)
+
+
+def pack_compressed(array: NDArray[Any]) -> dict[str, Any]:
+    """:func:`pack_array` with the data compressed by zlib (level 9: the same bytes for the
+    same data with a given zlib; the policies shrink about a hundredfold)."""
+    entry = pack_array(array)
+    entry["data"] = zlib.compress(entry["data"], 9)
+    entry["zlib"] = True
+    return entry
 
 
 def _sorted(obj: Any) -> Any:
@@ -150,230 +111,6 @@ def _sorted(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [_sorted(x) for x in obj]
     return obj
-
-
-def pack_table(table: TurnTable) -> bytes:
-    """The bytes of a table file (deterministic: the same table gives the same bytes)."""
-    sol = table.solution
-    turn = sol.rules.turn_rules()
-    header = {
-        "card": sol.card,
-        "format": FORMAT_VERSION,
-        "n_dice": sol.n_dice,
-        "objective": list(sol.objective),
-        "rules": turn.as_dict(),
-        "rules_hash": turn.hash,
-        "solver_version": table.solver_version,
-    }
-    worlds = {
-        WORLD_NAMES[w]: {
-            "keep_value": pack_array(ws.keep_value),
-            "policy": pack_array(ws.policy),
-            "sorceress": pack_array(ws.sorceress),
-            "value": pack_array(ws.value),
-        }
-        for w, ws in sol.worlds.items()
-    }
-    stats = table.stats
-    payload = {
-        "arrays": {
-            "first_value": pack_array(sol.first_value),
-            "stop_value": pack_array(table.stop_value),
-            "turn_value": pack_array(sol.turn_value),
-            "worlds": worlds,
-        },
-        "header": header,
-        "solve": {"bound": sol.bound, "residual": sol.residual, "sweeps": sol.sweeps},
-        "stats": {**stats.as_dict(), "bound": stats.bound},
-    }
-    return pack_envelope(payload)
-
-
-def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
-                 fix: str) -> TurnTable:
-    """Read table bytes, refusing them unless they are intact and made for `card`, `rules`.
-
-    `source` names the file and `fix` the way to regenerate it, in the error message.
-    """
-    card_id = get_card(card).id
-    turn = rules.turn_rules()
-
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"policy table {source}: {why}; {fix}")
-
-    payload = open_envelope(data, source=source, fix=fix, kind="policy table")
-    try:
-        header = payload["header"]
-        if header["card"] != card_id:
-            raise refuse(f"made for card {header['card']!r}, not {card_id!r}")
-        if header["rules_hash"] != turn.hash or header["rules"] != turn.as_dict():
-            raise refuse(
-                f"made for other rules (hash {header['rules_hash']}, these rules have "
-                f"{turn.hash})"
-            )
-        return _table_of(payload, turn)
-    except StaleTableError:
-        raise
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
-        raise refuse("incomplete table (a field is missing or malformed)") from None
-
-
-def _table_of(payload: dict[str, Any], rules: Rules) -> TurnTable:
-    header, arrays, solve = payload["header"], payload["arrays"], payload["solve"]
-    worlds = {
-        WORLD_NAMES.index(name): WorldSolution(
-            value=unpack_array(w["value"]),
-            keep_value=unpack_array(w["keep_value"]),
-            policy=unpack_array(w["policy"]),
-            sorceress=unpack_array(w["sorceress"]),
-        )
-        for name, w in arrays["worlds"].items()
-    }
-    solution = TurnSolution(
-        card=header["card"],
-        rules=rules,
-        objective=tuple(header["objective"]),
-        worlds=dict(sorted(worlds.items())),
-        first_value=unpack_array(arrays["first_value"]),
-        turn_value=unpack_array(arrays["turn_value"]),
-        sweeps=solve["sweeps"],
-        residual=solve["residual"],
-        bound=solve["bound"],
-        n_dice=header["n_dice"],
-    )
-    stats = payload["stats"]
-    return TurnTable(
-        solution=solution,
-        stop_value=unpack_array(arrays["stop_value"]),
-        stats=TurnStats(
-            ev=stats["ev"],
-            p_bust=stats["p_bust"],
-            p_island=stats["p_island"],
-            island_deduction=stats["island_deduction"],
-            bound=stats["bound"],
-        ),
-        solver_version=header["solver_version"],
-    )
-
-
-# -- files and directories ----------------------------------------------------------------------
-
-
-def table_path(directory: Path | str, card: Card | str) -> Path:
-    """The file of `card`'s table in `directory`."""
-    return Path(directory) / f"turn-{get_card(card).id}.msgpack"
-
-
-def repo_tables_dir() -> Path:
-    """The repository's `tables/` directory (committed tables of the default rules)."""
-    return Path(__file__).resolve().parent.parent / "tables"
-
-
-def cache_root() -> Path:
-    """The user cache directory of on-demand tables (see the module docstring)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mille-sabords"
-
-
-def cache_key(kind: str, rules_hash: str) -> str:
-    """The cache folder name: the solver version (a new solver may break ties or round
-    differently), the format version and the rules hash."""
-    return f"{kind}-{__version__}-v{FORMAT_VERSION}-{rules_hash}"
-
-
-def cache_dir(rules: Rules) -> Path:
-    """Where the on-demand tables of `rules` are cached (see :func:`cache_key`)."""
-    return cache_root() / cache_key("turn", rules.turn_hash)
-
-
-def default_dir(rules: Rules) -> Path:
-    """Where the tables of `rules` live without `--tables`: the repository's for the default
-    rules, the cache's otherwise."""
-    repo = repo_tables_dir()
-    if rules.turn_rules() == Rules() and repo.is_dir():
-        return repo
-    return cache_dir(rules)  # other rules, or an installed package without the repository
-
-
-def regenerate_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the tables of `rules` into `directory`."""
-    directory = Path(directory)
-    if rules.turn_rules() == Rules() and directory.resolve() == repo_tables_dir():
-        return "make tables"
-    variants = "".join(
-        f" --variant {k}={('on' if v else 'off') if isinstance(v, bool) else v}"
-        for k, v in rules.turn_rules().non_defaults().items()
-    )
-    return f"sabords solve --all{variants} --out {directory}"
-
-
-def write_table(table: TurnTable, directory: Path | str) -> Path:
-    """Write `table` into `directory` (created if needed), atomically; return its path."""
-    return write_atomically(table_path(directory, table.card), pack_table(table))
-
-
-def write_atomically(path: Path, data: bytes) -> Path:
-    """Write `data` to `path` (its folder created if needed) so that a reader never sees a
-    half-written file: a temporary file beside it, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
-
-
-def read_table(path: Path | str, card: Card | str, rules: Rules) -> TurnTable:
-    """Load the table of `card` under `rules` from `path`, or raise :class:`StaleTableError`."""
-    path = Path(path)
-    fix = f"run `{regenerate_command(rules, path.parent)}` to make the tables again"
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise StaleTableError(f"policy table {path}: no such file; {fix}") from None
-    except OSError as exc:
-        raise StaleTableError(
-            f"policy table {path}: cannot be read ({exc.strerror}); {fix}"
-        ) from None
-    return unpack_table(data, source=str(path), card=card, rules=rules, fix=fix)
-
-
-def turn_table(card: Card | str, rules: Rules, tables_dir: Path | str | None = None) -> TurnTable:
-    """The table of `card` under `rules` (see the module docstring for where it comes from).
-
-    From `tables_dir` or the repository's tables, a missing or stale table raises
-    :class:`StaleTableError`; a missing or stale cached table is solved again and cached.
-    """
-    if tables_dir is not None:
-        return read_table(table_path(tables_dir, card), card, rules)
-    directory = default_dir(rules)
-    if directory == repo_tables_dir():
-        return read_table(table_path(directory, card), card, rules)
-    try:
-        return read_table(table_path(directory, card), card, rules)
-    except StaleTableError:
-        pass
-    table = build_table(card, rules)
-    try:
-        write_table(table, directory)
-    except OSError:  # an unwritable cache only costs a solve next time
-        pass
-    return table
-
-
-def turn_solution(
-    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
-) -> TurnSolution:
-    """The optimal expected-points solution of `card`'s turn, from its table."""
-    return turn_table(card, rules, tables_dir).solution
-
-
-# -- the envelope of every table file (turn tables here, the game table of solver.game) ------
 
 
 def pack_envelope(payload: dict[str, Any]) -> bytes:
@@ -387,9 +124,7 @@ def pack_envelope(payload: dict[str, Any]) -> bytes:
     return msgpack.packb(outer, use_bin_type=True)  # type: ignore[no-any-return]
 
 
-def open_envelope(
-    data: bytes, *, source: str, fix: str, kind: str = "table"
-) -> dict[str, Any]:
+def open_envelope(data: bytes, *, source: str, fix: str, kind: str = "table") -> dict[str, Any]:
     """The payload of table bytes, refused (:class:`StaleTableError`) unless the format
     version is this solver's and the checksum matches. The caller checks the header."""
 
@@ -420,3 +155,491 @@ def open_envelope(
         raise refuse("incomplete table")
     return payload
 
+
+def checked_array(entry: dict[str, Any], name: str, shape: tuple[int, ...], dtype: str,
+                  refuse: Callable[[str], StaleTableError]) -> NDArray[Any]:
+    """An array of the table, refused unless it has the expected shape and type."""
+    try:
+        a = unpack_array(entry)
+    except (KeyError, TypeError, ValueError):
+        raise refuse(f"array {name!r} is malformed") from None
+    if a.shape != shape or a.dtype != np.dtype(dtype):
+        raise refuse(f"array {name!r} is {a.dtype} {a.shape}, expected {np.dtype(dtype)} "
+                     f"{shape}")
+    return a
+
+
+def write_atomically(path: Path, data: bytes) -> Path:
+    """Write `data` to `path` (its folder created if needed) so that a reader never sees a
+    half-written file: a temporary file beside it, then a rename. A failure leaves no
+    temporary file behind and raises the write's own error."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the clean-up must not hide the first error
+            pass
+        raise
+    return path
+
+
+def _read(path: Path, kind: str, fix: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise StaleTableError(f"{kind} {path}: no such file; {fix}") from None
+    except OSError as exc:
+        raise StaleTableError(f"{kind} {path}: cannot be read ({exc.strerror}); {fix}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Where tables live
+# --------------------------------------------------------------------------------------------
+
+
+def repo_tables_dir() -> Path:
+    """The repository's `tables/` directory (committed tables of the default rules)."""
+    return Path(__file__).resolve().parent.parent / "tables"
+
+
+def cache_key(kind: str, rules_hash: str) -> str:
+    """The cache folder name: the solver version (a new solver may break ties or round
+    differently), the format version and the rules hash."""
+    return f"{kind}-{__version__}-v{FORMAT_VERSION}-{rules_hash}"
+
+
+def cache_dir(rules: Rules) -> Path:
+    """Where the on-demand turn tables of `rules` are cached (see :func:`cache_key`)."""
+    return cache_root() / cache_key("turn", rules.turn_hash)
+
+
+def game_cache_dir(rules: Rules) -> Path:
+    """Where the on-demand game table of `rules` is cached."""
+    return cache_root() / cache_key("game", rules.hash)
+
+
+def default_dir(rules: Rules) -> Path:
+    """Where the turn tables of `rules` live without a directory: the repository's for the
+    default rules, the cache's otherwise."""
+    repo = repo_tables_dir()
+    if rules.turn_rules() == Rules() and repo.is_dir():
+        return repo
+    return cache_dir(rules)  # other rules, or an installed package without the repository
+
+
+def game_default_dir(rules: Rules) -> Path:
+    """Where the game table of `rules` lives without a directory (as :func:`default_dir`)."""
+    repo = repo_tables_dir()
+    if rules == Rules() and repo.is_dir():
+        return repo
+    return game_cache_dir(rules)
+
+
+def _variants(rules: Rules) -> str:
+    return "".join(f" --variant {k}={('on' if v else 'off') if isinstance(v, bool) else v}"
+                   for k, v in rules.non_defaults().items())
+
+
+def regenerate_command(rules: Rules, directory: Path | str) -> str:
+    """The command that writes the turn tables of `rules` into `directory`."""
+    directory = Path(directory)
+    if rules.turn_rules() == Rules() and directory.resolve() == repo_tables_dir():
+        return "make tables"
+    return f"sabords solve --all{_variants(rules.turn_rules())} --out {directory}"
+
+
+def regenerate_game_command(rules: Rules, directory: Path | str) -> str:
+    """The command that writes the game table of `rules` into `directory`."""
+    directory = Path(directory)
+    if rules == Rules() and directory.resolve() == repo_tables_dir():
+        return "make tables"
+    return f"sabords solve-game{_variants(rules)} --out {directory}"
+
+
+# --------------------------------------------------------------------------------------------
+# Turn tables
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnTable:
+    """A card's solved turn as stored in a table: the solution, stop values and statistics."""
+
+    solution: TurnSolution
+    stop_value: FloatArray
+    """(n_full, 1): the points of stopping at each position; NaN where stopping is not
+    allowed."""
+    stats: TurnStats
+    solver_version: str
+    """The solver version that made the table."""
+
+    @property
+    def card(self) -> str:
+        return self.solution.card
+
+    @property
+    def rules(self) -> Rules:
+        """The turn rules the table was made for (game-level variants at their defaults)."""
+        return self.solution.rules
+
+
+def build_table(card: Card | str, rules: Rules) -> TurnTable:
+    """Solve one card's turn for expected points, with its stop values and statistics."""
+    turn = rules.turn_rules()
+    model = turn_model(card, turn)
+    payoff = payoff_for(model, OBJECTIVE)
+    solution = solve_payoff(model, payoff, OBJECTIVE.key())
+    return TurnTable(
+        solution=solution,
+        stop_value=np.where(model.can_stop[USED][:, None], payoff.stop, np.nan),
+        stats=turn_stats(solution),
+        solver_version=__version__,
+    )
+
+
+def build_tables(
+    cards: Sequence[Card | str], rules: Rules, *, n_jobs: int = 1
+) -> Iterator[TurnTable]:
+    """Build the tables of `cards` in order, in parallel with joblib when `n_jobs` != 1.
+
+    Every card is solved by the same code in whichever process, so the tables are the same
+    bit for bit whatever the number of workers.
+    """
+    if n_jobs == 1 or len(cards) <= 1:
+        for card in cards:
+            yield build_table(card, rules)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+    yield from parallel(delayed(build_table)(card, rules) for card in cards)
+
+
+def pack_table(table: TurnTable) -> bytes:
+    """The bytes of a table file (deterministic: the same table gives the same bytes)."""
+    sol = table.solution
+    turn = sol.rules.turn_rules()
+    header = {
+        "card": sol.card,
+        "format": FORMAT_VERSION,
+        "kind": "turn",
+        "n_dice": sol.n_dice,
+        "objective": list(sol.objective),
+        "rules": turn.as_dict(),
+        "rules_hash": turn.hash,
+        "solver_version": table.solver_version,
+    }
+    worlds = {
+        WORLD_NAMES[w]: {
+            "keep_value": pack_array(ws.keep_value),
+            "policy": pack_array(ws.policy),
+            "sorceress": pack_array(ws.sorceress),
+            "value": pack_array(ws.value),
+        }
+        for w, ws in sol.worlds.items()
+    }
+    payload = {
+        "arrays": {
+            "first_value": pack_array(sol.first_value),
+            "stop_value": pack_array(table.stop_value),
+            "turn_value": pack_array(sol.turn_value),
+            "worlds": worlds,
+        },
+        "header": header,
+        "solve": {"bound": sol.bound, "residual": sol.residual, "sweeps": sol.sweeps},
+        "stats": {**table.stats.as_dict(), "bound": table.stats.bound},
+    }
+    return pack_envelope(payload)
+
+
+def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
+                 fix: str) -> TurnTable:
+    """Read table bytes, refusing them unless they are intact, made for `card` and `rules`,
+    and every array has the shape and type of the geometry it claims.
+
+    `source` names the file and `fix` the way to regenerate it, in the error message.
+    """
+    card_id = get_card(card).id
+    turn = rules.turn_rules()
+
+    def refuse(why: str) -> StaleTableError:
+        return StaleTableError(f"policy table {source}: {why}; {fix}")
+
+    payload = open_envelope(data, source=source, fix=fix, kind="policy table")
+    try:
+        header = payload["header"]
+        if header.get("kind") != "turn":
+            raise refuse("not a turn table")
+        if header["card"] != card_id:
+            raise refuse(f"made for card {header['card']!r}, not {card_id!r}")
+        if header["rules_hash"] != turn.hash or header["rules"] != turn.as_dict():
+            raise refuse(
+                f"made for other rules (hash {header['rules_hash']}, these rules have "
+                f"{turn.hash})"
+            )
+        if header["n_dice"] != NUM_DICE:
+            raise refuse(f"made for {header['n_dice']!r} dice, not {NUM_DICE}")
+        return _table_of(payload, turn, refuse)
+    except StaleTableError:
+        raise
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        raise refuse("incomplete table (a field is missing or malformed)") from None
+
+
+def _table_of(payload: dict[str, Any], rules: Rules,
+              refuse: Callable[[str], StaleTableError]) -> TurnTable:
+    header, arrays, solve = payload["header"], payload["arrays"], payload["solve"]
+    g = geometry(NUM_DICE)
+    model = turn_model(header["card"], rules)
+    n_b = 1
+    full, partial = (g.n_full, n_b), (g.n_partial, n_b)
+    expected_worlds = {WORLD_NAMES[w] for w in model.worlds}
+    if set(arrays["worlds"]) != expected_worlds:
+        raise refuse(f"worlds {sorted(arrays['worlds'])}, expected {sorted(expected_worlds)}")
+    worlds = {}
+    for name, w in arrays["worlds"].items():
+        world = WORLD_NAMES.index(name)
+        policy = checked_array(w["policy"], f"{name}.policy", full, "<i8", refuse)
+        if np.any((policy < NO_MOVE) | (policy >= g.n_partial)):
+            raise refuse(f"array '{name}.policy' holds codes out of range")
+        worlds[world] = WorldSolution(
+            value=checked_array(w["value"], f"{name}.value", full, "<f8", refuse),
+            keep_value=checked_array(w["keep_value"], f"{name}.keep_value", partial, "<f8",
+                                     refuse),
+            policy=policy,
+            sorceress=checked_array(w["sorceress"], f"{name}.sorceress", full, "|b1", refuse),
+        )
+    solution = TurnSolution(
+        card=header["card"],
+        rules=rules,
+        objective=tuple(header["objective"]),
+        worlds=dict(sorted(worlds.items())),
+        first_value=checked_array(arrays["first_value"], "first_value", full, "<f8", refuse),
+        turn_value=checked_array(arrays["turn_value"], "turn_value", (n_b,), "<f8", refuse),
+        sweeps=int(solve["sweeps"]),
+        residual=float(solve["residual"]),
+        bound=float(solve["bound"]),
+        n_dice=header["n_dice"],
+    )
+    stats = payload["stats"]
+    return TurnTable(
+        solution=solution,
+        stop_value=checked_array(arrays["stop_value"], "stop_value", full, "<f8", refuse),
+        stats=TurnStats(
+            ev=float(stats["ev"]),
+            p_bust=float(stats["p_bust"]),
+            p_island=float(stats["p_island"]),
+            island_deduction=float(stats["island_deduction"]),
+            bound=float(stats["bound"]),
+        ),
+        solver_version=header["solver_version"],
+    )
+
+
+def table_path(directory: Path | str, card: Card | str) -> Path:
+    """The file of `card`'s table in `directory`."""
+    return Path(directory) / f"turn-{get_card(card).id}.msgpack"
+
+
+def write_table(table: TurnTable, directory: Path | str) -> Path:
+    """Write `table` into `directory` (created if needed), atomically; return its path."""
+    return write_atomically(table_path(directory, table.card), pack_table(table))
+
+
+def read_table(path: Path | str, card: Card | str, rules: Rules) -> TurnTable:
+    """Load the table of `card` under `rules` from `path`, or raise :class:`StaleTableError`."""
+    path = Path(path)
+    fix = f"run `{regenerate_command(rules, path.parent)}` to make the tables again"
+    data = _read(path, "policy table", fix)
+    return unpack_table(data, source=str(path), card=card, rules=rules, fix=fix)
+
+
+def _cached(directory: Path, read: Callable[[], Any], build: Callable[[], Any],
+            write: Callable[[Any], Any]) -> Any:
+    """From the repository's tables: read (refusing what is stale). From the cache: read,
+    or build and cache (an unwritable cache only costs a solve next time)."""
+    if directory == repo_tables_dir():
+        return read()
+    try:
+        return read()
+    except StaleTableError:
+        pass
+    value = build()
+    try:
+        write(value)
+    except OSError:
+        pass
+    return value
+
+
+def turn_table(card: Card | str, rules: Rules, tables_dir: Path | str | None = None) -> TurnTable:
+    """The table of `card` under `rules` (see the module docstring for where it comes from).
+
+    From `tables_dir` or the repository's tables, a missing or stale table raises
+    :class:`StaleTableError`; a missing or stale cached table is solved again and cached.
+    """
+    if tables_dir is not None:
+        return read_table(table_path(tables_dir, card), card, rules)
+    directory = default_dir(rules)
+    return _cached(directory, lambda: read_table(table_path(directory, card), card, rules),
+                   lambda: build_table(card, rules), lambda t: write_table(t, directory))  # type: ignore[no-any-return]
+
+
+def turn_solution(
+    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+) -> TurnSolution:
+    """The optimal expected-points solution of `card`'s turn, from its table."""
+    return turn_table(card, rules, tables_dir).solution
+
+
+# --------------------------------------------------------------------------------------------
+# The game table
+# --------------------------------------------------------------------------------------------
+
+
+def game_table_path(directory: Path | str) -> Path:
+    return Path(directory) / GAME_FILE
+
+
+def pack_game(sol: GameSolution) -> bytes:
+    """The bytes of a game table (deterministic: the same solution gives the same bytes)."""
+    from .game import deck
+
+    payload = {
+        "header": {
+            "kind": "game",
+            "format": FORMAT_VERSION,
+            "solver_version": __version__,
+            "rules": sol.rules.as_dict(),
+            "rules_hash": sol.rules.hash,
+            "n_dice": sol.n_dice,
+            "deck": deck(sol.n_dice),
+            "k_min": sol.k_min,
+            "k_max": sol.k_max,
+        },
+        "solve": {"sweeps": sol.sweeps, "residual": sol.residual,
+                  "certified_bound": sol.certified_bound,
+                  "certificates": sol.certificates},
+        "arrays": {
+            "win": pack_array(sol.win),
+            "sudden": pack_array(sol.sudden),
+            "final": pack_array(sol.final.value),
+            "beyond": pack_array(sol.beyond),
+            "cards": {card: pack_array(v) for card, v in sol.cards.items()},
+            "policies": {phase: {f"{card}/{WORLD_NAMES[w]}": pack_compressed(codes)
+                                 for (card, w), codes in policy.codes.items()}
+                         for phase, policy in sol.policies.items()},
+        },
+    }
+    return pack_envelope(payload)
+
+
+def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolution:
+    """Read game table bytes, refusing them unless intact, made for exactly `rules`, and
+    every array of the shape the target and the point range call for."""
+    from .game import (
+        FINAL,
+        NORMAL,
+        SUDDEN,
+        FinalTable,
+        GameSolution,
+        deck,
+        game_model,
+        tail_rows,
+    )
+    from .game.policies import SORCERESS_CODE, PhasePolicy
+
+    def refuse(why: str) -> StaleTableError:
+        return StaleTableError(f"game table {source}: {why}; {fix}")
+
+    payload = open_envelope(data, source=source, fix=fix, kind="game table")
+    try:
+        header = payload["header"]
+        if header.get("kind") != "game":
+            raise refuse("not a game table")
+        if header["rules_hash"] != rules.hash or header["rules"] != rules.as_dict():
+            raise refuse(f"made for other rules (hash {header['rules_hash']}, these rules have "
+                         f"{rules.hash})")
+        n_dice = int(header["n_dice"])
+        gm = game_model(rules, n_dice)
+        if (header["k_min"], header["k_max"]) != (gm.k_min, gm.k_max):
+            raise refuse("its point range is not these rules'")
+        arrays, solve = payload["arrays"], payload["solve"]
+        n = gm.n
+        square = (n, n)
+        if set(arrays["cards"]) != set(deck(n_dice)):
+            raise refuse("its cards are not the deck's")
+        win = checked_array(arrays["win"], "win", square, "<f8", refuse)
+        sudden = checked_array(arrays["sudden"], "sudden", square, "<f8", refuse)
+        final = checked_array(arrays["final"], "final", (gm.k_max + 2,), "<f8", refuse)
+        beyond = checked_array(arrays["beyond"], "beyond", (tail_rows(gm), n), "<f8", refuse)
+        cards = {c: checked_array(v, f"cards.{c}", square, "<f8", refuse)
+                 for c, v in arrays["cards"].items()}
+        policies = {}
+        for phase, columns in ((NORMAL, n * n), (SUDDEN, n * n), (FINAL, gm.k_max + 1)):
+            codes = {}
+            for card, ct in gm.cards.items():
+                for w in ct.model.worlds:
+                    name = f"{card}/{WORLD_NAMES[w]}"
+                    a = checked_array(arrays["policies"][phase][name],
+                                      f"policies.{phase}.{name}", (ct.st.n_fo, columns), "<i2",
+                                      refuse)
+                    if np.any((a < NO_MOVE) | (a >= 2 * SORCERESS_CODE)):
+                        raise refuse(f"policy {phase}/{name} holds codes out of range")
+                    codes[(card, w)] = a
+            policies[phase] = PhasePolicy(phase=phase, columns=columns, codes=codes)
+        for name, a in (("win", win), ("sudden", sudden), ("beyond", beyond)):
+            if not np.all((a >= 0.0) & (a <= 1.0)):
+                raise refuse(f"array {name!r} holds values outside [0, 1]")
+        return GameSolution(
+            rules=rules,
+            win=win,
+            sudden=sudden,
+            final=FinalTable(value=final, cards={}, sweeps=int(solve["sweeps"]["final"]),
+                             residual=float(solve["residual"]["final"]),
+                             bound=float(solve["certified_bound"]["final"])),
+            cards=cards,
+            k_min=gm.k_min,
+            k_max=gm.k_max,
+            beyond=beyond,
+            sweeps=dict(solve["sweeps"]),
+            residual=dict(solve["residual"]),
+            certified_bound=dict(solve["certified_bound"]),
+            certificates=dict(solve["certificates"]),
+            policies=policies,
+            seconds=0.0,
+            n_dice=n_dice,
+        )
+    except StaleTableError:
+        raise
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        raise refuse("incomplete table (a field is missing or malformed)") from None
+
+
+def write_game(sol: GameSolution, directory: Path | str) -> Path:
+    return write_atomically(game_table_path(directory), pack_game(sol))
+
+
+def read_game(directory: Path | str, rules: Rules) -> GameSolution:
+    path = game_table_path(directory)
+    fix = f"run `{regenerate_game_command(rules, path.parent)}` to make it again"
+    data = _read(path, "game table", fix)
+    return unpack_game(data, rules, source=str(path), fix=fix)
+
+
+def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,
+                progress: ProgressFn | None = None) -> GameSolution:
+    """The game table of `rules`: from `tables_dir`, the repository (default rules) or the
+    cache; other rules are solved now and cached."""
+    from .game import solve_game
+
+    if tables_dir is not None:
+        return read_game(tables_dir, rules)
+    directory = game_default_dir(rules)
+    return _cached(directory, lambda: read_game(directory, rules),  # type: ignore[no-any-return]
+                   lambda: solve_game(rules, progress=progress),
+                   lambda s: write_game(s, directory))

@@ -156,7 +156,7 @@ def test_expected_rolls_meet_a_backward_linear_solve(card: str) -> None:
     b = np.zeros(n * len(worlds))
     for w in worlds:
         code, sor = policy[w][0][:, 0], policy[w][1][:, 0]
-        live = {v: model.live(v) for v in worlds}
+        live = {v: model.live[v] for v in worlds}
         for j in range(n):
             if not live[w][j] or code[j] == STOP:
                 continue

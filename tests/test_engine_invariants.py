@@ -111,7 +111,7 @@ def test_values_are_finite_exactly_where_the_turn_goes_on(card: str, solved: Sol
     model = turn_model(card, RULES)
     assert set(solution.worlds) == set(model.worlds)
     for w, ws in solution.worlds.items():
-        live = model.live(w)
+        live = model.live[w]
         assert np.isfinite(ws.value[live]).all()
         assert np.isnan(ws.value[~live]).all()
         assert np.isfinite(ws.keep_value).all()
@@ -346,8 +346,8 @@ def test_a_replaced_model_does_not_share_the_solver_cache() -> None:
     before = solve_payoff(model, payoff_for(model, ExpectedPoints())).turn_value
     # supitalp's voluntary reroll: the skull die with at least one non-skull die, i.e. the
     # partial position (s, K) left on the table holds at most n_dice - 2 dice.
-    legal = model.legal_sorceress & (model.geometry.total <= model.n_dice - 2)
-    other = dataclasses.replace(model, legal_sorceress=legal)
+    legal = model.sorceress_legal & (model.geometry.total <= model.n_dice - 2)
+    other = dataclasses.replace(model, sorceress_legal=legal)
     changed = solve_payoff(other, payoff_for(other, ExpectedPoints())).turn_value
     after = solve_payoff(model, payoff_for(model, ExpectedPoints())).turn_value
     assert changed[0] < before[0] - 1.0  # the other reading is worth less: a real change

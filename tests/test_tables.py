@@ -114,6 +114,7 @@ def test_header_records_how_the_table_was_made(fresh: dict[str, TurnTable]) -> N
     assert payload["header"] == {
         "card": "captain",
         "format": FORMAT_VERSION,
+        "kind": "turn",
         "n_dice": 8,
         "objective": ["ExpectedPoints"],
         "rules": DEFAULT.as_dict(),

@@ -1,0 +1,592 @@
+r"""The turn kernel: one Bellman sweep of a turn over the rows of a :class:`TurnStructure`.
+
+This is the only implementation of a turn's Bellman step in the project; the turn tables, the
+``need N`` objective, the three phases of the game, policy extraction and policy evaluation all
+call it. It exists twice, in the same floating-point operations in the same order: compiled
+with numba, and in plain numpy (the reference, and the fallback when numba is missing). The
+tests require the two to give the same bits.
+
+**Layout.**  A batch of ``B`` independent objectives (utility columns: one per score pair in the
+game) is stored in *lanes*: arrays of shape ``(C, n, L)``, ``C = ceil(B / L)`` chunks of ``L``
+columns, so that the innermost loop runs over contiguous columns (it vectorises) and a chunk's
+rows stay in the cache. :func:`to_lanes` and :func:`from_lanes` convert.
+
+**One sweep** of one world, for the skull blocks ``s_lo..s_hi``, with values ``V`` of the full
+orbits (positions):
+
+1. the expectation over rolling the missing dice, one die at a time, from the positions down:
+   :math:`E(x) = \frac16 \sum_f E(x + e_f)`, the six children summed in the face order k m p s c
+   d, then multiplied by the rounded constant 1/6 (a child beyond the structure, or a dead
+   position, is worth 0 here: the bust comes next);
+2. the value of each keep: :math:`Q(x) = E(x) + p_{bust}(x)\, u_{bust}(x)`;
+3. the best legal keep of every sub-multiset, by the recursion
+   :math:`M(x) = \max(Q(x)\ \text{if legal},\ \max_f M(x - e_f))`;
+4. each position: the best of ``M``, the Sorceress's best (``bs``) and stopping, where allowed;
+   0 where the turn is over. The update is over-relaxed by ``omega`` (exactly the new value when
+   ``omega`` is 1) and the sweep returns the largest change.
+
+Maxima take the later candidate only when it is strictly larger (the same choice in both
+implementations, signed zeros included). No sum is left to a library: no BLAS, no reduction
+whose order depends on the SIMD width or the number of threads. Chunks are independent, so
+splitting them over threads changes nothing.
+
+Utilities come as a table ``u`` (lanes) with an index per position (``stop_idx``) and per row
+(``bust_idx``): the expected points of a stop, the probability of reaching a need, or the
+game's lookups of a win probability are all rows of such a table.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .geometry import FloatArray, IntArray
+
+SIXTH = 1.0 / 6.0
+LANES = 16
+"""Columns per chunk for large batches (the game): 16 doubles, four AVX2 registers."""
+STOP = -1
+"""Policy code for stopping; a keep is coded by its row (or its partial index outside the
+kernel); NO_MOVE where nothing is decided (the turn is over)."""
+NO_MOVE = -2
+MODE_EXPECT, MODE_BELLMAN, MODE_POLICY = 0, 1, 2
+KERNEL_ENV = "SABORDS_KERNEL"
+"""Which implementation runs: ``auto`` (the default: numba for batches of more than one
+chunk, when it is installed, and numpy for a single chunk, where starting numba would cost a
+second for a few milliseconds of work), ``numba`` (whenever installed) or ``numpy``. The
+numbers are the same bits whichever runs."""
+
+
+def to_lanes(a: FloatArray, lanes: int | None = None) -> FloatArray:
+    """(n, B) or (B,) -> (C, n, L) (or (C, L)), zero-padded to whole chunks."""
+    flat = a.ndim == 1
+    m = a[None, :] if flat else a
+    n, b = m.shape
+    width = lanes or lane_width(b)
+    c = -(-b // width)
+    out = np.zeros((c, n, width), dtype=a.dtype)
+    padded = np.zeros((n, c * width), dtype=a.dtype)
+    padded[:, :b] = m
+    out[:] = padded.reshape(n, c, width).transpose(1, 0, 2)
+    return out[:, 0, :] if flat else out
+
+
+def from_lanes(a: FloatArray, b: int) -> FloatArray:
+    """(C, n, L) -> (n, B), or (C, L) -> (B,)."""
+    if a.ndim == 2:
+        return a.reshape(-1)[:b].copy()
+    c, n, width = a.shape
+    return a.transpose(1, 0, 2).reshape(n, c * width)[:, :b].copy()
+
+
+def lane_width(columns: int) -> int:
+    """Lanes per chunk for a batch of `columns`: up to :data:`LANES`."""
+    return max(1, min(LANES, columns))
+
+
+# --------------------------------------------------------------------------------------------
+# The reference implementation (numpy): columns side by side (n, B), level by level
+# --------------------------------------------------------------------------------------------
+
+
+def _to_2d(a: Any) -> Any:
+    """(C, n, L) lanes -> (n, C * L) columns (a copy)."""
+    c, n, width = a.shape
+    return np.ascontiguousarray(a.transpose(1, 0, 2).reshape(n, c * width))
+
+
+def _back(a2: Any, out: Any) -> None:
+    """Write (n, C * L) columns back into the (C, n, L) lanes `out`."""
+    c, n, width = out.shape
+    out[:] = a2.reshape(n, c, width).transpose(1, 0, 2)
+
+
+@dataclass(frozen=True)
+class _Level:
+    lo: int
+    hi: int
+    links: tuple[IntArray, ...]
+    """The child rows (expectation) or the parent rows (subset maximum), one array per face."""
+
+
+def _plan(st: Any) -> tuple[list[list[_Level]], list[list[_Level]]]:
+    """Per skull block: the levels of the expectation (most dice first, children) and of the
+    subset maximum (fewest dice first, parents), cached on the structure."""
+    cached = st.cache.get("numpy-plan")
+    if cached is None:
+        n_dice = st.level_lo.shape[1] - 2
+        expect, subset = [], []
+        for s in range(st.level_lo.shape[0]):
+            ex, sub = [], []
+            for d in range(n_dice - 1, s - 1, -1):
+                lo, hi = int(st.level_lo[s, d]), int(st.level_lo[s, d + 1])
+                if hi > lo:
+                    ex.append(_Level(lo, hi, tuple(st.child[lo:hi, f].copy() for f in range(6))))
+            for d in range(s, n_dice + 1):
+                lo, hi = int(st.level_lo[s, d]), int(st.level_lo[s, d + 1])
+                if hi > lo:
+                    sub.append(_Level(lo, hi, tuple(st.parent[lo:hi, f].copy()
+                                                    for f in range(5))))
+            expect.append(ex)
+            subset.append(sub)
+        cached = st.cache["numpy-plan"] = (expect, subset)
+    return cached  # type: ignore[no-any-return]
+
+
+def _np_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray, q: FloatArray | None,
+              bs: FloatArray | None, u: FloatArray, w: Any, st: Any, s_lo: int, s_hi: int,
+              omega: float, code: IntArray | None, sor: Any, q_used: FloatArray | None,
+              step: Any = None) -> FloatArray:
+    """One sweep on (n, B) columns; returns the absolute change of every value updated.
+
+    ``e`` holds the expectations, then (Bellman mode) the best keep of every sub-multiset;
+    ``q`` (if given) receives the keep values."""
+    expect, subset = _plan(st)
+    n_rows = st.n_rows
+    e[n_rows] = 0.0
+    lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
+    rows = st.full_row[lo:hi]
+    e[rows] = np.where(w.live[lo:hi, None], V[lo:hi], 0.0)
+    for s in range(s_hi, s_lo - 1, -1):
+        for lv in expect[s]:
+            ch = lv.links
+            acc = e[ch[0]]
+            for f in range(1, 6):
+                acc += e[ch[f]]
+            acc *= SIXTH
+            e[lv.lo:lv.hi] = acc
+            if q is not None:
+                q[lv.lo:lv.hi] = acc + w.p_bust[lv.lo:lv.hi, None] * u[w.bust_idx[lv.lo:lv.hi]]
+    if mode == MODE_EXPECT:
+        return np.zeros((0, V.shape[1]))
+    if mode == MODE_BELLMAN:
+        e[n_rows] = -np.inf
+        for s in range(s_lo, s_hi + 1):
+            for lv in subset[s]:
+                keep = e[lv.lo:lv.hi] + w.p_bust[lv.lo:lv.hi, None] * u[w.bust_idx[lv.lo:lv.hi]]
+                cur = np.where(w.keep_ok[lv.lo:lv.hi, None], keep, -np.inf)
+                for p in lv.links:
+                    b = e[p]
+                    cur = np.where(b > cur, b, cur)
+                e[lv.lo:lv.hi] = cur
+        v = e[rows]
+        if bs is not None:
+            v = np.where(bs[lo:hi] > v, bs[lo:hi], v)
+        stop = u[w.stop_idx[lo:hi]]
+        v = np.where(w.can_stop[lo:hi, None] & (stop > v), stop, v)
+    else:
+        assert code is not None and q is not None and q_used is not None
+        cd = code[lo:hi]
+        safe = np.maximum(cd, 0)
+        v = np.where(sor[lo:hi], np.take_along_axis(q_used, safe, axis=0),
+                     np.take_along_axis(q, safe, axis=0))
+        v = np.where(cd == STOP, u[w.stop_idx[lo:hi]], v)
+    v = np.where(w.live[lo:hi, None], v, 0.0)
+    d = v - V[lo:hi]
+    new = v if omega == 1.0 else V[lo:hi] + omega * d
+    if step is not None:
+        step[lo:hi] = (new - V[lo:hi]).astype(np.float32)
+    V_out[lo:hi] = new
+    return np.abs(d)  # type: ignore[no-any-return]
+
+
+def _chunk_max(change: FloatArray, n_c: int, width: int) -> FloatArray:
+    """The largest change of each chunk of (n, C * L) columns."""
+    if not change.size:
+        return np.zeros(n_c)
+    return change.reshape(change.shape[0], n_c, width).max(axis=(0, 2))  # type: ignore[no-any-return]
+
+
+def _np_sorceress_best(q_used: FloatArray, sorceress_ok: Any, st: Any) -> FloatArray:
+    _, subset = _plan(st)
+    best = np.empty_like(q_used)
+    best[st.n_rows] = -np.inf
+    for levels in subset:
+        for lv in levels:
+            cur = np.where(sorceress_ok[lv.lo:lv.hi, None], q_used[lv.lo:lv.hi], -np.inf)
+            for p in lv.links:
+                b = best[p]
+                cur = np.where(b > cur, b, cur)
+            best[lv.lo:lv.hi] = cur
+    return best[st.sor_src]  # type: ignore[no-any-return]
+
+
+def _np_first_sum(V: FloatArray, first_fo: IntArray, first_p: FloatArray) -> FloatArray:
+    out = np.zeros(V.shape[1])
+    for j in range(first_fo.shape[0]):
+        out += first_p[j] * V[first_fo[j]]
+    return out
+
+
+def _np_best_moves(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, st: Any,
+                   tol: float, sorceress_ok: Any) -> tuple[IntArray, Any, FloatArray]:
+    n_fo = st.n_fo
+    b_ = q.shape[1]
+    never = np.iinfo(np.int64).max
+
+    def choice(ptr: IntArray, rows: IntArray, ok: Any, qq: FloatArray
+               ) -> tuple[FloatArray, IntArray]:
+        best = np.full((n_fo, b_), -np.inf)
+        first = np.full((n_fo, b_), -1, dtype=np.int64)
+        if not rows.shape[0]:
+            return best, first
+        cand = np.where(ok[rows][:, None], qq[rows], -np.inf)
+        nonempty = ptr[1:] > ptr[:-1]
+        starts = ptr[:-1][nonempty]
+        best[nonempty] = np.maximum.reduceat(cand, starts, axis=0)
+        seg = np.repeat(np.arange(n_fo), np.diff(ptr))
+        hit = (cand >= best[seg] - tol) & (cand > -np.inf)
+        idx = np.where(hit, np.arange(rows.shape[0])[:, None], never)
+        m = np.minimum.reduceat(idx, starts, axis=0)
+        first[nonempty] = np.where(m == never, -1, m - starts[:, None])
+        return best, first
+
+    best_n, first_n = choice(st.pairs_ptr, st.pairs_row, w.keep_ok, q)
+    if q_used is not None:
+        best_s, first_s = choice(st.sor_ptr, st.sor_row, sorceress_ok, q_used)
+    else:
+        best_s, first_s = np.full_like(best_n, -np.inf), np.full_like(first_n, -1)
+    m = np.where(best_s > best_n, best_s, best_n)
+    stop_u = np.where(w.can_stop[:, None], u[w.stop_idx], -np.inf)
+    stop = w.can_stop[:, None] & (stop_u >= m - tol)
+    use_s = ~stop & (best_s > best_n + tol)
+    code = np.where(stop, STOP, np.where(use_s, first_s, first_n))
+    value = np.where(stop, stop_u, np.where(use_s, best_s, best_n))
+    dead = ~w.live
+    code[dead] = NO_MOVE
+    use_s[dead] = False
+    value[dead] = 0.0
+    return code, use_s, value
+
+
+# --------------------------------------------------------------------------------------------
+# The compiled implementation (numba): the same operations, row by row, chunk by chunk
+# --------------------------------------------------------------------------------------------
+
+
+def _compile() -> dict[str, Callable[..., Any]] | None:
+    """The numba functions, or None when numba is not installed."""
+    from ..caches import numba_cache_dir
+
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir()))
+    try:
+        import numba
+
+        from . import kernel_numba as kn
+    except ImportError:
+        return None
+    numba.set_num_threads(min(threads(), numba.config.NUMBA_NUM_THREADS))
+    return {
+        "sweep": kn.sweep,
+        "sweep_parallel": kn.sweep_parallel,
+        "solve_layer": kn.solve_layer,
+        "sorceress_best": kn.sorceress_best,
+        "first_sum": kn.first_sum,
+        "best_moves": kn.best_moves,
+        "gram_chunks": kn.gram_chunks,
+        "combine": kn.combine,
+    }
+
+
+_COMPILED: list[dict[str, Callable[..., Any]] | None] = []
+_FORCED: list[str] = []
+
+
+def compiled(chunks: int = 2) -> dict[str, Callable[..., Any]] | None:
+    """The numba kernel for a batch of `chunks` chunks, or None: the numpy reference runs
+    (see :data:`KERNEL_ENV`)."""
+    choice = _FORCED[0] if _FORCED else os.environ.get(KERNEL_ENV, "auto").strip().lower()
+    if choice == "numpy" or (choice != "numba" and chunks <= 1):
+        return None
+    if not _COMPILED:
+        _COMPILED.append(_compile())
+    return _COMPILED[0]
+
+
+def force(choice: str | None) -> None:
+    """Run ``numba`` or ``numpy`` whatever the batch (None: back to :data:`KERNEL_ENV`)."""
+    _FORCED.clear()
+    if choice is not None:
+        if choice not in ("numba", "numpy", "auto"):
+            raise ValueError(f"kernel implementation {choice!r}: numba, numpy or auto")
+        _FORCED.append(choice)
+
+
+def numba_available() -> bool:
+    """Whether numba is installed (importable)."""
+    if not _COMPILED:
+        _COMPILED.append(_compile())
+    return _COMPILED[0] is not None
+
+
+def implementation(chunks: int = 2) -> str:
+    """``numba`` or ``numpy``: which implementation runs for a batch of `chunks` chunks."""
+    return "numpy" if compiled(chunks) is None else "numba"
+
+
+THREADS_ENV = "SABORDS_THREADS"
+"""Threads of the compiled kernel (default: the CPUs of the machine). The numbers do not
+depend on it: each thread takes whole chunks, which are independent."""
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def threads() -> int:
+    """How many threads run the compiled kernel's chunks."""
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    return max(1, os.cpu_count() or 1)
+
+
+def _split(fn: Callable[..., Any], n: int, *args: Any) -> None:
+    """``fn(lo, hi, *args)`` over ``0:n`` in contiguous pieces, taken by the threads as they
+    come free (a few pieces a thread: the cores of a shared machine run unevenly)."""
+    t = min(threads(), n)
+    if t <= 1:
+        fn(0, n, *args)
+        return
+    if not _POOL or _POOL[0]._max_workers < t:  # noqa: SLF001
+        _POOL[:] = [ThreadPoolExecutor(max_workers=t, thread_name_prefix="sabords-kernel")]
+    pieces = min(n, 4 * t)
+    bounds = [n * i // pieces for i in range(pieces + 1)]
+    futures = [_POOL[0].submit(fn, bounds[i], bounds[i + 1], *args) for i in range(pieces)]
+    for f in futures:
+        f.result()
+
+
+# --------------------------------------------------------------------------------------------
+# The entry points
+# --------------------------------------------------------------------------------------------
+
+
+def _empty_code(V: FloatArray) -> tuple[IntArray, Any]:
+    return (np.zeros((V.shape[0], 0, V.shape[2]), dtype=np.int64),
+            np.zeros((V.shape[0], 0, V.shape[2]), dtype=np.bool_))
+
+
+def _np_lanes_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray,
+                    q: FloatArray, u: FloatArray, w: Any, st: Any, s_lo: int, s_hi: int,
+                    omega: float, bs: Any, code: Any, sor: Any, q_used: Any, sweeps: int = 1,
+                    factor: float = 0.0, budget: float = -1.0,
+                    step: Any = None) -> tuple[int, FloatArray]:
+    """The numpy sweep on lanes: to columns, up to `sweeps` sweeps (stopping once
+    ``factor * residual <= budget``; several sweeps only in place), back to lanes. Returns
+    (sweeps, last chunk residuals)."""
+    n_c, _, width = V.shape
+    V2, e2, u2 = _to_2d(V), _to_2d(e), _to_2d(u)
+    out2 = V2 if V_out is V else np.empty_like(V2)
+    q2 = _to_2d(q) if q.shape[1] else None
+    bs2 = None if bs is None else _to_2d(bs)
+    code2 = None if code is None else _to_2d(code)
+    sor2 = None if sor is None else _to_2d(sor)
+    qu2 = q2 if (q_used is None or q_used is q) else _to_2d(q_used)
+    step2 = None if step is None else np.zeros(V2.shape, dtype=np.float32)
+    done, res = 0, np.zeros(n_c)
+    while done < sweeps:
+        change = _np_sweep(mode, V2, out2, e2, q2, bs2, u2, w, st, s_lo, s_hi, omega, code2,
+                           sor2, qu2, step2)
+        res = _chunk_max(change, n_c, width)
+        done += 1
+        if factor * float(res.max(initial=0.0)) <= budget:
+            break
+    if V_out is not V and mode != MODE_EXPECT:
+        lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
+        merged = V2.copy()
+        merged[lo:hi] = out2[lo:hi]
+        _back(merged, V_out)
+    else:
+        _back(V2, V)
+    _back(e2, e)
+    if q2 is not None:
+        _back(q2, q)
+    if step is not None and step2 is not None:
+        lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
+        full = _to_2d(step)
+        full[lo:hi] = step2[lo:hi]
+        _back(full, step)
+    return done, res
+
+
+def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
+          w: Any, st: Any, s_lo: int, s_hi: int, *, omega: float = 1.0,
+          bs: FloatArray | None = None, code: IntArray | None = None, sor: Any = None,
+          q_used: FloatArray | None = None, parallel: bool = False,
+          out: FloatArray | None = None, step: Any = None,
+          first: tuple[IntArray, FloatArray, FloatArray] | None = None) -> FloatArray:
+    """One sweep (see the module doc) of the skull blocks ``s_lo..s_hi`` of one world.
+
+    `w` holds the world's arrays (:class:`solver.engine.solve.WorldArrays`), `st` the
+    structure. Mode :data:`MODE_EXPECT` only refreshes ``e`` and ``q`` (``q`` with no rows: not
+    stored; ``e`` with no rows: a work array of each chunk's own, with `parallel`); :data:`MODE_BELLMAN` also updates the values by the Bellman max, and
+    :data:`MODE_POLICY` by the policy ``code`` (rows, :data:`STOP`) and ``sor`` (its keep is a
+    row of ``q_used``). The new values go to `out` (default: ``V``, in place; only the skull
+    blocks swept are written), and the step each value took, rounded to float32, to `step`
+    (optional). With `first` = (full orbits, probabilities, out), ``out`` (C, L) receives
+    :func:`first_sum` of the new values. Returns the largest change of each chunk.
+    """
+    V_out = V if out is None else out
+    for name, a in (("V", V), ("out", V_out), ("e", e), ("q", q)):
+        if not a.flags.c_contiguous:
+            raise ValueError(f"kernel sweep: {name} must be C-contiguous (it is written)")
+    u = np.ascontiguousarray(u)
+    k = compiled(V.shape[0])
+    if k is None:
+        if e.shape[1] == 0:
+            e = np.empty((V.shape[0], st.n_rows + 1, V.shape[2]))
+        res = _np_lanes_sweep(mode, V, V_out, e, q, u, w, st, s_lo, s_hi, omega, bs, code, sor,
+                              q_used, step=step)[1]
+        if first is not None:
+            first[2][:] = first_sum(V_out, first[0], first[1])
+        return res
+    use_bs = bs is not None
+    bs_ = bs if bs is not None else np.zeros((V.shape[0], 0, V.shape[2]))
+    if code is None:
+        code, sor = _empty_code(V)
+    q_used_ = q_used if q_used is not None else q
+    step_ = step if step is not None else np.zeros((V.shape[0], 0, V.shape[2]), dtype=np.float32)
+    if first is None:
+        first = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, V.shape[2])))
+    res = np.zeros(V.shape[0])
+    args = (mode, V, V_out, e, q, bs_, u, w.stop_idx, w.bust_idx, w.live, w.can_stop,
+            w.keep_ok, w.p_bust, st.child, st.parent, st.level_lo, st.full_row, st.fo_lo, s_lo,
+            s_hi, float(omega), use_bs, code, sor, q_used_, step_, first[0], first[1], first[2],
+            res)
+    if parallel:  # numba's threads take whole chunks (of e, q and the values alike)
+        k["sweep_parallel"](*args)
+    else:
+        k["sweep"](0, V.shape[0], *args)
+    return res
+
+
+def solve_layer(V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray, w: Any, st: Any,
+                s: int, *, factor: float, budget: float, max_sweeps: int,
+                bs: FloatArray | None = None, code: IntArray | None = None, sor: Any = None,
+                q_used: FloatArray | None = None) -> tuple[int, float]:
+    """Sweeps of skull block `s` until ``factor * residual <= budget``: (sweeps, residual)."""
+    mode = MODE_BELLMAN if code is None else MODE_POLICY
+    for name, a in (("V", V), ("e", e), ("q", q)):
+        if not a.flags.c_contiguous:
+            raise ValueError(f"kernel solve_layer: {name} must be C-contiguous (it is written)")
+    u = np.ascontiguousarray(u)
+    k = compiled(V.shape[0])
+    if k is None:
+        sweeps, res = _np_lanes_sweep(mode, V, V, e, q, u, w, st, s, s, 1.0, bs, code, sor,
+                                      q_used, sweeps=max_sweeps, factor=factor, budget=budget)
+        return sweeps, float(res.max(initial=0.0))
+    use_bs = bs is not None
+    bs_ = bs if bs is not None else np.zeros((V.shape[0], 0, V.shape[2]))
+    if code is None:
+        code, sor = _empty_code(V)
+    q_used_ = q_used if q_used is not None else q
+    sweeps, residual = k["solve_layer"](
+        V, e, q, bs_, u, w.stop_idx, w.bust_idx, w.live, w.can_stop, w.keep_ok, w.p_bust,
+        st.child, st.parent, st.level_lo, st.full_row, st.fo_lo, s, use_bs, mode, code, sor,
+        q_used_, float(factor), float(budget), int(max_sweeps))
+    return int(sweeps), float(residual)
+
+
+def sorceress_best(q_used: FloatArray, sorceress_ok: Any, st: Any) -> FloatArray:
+    """For every full orbit (s, M): the best legal Sorceress keep (s - 1, K ⊆ M) of the used
+    world's keep values ``q_used`` (-inf where there is none)."""
+    bs = np.empty((q_used.shape[0], st.n_fo, q_used.shape[2]))
+    k = compiled(q_used.shape[0])
+    if k is None:
+        _back(_np_sorceress_best(_to_2d(q_used), sorceress_ok, st), bs)
+    else:
+        _split(k["sorceress_best"], q_used.shape[0], q_used, bs, sorceress_ok, st.parent,
+               st.level_lo, st.sor_src)
+    return bs
+
+
+def first_sum(V: FloatArray, first_fo: IntArray, first_p: FloatArray) -> FloatArray:
+    """``sum_j first_p[j] * V[:, first_fo[j], :]`` in the order of j: (C, L)."""
+    V = np.ascontiguousarray(V)
+    out = np.empty((V.shape[0], V.shape[2]))
+    k = compiled(V.shape[0])
+    if k is None:
+        out[:] = _np_first_sum(_to_2d(V), first_fo, first_p).reshape(V.shape[0], V.shape[2])
+    else:
+        _split(k["first_sum"], V.shape[0], V, first_fo, first_p, out)
+    return out
+
+
+def best_moves(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, st: Any,
+               tol: float, sorceress_ok: Any = None, *, best: FloatArray | None = None,
+               best_sorceress: FloatArray | None = None) -> tuple[IntArray, Any, FloatArray]:
+    """The policy's move at every full orbit and column (see :data:`solve.TIE_TOL`): stop
+    when within `tol` of the best move, else the Sorceress when better by more than `tol`,
+    else the plain keep; among keeps within `tol` of the best, the first of the structure's
+    order (most dice, then the largest partial index). Returns (code, sorceress, value) in
+    lanes: the code is :data:`STOP`, :data:`NO_MOVE` or the keep's position in the orbit's
+    pair list (``pairs`` or ``sor_pairs``). `best` and `best_sorceress` (C, n_fo, L), when
+    given, are the best plain and Sorceress keep values (the Bellman sweep's maxima): the
+    same choice, found without scanning every keep for the maximum."""
+    c_, _, width = q.shape
+    code = np.empty((c_, st.n_fo, width), dtype=np.int64)
+    sor = np.empty((c_, st.n_fo, width), dtype=np.bool_)
+    value = np.empty((c_, st.n_fo, width))
+    s_ok = sorceress_ok if sorceress_ok is not None else np.zeros(q.shape[1], dtype=np.bool_)
+    k = compiled(q.shape[0])
+    if k is None:
+        c2, s2, v2 = _np_best_moves(_to_2d(q), None if q_used is None else _to_2d(q_used),
+                                    _to_2d(u), w, st, tol, s_ok)
+        _back(c2, code)
+        _back(s2, sor)
+        _back(v2, value)
+        return code, sor, value
+    use_s = q_used is not None
+    q_used_ = q_used if q_used is not None else q
+    none = np.zeros((c_, 0, width))
+    best_ = np.ascontiguousarray(best) if best is not None else none
+    best_s_ = np.ascontiguousarray(best_sorceress) if best_sorceress is not None else none
+    _split(k["best_moves"], q.shape[0], q, q_used_, np.ascontiguousarray(u), w.stop_idx,
+           w.can_stop, w.live, w.keep_ok, s_ok, st.pairs_ptr, st.pairs_row, st.sor_ptr,
+           st.sor_row, use_s, float(tol), best_, best_s_, code, sor, value)
+    return code, sor, value
+
+
+def gram(steps: Any) -> list[list[float]]:
+    """The Gram matrix of the steps (k, C, n, L): ``G[i][j]`` = sum of ``steps[i] * steps[j]``
+    (float64 products), summed in a fixed order: each chunk and lane over the rows, then the
+    chunks, then the lanes. The same bits in numba and numpy (``cumsum`` is a sequential
+    scan)."""
+    n_s, n_c, _, width = steps.shape
+    pairs = n_s * (n_s + 1) // 2
+    k = compiled(n_c)
+    if k is None:
+        flat = steps.astype(np.float64)
+        part = np.empty((n_c, pairs, width))
+        p = 0
+        for i in range(n_s):
+            for j in range(i + 1):
+                part[:, p, :] = np.cumsum(flat[i] * flat[j], axis=1)[:, -1, :]
+                p += 1
+    else:
+        part = np.empty((n_c, pairs, width))
+        _split(k["gram_chunks"], n_c, np.ascontiguousarray(steps), part)
+    by_lane = np.cumsum(part, axis=0)[-1] if n_c else np.zeros((pairs, width))
+    out = [[0.0] * n_s for _ in range(n_s)]
+    p = 0
+    for i in range(n_s):
+        for j in range(i + 1):
+            total = 0.0
+            for x in by_lane[p].tolist():
+                total += x
+            out[i][j] = out[j][i] = total
+            p += 1
+    return out
+
+
+def combine(x: FloatArray, steps: Any, coef: FloatArray) -> None:
+    """``x -= coef[j] * steps[j]`` for every j in order, elementwise (steps: float32)."""
+    k = compiled(x.shape[0])
+    if k is None:
+        for j in range(coef.shape[0]):
+            x -= coef[j] * steps[j].astype(np.float64)
+    else:
+        _split(k["combine"], x.shape[0], x, np.ascontiguousarray(steps), coef)

@@ -1,0 +1,368 @@
+"""The turn kernel compiled with numba: the operations of :mod:`solver.engine.kernel`'s numpy
+reference, in the same order, row by row and chunk by chunk.
+
+Imported only by :func:`solver.engine.kernel.compiled`, after it has pointed numba's cache at
+the user's cache directory (``NUMBA_CACHE_DIR``). Module-level functions, so that numba's cache
+finds them again in the next process. Chunks are independent: :func:`sweep_parallel` spreads
+them over numba's threads, and :mod:`solver.engine.kernel` runs the other functions' shares on
+threads of its own (they release the GIL). ``fastmath`` is off: no reassociation and no fused
+multiply-add, so the compiled kernel rounds exactly like numpy on every CPU (the tests check it
+with ``NUMBA_CPU_NAME=generic`` and the host's CPU). Every function's arguments are described in
+:mod:`solver.engine.kernel`.
+"""
+
+# ruff: noqa: N803 (the kernel's arrays keep the names of the equations: V, e, q)
+# mypy: ignore-errors
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+SIXTH = 1.0 / 6.0
+
+_jit = numba.njit(cache=True, fastmath=False, nogil=True)
+
+
+@_jit
+def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
+          p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs, code, sor,
+          q_used, step, first_fo, first_p, turn):
+    """One sweep of chunk `c` (module doc of :mod:`solver.engine.kernel`); its largest change.
+
+    ``e[ce]`` holds the expectations, then (Bellman mode) the best keep of every
+    sub-multiset, in place; ``q`` receives the keep values unless it has no rows.
+    """
+    n_rows = child.shape[0]
+    n_dice = level_lo.shape[1] - 2
+    width = V.shape[2]
+    store_q = q.shape[1] > 0
+    for k in range(width):
+        e[ce, n_rows, k] = 0.0
+    lo = fo_lo[s_lo]
+    hi = fo_lo[s_hi + 1]
+    for i in range(lo, hi):
+        r = full_row[i]
+        if live[i]:
+            for k in range(width):
+                e[ce, r, k] = V[c, i, k]
+        else:
+            for k in range(width):
+                e[ce, r, k] = 0.0
+    for s in range(s_hi, s_lo - 1, -1):
+        for r in range(level_lo[s, n_dice] - 1, level_lo[s, s] - 1, -1):
+            c0 = child[r, 0]
+            c1 = child[r, 1]
+            c2 = child[r, 2]
+            c3 = child[r, 3]
+            c4 = child[r, 4]
+            c5 = child[r, 5]
+            for k in range(width):
+                acc = e[ce, c0, k]
+                acc += e[ce, c1, k]
+                acc += e[ce, c2, k]
+                acc += e[ce, c3, k]
+                acc += e[ce, c4, k]
+                acc += e[ce, c5, k]
+                e[ce, r, k] = acc * SIXTH
+            if store_q:
+                pb = p_bust[r]
+                bi = bust_idx[r]
+                for k in range(width):
+                    q[c, r, k] = e[ce, r, k] + pb * u[c, bi, k]
+    res = 0.0
+    if mode == 0:
+        return res
+    if mode == 1:
+        for k in range(width):
+            e[ce, n_rows, k] = -np.inf
+        for s in range(s_lo, s_hi + 1):
+            for r in range(level_lo[s, s], level_lo[s, n_dice + 1]):
+                p0 = parent[r, 0]
+                p1 = parent[r, 1]
+                p2 = parent[r, 2]
+                p3 = parent[r, 3]
+                p4 = parent[r, 4]
+                ok = keep_ok[r]
+                pb = p_bust[r]
+                bi = bust_idx[r]
+                for k in range(width):
+                    # the same comparisons, in the same order, as the numpy reference
+                    cur = e[ce, r, k] + pb * u[c, bi, k] if ok else -np.inf
+                    b = e[ce, p0, k]
+                    cur = b if b > cur else cur
+                    b = e[ce, p1, k]
+                    cur = b if b > cur else cur
+                    b = e[ce, p2, k]
+                    cur = b if b > cur else cur
+                    b = e[ce, p3, k]
+                    cur = b if b > cur else cur
+                    b = e[ce, p4, k]
+                    cur = b if b > cur else cur
+                    e[ce, r, k] = cur
+    worst = np.zeros(width)
+    store_step = step.shape[1] > 0
+    for i in range(lo, hi):
+        r = full_row[i]
+        si = stop_idx[i]
+        stoppable = can_stop[i]
+        if not live[i]:
+            for k in range(width):
+                old = V[c, i, k]
+                ad = abs(0.0 - old)
+                worst[k] = ad if ad > worst[k] else worst[k]
+                new = 0.0 if omega == 1.0 else old + omega * (0.0 - old)
+                V_out[c, i, k] = new
+                if store_step:
+                    step[c, i, k] = np.float32(new - old)
+            continue
+        for k in range(width):
+            if mode == 1:
+                v = e[ce, r, k]
+                if use_bs:
+                    b = bs[c, i, k]
+                    v = b if b > v else v
+                if stoppable:
+                    st = u[c, si, k]
+                    v = st if st > v else v
+            else:
+                cd = code[ce, i, k]
+                if cd == -1:
+                    v = u[c, si, k]
+                elif sor[c, i, k]:
+                    v = q_used[c, cd, k]
+                else:
+                    v = q[c, cd, k]
+            old = V[c, i, k]
+            d = v - old
+            ad = abs(d)
+            worst[k] = ad if ad > worst[k] else worst[k]
+            new = v if omega == 1.0 else old + omega * d
+            V_out[c, i, k] = new
+            if store_step:
+                step[c, i, k] = np.float32(new - old)
+    for k in range(width):
+        res = worst[k] if worst[k] > res else res
+    if first_fo.shape[0] > 0:  # the turn's value from the first roll on (first_sum)
+        for k in range(width):
+            turn[c, k] = 0.0
+        for j in range(first_fo.shape[0]):
+            p = first_p[j]
+            i = first_fo[j]
+            for k in range(width):
+                turn[c, k] += p * V_out[c, i, k]
+    return res
+
+
+@_jit
+def sweep(c_lo, c_hi, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
+          p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs, code, sor,
+          q_used, step, first_fo, first_p, turn, res):
+    """Chunks ``c_lo:c_hi`` (one thread's share: chunks are independent). An ``e`` with no
+    rows: the chunks work in an array of their own, which stays in the core's cache (the
+    expectations are not kept)."""
+    local = e.shape[1] == 0
+    work = np.empty((1, child.shape[0] + 1, V.shape[2]))
+    first = c_lo - c_lo  # 0, typed like c (a literal 0 would compile chunk a second time)
+    for c in range(c_lo, c_hi):
+        if local:
+            res[c] = chunk(c, first, mode, V, V_out, work, q, bs, u, stop_idx, bust_idx, live,
+                           can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
+                           s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
+                           first_p, turn)
+        else:
+            res[c] = chunk(c, c, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live,
+                           can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
+                           s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
+                           first_p, turn)
+
+
+@numba.njit(cache=True, fastmath=False, nogil=True, parallel=True)
+def sweep_parallel(mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
+                   p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs,
+                   code, sor, q_used, step, first_fo, first_p, turn, res):
+    """:func:`sweep` of every chunk, the chunks spread over numba's threads (each chunk on one
+    thread: the same numbers whatever the number of threads). The only parallel function:
+    numba's scheduling of this hot loop beats threads started from Python."""
+    local = e.shape[1] == 0
+    for c in numba.prange(V.shape[0]):
+        if local:
+            work = np.empty((1, child.shape[0] + 1, V.shape[2]))
+            res[c] = chunk(c, c - c, mode, V, V_out, work, q, bs, u, stop_idx, bust_idx, live,
+                           can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
+                           s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
+                           first_p, turn)
+        else:
+            res[c] = chunk(c, c, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live,
+                           can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
+                           s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
+                           first_p, turn)
+
+
+@_jit
+def solve_layer(V, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok, p_bust, child,
+                parent, level_lo, full_row, fo_lo, s, use_bs, mode, code, sor, q_used, factor,
+                budget, max_sweeps):
+    step = np.zeros((V.shape[0], 0, V.shape[2]), dtype=np.float32)
+    """Sweeps of skull block `s` until factor * residual <= budget: (sweeps, residual)."""
+    n_c = V.shape[0]
+    first_fo = np.zeros(0, dtype=np.int64)
+    first_p = np.zeros(0)
+    turn = np.zeros((0, V.shape[2]))
+    sweeps = 0
+    residual = 0.0
+    while True:
+        residual = 0.0
+        for c in range(n_c):
+            r = chunk(c, c, mode, V, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop,
+                      keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo, s, s, 1.0,
+                      use_bs, code, sor, q_used, step, first_fo, first_p, turn)
+            if r > residual:
+                residual = r
+        sweeps += 1
+        if factor * residual <= budget or sweeps >= max_sweeps:
+            return sweeps, residual
+
+
+@_jit
+def sorceress_best(c_lo, c_hi, q_used, bs, sorceress_ok, parent, level_lo, sor_src):
+    n_rows = parent.shape[0]
+    n_dice = level_lo.shape[1] - 2
+    width = q_used.shape[2]
+    for c in range(c_lo, c_hi):
+        best = np.empty((n_rows + 1, width))
+        for k in range(width):
+            best[n_rows, k] = -np.inf
+        for s in range(level_lo.shape[0]):
+            for r in range(level_lo[s, s], level_lo[s, n_dice + 1]):
+                p0 = parent[r, 0]
+                p1 = parent[r, 1]
+                p2 = parent[r, 2]
+                p3 = parent[r, 3]
+                p4 = parent[r, 4]
+                ok = sorceress_ok[r]
+                for k in range(width):
+                    cur = q_used[c, r, k] if ok else -np.inf
+                    b = best[p0, k]
+                    cur = b if b > cur else cur
+                    b = best[p1, k]
+                    cur = b if b > cur else cur
+                    b = best[p2, k]
+                    cur = b if b > cur else cur
+                    b = best[p3, k]
+                    cur = b if b > cur else cur
+                    b = best[p4, k]
+                    cur = b if b > cur else cur
+                    best[r, k] = cur
+        for i in range(sor_src.shape[0]):
+            src = sor_src[i]
+            for k in range(width):
+                bs[c, i, k] = best[src, k]
+
+
+@_jit
+def first_sum(c_lo, c_hi, V, first_fo, first_p, out):
+    for c in range(c_lo, c_hi):
+        for k in range(V.shape[2]):
+            out[c, k] = 0.0
+        for j in range(first_fo.shape[0]):
+            p = first_p[j]
+            i = first_fo[j]
+            for k in range(V.shape[2]):
+                out[c, k] += p * V[c, i, k]
+
+
+@_jit
+def best_moves(c_lo, c_hi, q, q_used, u, stop_idx, can_stop, live, keep_ok, sorceress_ok,
+               pairs_ptr, pairs_row, sor_ptr, sor_row, use_sorceress, tol, best_in, best_s_in,
+               code, sor, value):
+    """The policy's move at every full orbit (module doc of :mod:`solver.engine.kernel`).
+    ``best_in`` / ``best_s_in`` (when they have rows) are the best plain / Sorceress keep
+    values, already known: only the choice among the keeps within `tol` is then scanned."""
+    n_fo = pairs_ptr.shape[0] - 1
+    have_best = best_in.shape[1] > 0
+    have_best_s = best_s_in.shape[1] > 0
+    for c in range(c_lo, c_hi):
+        for i in range(n_fo):
+            for k in range(q.shape[2]):
+                if not live[i]:
+                    code[c, i, k] = -2
+                    sor[c, i, k] = False
+                    value[c, i, k] = 0.0
+                    continue
+                if have_best:
+                    best_n = best_in[c, i, k]
+                else:
+                    best_n = -np.inf
+                    for p in range(pairs_ptr[i], pairs_ptr[i + 1]):
+                        r = pairs_row[p]
+                        if keep_ok[r] and q[c, r, k] > best_n:
+                            best_n = q[c, r, k]
+                best_s = -np.inf
+                if use_sorceress:
+                    if have_best_s:
+                        best_s = best_s_in[c, i, k]
+                    else:
+                        for p in range(sor_ptr[i], sor_ptr[i + 1]):
+                            r = sor_row[p]
+                            if sorceress_ok[r] and q_used[c, r, k] > best_s:
+                                best_s = q_used[c, r, k]
+                m = best_s if best_s > best_n else best_n
+                st = u[c, stop_idx[i], k] if can_stop[i] else -np.inf
+                if can_stop[i] and st >= m - tol:
+                    code[c, i, k] = -1
+                    sor[c, i, k] = False
+                    value[c, i, k] = st
+                elif best_s > best_n + tol:
+                    chosen = -1
+                    for p in range(sor_ptr[i], sor_ptr[i + 1]):
+                        r = sor_row[p]
+                        if sorceress_ok[r] and q_used[c, r, k] >= best_s - tol:
+                            chosen = p - sor_ptr[i]
+                            break
+                    code[c, i, k] = chosen
+                    sor[c, i, k] = True
+                    value[c, i, k] = best_s
+                else:
+                    chosen = -1
+                    for p in range(pairs_ptr[i], pairs_ptr[i + 1]):
+                        r = pairs_row[p]
+                        if keep_ok[r] and q[c, r, k] >= best_n - tol:
+                            chosen = p - pairs_ptr[i]
+                            break
+                    code[c, i, k] = chosen
+                    sor[c, i, k] = False
+                    value[c, i, k] = best_n
+
+
+@_jit
+def gram_chunks(c_lo, c_hi, steps, out):
+    """``out[c, p, k]``: for chunk c, pair p = (i, j) (j <= i, in the order (0,0), (1,0),
+    (1,1), ...) and lane k, the sum over the rows of ``steps[i] * steps[j]`` in row order
+    (float64 products), every pair in one pass over the steps."""
+    n = steps.shape[0]
+    width = steps.shape[3]
+    for c in range(c_lo, c_hi):
+        for p in range(out.shape[1]):
+            for k in range(width):
+                out[c, p, k] = 0.0
+        for r in range(steps.shape[2]):
+            p = 0
+            for i in range(n):
+                for j in range(i + 1):
+                    for k in range(width):
+                        a = np.float64(steps[i, c, r, k])
+                        out[c, p, k] += a * np.float64(steps[j, c, r, k])
+                    p += 1
+
+
+@_jit
+def combine(c_lo, c_hi, x, steps, coef):
+    """``x -= coef[j] * steps[j]`` for j in order, elementwise (the steps are float32)."""
+    for c in range(c_lo, c_hi):
+        for r in range(x.shape[1]):
+            for k in range(x.shape[2]):
+                v = x[c, r, k]
+                for j in range(coef.shape[0]):
+                    v = v - coef[j] * np.float64(steps[j, c, r, k])
+                x[c, r, k] = v

@@ -1,0 +1,614 @@
+r"""The exact turn solver: stop-or-reroll Bellman equations over canonical dice multisets.
+
+**States.**  A *position* is the multiset of the 8 dice after a roll, a count per face in the
+order k m p s c d (1287 of them), in a world: ``used`` (the Sorceress is spent, or the card has
+none) or ``unused`` (the Sorceress card, her reroll still available). A *partial position*
+``x = (s, K)`` is what stays on the table before a roll: ``s`` skull dice and the kept
+non-skull dice ``K``; the other ``r = 8 - s - |K|`` dice are rolled.
+
+**Actions.**  From a live position ``y = (s, M)`` the player stops, for the payoff
+``u_stop(y)``, where stopping is allowed, or keeps ``K ⊆ M`` and rolls the rest, where the turn
+model's legality tables allow it (:mod:`solver.engine.model`, from :mod:`solver.moves`). With
+the Sorceress unused, a reroll may also take one skull die: the partial position is then
+``(s - 1, K)`` in the ``used`` world.
+
+**Bellman equation.**  With ``P_r(o)`` the multinomial probability that ``r`` dice show ``o``,
+
+.. math::
+
+   Q(x) = \sum_{o\,:\,x+o \text{ live}} P_r(o)\, V(x + o) + P(\text{bust} \mid x)\, u_{bust}(x),
+   \qquad V(y) = \max\Big(u_{stop}(y),\ \max_{K \subseteq M \text{ legal}} Q(s, K)\Big).
+
+The kernel (:mod:`solver.engine.kernel`) computes the sum one die at a time and the inner
+maximum by a recursion over sub-multisets. The payoffs are data (:mod:`.objectives`).
+
+**Why the solve terminates, and the bound.**  Skulls never leave the table except through the
+Sorceress, which moves to the ``used`` world, so the positions fall into layers (world, skull
+dice) that depend only on themselves and on layers solved before them: the ``used`` world from
+the most skull dice down to none, then the ``unused`` world (the rescue layer of exactly 3
+skulls first, where only her moves are legal: it needs one sweep). Rerolls are unlimited, so
+each layer's equations are cyclic; inside a layer a reroll stays only when no skull is rolled,
+with probability at most :math:`\beta = (5/6)^2 = 25/36` since at least 2 dice are rolled (the
+Sorceress's moves leave the layer). The layer's Bellman operator is therefore a
+:math:`\beta`-contraction in the sup norm (Puterman, *Markov Decision Processes*, 1994, §6.3),
+and value iteration from the stop values converges. After a sweep :math:`V_{n+1} = T V_n`,
+
+.. math::
+
+   \|V_{n+1} - V^*\|_\infty \le \frac{\beta}{1-\beta}\,\|V_{n+1} - V_n\|_\infty + \varepsilon_{up},
+
+where :math:`\varepsilon_{up}` is the bound of the layers it leads to (an error there is not
+amplified: the layer's fixed point moves by at most it, since a reroll reaches other layers
+with probability at most :math:`1 - p_{stay}`). Each layer iterates until its share of the
+tolerance is met; :class:`TurnSolution` reports the sweeps, the final residual and the
+certified bound on every value and every keep value. Floating-point rounding (about
+:math:`10^{-13}` relative) is below the bound's scale; :mod:`solver.engine.exact` removes it.
+
+**Ties.**  Moves whose values differ by less than :data:`TIE_TOL` are ties for the policy,
+broken by one fixed rule: stop first, then a reroll without the Sorceress, then the keep with
+the most dice, then the largest partial index. The same rule is the game's
+(:mod:`solver.game`), through the same kernel function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..rules import NUM_DICE, Card, Rules
+from ..scoring import Outcome
+from . import kernel
+from .geometry import BoolArray, FloatArray, IntArray
+from .kernel import NO_MOVE, STOP, from_lanes, lane_width, to_lanes
+from .model import UNUSED, USED, TurnModel, turn_model
+from .objectives import ExpectedPoints, Objective, Payoff, payoff_for
+from .structure import TurnStructure, structure
+
+BETA = (5 / 6) ** 2
+"""Largest probability that a reroll stays in its skull layer (no skull among >= 2 dice)."""
+DEFAULT_TOL = 1e-9
+"""Certified bound required on every value (points, or probability for `need`)."""
+MAX_SWEEPS = 10_000
+"""Sweeps of one layer (or of one game phase) before giving up: a bug, not a user error."""
+TIE_TOL = 1e-11
+"""Moves whose values differ by less than this are ties for the policy (module doc). It is far
+below the certified bound, so a tie-broken move loses at most TIE_TOL / (1 - BETA), and far
+above the rounding of the arithmetic, so the policy is stable to the last bits."""
+
+
+class ConvergenceError(RuntimeError):
+    """Value iteration did not reach the required bound (a bug, not a user error)."""
+
+
+# --------------------------------------------------------------------------------------------
+# The kernel's arrays of one world
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorldArrays:
+    """The tables of one world on a structure's rows, as the kernel reads them."""
+
+    live: BoolArray
+    """(n_fo,): the turn goes on at the full orbit."""
+    can_stop: BoolArray
+    keep_ok: BoolArray
+    """(n_rows + 1,): keeping the row and rolling the rest is legal (sentinel False)."""
+    sorceress_ok: BoolArray
+    """(n_rows + 1,): a Sorceress reroll leaving the row (in the used world) is legal."""
+    p_bust: FloatArray
+    """(n_rows,): probability that rolling the missing dice from the row ends the turn
+    (exact, then rounded)."""
+    stop_idx: IntArray
+    """(n_fo,): the row of the utility table worth stopping there."""
+    bust_idx: IntArray
+    """(n_rows,): the row of the utility table worth a bust with the row's dice kept."""
+
+
+def bust_probability(model: TurnModel, st: TurnStructure, world: int) -> IntArray:
+    """For each row, how many of the ``6**r`` ordered outcomes of rolling its ``r`` missing
+    dice end the turn (a bust): counted one die at a time, a child beyond the structure
+    bringing all its completions. The probability is the count over ``6**r``, exactly."""
+    n_dice = st.n_dice
+    dead_full = ~model.live[world][st.partial[st.full_row] - model.geometry.full_offset]
+    count = [0] * (st.n_rows + 1)
+    for i, r in enumerate(st.full_row.tolist()):
+        count[r] = int(dead_full[i])
+    level = st.counts.sum(axis=1).tolist()
+    child = st.child.tolist()
+    for s in range(st.max_skulls, -1, -1):
+        for r in range(int(st.level_lo[s, n_dice]) - 1, int(st.level_lo[s, s]) - 1, -1):
+            beyond = 6 ** (n_dice - level[r] - 1)
+            count[r] = sum(beyond if c == st.n_rows else count[c] for c in child[r])
+    return np.array(count[: st.n_rows], dtype=np.int64)
+
+
+def world_arrays(model: TurnModel, st: TurnStructure, world: int, stop_idx: IntArray,
+                 bust_idx: IntArray) -> WorldArrays:
+    """The world's tables on the structure's rows, with the given utility indices."""
+    key = f"world-{st.symmetric}-{world}"
+    base = model.cache.get(key)
+    if base is None:
+        full = st.partial[st.full_row] - model.geometry.full_offset
+        sentinel_false = np.zeros(1, dtype=bool)
+        base = model.cache[key] = WorldArrays(
+            live=model.live[world][full].copy(),
+            can_stop=model.can_stop[world][full].copy(),
+            keep_ok=np.concatenate([model.keep_legal[world][st.partial], sentinel_false]),
+            sorceress_ok=np.concatenate([model.sorceress_legal[st.partial], sentinel_false]),
+            # int / int is correctly rounded: the exact probability to the nearest double
+            p_bust=np.array([n / 6 ** (st.n_dice - d) for n, d in
+                             zip(bust_probability(model, st, world).tolist(),
+                                 st.counts.sum(axis=1).tolist(), strict=True)]),
+            stop_idx=np.zeros(0, dtype=np.int64),
+            bust_idx=np.zeros(0, dtype=np.int64),
+        )
+    return WorldArrays(base.live, base.can_stop, base.keep_ok, base.sorceress_ok, base.p_bust,
+                       np.ascontiguousarray(stop_idx, dtype=np.int64),
+                       np.ascontiguousarray(bust_idx, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class FirstRoll:
+    """The first roll on a structure: where play goes on, and what ends the turn at once."""
+
+    live_fo: IntArray
+    """Full orbits where the turn goes on (in the start world)."""
+    live_prob: FloatArray
+    bust_prob: float
+    """P(the first roll busts): 3 skulls (4+ with a battle card), exact then rounded."""
+    island_prob: FloatArray
+    """(n_dice + 1,): P(the first roll goes to Skull Island with s skull dice)."""
+    bust_ways: int
+    island_ways: tuple[int, ...]
+    """The same as counts of the ``6**n_dice`` ordered first rolls (exact)."""
+
+
+def first_roll(model: TurnModel, st: TurnStructure) -> FirstRoll:
+    """The first roll's classes on the structure (cached on the model)."""
+    key = f"first-{st.symmetric}"
+    cached = model.cache.get(key)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    g = model.geometry
+    total = 6**model.n_dice
+    bust = 0
+    island = [0] * (model.n_dice + 1)
+    live_fo: list[int] = []
+    outcome_of_orbit = model.first_outcome[st.partial[st.full_row] - g.full_offset]
+    ways = st.first_ways.tolist()
+    for i, o in enumerate(outcome_of_orbit):
+        s = int(st.counts[st.full_row[i], 0])
+        if o is Outcome.BUST:
+            bust += ways[i]
+        elif o is Outcome.ISLAND:
+            island[s] += ways[i]
+        else:
+            live_fo.append(i)
+    for s, n in enumerate(st.beyond_ways.tolist()):
+        if not n:
+            continue
+        o = model.first_outcome[int(np.argmax(g.full_counts[:, 0] == s))]
+        if o is Outcome.ISLAND:
+            island[s] += n
+        elif o is Outcome.BUST:
+            bust += n
+        else:
+            raise AssertionError("a live first roll beyond the structure")
+    fr = FirstRoll(
+        live_fo=np.array(live_fo, dtype=np.int64),
+        live_prob=st.first_prob[live_fo],
+        bust_prob=bust / total,  # int / int: correctly rounded
+        island_prob=np.array([n / total for n in island]),
+        bust_ways=bust,
+        island_ways=tuple(island),
+    )
+    model.cache[key] = fr
+    return fr
+
+
+def turn_value_lanes(V_start: FloatArray, fr: FirstRoll, first_bust: FloatArray,
+                     island: FloatArray | None) -> FloatArray:
+    """The turn's value before the first roll, in lanes (C, L): play on from a live first
+    roll (``V_start``), the first-roll bust, or Skull Island (`island`, (C, n_dice + 1, L) by
+    skull dice; None: the caller adds it); summed in a fixed order."""
+    value = kernel.first_sum(V_start, fr.live_fo, fr.live_prob)
+    value = value + fr.bust_prob * first_bust
+    if island is not None:
+        for s, p in enumerate(fr.island_prob.tolist()):
+            if p:
+                value = value + p * island[:, s, :]
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorldSolution:
+    """Values and policy of one world (Sorceress used / unused) of one card."""
+
+    value: FloatArray
+    """(n_full, B): value of each position after a reroll; NaN where the turn is over."""
+    keep_value: FloatArray
+    """(n_partial, B): value of keeping partial position (s, K) and rolling the other dice,
+    legal or not, the bust payoff included. A Sorceress reroll from s+1 skull dice keeping
+    K is worth ``keep_value`` of (s, K) in the used world."""
+    policy: IntArray
+    """(n_full, B): STOP, the partial index of the best keep, or NO_MOVE."""
+    sorceress: BoolArray
+    """(n_full, B): whether the best move uses the Sorceress (its keep is then (s-1, K),
+    in the used world's keep values)."""
+
+
+@dataclass(frozen=True)
+class TurnSolution:
+    """The solved turn of one card under one objective: values, policy, and how exact."""
+
+    card: str
+    rules: Rules
+    objective: tuple[object, ...]
+    worlds: dict[int, WorldSolution]
+    first_value: FloatArray
+    """(n_full, B): value of each position as the first roll (island and bust included)."""
+    turn_value: FloatArray
+    """(B,): the value of the turn before the first roll."""
+    sweeps: int
+    """Value-iteration sweeps over all layers."""
+    residual: float
+    """Largest final sweep-to-sweep change of a cyclic layer."""
+    bound: float
+    """Certified bound on |value - exact value| for every value and keep value."""
+    n_dice: int = NUM_DICE
+
+    @property
+    def start_world(self) -> int:
+        return max(self.worlds)
+
+    def policy(self) -> Policy:
+        """The solution's policy (column 0), as :func:`solve_payoff` evaluates one."""
+        return {w: (ws.policy[:, :1], ws.sorceress[:, :1]) for w, ws in self.worlds.items()}
+
+
+Policy = dict[int, tuple[IntArray, NDArray[np.bool_]]]
+"""Per world: (keep code per position, uses-the-Sorceress per position), column 0 used."""
+
+
+# --------------------------------------------------------------------------------------------
+# The solve
+# --------------------------------------------------------------------------------------------
+
+
+def solve_turn(
+    card: Card | str,
+    rules: Rules,
+    objective: Objective | None = None,
+    *,
+    tol: float = DEFAULT_TOL,
+    policy: Policy | None = None,
+    n_dice: int = NUM_DICE,
+) -> TurnSolution:
+    """Solve one card's turn for an objective (default: expected points).
+
+    With `policy` (per world: a keep code per position and whether it uses the Sorceress,
+    column 0), the values are those of following it instead: exact policy evaluation.
+    """
+    objective = objective or ExpectedPoints()
+    model = turn_model(card, rules, n_dice)
+    return solve_payoff(model, payoff_for(model, objective), objective.key(), tol=tol,
+                        policy=policy)
+
+
+@dataclass
+class _Lanes:
+    """A payoff on the full structure, in lanes: stop rows, then bust rows, of one table."""
+
+    u: FloatArray
+    stop_idx: IntArray
+    bust_idx: IntArray
+    first_bust: FloatArray
+    island: FloatArray
+
+
+def _lanes(model: TurnModel, st: TurnStructure, payoff: Payoff, width: int) -> _Lanes:
+    full = st.partial[st.full_row] - model.geometry.full_offset
+    table = np.vstack([payoff.stop[full], payoff.bust[st.partial]])
+    b = payoff.columns
+    return _Lanes(
+        u=to_lanes(table, width),
+        stop_idx=np.arange(st.n_fo, dtype=np.int64),
+        bust_idx=st.n_fo + np.arange(st.n_rows, dtype=np.int64),
+        first_bust=to_lanes(np.broadcast_to(payoff.first_bust, (b,)).copy(), width),
+        island=to_lanes(payoff.island, width),
+    )
+
+
+def _policy_lanes(model: TurnModel, st: TurnStructure, policy: Policy, world: int,
+                  n_c: int, width: int) -> tuple[IntArray, BoolArray]:
+    """A policy (column 0, partial indices) as kernel codes (rows), broadcast to the lanes."""
+    g = model.geometry
+    full = st.partial[st.full_row] - g.full_offset
+    code = np.asarray(policy[world][0])[full, 0]
+    sor = np.asarray(policy[world][1])[full, 0].astype(bool)
+    live = model.live[world][full]
+    if np.any(live & (code == NO_MOVE)):
+        raise ValueError("the policy has no move where the turn goes on")
+    if np.any(live & (code == STOP) & ~model.can_stop[world][full]):
+        raise ValueError("the policy stops where it must move")
+    if np.any(live & sor) and world != UNUSED:
+        raise ValueError("the policy uses the Sorceress where she is not available")
+    rows = np.where(code >= 0, st.row_of_partial[np.maximum(code, 0)], code)
+    keeps = code >= 0
+    skulls = st.counts[st.full_row, 0]
+    kept = g.counts[np.maximum(code, 0)]
+    ok = np.where(sor, kept[:, 0] == skulls - 1, kept[:, 0] == skulls)
+    sub = np.all(kept[:, 1:] <= st.counts[st.full_row, 1:], axis=1)
+    legal = np.where(sor, model.sorceress_legal[np.maximum(code, 0)],
+                     model.keep_legal[world][np.maximum(code, 0)])
+    if np.any(live & keeps & ~(ok & sub & legal)):
+        raise ValueError("the policy keeps dice that are not a legal keep there")
+    lanes_code = np.broadcast_to(rows[None, :, None], (n_c, st.n_fo, width)).copy()
+    lanes_sor = np.broadcast_to(sor[None, :, None], (n_c, st.n_fo, width)).copy()
+    return lanes_code, lanes_sor
+
+
+@dataclass(frozen=True)
+class LayerSolve:
+    """The result of :func:`solve_layers`: per world the values of the full orbits and the
+    keep values of the rows, in lanes, and how exact."""
+
+    values: dict[int, FloatArray]
+    keeps: dict[int, FloatArray]
+    sweeps: int
+    residual: float
+    bound: float
+
+
+def solve_layers(model: TurnModel, st: TurnStructure, u: FloatArray, stop_idx: IntArray,
+                 bust_idx: IntArray, *, tol: float = DEFAULT_TOL,
+                 policy: dict[int, tuple[IntArray, BoolArray]] | None = None) -> LayerSolve:
+    """Value iteration layer by layer (module doc) on a structure's rows, for the utility
+    table `u` (lanes) indexed by `stop_idx` (full orbits) and `bust_idx` (rows).
+
+    With `policy` (per world, kernel codes and Sorceress flags in lanes), the values are
+    those of following it (policy evaluation); the bound is certified either way.
+    """
+    n_c, _, width = u.shape
+    factor = BETA / (1 - BETA)
+    budget = tol / 8  # at most 7 layers add their bounds
+    eps, sweeps_total, residual_max = 0.0, 0, 0.0
+    values: dict[int, FloatArray] = {}
+    keeps: dict[int, FloatArray] = {}
+    for world in model.worlds:  # USED first: the unused world's Sorceress lands there
+        w = world_arrays(model, st, world, stop_idx, bust_idx)
+        V = np.ascontiguousarray(np.where(w.can_stop[None, :, None], u[:, stop_idx, :], 0.0))
+        e = np.zeros((n_c, st.n_rows + 1, width))
+        q = np.zeros((n_c, st.n_rows + 1, width))
+        q_used = keeps.get(USED) if world == UNUSED else None
+        bs = kernel.sorceress_best(q_used, w.sorceress_ok, st) if q_used is not None else None
+        code, sor = policy[world] if policy is not None else (None, None)
+        for s in range(st.max_skulls, -1, -1):
+            lo, hi = st.layer(s)
+            rows = slice(int(st.level_lo[s, s]), int(st.level_lo[s, model.n_dice]))
+            if code is None:
+                cyclic = bool(np.any(w.keep_ok[rows])) and bool(np.any(w.live[lo:hi]))
+            else:
+                cyclic = bool(np.any(w.live[lo:hi][None, :, None] & (code[:, lo:hi, :] >= 0)
+                                     & ~sor[:, lo:hi, :]))
+            # the Bellman sweeps need no keep values (they keep the best ones in e in place)
+            q_now = q if code is not None else np.zeros((n_c, 0, width))
+            if cyclic:
+                n, residual = kernel.solve_layer(
+                    V, e, q_now, u, w, st, s, factor=factor, budget=budget,
+                    max_sweeps=MAX_SWEEPS, bs=bs, code=code, sor=sor, q_used=q_used)
+                if factor * residual > budget:
+                    raise ConvergenceError(
+                        f"{model.card.id}: layer of {s} skull dice still moves by "
+                        f"{residual:.3g} after {n} sweeps")
+                eps += factor * residual
+                residual_max = max(residual_max, residual)
+            else:  # the layer depends on solved layers only: one sweep is exact
+                mode = kernel.MODE_BELLMAN if code is None else kernel.MODE_POLICY
+                kernel.sweep(mode, V, e, q_now, u, w, st, s, s, bs=bs, code=code, sor=sor,
+                             q_used=q_used)
+                n = 1
+            sweeps_total += n
+            kernel.sweep(kernel.MODE_EXPECT, V, e, q, u, w, st, s, s)  # the final keep values
+        values[world], keeps[world] = V, q
+    return LayerSolve(values, keeps, sweeps_total, residual_max, eps)
+
+
+def solve_payoff(
+    model: TurnModel,
+    payoff: Payoff,
+    key: tuple[object, ...] = ("custom",),
+    *,
+    tol: float = DEFAULT_TOL,
+    policy: Policy | None = None,
+) -> TurnSolution:
+    """Value iteration, layer by layer, to the certified bound `tol` (see the module doc)."""
+    st = structure(model)
+    g = model.geometry
+    b = payoff.columns
+    width = lane_width(b)
+    lanes = _lanes(model, st, payoff, width)
+    n_c = lanes.u.shape[0]
+    kernel_policy = None
+    if policy is not None:
+        kernel_policy = {w: _policy_lanes(model, st, policy, w, n_c, width)
+                         for w in model.worlds}
+    solved = solve_layers(model, st, lanes.u, lanes.stop_idx, lanes.bust_idx, tol=tol,
+                          policy=kernel_policy)
+    worlds: dict[int, WorldSolution] = {}
+    for world in model.worlds:
+        V, q = solved.values[world], solved.keeps[world]
+        value = np.full((model.n_full, b), np.nan)
+        v_full = from_lanes(V, b)
+        live_pos = model.live[world]
+        orbit = st.full_of_position
+        value[live_pos] = v_full[orbit[live_pos]]
+        keep = np.empty((g.n_partial, b))
+        inside = st.row_of_partial < st.n_rows
+        keep[inside] = from_lanes(q, b)[st.row_of_partial[inside]]
+        keep[~inside] = payoff.bust[~inside]  # beyond the structure every roll busts
+        is_full = np.arange(g.n_partial) >= g.full_offset
+        pos_full = np.flatnonzero(is_full & inside)  # keeping all the dice: the position
+        j = pos_full - g.full_offset
+        keep[pos_full] = np.where(live_pos[j][:, None], v_full[orbit[j]], payoff.bust[pos_full])
+        if policy is None:
+            w = world_arrays(model, st, world, lanes.stop_idx, lanes.bust_idx)
+            q_used = solved.keeps[USED] if world == UNUSED else None
+            pol, use_sor = _extract_policy(model, st, world, q, q_used, lanes, w, b)
+        else:
+            pol = np.array(np.asarray(policy[world][0])[:, :1].repeat(b, axis=1))
+            use_sor = np.array(np.asarray(policy[world][1])[:, :1].repeat(b, axis=1))
+            pol[~live_pos] = NO_MOVE
+            use_sor[~live_pos] = False
+        worlds[world] = WorldSolution(value=value, keep_value=keep, policy=pol,
+                                      sorceress=use_sor)
+    fr = first_roll(model, st)
+    start = model.start_world
+    turn = from_lanes(turn_value_lanes(solved.values[start], fr, lanes.first_bust,
+                                       lanes.island), b)
+    first = first_values(model, payoff, worlds[start].value)
+    return TurnSolution(
+        card=model.card.id,
+        rules=model.rules,
+        objective=key,
+        worlds=worlds,
+        first_value=first,
+        turn_value=turn,
+        sweeps=solved.sweeps,
+        residual=solved.residual,
+        bound=solved.bound,
+        n_dice=model.n_dice,
+    )
+
+
+def first_values(model: TurnModel, payoff: Payoff, start: FloatArray) -> FloatArray:
+    """The value of each position as the turn's first roll: the bust payoff, Skull Island
+    (by skull dice), or `start`'s value (the world the turn starts in) where play goes on."""
+    skull_dice = model.geometry.full_counts[:, 0]
+    first = np.array(start, copy=True)
+    bust = np.array([o is Outcome.BUST for o in model.first_outcome])
+    island = np.array([o is Outcome.ISLAND for o in model.first_outcome])
+    first[bust] = payoff.first_bust
+    first[island] = payoff.island[skull_dice[island]]
+    return first
+
+
+def _extract_policy(model: TurnModel, st: TurnStructure, world: int, q: FloatArray,
+                    q_used: FloatArray | None, lanes: _Lanes, w: WorldArrays,
+                    b: int) -> tuple[IntArray, BoolArray]:
+    """The policy of every position (partial indices), by the kernel's tie-break rule."""
+    code, sor, _ = kernel.best_moves(q, q_used, lanes.u, w, st, TIE_TOL, w.sorceress_ok)
+    code_f, sor_f = from_lanes(code, b), from_lanes(sor, b)
+    pick = np.maximum(code_f, 0)
+    plain = st.pairs_partial[np.minimum(st.pairs_ptr[:-1, None] + pick,
+                                        st.pairs_partial.shape[0] - 1)]
+    if st.sor_partial.shape[0]:
+        with_sor = st.sor_partial[np.minimum(st.sor_ptr[:-1, None] + pick,
+                                             st.sor_partial.shape[0] - 1)]
+        plain = np.where(sor_f, with_sor, plain)
+    partial = np.where(code_f < 0, code_f, plain)
+    g = model.geometry
+    pol = np.full((g.n_full, b), NO_MOVE, dtype=np.int64)
+    use_sor = np.zeros((g.n_full, b), dtype=bool)
+    live = model.live[world]
+    orbit = st.full_of_position
+    pol[live] = partial[orbit[live]]
+    use_sor[live] = sor_f[orbit[live]]
+    return pol, use_sor
+
+
+def roll_expectation(model: TurnModel, world: int, values: FloatArray) -> FloatArray:
+    """For every partial position (n_partial, B): the expectation, over rolling its missing
+    dice, of `values` (n_full, B) at the positions where the turn goes on in `world` (0 where
+    it is over), by the kernel's expectation."""
+    st = structure(model)
+    b = values.shape[1]
+    width = lane_width(b)
+    full = st.partial[st.full_row] - model.geometry.full_offset
+    V = to_lanes(np.ascontiguousarray(values[full], dtype=np.float64), width)
+    n_c = V.shape[0]
+    u = np.zeros((n_c, 1, width))
+    w = world_arrays(model, st, world, np.zeros(st.n_fo, dtype=np.int64),
+                     np.zeros(st.n_rows, dtype=np.int64))
+    e = np.zeros((n_c, st.n_rows + 1, width))
+    q = np.zeros((n_c, st.n_rows + 1, width))  # = e: every bust is worth 0 here
+    kernel.sweep(kernel.MODE_EXPECT, V, e, q, u, w, st, 0, st.max_skulls)
+    out = np.zeros((model.geometry.n_partial, b))
+    inside = st.row_of_partial < st.n_rows
+    out[inside] = from_lanes(q, b)[st.row_of_partial[inside]]
+    g = model.geometry
+    pos = np.flatnonzero(inside & (np.arange(g.n_partial) >= g.full_offset))
+    j = pos - g.full_offset
+    out[pos] = np.where(model.live[world][j][:, None], values[j], 0.0)  # nothing to roll
+    return out
+
+
+def solve_cards(
+    cards: Sequence[str],
+    rules: Rules,
+    objective_factory: Callable[[], Objective] | None = None,
+    *,
+    n_jobs: int = 1,
+    tol: float = DEFAULT_TOL,
+) -> dict[str, TurnSolution]:
+    """Solve several cards, in parallel with joblib when `n_jobs` != 1.
+
+    Each card is solved by the same code in whichever process, so the results are the same
+    bit for bit whatever the number of workers.
+    """
+    factory = objective_factory or ExpectedPoints
+    if n_jobs == 1 or len(cards) <= 1:
+        return {c: solve_turn(c, rules, factory(), tol=tol) for c in cards}
+    from joblib import Parallel, delayed
+
+    results = Parallel(n_jobs=n_jobs)(
+        delayed(solve_turn)(c, rules, factory(), tol=tol) for c in cards
+    )
+    return dict(zip(cards, results, strict=True))
+
+
+def finite_horizon_values(model: TurnModel, payoff: Payoff, rerolls: int) -> FloatArray:
+    """The turn's value when at most `rerolls` rerolls are allowed (column per payoff).
+
+    Backward induction from the last decision: with no reroll left the player stops (a
+    rescue position is then a bust). Used by the tests to meet a brute-force reference on
+    reduced games exactly; it runs the kernel's sweep over every layer at once.
+    """
+    st = structure(model)
+    b = payoff.columns
+    width = lane_width(b)
+    lanes = _lanes(model, st, payoff, width)
+    n_c = lanes.u.shape[0]
+    arrays = {w: world_arrays(model, st, w, lanes.stop_idx, lanes.bust_idx)
+              for w in model.worlds}
+    first_bust = lanes.first_bust[:, None, :]
+    V = {w: np.ascontiguousarray(np.where(a.can_stop[None, :, None], lanes.u[:, : st.n_fo, :],
+                                          np.where(a.live[None, :, None], first_bust, 0.0)))
+         for w, a in arrays.items()}
+    e = np.zeros((n_c, st.n_rows + 1, width))
+    for _ in range(rerolls):
+        new = {w: v.copy() for w, v in V.items()}
+        q_used = None
+        for world in model.worlds:
+            q = np.zeros((n_c, st.n_rows + 1 if world == USED else 0, width))
+            a = arrays[world]
+            bs = None
+            if world == UNUSED and q_used is not None:
+                bs = kernel.sorceress_best(q_used, a.sorceress_ok, st)
+            kernel.sweep(kernel.MODE_BELLMAN, new[world], e, q, lanes.u, a, st, 0,
+                         st.max_skulls, bs=bs)
+            if world == USED:
+                q_used = q
+        V = new
+    fr = first_roll(model, st)
+    return from_lanes(turn_value_lanes(V[model.start_world], fr, lanes.first_bust,
+                                       lanes.island), b)

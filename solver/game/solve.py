@@ -1,0 +1,194 @@
+"""Solving the game: the three phases in order, each certified, and the questions the tables
+answer (the win probability at given totals, the win objective of a turn).
+
+:func:`solve_game` solves the final turn (:mod:`.final`), then sudden death, then normal play
+(:mod:`.iterate`), and certifies each (:mod:`.certify`); :class:`GameSolution` is the result,
+written and read by :mod:`solver.tables` (``game.msgpack``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine import FloatArray, Objective
+from ..rules import NUM_DICE, Rules
+from .certify import PhaseCertificate, certify
+from .final import FinalTable, solve_final
+from .iterate import ProgressFn, iterate, start
+from .model import (
+    FINAL,
+    NORMAL,
+    SUDDEN,
+    GameUtility,
+    TurnUtility,
+    check_totals,
+    deck,
+    final_values,
+    game_model,
+    lookup,
+)
+from .policies import PhasePolicy, final_policy, phase_policy
+
+DEFAULT_TOL = 1e-12
+"""The iteration stops after a plain sweep that moves no value by more than this; the
+certificates turn it into a proven bound (about 400 times it at the default target)."""
+START = 0.5
+"""Every value starts in the middle of [0, 1]."""
+FINAL_TOL = 1e-11
+"""The final-turn table's certified bound (the engine's layered solve; it is the tail of
+normal play, so its bound enters normal play's)."""
+
+
+@dataclass(frozen=True)
+class GameSolution:
+    """The two-player tables of one rules object (target and ties included).
+
+    ``win[a, b]``: P(the player about to draw, with ``a`` units against ``b``, wins);
+    ``sudden[x, y]``: the same in sudden death; ``final``: the final-turn table.
+    """
+
+    rules: Rules
+    win: FloatArray
+    sudden: FloatArray
+    final: FinalTable
+    cards: dict[str, FloatArray]
+    """Each card's turn value in normal play, (n, n): ``win`` is their deck-weighted sum."""
+    k_min: int
+    k_max: int
+    """The least and most points (units) a turn can end with."""
+    beyond: FloatArray
+    """``G(a', b)``: the trailing player's chance in the final turn when the leader has
+    ``a' = n + i`` (row i), Skull Island and sudden death included."""
+    sweeps: dict[str, int]
+    residual: dict[str, float]
+    """Per phase: the largest change of the last plain sweep."""
+    certified_bound: dict[str, float]
+    """Per phase: a proven bound on |table - exact| (:mod:`.certify`; inf if not proved)."""
+    certificates: dict[str, dict[str, float]]
+    """Per game phase, the figures of its certificate (visits, progress, ...)."""
+    policies: dict[str, PhasePolicy]
+    """Per phase, the win policy at every state (:mod:`.policies`)."""
+    seconds: float
+    n_dice: int = NUM_DICE
+
+    @property
+    def n(self) -> int:
+        return int(self.win.shape[0])
+
+
+def _figures(cert: PhaseCertificate) -> dict[str, float]:
+    return {"bound": cert.bound, "residual": cert.residual, "visits": cert.visits,
+            "progress": cert.progress, "island": cert.island, "rolls": cert.rolls,
+            "tail": cert.tail}
+
+
+def solve_game(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE,
+               progress: ProgressFn | None = None, start_value: float = START) -> GameSolution:
+    """Solve the final turn, then sudden death, then normal play, each to its certificate."""
+    t0 = time.perf_counter()
+    gm = game_model(rules, n_dice)
+    final = solve_final(rules, tol=FINAL_TOL, n_dice=n_dice)
+    if progress is not None:
+        progress("final", final.sweeps, final.residual)
+    sudden = start(SUDDEN, gm, lookup(SUDDEN, gm), start_value)
+    report_s = iterate(sudden, np.zeros(1), tol=tol, progress=progress)
+    cert_s = certify(sudden, np.zeros(1), tail_bound=0.0)
+    if progress is not None:
+        progress("sudden certificate", cert_s.sweeps, cert_s.bound)
+    s_table = sudden.table()
+    policies = {SUDDEN: phase_policy(sudden, np.zeros(1))}
+    del sudden
+    g = final_values(final.value, s_table, gm)
+    p_island = float(sum(gm.island_deductions().tolist()))
+    g_bound = final.bound + p_island * cert_s.bound
+    normal = start(NORMAL, gm, lookup(NORMAL, gm), start_value)
+    report_w = iterate(normal, g.ravel(), tol=tol, progress=progress)
+    cert_w = certify(normal, g.ravel(), tail_bound=g_bound)
+    if progress is not None:
+        progress("normal certificate", cert_w.sweeps, cert_w.bound)
+    policies[NORMAL] = phase_policy(normal, g.ravel())
+    policies[FINAL] = final_policy(gm, rules.ties, FINAL_TOL)
+    return GameSolution(
+        rules=rules,
+        win=normal.table(),
+        sudden=s_table,
+        final=final,
+        cards={card: normal.table(v) for card, v in normal.cards_value.items()},
+        k_min=gm.k_min,
+        k_max=gm.k_max,
+        beyond=g,
+        sweeps={"final": final.sweeps, SUDDEN: report_s.sweeps, NORMAL: report_w.sweeps},
+        residual={"final": final.residual, SUDDEN: report_s.residual,
+                  NORMAL: report_w.residual},
+        certified_bound={"final": final.bound, SUDDEN: cert_s.bound, NORMAL: cert_w.bound},
+        certificates={SUDDEN: _figures(cert_s), NORMAL: _figures(cert_w)},
+        policies=policies,
+        seconds=time.perf_counter() - t0,
+        n_dice=n_dice,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# What the tables answer
+# --------------------------------------------------------------------------------------------
+
+
+def state_utility(sol: GameSolution, me: int, opp: int, *, final: bool = False,
+                  sudden: bool = False) -> TurnUtility:
+    """The utility of every ending of the mover's turn at one state (units): one column.
+
+    Normal play: the lookups of :mod:`.model` into ``win`` (and ``G`` past the target). Final
+    turn (`opp` >= target): beat the leader's total; Skull Island may bring the leader below the
+    target, into sudden death with the leader to move.
+    """
+    n = sol.n
+    gm = game_model(sol.rules, sol.n_dice)
+    ks = np.arange(sol.k_min, sol.k_max + 1)
+    ded = np.arange(gm.n_ded)
+    if final:
+        tie = 0.5 if sol.rules.ties == "shared" else 0.0
+        mine = me + ks
+        points = (mine > opp) + tie * (mine == opp)
+        left = opp - ded
+        island = np.where(left < n, 1.0 - sol.sudden[np.clip(left, 0, n - 1), me], 0.0)
+        return TurnUtility(sol.k_min, points.astype(np.float64)[:, None], island[:, None])
+    after = me + ks
+    if sudden:
+        here = sol.sudden[opp, np.clip(after, 0, n - 1)]
+        points = np.where(after >= n, 1.0, 1.0 - here)
+        island = 1.0 - sol.sudden[np.maximum(opp - ded, 0), me]
+        return TurnUtility(sol.k_min, points[:, None], island[:, None])
+    g = sol.beyond
+    here = sol.win[opp, np.clip(after, 0, n - 1)]
+    beyond = g[np.clip(after - n, 0, g.shape[0] - 1), opp]
+    points = 1.0 - np.where(after >= n, beyond, here)
+    island = 1.0 - sol.win[np.maximum(opp - ded, 0), me]
+    return TurnUtility(sol.k_min, points[:, None], island[:, None])
+
+
+def win_objective(sol: GameSolution, me: int, opp: int, *, final: bool = False) -> Objective:
+    """The engine objective of the mover's turn at (`me`, `opp`) in points."""
+    a, b = check_totals(sol.rules, me, opp, final=final)
+    return GameUtility(state_utility(sol, a, b, final=final),
+                       key=("win", me, opp, final, sol.rules.hash))
+
+
+def win_probability(sol: GameSolution, me: int, opp: int, *,
+                    final: bool = False) -> tuple[float, dict[str, float]]:
+    """P(the player about to draw wins) and per card, at totals `me`, `opp` (points)."""
+    a, b = check_totals(sol.rules, me, opp, final=final)
+    if not final:
+        return float(sol.win[a, b]), {c: float(v[a, b]) for c, v in sol.cards.items()}
+    from ..engine import solve_turn
+
+    obj = win_objective(sol, me, opp, final=True)
+    weights = deck(sol.n_dice)
+    cards = {c: float(solve_turn(c, sol.rules.turn_rules(), obj).turn_value[0])
+             for c in weights}
+    total = 0.0
+    for c, w in weights.items():
+        total += w * cards[c]
+    return total, cards

@@ -1,0 +1,146 @@
+"""The turn kernel (solver/engine/kernel.py): its numba and numpy implementations give the same
+bits, on random inputs for every mode and on whole solves; and its pieces do what they say.
+
+numba is a dependency of the project: these tests fail (they do not skip) when it is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from solver.engine import kernel, solve_turn, structure, turn_model
+from solver.engine.kernel import LANES, MODE_BELLMAN, MODE_EXPECT, MODE_POLICY, to_lanes
+from solver.engine.solve import world_arrays
+from solver.rules import CARD_IDS, Rules
+
+
+@pytest.fixture
+def both() -> Iterator[Callable[[str], None]]:
+    """Switch the kernel's implementation: both("numba") / both("numpy")."""
+    assert kernel.numba_available(), "numba is a dependency: install it (make test does)"
+    yield kernel.force
+    kernel.force(None)
+
+
+def _case(card: str, symmetric: bool, chunks: int, seed: int) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    model = turn_model(card, Rules())
+    st = structure(model, symmetric=symmetric)
+    n_u = 40
+    stop_idx = rng.integers(0, n_u, st.n_fo)
+    bust_idx = rng.integers(0, n_u, st.n_rows)
+    w = world_arrays(model, st, model.start_world, stop_idx, bust_idx)
+    return {
+        "st": st, "w": w,
+        "V": rng.random((chunks, st.n_fo, LANES)),
+        "u": rng.random((chunks, n_u, LANES)) * 10 - 5,
+        "bs": rng.random((chunks, st.n_fo, LANES)) - 0.2,
+        # keeps of rows whose keep value the sweep computes (not the full rows), or a stop
+        "code": np.where(rng.random((chunks, st.n_fo, LANES)) < 0.2, -1,
+                         rng.choice(np.concatenate([np.arange(lo, hi) for lo, hi in
+                                                    zip(st.block_lo, st.full_lo, strict=True)]),
+                                    (chunks, st.n_fo, LANES))),
+        "sor": rng.random((chunks, st.n_fo, LANES)) < 0.1,
+        "q_used": rng.random((chunks, st.n_rows + 1, LANES)),
+    }
+
+
+def _run(case: dict[str, Any], mode: int, impl: str, force: Callable[[str], None],
+         omega: float, parallel: bool) -> list[bytes]:
+    force(impl)
+    st, w = case["st"], case["w"]
+    V = case["V"].copy()
+    out = np.empty_like(V)
+    e = np.empty((V.shape[0], st.n_rows + 1, LANES))
+    q = np.empty_like(e)
+    step = np.empty(V.shape, dtype=np.float32)
+    first = (np.arange(0, st.n_fo, 3), np.linspace(0.01, 0.2, st.n_fo)[::3].copy(),
+             np.empty((V.shape[0], LANES)))
+    kw: dict[str, Any] = {"omega": omega, "parallel": parallel, "out": out, "step": step,
+                          "first": first, "bs": case["bs"]}
+    if mode == MODE_POLICY:
+        kw.update(code=case["code"], sor=case["sor"], q_used=case["q_used"])
+    res = kernel.sweep(mode, V, e, q, case["u"], w, st, 0, st.max_skulls, **kw)
+    rows = st.level_lo[:, :-1]  # the expectations and keep values of the non-full rows
+    keep = [q[:, lo:hi].tobytes() for lo, hi in zip(rows[:, 0], st.full_lo, strict=True)]
+    parts = [res.tobytes(), e.tobytes(), *keep]
+    if mode != MODE_EXPECT:
+        parts += [out.tobytes(), step.tobytes(), first[2].tobytes()]
+    return parts
+
+
+@pytest.mark.parametrize("card", ["sorceress", "chest", "battle3", "animals", "skull2"])
+@pytest.mark.parametrize("mode", [MODE_EXPECT, MODE_BELLMAN, MODE_POLICY])
+def test_numba_and_numpy_sweeps_give_the_same_bits(card: str, mode: int,
+                                                    both: Callable[[str], None]) -> None:
+    for symmetric, chunks, omega in ((False, 1, 1.0), (True, 3, 1.5)):
+        case = _case(card, symmetric, chunks, seed=hash((card, mode)) % 1000)
+        a = _run(case, mode, "numba", both, omega, parallel=chunks > 1)
+        b = _run(case, mode, "numpy", both, omega, parallel=False)
+        assert a == b, (card, mode, symmetric)
+
+
+@pytest.mark.parametrize("card", ["sorceress", "coin", "battle2"])
+def test_numba_and_numpy_moves_and_helpers_give_the_same_bits(
+        card: str, both: Callable[[str], None]) -> None:
+    case = _case(card, True, 3, seed=7)
+    st, w = case["st"], case["w"]
+    rng = np.random.default_rng(3)
+    q = np.round(rng.random((3, st.n_rows + 1, LANES)) * 8) / 8  # exact ties on purpose
+    steps = rng.random((4, 3, st.n_fo, LANES)).astype(np.float32)
+    results = []
+    for impl in ("numba", "numpy"):
+        both(impl)
+        moves = kernel.best_moves(q, case["q_used"], case["u"], w, st, 0.01, w.sorceress_ok)
+        bs = kernel.sorceress_best(case["q_used"], w.sorceress_ok, st)
+        x = case["V"].copy()
+        kernel.combine(x, steps[1:], np.array([0.5, -0.25, 2.0]))
+        results.append([m.tobytes() for m in moves] + [bs.tobytes(), x.tobytes(),
+                                                         repr(kernel.gram(steps)).encode()])
+    assert results[0] == results[1]
+
+
+def test_best_moves_with_the_sweeps_maxima_is_the_full_scan(both: Callable[[str], None]) -> None:
+    """Given the Bellman sweep's maxima, the choice is the same as scanning every keep."""
+    both("numba")
+    case = _case("sorceress", True, 2, seed=11)
+    st, w = case["st"], case["w"]
+    V = case["V"].copy()
+    e = np.empty((2, st.n_rows + 1, LANES))
+    q = np.empty_like(e)
+    kernel.sweep(MODE_BELLMAN, V, e, q, case["u"], w, st, 0, st.max_skulls, out=V.copy())
+    best = np.ascontiguousarray(e[:, st.full_row, :])
+    full = kernel.best_moves(q, None, case["u"], w, st, 1e-9)
+    quick = kernel.best_moves(q, None, case["u"], w, st, 1e-9, best=best)
+    assert all(np.array_equal(a, b) for a, b in zip(full, quick, strict=True))
+
+
+def _turn_bytes() -> str:
+    digest = hashlib.sha256()
+    for card in CARD_IDS:
+        s = solve_turn(card, Rules())
+        digest.update(s.turn_value.tobytes())
+        for ws in s.worlds.values():
+            digest.update(ws.keep_value.tobytes())
+            digest.update(ws.policy.tobytes())
+    return digest.hexdigest()
+
+
+def test_the_turn_tables_are_the_same_bits_in_numba_and_numpy(
+        both: Callable[[str], None]) -> None:
+    both("numba")
+    a = _turn_bytes()
+    both("numpy")
+    assert _turn_bytes() == a
+
+
+def test_lanes_round_trip() -> None:
+    a = np.arange(3 * 37, dtype=np.float64).reshape(3, 37)
+    lanes = to_lanes(a, LANES)
+    assert lanes.shape == (3, 3, LANES)
+    assert np.array_equal(kernel.from_lanes(lanes, 37), a)
