@@ -38,7 +38,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgpack
 import numpy as np
@@ -64,6 +64,8 @@ from .stats import TurnStats, turn_stats
 
 if TYPE_CHECKING:
     from .game import GameSolution, ProgressFn
+
+_T = TypeVar("_T")
 
 FORMAT_VERSION = 2
 """Bumped whenever the layout of a table file changes; older files are refused."""
@@ -458,8 +460,8 @@ def read_table(path: Path | str, card: Card | str, rules: Rules) -> TurnTable:
     return unpack_table(data, source=str(path), card=card, rules=rules, fix=fix)
 
 
-def _cached(directory: Path, read: Callable[[], Any], build: Callable[[], Any],
-            write: Callable[[Any], Any]) -> Any:
+def _cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
+            write: Callable[[_T], object]) -> _T:
     """From the repository's tables: read (refusing what is stale). From the cache: read,
     or build and cache (an unwritable cache only costs a solve next time)."""
     if directory == repo_tables_dir():
@@ -486,7 +488,7 @@ def turn_table(card: Card | str, rules: Rules, tables_dir: Path | str | None = N
         return read_table(table_path(tables_dir, card), card, rules)
     directory = default_dir(rules)
     return _cached(directory, lambda: read_table(table_path(directory, card), card, rules),
-                   lambda: build_table(card, rules), lambda t: write_table(t, directory))  # type: ignore[no-any-return]
+                   lambda: build_table(card, rules), lambda t: write_table(t, directory))
 
 
 def turn_solution(
@@ -640,6 +642,6 @@ def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,
     if tables_dir is not None:
         return read_game(tables_dir, rules)
     directory = game_default_dir(rules)
-    return _cached(directory, lambda: read_game(directory, rules),  # type: ignore[no-any-return]
+    return _cached(directory, lambda: read_game(directory, rules),
                    lambda: solve_game(rules, progress=progress),
                    lambda s: write_game(s, directory))

@@ -78,7 +78,7 @@ class Geometry:
 
     def indices(self, counts: IntArray) -> IntArray:
         """Partial indices of the rows of a (n, 6) count array."""
-        return self.code_lut[self.code(counts)]  # type: ignore[no-any-return]
+        return self.code_lut[self.code(counts)]
 
     def full_index(self, dice: Dice) -> int:
         return self.index(dice.counts) - self.full_offset

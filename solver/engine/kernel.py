@@ -47,6 +47,9 @@ import numpy as np
 
 from .geometry import FloatArray, IntArray
 
+AnyArray = np.ndarray[Any, Any]
+"""An array of any dtype (the lane layout carries floats, policy codes and flags alike)."""
+
 SIXTH = 1.0 / 6.0
 LANES = 16
 """Columns per chunk for large batches (the game): 16 doubles, four AVX2 registers."""
@@ -62,7 +65,7 @@ second for a few milliseconds of work), ``numba`` (whenever installed) or ``nump
 numbers are the same bits whichever runs."""
 
 
-def to_lanes(a: FloatArray, lanes: int | None = None) -> FloatArray:
+def to_lanes(a: AnyArray, lanes: int | None = None) -> AnyArray:
     """(n, B) or (B,) -> (C, n, L) (or (C, L)), zero-padded to whole chunks."""
     flat = a.ndim == 1
     m = a[None, :] if flat else a
@@ -76,12 +79,15 @@ def to_lanes(a: FloatArray, lanes: int | None = None) -> FloatArray:
     return out[:, 0, :] if flat else out
 
 
-def from_lanes(a: FloatArray, b: int) -> FloatArray:
+def from_lanes(a: AnyArray, b: int) -> AnyArray:
     """(C, n, L) -> (n, B), or (C, L) -> (B,)."""
+    out: AnyArray
     if a.ndim == 2:
-        return a.reshape(-1)[:b].copy()
-    c, n, width = a.shape
-    return a.transpose(1, 0, 2).reshape(n, c * width)[:, :b].copy()
+        out = a.reshape(-1)[:b].copy()
+    else:
+        c, n, width = a.shape
+        out = a.transpose(1, 0, 2).reshape(n, c * width)[:, :b].copy()
+    return out
 
 
 def lane_width(columns: int) -> int:
@@ -192,7 +198,7 @@ def _np_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray, q: Flo
     if step is not None:
         step[lo:hi] = (new - V[lo:hi]).astype(np.float32)
     V_out[lo:hi] = new
-    return np.abs(d)  # type: ignore[no-any-return]
+    return np.abs(d)
 
 
 def _chunk_max(change: FloatArray, n_c: int, width: int) -> FloatArray:
@@ -280,7 +286,7 @@ def _compile() -> dict[str, Callable[..., Any]] | None:
         from . import kernel_numba as kn
     except ImportError:
         return None
-    numba.set_num_threads(min(threads(), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(min(threads(), int(numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     return {
         "sweep": kn.sweep,
         "sweep_parallel": kn.sweep_parallel,
@@ -417,17 +423,20 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
           bs: FloatArray | None = None, code: IntArray | None = None, sor: Any = None,
           q_used: FloatArray | None = None, parallel: bool = False,
           out: FloatArray | None = None, step: Any = None,
-          first: tuple[IntArray, FloatArray, FloatArray] | None = None) -> FloatArray:
+          first: tuple[IntArray, FloatArray, FloatArray] | None = None,
+          best: FloatArray | None = None) -> FloatArray:
     """One sweep (see the module doc) of the skull blocks ``s_lo..s_hi`` of one world.
 
-    `w` holds the world's arrays (:class:`solver.engine.solve.WorldArrays`), `st` the
+    `w` holds the world's arrays (:class:`solver.engine.arrays.WorldArrays`), `st` the
     structure. Mode :data:`MODE_EXPECT` only refreshes ``e`` and ``q`` (``q`` with no rows: not
-    stored; ``e`` with no rows: a work array of each chunk's own, with `parallel`); :data:`MODE_BELLMAN` also updates the values by the Bellman max, and
+    stored; ``e`` with no rows: a work array of each chunk's own, with `parallel`);
+    :data:`MODE_BELLMAN` also updates the values by the Bellman max, and
     :data:`MODE_POLICY` by the policy ``code`` (rows, :data:`STOP`) and ``sor`` (its keep is a
     row of ``q_used``). The new values go to `out` (default: ``V``, in place; only the skull
     blocks swept are written), and the step each value took, rounded to float32, to `step`
     (optional). With `first` = (full orbits, probabilities, out), ``out`` (C, L) receives
-    :func:`first_sum` of the new values. Returns the largest change of each chunk.
+    :func:`first_sum` of the new values; `best` (C, n_fo, L), in Bellman mode, the best plain
+    keep's value at every full orbit. Returns the largest change of each chunk.
     """
     V_out = V if out is None else out
     for name, a in (("V", V), ("out", V_out), ("e", e), ("q", q)):
@@ -438,9 +447,14 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
     if k is None:
         if e.shape[1] == 0:
             e = np.empty((V.shape[0], st.n_rows + 1, V.shape[2]))
+        if best is not None and mode == MODE_BELLMAN:
+            e = np.empty((V.shape[0], st.n_rows + 1, V.shape[2]))
         res = _np_lanes_sweep(mode, V, V_out, e, q, u, w, st, s_lo, s_hi, omega, bs, code, sor,
                               q_used, step=step)[1]
-        if first is not None:
+        if best is not None and mode == MODE_BELLMAN:
+            lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
+            best[:, lo:hi, :] = e[:, st.full_row[lo:hi], :]
+        if first is not None and mode != MODE_EXPECT:
             first[2][:] = first_sum(V_out, first[0], first[1])
         return res
     use_bs = bs is not None
@@ -451,11 +465,12 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
     step_ = step if step is not None else np.zeros((V.shape[0], 0, V.shape[2]), dtype=np.float32)
     if first is None:
         first = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, V.shape[2])))
+    best_ = best if best is not None else np.zeros((V.shape[0], 0, V.shape[2]))
     res = np.zeros(V.shape[0])
     args = (mode, V, V_out, e, q, bs_, u, w.stop_idx, w.bust_idx, w.live, w.can_stop,
             w.keep_ok, w.p_bust, st.child, st.parent, st.level_lo, st.full_row, st.fo_lo, s_lo,
             s_hi, float(omega), use_bs, code, sor, q_used_, step_, first[0], first[1], first[2],
-            res)
+            best_, res)
     if parallel:  # numba's threads take whole chunks (of e, q and the values alike)
         k["sweep_parallel"](*args)
     else:

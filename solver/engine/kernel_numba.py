@@ -27,7 +27,7 @@ _jit = numba.njit(cache=True, fastmath=False, nogil=True)
 @_jit
 def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
           p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs, code, sor,
-          q_used, step, first_fo, first_p, turn):
+          q_used, step, first_fo, first_p, turn, best_out):
     """One sweep of chunk `c` (module doc of :mod:`solver.engine.kernel`); its largest change.
 
     ``e[ce]`` holds the expectations, then (Bellman mode) the best keep of every
@@ -102,6 +102,7 @@ def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop
                     e[ce, r, k] = cur
     worst = np.zeros(width)
     store_step = step.shape[1] > 0
+    store_best = best_out.shape[1] > 0
     for i in range(lo, hi):
         r = full_row[i]
         si = stop_idx[i]
@@ -116,6 +117,9 @@ def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop
                 if store_step:
                     step[c, i, k] = np.float32(new - old)
             continue
+        if store_best and mode == 1:
+            for k in range(width):
+                best_out[c, i, k] = e[ce, r, k]
         for k in range(width):
             if mode == 1:
                 v = e[ce, r, k]
@@ -157,7 +161,7 @@ def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop
 @_jit
 def sweep(c_lo, c_hi, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
           p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs, code, sor,
-          q_used, step, first_fo, first_p, turn, res):
+          q_used, step, first_fo, first_p, turn, best_out, res):
     """Chunks ``c_lo:c_hi`` (one thread's share: chunks are independent). An ``e`` with no
     rows: the chunks work in an array of their own, which stays in the core's cache (the
     expectations are not kept)."""
@@ -169,18 +173,18 @@ def sweep(c_lo, c_hi, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can
             res[c] = chunk(c, first, mode, V, V_out, work, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn)
+                           first_p, turn, best_out)
         else:
             res[c] = chunk(c, c, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn)
+                           first_p, turn, best_out)
 
 
 @numba.njit(cache=True, fastmath=False, nogil=True, parallel=True)
 def sweep_parallel(mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
                    p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs,
-                   code, sor, q_used, step, first_fo, first_p, turn, res):
+                   code, sor, q_used, step, first_fo, first_p, turn, best_out, res):
     """:func:`sweep` of every chunk, the chunks spread over numba's threads (each chunk on one
     thread: the same numbers whatever the number of threads). The only parallel function:
     numba's scheduling of this hot loop beats threads started from Python."""
@@ -191,12 +195,12 @@ def sweep_parallel(mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_st
             res[c] = chunk(c, c - c, mode, V, V_out, work, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn)
+                           first_p, turn, best_out)
         else:
             res[c] = chunk(c, c, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn)
+                           first_p, turn, best_out)
 
 
 @_jit
@@ -209,6 +213,7 @@ def solve_layer(V, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok, p_b
     first_fo = np.zeros(0, dtype=np.int64)
     first_p = np.zeros(0)
     turn = np.zeros((0, V.shape[2]))
+    best_out = np.zeros((V.shape[0], 0, V.shape[2]))
     sweeps = 0
     residual = 0.0
     while True:
@@ -216,7 +221,7 @@ def solve_layer(V, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok, p_b
         for c in range(n_c):
             r = chunk(c, c, mode, V, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop,
                       keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo, s, s, 1.0,
-                      use_bs, code, sor, q_used, step, first_fo, first_p, turn)
+                      use_bs, code, sor, q_used, step, first_fo, first_p, turn, best_out)
             if r > residual:
                 residual = r
         sweeps += 1

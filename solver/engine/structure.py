@@ -103,7 +103,7 @@ def structure(model: TurnModel, *, symmetric: bool = False) -> TurnStructure:
     cached = model.cache.get(key)
     if cached is None:
         cached = model.cache[key] = _build(model, symmetric)
-    return cached  # type: ignore[no-any-return]
+    return cached
 
 
 def _build(model: TurnModel, symmetric: bool) -> TurnStructure:

@@ -53,7 +53,7 @@ from ..engine import FloatArray, kernel
 from ..engine.kernel import LANES, MODE_POLICY, to_lanes
 from ..engine.model import USED
 from ..rules import BUST_SKULLS
-from .iterate import PhaseState, deck_value, moves_at, sweep, turn_value, utilities
+from .iterate import Moves, PhaseState, deck_value, moves_at, sweep, turn_value, utilities
 
 FP_MARGIN = 1e-13
 """Rounding allowance of one sweep: a turn value is a sum of at most a few hundred products
@@ -117,11 +117,10 @@ def residual_sweep(state: PhaseState, tail: FloatArray) -> float:
     return max(res_v, res_w)
 
 
-def greedy_policy(state: PhaseState, tail: FloatArray
-                  ) -> dict[tuple[str, int], tuple[FloatArray, FloatArray]]:
+def greedy_policy(state: PhaseState, tail: FloatArray) -> Moves:
     """The greedy moves of the iterate at every position and state (an exact maximum: the
     first keep reaching it), as kernel codes (rows, :data:`STOP`) and Sorceress flags."""
-    out = {}
+    out: Moves = {}
     for (card, world), (code, sor) in moves_at(state, tail, 0.0).items():
         st = state.gm.cards[card].st
         pick = np.maximum(code, 0)
@@ -135,9 +134,7 @@ def greedy_policy(state: PhaseState, tail: FloatArray
     return out
 
 
-def progress_bound(state: PhaseState, policy: dict[tuple[str, int], tuple[FloatArray,
-                                                                         FloatArray]],
-                   sweeps: int = PSI_SWEEPS) -> FloatArray:
+def progress_bound(state: PhaseState, policy: Moves, sweeps: int = PSI_SWEEPS) -> FloatArray:
     """μ(s) per state (lanes): a lower bound on the expected capped progress of the mover's
     turn under `policy` (module doc), by `sweeps` sweeps of policy evaluation from below."""
     gm = state.gm

@@ -19,8 +19,9 @@ from functools import lru_cache
 import numpy as np
 
 from ..engine import FloatArray
+from ..engine.arrays import turn_value_lanes
 from ..engine.kernel import LANES, from_lanes, to_lanes
-from ..engine.solve import DEFAULT_TOL, solve_layers, turn_value_lanes
+from ..engine.solve import DEFAULT_TOL, solve_layers
 from ..rules import NUM_DICE, Rules
 from .model import GameModel, game_model
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine import FloatArray, IntArray, kernel
+from ..engine import BoolArray, FloatArray, IntArray, kernel
 from ..engine.kernel import LANES, MODE_BELLMAN, MODE_EXPECT, to_lanes
 from ..engine.model import UNUSED, USED
 from ..engine.solve import MAX_SWEEPS, ConvergenceError
@@ -87,7 +87,8 @@ class PhaseState:
         """The game values (or other per-state lanes) as an (n, n) table."""
         n = self.look.n
         flat = (self.W if lanes is None else lanes).reshape(-1)[: n * n]
-        return flat.reshape(n, n).copy()
+        out: FloatArray = flat.reshape(n, n).copy()
+        return out
 
     def blocks(self) -> list[tuple[str, int]]:
         """The position-value blocks, in the fixed order of every sum over them."""
@@ -156,7 +157,7 @@ def sweep(state: PhaseState, tail: FloatArray, *, omega_v: float, mode: int = MO
     live_part = {card: np.empty((state.chunks, LANES)) for card in gm.cards}
     for card, ct in gm.cards.items():
         st = ct.st
-        q_used = None
+        q_used: FloatArray | None = None
         sorceress = len(ct.model.worlds) > 1
         for world in ct.model.worlds:
             # keep values are stored only where the Sorceress's world needs them
@@ -186,7 +187,7 @@ def sweep(state: PhaseState, tail: FloatArray, *, omega_v: float, mode: int = MO
     return res_v, res_w
 
 
-Moves = dict[tuple[str, int], tuple[IntArray, FloatArray]]
+Moves = dict[tuple[str, int], tuple[IntArray, BoolArray]]
 """Per card and world: the move at every full orbit of every state, in lanes (a pair position,
 :data:`~solver.engine.kernel.STOP` or ``NO_MOVE``; whether it is a Sorceress keep)."""
 
@@ -200,16 +201,16 @@ def moves_at(state: PhaseState, tail: FloatArray, tol: float) -> Moves:
     out: Moves = {}
     for card, ct in gm.cards.items():
         st = ct.st
-        q_used = None
+        q_used: FloatArray | None = None
         for world in ct.model.worlds:
             w = ct.worlds[world]
-            e = np.empty((state.chunks, st.n_rows + 1, LANES))
-            q = np.empty_like(e)
+            q = np.empty((state.chunks, st.n_rows + 1, LANES))
             bs = kernel.sorceress_best(q_used, w.sorceress_ok, st) if q_used is not None else None
             scratch = np.empty_like(state.V[card][world])
-            kernel.sweep(MODE_BELLMAN, state.V[card][world], e, q, u, w, st, 0, st.max_skulls,
-                         bs=bs, parallel=True, out=scratch)
-            best = np.ascontiguousarray(e[:, st.full_row, :])  # the best plain keep's value
+            best = np.empty_like(scratch)  # the best plain keep's value at every full orbit
+            kernel.sweep(MODE_BELLMAN, state.V[card][world], np.empty((state.chunks, 0, LANES)),
+                         q, u, w, st, 0, st.max_skulls, bs=bs, parallel=True, out=scratch,
+                         best=best)
             out[(card, world)] = kernel.best_moves(q, q_used, u, w, st, tol, w.sorceress_ok,
                                                    best=best, best_sorceress=bs)[:2]
             if world == USED:

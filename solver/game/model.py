@@ -49,7 +49,7 @@ from ..engine import (
     structure,
     turn_model,
 )
-from ..engine.solve import FirstRoll, WorldArrays, first_roll, world_arrays
+from ..engine.arrays import FirstRoll, WorldArrays, first_roll, world_arrays
 from ..rules import NUM_DICE, Rules, RulesError, deck_weights
 
 UNIT = 100
@@ -292,13 +292,13 @@ class GameUtility(Objective):
 
     def of_points(self, points: IntArray) -> FloatArray:
         u = self.utility
-        return u.points[np.asarray(points) // UNIT - u.k_min]  # type: ignore[no-any-return]
+        return u.points[np.asarray(points) // UNIT - u.k_min]
 
     def of_magic(self, points: IntArray) -> FloatArray:
         return np.ones((np.asarray(points).shape[0], self.utility.points.shape[1]))
 
     def of_island(self, deduction: IntArray) -> FloatArray:
-        return self.utility.island[np.asarray(deduction) // UNIT]  # type: ignore[no-any-return]
+        return self.utility.island[np.asarray(deduction) // UNIT]
 
     def key(self) -> tuple[object, ...]:
         return self._key

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from ..engine import TIE_TOL, FloatArray, IntArray, kernel
+from ..engine import TIE_TOL, BoolArray, FloatArray, IntArray, kernel
 from ..engine.kernel import LANES, from_lanes, to_lanes
 from ..engine.model import UNUSED, USED, symmetries
 from ..engine.solve import solve_layers
@@ -28,6 +30,9 @@ from ..rules import Rules
 from .final import final_utilities
 from .iterate import Moves, PhaseState, moves_at
 from .model import FINAL, GameModel, game_model
+
+CodeArray = NDArray[np.int16]
+"""Policy codes as stored (see :class:`PhasePolicy`)."""
 
 SORCERESS_CODE = 1 << 14
 """Added to a code that names a Sorceress keep (codes are stored as int16)."""
@@ -39,11 +44,11 @@ class PhasePolicy:
 
     phase: str
     columns: int
-    codes: dict[tuple[str, int], IntArray]
+    codes: dict[tuple[str, int], CodeArray]
     """int16: STOP, NO_MOVE, a pair position, or SORCERESS_CODE + a Sorceress pair position."""
 
 
-def phase_codes(moves: Moves, columns: int) -> dict[tuple[str, int], IntArray]:
+def phase_codes(moves: Moves, columns: int) -> dict[tuple[str, int], CodeArray]:
     """Moves in lanes (:func:`~.iterate.moves_at`) as int16 codes (n_fo, columns)."""
     out = {}
     for key, (code, sor) in moves.items():
@@ -64,7 +69,7 @@ def final_policy(gm: GameModel, ties: str, tol: float) -> PhasePolicy:
     u = final_utilities(gm, ties)
     columns = u.shape[1]
     u_l = to_lanes(u, LANES)
-    codes: dict[tuple[str, int], IntArray] = {}
+    codes: dict[tuple[str, int], CodeArray] = {}
     for card, ct in gm.cards.items():
         w0 = ct.worlds[ct.model.worlds[0]]
         solved = solve_layers(ct.model, ct.st, u_l, w0.stop_idx, w0.bust_idx, tol=tol)
@@ -113,8 +118,9 @@ def orbit_of_positions(card: str, rules: Rules, n_dice: int) -> IntArray:
     return _orbit_maps(card, rules, n_dice).orbit
 
 
-def actual_keep(rules: Rules, card: str, n_dice: int, position: IntArray, code: IntArray
-                ) -> tuple[IntArray, IntArray]:
+def actual_keep(rules: Rules, card: str, n_dice: int, position: IntArray,
+                code: NDArray[np.signedinteger[Any]]
+                ) -> tuple[IntArray, BoolArray]:
     """For positions (full indices) and their orbit's codes: (the partial index of the dice
     kept at the actual position, whether the move uses the Sorceress). Stops and NO_MOVE give
     -1."""
@@ -133,12 +139,12 @@ def actual_keep(rules: Rules, card: str, n_dice: int, position: IntArray, code: 
     else:
         rep_keep = plain
     keep = maps.back[position, rep_keep]
-    return np.where(pick >= 0, keep, -1), sor & (pick >= 0)
-
+    keep_at: IntArray = np.where(pick >= 0, keep, -1)
+    return keep_at, sor & (pick >= 0)
 
 
 def engine_policy(policy: PhasePolicy, rules: Rules, card: str, column: int,
-                  n_dice: int) -> dict[int, tuple[IntArray, IntArray]]:
+                  n_dice: int) -> dict[int, tuple[IntArray, BoolArray]]:
     """One column of a phase policy as the engine's policy arrays of `card` (per world: the
     partial index of the keep, or STOP / NO_MOVE, and the Sorceress flag, per position), as
     :func:`solver.engine.solve_payoff` evaluates them."""
