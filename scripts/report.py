@@ -54,6 +54,7 @@ from solver.policies import (  # noqa: E402
     threshold_candidates,
     threshold_reroll,
 )
+from solver.ranking import ranked_cards  # noqa: E402
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, deck_weights, rules_with  # noqa: E402
 from solver.stats import deck_average, turn_stats  # noqa: E402
 
@@ -459,7 +460,7 @@ def section_method(r: Report) -> str:
     worst_bust = max(abs(stats[c].p_bust - r.distributions[c].p_bust) for c in r.cards)
     return f"""## How the numbers are made
 
-- **Optimal values**: value iteration on the turn's Bellman equations (`solver/engine.py`),
+- **Optimal values**: value iteration on the turn's Bellman equations (`solver/engine/`),
   certified to within {bound:.1e} points for every card (the engine's bound).
 - **Distributions**: forward propagation of the probability mass through the optimal policy
   until the live mass is at most 1e-15 (at most {steps} rolls deep); the largest live mass left
@@ -533,14 +534,14 @@ def section_playing_to_win(r: Report) -> str:
     edge = ("the 95 % interval excludes 50 %" if lo > 0.5 else
             f"{GAME_DUEL_GAMES} games cannot tell it from 50 % at 95 %")
     cards = win_probability(sol, 0, 0)[1]
-    best_card = max(cards, key=cards.__getitem__)
-    worst_card = min(cards, key=cards.__getitem__)
+    order = ranked_cards(cards)
+    best_card, worst_card = order[0][0], order[-1][0]
     return f"""
 ## Playing to win (two players)
 
 The expected-points optimum plays every turn the same at every score; `sabords advise --me
 --opp` plays each turn to maximise the probability of winning the game (both players doing
-so, cards drawn independently with the deck's frequencies; `solver/game.py`). At the target
+so, cards drawn independently with the deck's frequencies; `solver/game/`). At the target
 {target}:
 
 - **First-player advantage.** The first player wins {pct(first)} of the games (the second

@@ -21,11 +21,13 @@ iterate.
 Applications*, SIAM 2017, ch. 1-2).  The slow part of the iteration is a handful of real modes
 with ratios 0.8 to 0.87 at the default target. Every :data:`RRE_STEPS` sweeps, the last
 steps ``d_0..d_{k-1}`` (kept in float32: they only steer) give the combination
-``gamma`` (summing to 1) of the last iterates with the smallest combined step, by the normal
-equations of their Gram matrix; the iterate jumps to that combination. The Gram matrix is a sum
-of products in a fixed order (sixteen sequential sums, one per lane, then the lanes and blocks in
-order) and the small system is solved by Gaussian elimination in plain Python, so the jump is
-the same bits on every machine.
+``gamma`` (summing to 1) of the last iterates with the smallest combined step of the game
+values, by the normal equations of the Gram matrix of their steps; the iterate, position values
+included, jumps to that combination. (The position values' steps would add their own Gram
+matrix, at a fifth of a sweep's cost, and save no sweep: the game values steer.) The Gram matrix
+is a sum of products in a fixed order (sixteen sequential sums, one per lane, then the lanes
+and chunks in order) and the small system is solved by Gaussian elimination in plain Python, so
+the jump is the same bits on every machine.
 
 Everything else is elementwise or summed in a fixed order, so the iterates are the same bits on
 every machine and for any number of threads.
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import BoolArray, FloatArray, IntArray, kernel
-from ..engine.kernel import LANES, MODE_BELLMAN, MODE_EXPECT, to_lanes
+from ..engine.kernel import LANES, MODE_BELLMAN, to_lanes
 from ..engine.model import UNUSED, USED
 from ..engine.solve import MAX_SWEEPS, ConvergenceError
 from .model import GameModel, Lookup
@@ -218,22 +220,6 @@ def moves_at(state: PhaseState, tail: FloatArray, tol: float) -> Moves:
     return out
 
 
-def keep_values(state: PhaseState, tail: FloatArray, card: str) -> dict[int, FloatArray]:
-    """Per world, the value of every keep row of `card` at every state (C, n_rows + 1, L),
-    from the iterate's position values (no update)."""
-    ct = state.gm.cards[card]
-    u, _ = utilities(state, tail)
-    out = {}
-    for world in ct.model.worlds:
-        e = np.empty((state.chunks, ct.st.n_rows + 1, LANES))
-        q = np.empty_like(e)
-        V = state.V[card][world].copy()
-        kernel.sweep(MODE_EXPECT, V, e, q, u, ct.worlds[world], ct.st, 0, ct.st.max_skulls,
-                     parallel=True)
-        out[world] = q
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # Reduced rank extrapolation
 # --------------------------------------------------------------------------------------------
@@ -261,26 +247,13 @@ def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float] | None:
     return x
 
 
-def _gram(state: PhaseState, v_steps: dict[tuple[str, int], FloatArray],
-          w_steps: FloatArray) -> list[list[float]]:
-    """The Gram matrix of the k recorded steps: W's, then each block's (each summed in the
-    kernel's fixed order), added in that order."""
-    k = w_steps.shape[0]
-    total = [[0.0] * k for _ in range(k)]
-    for part in [kernel.gram(w_steps[:, :, None, :])] + [kernel.gram(v_steps[b])
-                                                          for b in state.blocks()]:
-        for i in range(k):
-            for j in range(k):
-                total[i][j] += part[i][j]
-    return total
-
-
 def extrapolate(state: PhaseState, v_steps: dict[tuple[str, int], FloatArray],
                 w_steps: FloatArray) -> bool:
-    """Jump to the combination of the last k + 1 iterates with the smallest combined step
-    (RRE): ``x* = x_k - sum_j c_j d_j`` with ``c_j = gamma_0 + ... + gamma_{j-1}``. False
-    (and no jump) when the normal equations are singular or the weights wild."""
-    gram = _gram(state, v_steps, w_steps)
+    """Jump to the combination of the last k + 1 iterates with the smallest combined step of
+    the game values (RRE): ``x* = x_k - sum_j c_j d_j`` with ``c_j = gamma_0 + ... +
+    gamma_{j-1}``, for the game and the position values alike. False (and no jump) when the
+    normal equations are singular or the weights wild."""
+    gram = kernel.gram(w_steps[:, :, None, :])
     k = len(gram)
     scale = max(gram[i][i] for i in range(k))
     if not scale > 0.0:
@@ -313,10 +286,8 @@ class IterationReport:
 
 def iterate(state: PhaseState, tail: FloatArray, *, tol: float,
             progress: ProgressFn | None = None, omega_v: float = OMEGA_V,
-            rre: bool = True, fixed_w: bool = False) -> IterationReport:
-    """Sweeps until a plain sweep moves nothing by more than `tol` (module doc). With
-    `fixed_w`, the game values are held where they are: the turns' own iteration (the
-    residual is then the position values' alone)."""
+            rre: bool = True) -> IterationReport:
+    """Sweeps until a plain sweep moves nothing by more than `tol` (module doc)."""
     t0 = time.perf_counter()
     history: list[float] = []
     jumps = 0
@@ -325,16 +296,15 @@ def iterate(state: PhaseState, tail: FloatArray, *, tol: float,
         v_steps = {(c, w): np.empty((RRE_STEPS,) + state.V[c][w].shape, dtype=np.float32)
                    for c, w in state.blocks()}
         w_steps = np.empty((RRE_STEPS,) + state.W.shape, dtype=np.float32)
+    states = to_lanes(np.ones(state.columns), LANES) > 0  # not the padding lanes
     cycle = 0
     for n in range(1, MAX_SWEEPS + 1):
         recording = v_steps is not None and n > RRE_START and omega_v != 1.0
         steps = {b: a[cycle] for b, a in v_steps.items()} if recording else None  # type: ignore[union-attr]
         W_before = state.W
         res_v, res_w = sweep(state, tail, omega_v=omega_v, steps=steps)
-        if fixed_w:
-            state.W, res_w = W_before, 0.0
         if recording:
-            w_steps[cycle] = state.W - W_before  # type: ignore[index]
+            w_steps[cycle] = np.where(states, state.W - W_before, 0.0)  # type: ignore[index]
             cycle += 1
         residual = max(res_v, res_w)
         history.append(residual)

@@ -1,0 +1,53 @@
+"""Ranked lists: values within a tolerance of each other are ties, put in a fixed order.
+
+Every list the project prints best first (the cards by win probability, the advisor's options,
+the strategy report's best and worst card) goes through :func:`ranked`. Two values that are
+equal but for their last bits (which may differ from one machine to another) are a tie, and
+ties come out in the order of a fixed key: the deck's card order for cards (:func:`card_key`),
+the policy's tie-break for a turn's options. So the same rules print the same list
+everywhere.
+
+A run of ties starts at the best value left and takes every value within the tolerance of it;
+the next run starts below. Values a tolerance apart are far above the last-bit differences
+(about 1e-16) and far below anything a player could tell apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from .engine.solve import TIE_TOL
+from .rules import CARDS
+
+T = TypeVar("T")
+
+_CARD_ORDER = {card: i for i, card in enumerate(CARDS)}
+
+
+def card_key(card: str) -> tuple[int, str]:
+    """The deck's order of the cards (unknown ids after them, by name)."""
+    return (_CARD_ORDER.get(card, len(_CARD_ORDER)), card)
+
+
+def ranked(items: Iterable[T], value: Callable[[T], float], key: Callable[[T], Any], *,
+           tol: float = TIE_TOL) -> list[T]:
+    """`items` from the largest value down, each run of values within `tol` of the run's
+    best in the order of `key`."""
+    pool = sorted(items, key=lambda x: (-value(x), key(x)))
+    out: list[T] = []
+    i = 0
+    while i < len(pool):
+        top = value(pool[i])
+        j = i + 1
+        while j < len(pool) and value(pool[j]) >= top - tol:
+            j += 1
+        out.extend(sorted(pool[i:j], key=key))
+        i = j
+    return out
+
+
+def ranked_cards(values: dict[str, float], *, tol: float = TIE_TOL) -> list[tuple[str, float]]:
+    """(card, value) pairs from the best value down, ties in the deck's order."""
+    return ranked(values.items(), value=lambda kv: kv[1], key=lambda kv: card_key(kv[0]),
+                  tol=tol)
