@@ -15,6 +15,7 @@ import pytest
 
 from solver.engine import kernel, solve_turn, structure, turn_model
 from solver.engine.arrays import world_arrays
+from solver.engine.solve import solve_layers
 from solver.engine.kernel import LANES, MODE_BELLMAN, MODE_EXPECT, MODE_POLICY, to_lanes
 from solver.rules import CARD_IDS, Rules
 
@@ -139,8 +140,32 @@ def test_the_turn_tables_are_the_same_bits_in_numba_and_numpy(
     assert _turn_bytes() == a
 
 
+@pytest.mark.parametrize("card", ["sorceress", "battle2"])
+def test_layered_solves_of_several_chunks_are_the_same_bits(
+        card: str, both: Callable[[str], None]) -> None:
+    # Each chunk iterates until its own residual is small: numba runs the chunks on threads of
+    # their own, numpy one after the other, and the numbers are the same.
+    rng = np.random.default_rng(11)
+    model = turn_model(card, Rules())
+    st = structure(model, symmetric=True)
+    n_u = 30
+    stop_idx = rng.integers(0, n_u, st.n_fo)
+    bust_idx = rng.integers(0, n_u, st.n_rows)
+    u = rng.random((3, n_u, LANES))
+    out = []
+    for impl in ("numba", "numpy"):
+        both(impl)
+        solved = solve_layers(model, st, u, stop_idx, bust_idx, tol=1e-11)
+        out.append([solved.values[w].tobytes() for w in model.worlds]
+                   + [solved.keeps[w].tobytes() for w in model.worlds]
+                   + [np.float64(solved.residual).tobytes(), np.int64(solved.sweeps).tobytes()])
+    assert out[0] == out[1]
+
+
 def test_lanes_round_trip() -> None:
-    a = np.arange(3 * 37, dtype=np.float64).reshape(3, 37)
+    b = 2 * LANES + 5  # two whole chunks and a padded one
+    a = np.arange(3 * b, dtype=np.float64).reshape(3, b)
     lanes = to_lanes(a, LANES)
     assert lanes.shape == (3, 3, LANES)
-    assert np.array_equal(kernel.from_lanes(lanes, 37), a)
+    assert np.all(lanes[2, :, 5:] == 0)
+    assert np.array_equal(kernel.from_lanes(lanes, b), a)

@@ -51,8 +51,11 @@ AnyArray = np.ndarray[Any, Any]
 """An array of any dtype (the lane layout carries floats, policy codes and flags alike)."""
 
 SIXTH = 1.0 / 6.0
-LANES = 16
-"""Columns per chunk for large batches (the game): 16 doubles, four AVX2 registers."""
+LANES = 64
+"""Columns per chunk for large batches (the game). Each row of the sweep costs some index work
+whatever its width, so wider is faster until a chunk's rows leave the core's cache: a game
+sweep took 55, 44, 34 and 44 ms at 16, 32, 64 and 128 lanes on the 2-core machine of
+``make bench`` (a chunk's work array is then ``rows * 64 * 8`` bytes, 500 KB at most)."""
 STOP = -1
 """Policy code for stopping; a keep is coded by its row (or its partial index outside the
 kernel); NO_MOVE where nothing is decided (the turn is over)."""
@@ -482,27 +485,41 @@ def solve_layer(V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray, w: A
                 s: int, *, factor: float, budget: float, max_sweeps: int,
                 bs: FloatArray | None = None, code: IntArray | None = None, sor: Any = None,
                 q_used: FloatArray | None = None) -> tuple[int, float]:
-    """Sweeps of skull block `s` until ``factor * residual <= budget``: (sweeps, residual)."""
+    """In-place sweeps of skull block `s`, each chunk until its own ``factor * residual <=
+    budget`` (chunks are independent: the same numbers whatever runs them): (the most
+    sweeps of a chunk, the largest last residual)."""
     mode = MODE_BELLMAN if code is None else MODE_POLICY
     for name, a in (("V", V), ("e", e), ("q", q)):
         if not a.flags.c_contiguous:
             raise ValueError(f"kernel solve_layer: {name} must be C-contiguous (it is written)")
     u = np.ascontiguousarray(u)
-    k = compiled(V.shape[0])
+    n_c = V.shape[0]
+    k = compiled(n_c)
     if k is None:
-        sweeps, res = _np_lanes_sweep(mode, V, V, e, q, u, w, st, s, s, 1.0, bs, code, sor,
-                                      q_used, sweeps=max_sweeps, factor=factor, budget=budget)
-        return sweeps, float(res.max(initial=0.0))
+        done, worst = 0, 0.0
+        for c in range(n_c):
+            one = slice(c, c + 1)
+            V_c = V[one]  # one object: the sweeps are in place
+            n, res = _np_lanes_sweep(
+                mode, V_c, V_c, e[one], q[one], u[one], w, st, s, s, 1.0,
+                None if bs is None else bs[one], None if code is None else code[one],
+                None if sor is None else sor[one],
+                None if q_used is None or q_used is q else q_used[one],
+                sweeps=max_sweeps, factor=factor, budget=budget)
+            done, worst = max(done, n), max(worst, float(res.max(initial=0.0)))
+        return done, worst
     use_bs = bs is not None
-    bs_ = bs if bs is not None else np.zeros((V.shape[0], 0, V.shape[2]))
+    bs_ = bs if bs is not None else np.zeros((n_c, 0, V.shape[2]))
     if code is None:
         code, sor = _empty_code(V)
     q_used_ = q_used if q_used is not None else q
-    sweeps, residual = k["solve_layer"](
-        V, e, q, bs_, u, w.stop_idx, w.bust_idx, w.live, w.can_stop, w.keep_ok, w.p_bust,
-        st.child, st.parent, st.level_lo, st.full_row, st.fo_lo, s, use_bs, mode, code, sor,
-        q_used_, float(factor), float(budget), int(max_sweeps))
-    return int(sweeps), float(residual)
+    sweeps = np.zeros(n_c, dtype=np.int64)
+    residual = np.zeros(n_c)
+    _split(k["solve_layer"], n_c, V, e, q, bs_, u, w.stop_idx, w.bust_idx, w.live, w.can_stop,
+           w.keep_ok, w.p_bust, st.child, st.parent, st.level_lo, st.full_row, st.fo_lo, s,
+           use_bs, mode, code, sor, q_used_, float(factor), float(budget), int(max_sweeps),
+           sweeps, residual)
+    return int(sweeps.max(initial=0)), float(residual.max(initial=0.0))
 
 
 def sorceress_best(q_used: FloatArray, sorceress_ok: Any, st: Any) -> FloatArray:

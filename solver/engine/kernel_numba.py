@@ -83,68 +83,93 @@ def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop
                 p2 = parent[r, 2]
                 p3 = parent[r, 3]
                 p4 = parent[r, 4]
-                ok = keep_ok[r]
                 pb = p_bust[r]
                 bi = bust_idx[r]
-                for k in range(width):
-                    # the same comparisons, in the same order, as the numpy reference
-                    cur = e[ce, r, k] + pb * u[c, bi, k] if ok else -np.inf
-                    b = e[ce, p0, k]
-                    cur = b if b > cur else cur
-                    b = e[ce, p1, k]
-                    cur = b if b > cur else cur
-                    b = e[ce, p2, k]
-                    cur = b if b > cur else cur
-                    b = e[ce, p3, k]
-                    cur = b if b > cur else cur
-                    b = e[ce, p4, k]
-                    cur = b if b > cur else cur
-                    e[ce, r, k] = cur
+                # the same comparisons, in the same order, as the numpy reference; every test
+                # that does not change along the lanes is outside the lane loops, which are
+                # then branch-free (they vectorise)
+                if keep_ok[r]:
+                    for k in range(width):
+                        cur = e[ce, r, k] + pb * u[c, bi, k]
+                        b = e[ce, p0, k]
+                        cur = b if b > cur else cur
+                        b = e[ce, p1, k]
+                        cur = b if b > cur else cur
+                        b = e[ce, p2, k]
+                        cur = b if b > cur else cur
+                        b = e[ce, p3, k]
+                        cur = b if b > cur else cur
+                        b = e[ce, p4, k]
+                        cur = b if b > cur else cur
+                        e[ce, r, k] = cur
+                else:
+                    for k in range(width):
+                        cur = -np.inf
+                        b = e[ce, p0, k]
+                        cur = b if b > cur else cur
+                        b = e[ce, p1, k]
+                        cur = b if b > cur else cur
+                        b = e[ce, p2, k]
+                        cur = b if b > cur else cur
+                        b = e[ce, p3, k]
+                        cur = b if b > cur else cur
+                        b = e[ce, p4, k]
+                        cur = b if b > cur else cur
+                        e[ce, r, k] = cur
     worst = np.zeros(width)
+    target = np.empty(width)  # the value each lane moves to
     store_step = step.shape[1] > 0
     store_best = best_out.shape[1] > 0
     for i in range(lo, hi):
         r = full_row[i]
         si = stop_idx[i]
-        stoppable = can_stop[i]
         if not live[i]:
             for k in range(width):
-                old = V[c, i, k]
-                ad = abs(0.0 - old)
-                worst[k] = ad if ad > worst[k] else worst[k]
-                new = 0.0 if omega == 1.0 else old + omega * (0.0 - old)
-                V_out[c, i, k] = new
-                if store_step:
-                    step[c, i, k] = np.float32(new - old)
-            continue
-        if store_best and mode == 1:
+                target[k] = 0.0
+        elif mode == 1:
             for k in range(width):
-                best_out[c, i, k] = e[ce, r, k]
-        for k in range(width):
-            if mode == 1:
-                v = e[ce, r, k]
-                if use_bs:
+                target[k] = e[ce, r, k]
+            if store_best:
+                for k in range(width):
+                    best_out[c, i, k] = e[ce, r, k]
+            if use_bs:
+                for k in range(width):
                     b = bs[c, i, k]
-                    v = b if b > v else v
-                if stoppable:
+                    v = target[k]
+                    target[k] = b if b > v else v
+            if can_stop[i]:
+                for k in range(width):
                     st = u[c, si, k]
-                    v = st if st > v else v
-            else:
+                    v = target[k]
+                    target[k] = st if st > v else v
+        else:
+            for k in range(width):
                 cd = code[ce, i, k]
                 if cd == -1:
-                    v = u[c, si, k]
+                    target[k] = u[c, si, k]
                 elif sor[c, i, k]:
-                    v = q_used[c, cd, k]
+                    target[k] = q_used[c, cd, k]
                 else:
-                    v = q[c, cd, k]
-            old = V[c, i, k]
-            d = v - old
-            ad = abs(d)
-            worst[k] = ad if ad > worst[k] else worst[k]
-            new = v if omega == 1.0 else old + omega * d
-            V_out[c, i, k] = new
-            if store_step:
+                    target[k] = q[c, cd, k]
+        if store_step:
+            for k in range(width):
+                v = target[k]
+                old = V[c, i, k]
+                d = v - old
+                ad = abs(d)
+                worst[k] = ad if ad > worst[k] else worst[k]
+                new = v if omega == 1.0 else old + omega * d
+                V_out[c, i, k] = new
                 step[c, i, k] = np.float32(new - old)
+        else:
+            for k in range(width):
+                v = target[k]
+                old = V[c, i, k]
+                d = v - old
+                ad = abs(d)
+                worst[k] = ad if ad > worst[k] else worst[k]
+                new = v if omega == 1.0 else old + omega * d
+                V_out[c, i, k] = new
     for k in range(width):
         res = worst[k] if worst[k] > res else res
     if first_fo.shape[0] > 0:  # the turn's value from the first roll on (first_sum)
@@ -204,29 +229,27 @@ def sweep_parallel(mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_st
 
 
 @_jit
-def solve_layer(V, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok, p_bust, child,
-                parent, level_lo, full_row, fo_lo, s, use_bs, mode, code, sor, q_used, factor,
-                budget, max_sweeps):
+def solve_layer(c_lo, c_hi, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
+                p_bust, child, parent, level_lo, full_row, fo_lo, s, use_bs, mode, code, sor,
+                q_used, factor, budget, max_sweeps, sweeps, residual):
+    """Sweeps of skull block `s`, chunk by chunk, each until its own factor * residual <=
+    budget: the sweeps and the last residual of each chunk."""
     step = np.zeros((V.shape[0], 0, V.shape[2]), dtype=np.float32)
-    """Sweeps of skull block `s` until factor * residual <= budget: (sweeps, residual)."""
-    n_c = V.shape[0]
     first_fo = np.zeros(0, dtype=np.int64)
     first_p = np.zeros(0)
     turn = np.zeros((0, V.shape[2]))
     best_out = np.zeros((V.shape[0], 0, V.shape[2]))
-    sweeps = 0
-    residual = 0.0
-    while True:
-        residual = 0.0
-        for c in range(n_c):
+    for c in range(c_lo, c_hi):
+        n = 0
+        while True:
             r = chunk(c, c, mode, V, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop,
                       keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo, s, s, 1.0,
                       use_bs, code, sor, q_used, step, first_fo, first_p, turn, best_out)
-            if r > residual:
-                residual = r
-        sweeps += 1
-        if factor * residual <= budget or sweeps >= max_sweeps:
-            return sweeps, residual
+            n += 1
+            if factor * r <= budget or n >= max_sweeps:
+                break
+        sweeps[c] = n
+        residual[c] = r
 
 
 @_jit
@@ -247,7 +270,9 @@ def sorceress_best(c_lo, c_hi, q_used, bs, sorceress_ok, parent, level_lo, sor_s
                 p4 = parent[r, 4]
                 ok = sorceress_ok[r]
                 for k in range(width):
-                    cur = q_used[c, r, k] if ok else -np.inf
+                    best[r, k] = q_used[c, r, k] if ok else -np.inf
+                for k in range(width):
+                    cur = best[r, k]
                     b = best[p0, k]
                     cur = b if b > cur else cur
                     b = best[p1, k]

@@ -23,11 +23,11 @@ with ratios 0.8 to 0.87 at the default target. Every :data:`RRE_STEPS` sweeps, t
 steps ``d_0..d_{k-1}`` (kept in float32: they only steer) give the combination
 ``gamma`` (summing to 1) of the last iterates with the smallest combined step of the game
 values, by the normal equations of the Gram matrix of their steps; the iterate, position values
-included, jumps to that combination. (The position values' steps would add their own Gram
-matrix, at a fifth of a sweep's cost, and save no sweep: the game values steer.) The Gram matrix
-is a sum of products in a fixed order (sixteen sequential sums, one per lane, then the lanes
-and chunks in order) and the small system is solved by Gaussian elimination in plain Python, so
-the jump is the same bits on every machine.
+included, jumps to that combination. (With the position values' steps in the Gram matrix too,
+sudden death at the default target took 82 sweeps instead of 85, each a tenth dearer: the game
+values steer.) The Gram matrix is a sum of products in a fixed order (a sequential sum per
+lane, then the lanes and chunks in order) and the small system is solved by Gaussian
+elimination in plain Python, so the jump is the same bits on every machine.
 
 Everything else is elementwise or summed in a fixed order, so the iterates are the same bits on
 every machine and for any number of threads.
