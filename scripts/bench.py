@@ -306,11 +306,78 @@ def bench_game(repeat: int) -> list[Figure]:
     return figures
 
 
+EXACT_SOLVE = """
+import json, time
+t0 = time.perf_counter()
+import flint, scipy.sparse.csgraph  # the exact solve's libraries, before the per-card clocks
+from solver.engine import payoff_for, solve_payoff, turn_model
+from solver.engine.exact import exact_payoff, solve_exact
+from solver.rules import CARD_IDS, Rules
+from solver.stats import exact_ending_payoff
+from solver.tables import OBJECTIVE
+out = {"import": time.perf_counter() - t0, "cards": {}}
+for card in CARD_IDS:
+    a = time.perf_counter()
+    model = turn_model(card, Rules())
+    floats = solve_payoff(model, payoff_for(model, OBJECTIVE), OBJECTIVE.key())
+    b = time.perf_counter()
+    exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(), OBJECTIVE.key(),
+                        evaluate=exact_ending_payoff(model))
+    c = time.perf_counter()
+    out["cards"][card] = {"float": b - a, "exact": c - b, **exact.proof.as_dict()}
+print(json.dumps(out))
+"""
+
+EXACT_SIZES = """
+import json, msgpack
+from solver.rules import CARD_IDS, Rules
+from solver.tables import build_table, pack_table
+out = {}
+for card in CARD_IDS:
+    table = build_table(card, Rules())
+    out[card] = {"file": len(pack_table(table)),
+                 "exact": len(msgpack.packb(table.exact_data, use_bin_type=True))}
+print(json.dumps(out))
+"""
+
+
+def bench_exact(repeat: int) -> list[Figure]:
+    """Issue 12: the 12 cards solved and proved exactly, and the exact turn tables' size."""
+    runs = repeated(EXACT_SOLVE, repeat=repeat)
+    figures = median_figures("12 cards solved and proved exactly (process, incl. start-up)",
+                             runs, target=10.0)
+    parsed = [json.loads(r.stdout) for r in runs]
+    exact = [sum(c["exact"] for c in p["cards"].values()) for p in parsed]
+    floats = [sum(c["float"] for c in p["cards"].values()) for p in parsed]
+    proof = parsed[0]["cards"]
+    improved = sum(c["improved"] for c in proof.values())
+    changed = sum(c["changed"] for c in proof.values())
+    figures += [
+        Figure("  of which the float solves", statistics.median(floats), "s", runs=floats),
+        Figure("  of which the exact solves and proofs (12 cards)", statistics.median(exact),
+               "s", runs=exact, note=f"{sum(c['layer_solves'] for c in proof.values())} layer "
+               f"solves, {improved} positions improved, {changed} moves changed"),
+    ]
+    for card in proof:
+        times = [p["cards"][card]["exact"] for p in parsed]
+        figures.append(Figure(f"  exact: {card}", statistics.median(times), "s", runs=times))
+    sizes = json.loads(fresh_process(EXACT_SIZES).stdout)
+    total = sum(v["file"] for v in sizes.values())
+    part = sum(v["exact"] for v in sizes.values())
+    figures += [
+        Figure("12 turn tables (format 3), total size", total / 1024, "KiB"),
+        Figure("  of which the exact values (fractions)", part / 1024, "KiB"),
+        Figure("  largest table (sorceress)", sizes["sorceress"]["file"] / 1024, "KiB"),
+    ]
+    return figures
+
+
 SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("turn-solver", bench_turn_solver),
     ("tables", bench_tables),
     ("advisor", bench_advisor),
     ("game", bench_game),
+    ("exact", bench_exact),
 ]
 """(name, function of the repeat count): append your section here."""
 
