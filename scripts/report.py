@@ -490,13 +490,8 @@ def section_playing_to_win(r: Report) -> str:
     """Issue 6: the two-player game, W over the score grid, win policy against points policy."""
     from solver.duel import duel
     from solver.engine import ExpectedPoints
-    from solver.game import (
-        deck,
-        game_tables,
-        state_policies,
-        state_utility,
-        win_probability,
-    )
+    from solver.game import GameUtility, deck, state_utility, win_probability
+    from solver.tables import game_tables
 
     r.log("game tables")
     sol = game_tables(r.rules)
@@ -515,7 +510,7 @@ def section_playing_to_win(r: Report) -> str:
             u = state_utility(sol, a, b)
             ev, differs = 0.0, 0.0
             for card, weight in deck().items():
-                pol = state_policies(card, r.rules, u).policy
+                pol = solve_turn(card, r.rules.turn_rules(), GameUtility(u)).policy()
                 ev += weight * float(solve_turn(card, r.rules.turn_rules(), ExpectedPoints(),
                                                 policy=pol).turn_value[0])
                 differs += weight * _points_move_loses(card, r.rules, u)
