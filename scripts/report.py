@@ -21,6 +21,7 @@ import filecmp
 import io
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -611,6 +612,59 @@ def plot_win(win: Any, target: int) -> Any:
     return fig
 
 
+def section_exact(r: Report) -> str:
+    """Issue 12: the appendix of exact values (fractions), solved and proved now."""
+    from solver.rational import decimal_text, exact_text, fraction_text
+    from solver.stats import exact_deck_average, exact_turn_stats
+
+    r.log("exact values (exact policy iteration)")
+    solved = {c: exact_turn_stats(c, r.rules) for c in r.cards}
+    stats = {c: s for c, (s, _) in solved.items()}
+    proofs = [e.proof for _, e in solved.values()]
+    rows = [[f"`{c}`", f"{fraction_text(s.ev)}", decimal_text(s.ev)] for c, s in stats.items()]
+    bust_rows = [[f"`{c}`", fraction_text(s.p_bust), decimal_text(s.p_bust)]
+                 for c, s in stats.items()]
+    deck = exact_deck_average({c: s.ev for c, s in stats.items()})
+    weighted = " + ".join(f"{CARDS[c].count}·`{c}`" for c in r.cards if CARDS[c].count)
+    deck_bust = exact_deck_average({c: s.p_bust for c, s in stats.items()})
+    changed = sum(p.changed for p in proofs)
+    improved = sum(p.improved for p in proofs)
+    solves = sum(p.layer_solves for p in proofs)
+    if changed:
+        float_note = (f"Policy iteration changed the float policy's move at {changed} positions "
+                      f"({improved} of them strictly better moves).")
+    else:
+        float_note = (f"The float solver's policy passed as it was: no move was strictly better "
+                      f"anywhere and every tie was already broken by the rule ({solves} exact "
+                      f"layer solves for the {len(proofs)} cards).")
+    intro = textwrap.fill(
+        "Every value of a turn is a fraction. For each card, `solver/engine/exact.py` solves "
+        "the linear equations of the float solver's policy layer by layer in exact rational "
+        "arithmetic (FLINT) and proves the policy optimal: at every position of the turn, "
+        "with the Sorceress used or not, no legal move (stopping, any reroll, a Sorceress "
+        "reroll) is worth more, in exact arithmetic, than the policy's move, so these are the "
+        f"largest expected points a turn can have, not approximations. {float_note} "
+        "Decimals are the fractions' expansions to 30 significant digits (rounded half to "
+        "even).", width=95)
+    return f"""## Appendix: exact values
+
+{intro}
+
+{table(["card", "expected points (exact)", "decimal"], rows, "lrr")}
+
+Bust probabilities under the optimal policy, exactly (the policy's own evaluation with a bust
+indicator as payoff, `solver/stats.py`):
+
+{table(["card", "P(bust) (exact)", "decimal"], bust_rows, "lrr")}
+
+{textwrap.fill(f"The deck averages weight each card by its count in the 35-card deck, "
+                f"({weighted}) / 35:", width=95)}
+
+- expected points: {exact_text(deck)}
+- P(bust): {exact_text(deck_bust)}
+"""
+
+
 SECTIONS: list[Callable[[Report], str]] = [
     section_intro,
     section_distributions,
@@ -619,6 +673,7 @@ SECTIONS: list[Callable[[Report], str]] = [
     section_rules_of_thumb,
     section_playing_to_win,
     section_method,
+    section_exact,
 ]
 """The report's sections, in order."""
 
