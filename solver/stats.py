@@ -29,7 +29,7 @@ import numpy as np
 
 from .engine import Payoff, TurnModel, TurnSolution, solve_payoff, turn_model
 from .rational import fraction_text
-from .rules import CARD_IDS, CARDS, DECK_SIZE, Rules, deck_weights
+from .rules import CARD_IDS, CARDS, DECK_SIZE, Card, Rules, deck_weights
 from .scoring import island_deduction, island_distribution
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ def exact_stats_of(exact: ExactSolution) -> ExactTurnStats:
     return ExactTurnStats(ev=ev, p_bust=p_bust, p_island=p_island, island_deduction=deduction)
 
 
-def exact_turn_stats(card: str, rules: Rules) -> tuple[ExactTurnStats, ExactSolution]:
+def exact_turn_stats(card: Card | str, rules: Rules) -> tuple[ExactTurnStats, ExactSolution]:
     """Solve `card`'s turn for expected points exactly (floats first, then the proof), with
     its statistics: (statistics, exact solution)."""
     from .engine.exact import exact_turn
