@@ -23,8 +23,11 @@ with :math:`w(o)` the number of the :math:`6^r` ordered outcomes showing :math:`
 (or the layer's stops and Sorceress moves, whose values are known), and the matrix is
 :math:`6^r I - W` with :math:`W` the no-skull outcomes landing on the layer's other rerolls,
 strictly diagonally dominant (a reroll stays with probability at most 25/36), so invertible.
-It is solved exactly over the integers and rationals by FLINT (``fmpz_mat.solve``, python-flint:
-Dixon's p-adic lifting; a layer of 495 positions takes a few hundredths of a second).
+It is block triangular: its strongly connected components (a reroll returns to a position only
+through a few others: at most about 20 positions under the default rules) are solved from the
+sinks up, each exactly over the integers by FLINT (``fmpz_mat.solve``, python-flint: Dixon's
+p-adic lifting), the right side of each on a common denominator with the components below it
+(:func:`solve_system`; a layer of 443 unknowns takes about 30 ms).
 
 **Keep values, exactly and vectorised.**  Over a common denominator :math:`D` of the values of
 the layers solved, every partial position's value is an integer: with
