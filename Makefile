@@ -20,8 +20,14 @@ help: ## list the targets
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# The install also compiles the game's numba kernel into the user's cache (once per machine and
+# numba version, about 10 s): a small game solve runs every compiled function.
+WARM_UP := from solver.game import solve_game; from solver.rules import Rules; \
+	solve_game(Rules(target=1000))
+
 $(STAMP_RUN): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	$(PY) -c "$(WARM_UP)"
 	@touch $@
 
 $(STAMP_TEST): pyproject.toml | $(PY)

@@ -63,9 +63,9 @@ class Run:
     """User + system CPU seconds of the process (less sensitive than wall to a busy machine)."""
 
 
-def fresh_process(code: str, *args: str) -> Run:
+def fresh_process(code: str, *args: str, env: dict[str, str] | None = None) -> Run:
     """Run `python -c code args...` in a fresh process from the repository's root."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen([PYTHON, "-c", code, *args], cwd=REPO, env=env,
@@ -271,29 +271,88 @@ def _advisor_figures(repeat: int) -> list[Figure]:
 
 
 SOLVE_GAME = """
-import json, sys, time
-from solver import game
+import json, time
+from solver.engine import kernel
+from solver.game import solve_game
 from solver.rules import Rules
-game.COMPILED = sys.argv[1] == "numba"
-if game.COMPILED:  # compile (or load numba's cache) outside the timed solve
-    game._compiled_world_sweep()
 start = time.perf_counter()
-sol = game.solve_game(Rules())
+sol = solve_game(Rules())
 print(json.dumps({"solve": time.perf_counter() - start, "sweeps": sol.sweeps,
-                  "residual": sol.residual, "win00": float(sol.win[0, 0])}))
+                  "bound": sol.certified_bound, "win00": float(sol.win[0, 0]),
+                  "numba": kernel.numba_available()}))
+"""
+
+TURN_FLOATS = """
+import json, time
+t0 = time.perf_counter()
+from solver.engine import solve_turn
+from solver.rules import CARD_IDS, Rules
+t1 = time.perf_counter()
+for card in CARD_IDS:
+    solve_turn(card, Rules())
+print(json.dumps({"import": t1 - t0, "solve": time.perf_counter() - t1}))
 """
 
 
-def bench_game(repeat: int) -> list[Figure]:
-    """Issue 6: the two-player game tables at the default target, and `advise --me/--opp`."""
+def _shell(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
+    """Run a command (not Python) in a fresh process: wall time and peak memory."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, cwd=cwd, env={**os.environ, **(env or {})},
+                                stdout=subprocess.PIPE, stderr=err)
+        assert proc.stdout is not None
+        out = proc.stdout.read().decode()
+        proc.stdout.close()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status):
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(command)} failed:\n{err.read().decode()}")
+    return Run(wall=wall, peak_mb=usage.ru_maxrss / 1024, stdout=out,
+               cpu=usage.ru_utime + usage.ru_stime)
+
+
+def bench_engine(repeat: int) -> list[Figure]:
+    """Issue 9: the game solve, the simulator, the 12 turn tables, `make run` on a fresh
+    clone (each from a fresh process; numba's cache warm unless said)."""
     figures: list[Figure] = []
-    runs = [fresh_process(SOLVE_GAME, "numba") for _ in range(max(1, min(repeat, 2)))]
-    figures += median_figures("solve the game tables, target 6000 (process)", runs,
-                              target=60.0)
-    solves = [json.loads(r.stdout) for r in runs]
-    figures.append(Figure("  of which the solve itself", statistics.median(
-        x["solve"] for x in solves), "s", runs=[x["solve"] for x in solves],
-        note=f"sweeps {solves[0]['sweeps']}, P(first player wins) {solves[0]['win00']:.6f}"))
+    with tempfile.TemporaryDirectory() as out:
+        runs = repeated(CLI, "solve-game", "--out", out, repeat=repeat)
+    figures.append(median_figures("`sabords solve-game` (process)", runs, target=15.0)[0])
+    figures.append(Figure("`sabords solve-game`: peak memory", max(r.peak_mb for r in runs),
+                          "MiB", 1024.0, [r.peak_mb for r in runs]))
+    solves = [json.loads(fresh_process(SOLVE_GAME).stdout) for _ in range(repeat)]
+    first = solves[0]
+    figures.append(Figure(
+        "  of which solve_game() itself", statistics.median(x["solve"] for x in solves), "s",
+        runs=[x["solve"] for x in solves],
+        note=f"sweeps {first['sweeps']}, certified bounds "
+             + ", ".join(f"{k} {v:.1e}" for k, v in first["bound"].items())
+             + f", P(first player wins) {first['win00']:.6f}, numba {first['numba']}"))
+    with tempfile.TemporaryDirectory() as cold:
+        run = fresh_process(SOLVE_GAME, env={"NUMBA_CACHE_DIR": cold})
+    figures.append(Figure("solve_game() with numba's cache empty (process, compiles)",
+                          run.wall, "s", note="`make run`'s install compiles it once"))
+    figures += median_figures("`sabords game --games 4000` (process)",
+                              repeated(CLI, "game", "--games", "4000", repeat=repeat),
+                              target=5.0)[:1]
+    floats = [json.loads(fresh_process(TURN_FLOATS).stdout) for _ in range(repeat)]
+    figures.append(Figure("the 12 turn tables' float solves (in process)",
+                          statistics.median(x["solve"] for x in floats), "s", 0.38,
+                          [x["solve"] for x in floats]))
+    with tempfile.TemporaryDirectory() as tmp:
+        clone = Path(tmp) / "clone"
+        subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
+        _shell(["make", "--quiet", ".venv/.stamp-run"], clone)  # the install: not timed
+        run = _shell(["make", "--quiet", "run"], clone)
+    figures.append(Figure("`make run` on a fresh clone, after the install", run.wall, "s",
+                          25.0, note="the committed HEAD, not the working tree"))
+    return figures
+
+
+def bench_game(repeat: int) -> list[Figure]:
+    """Issue 6: `advise --me/--opp` and `winprob` from the committed game table."""
+    figures: list[Figure] = []
     for name, args in [
         ("`sabords advise none mmmpppsc --me 2000 --opp 5500`",
          ("advise", "none", "mmmpppsc", "--me", "2000", "--opp", "5500")),
@@ -306,11 +365,79 @@ def bench_game(repeat: int) -> list[Figure]:
     return figures
 
 
+EXACT_SOLVE = """
+import json, time
+t0 = time.perf_counter()
+import flint, scipy.sparse.csgraph  # the exact solve's libraries, before the per-card clocks
+from solver.engine import payoff_for, solve_payoff, turn_model
+from solver.engine.exact import exact_payoff, solve_exact
+from solver.rules import CARD_IDS, Rules
+from solver.stats import exact_ending_payoff
+from solver.tables import OBJECTIVE
+out = {"import": time.perf_counter() - t0, "cards": {}}
+for card in CARD_IDS:
+    a = time.perf_counter()
+    model = turn_model(card, Rules())
+    floats = solve_payoff(model, payoff_for(model, OBJECTIVE), OBJECTIVE.key())
+    b = time.perf_counter()
+    exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(), OBJECTIVE.key(),
+                        evaluate=exact_ending_payoff(model))
+    c = time.perf_counter()
+    out["cards"][card] = {"float": b - a, "exact": c - b, **exact.proof.as_dict()}
+print(json.dumps(out))
+"""
+
+EXACT_SIZES = """
+import json, msgpack
+from solver.rules import CARD_IDS, Rules
+from solver.tables import build_table, pack_table
+out = {}
+for card in CARD_IDS:
+    table = build_table(card, Rules())
+    out[card] = {"file": len(pack_table(table)),
+                 "exact": len(msgpack.packb(table.exact_data, use_bin_type=True))}
+print(json.dumps(out))
+"""
+
+
+def bench_exact(repeat: int) -> list[Figure]:
+    """Issue 12: the 12 cards solved and proved exactly, and the exact turn tables' size."""
+    runs = repeated(EXACT_SOLVE, repeat=repeat)
+    figures = median_figures("12 cards solved and proved exactly (process, incl. start-up)",
+                             runs, target=10.0)
+    parsed = [json.loads(r.stdout) for r in runs]
+    exact = [sum(c["exact"] for c in p["cards"].values()) for p in parsed]
+    floats = [sum(c["float"] for c in p["cards"].values()) for p in parsed]
+    proof = parsed[0]["cards"]
+    improved = sum(c["improved"] for c in proof.values())
+    changed = sum(c["changed"] for c in proof.values())
+    figures += [
+        Figure("  of which the float solves", statistics.median(floats), "s", runs=floats),
+        Figure("  of which the exact solves and proofs (12 cards)", statistics.median(exact),
+               "s", runs=exact, note=f"{sum(c['layer_solves'] for c in proof.values())} layer "
+               f"solves, {improved} positions improved, {changed} moves changed"),
+    ]
+    for card in proof:
+        times = [p["cards"][card]["exact"] for p in parsed]
+        figures.append(Figure(f"  exact: {card}", statistics.median(times), "s", runs=times))
+    sizes = json.loads(fresh_process(EXACT_SIZES).stdout)
+    total = sum(v["file"] for v in sizes.values())
+    part = sum(v["exact"] for v in sizes.values())
+    figures += [
+        Figure("12 turn tables (format 3), total size", total / 1024, "KiB"),
+        Figure("  of which the exact values (fractions)", part / 1024, "KiB"),
+        Figure("  largest table (sorceress)", sizes["sorceress"]["file"] / 1024, "KiB"),
+    ]
+    return figures
+
+
 SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("turn-solver", bench_turn_solver),
     ("tables", bench_tables),
     ("advisor", bench_advisor),
     ("game", bench_game),
+    ("engine", bench_engine),
+    ("exact", bench_exact),
 ]
 """(name, function of the repeat count): append your section here."""
 

@@ -21,6 +21,7 @@ import filecmp
 import io
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -491,13 +492,8 @@ def section_playing_to_win(r: Report) -> str:
     """Issue 6: the two-player game, W over the score grid, win policy against points policy."""
     from solver.duel import duel
     from solver.engine import ExpectedPoints
-    from solver.game import (
-        deck,
-        game_tables,
-        state_policies,
-        state_utility,
-        win_probability,
-    )
+    from solver.game import GameUtility, deck, state_utility, win_probability
+    from solver.tables import game_tables
 
     r.log("game tables")
     sol = game_tables(r.rules)
@@ -516,7 +512,7 @@ def section_playing_to_win(r: Report) -> str:
             u = state_utility(sol, a, b)
             ev, differs = 0.0, 0.0
             for card, weight in deck().items():
-                pol = state_policies(card, r.rules, u).policy
+                pol = solve_turn(card, r.rules.turn_rules(), GameUtility(u)).policy()
                 ev += weight * float(solve_turn(card, r.rules.turn_rules(), ExpectedPoints(),
                                                 policy=pol).turn_value[0])
                 differs += weight * _points_move_loses(card, r.rules, u)
@@ -617,6 +613,59 @@ def plot_win(win: Any, target: int) -> Any:
     return fig
 
 
+def section_exact(r: Report) -> str:
+    """Issue 12: the appendix of exact values (fractions), solved and proved now."""
+    from solver.rational import decimal_text, exact_text, fraction_text
+    from solver.stats import exact_deck_average, exact_turn_stats
+
+    r.log("exact values (exact policy iteration)")
+    solved = {c: exact_turn_stats(c, r.rules) for c in r.cards}
+    stats = {c: s for c, (s, _) in solved.items()}
+    proofs = [e.proof for _, e in solved.values()]
+    rows = [[f"`{c}`", f"{fraction_text(s.ev)}", decimal_text(s.ev)] for c, s in stats.items()]
+    bust_rows = [[f"`{c}`", fraction_text(s.p_bust), decimal_text(s.p_bust)]
+                 for c, s in stats.items()]
+    deck = exact_deck_average({c: s.ev for c, s in stats.items()})
+    weighted = " + ".join(f"{CARDS[c].count}·`{c}`" for c in r.cards if CARDS[c].count)
+    deck_bust = exact_deck_average({c: s.p_bust for c, s in stats.items()})
+    changed = sum(p.changed for p in proofs)
+    improved = sum(p.improved for p in proofs)
+    solves = sum(p.layer_solves for p in proofs)
+    if changed:
+        float_note = (f"Policy iteration changed the float policy's move at {changed} positions "
+                      f"({improved} of them strictly better moves).")
+    else:
+        float_note = (f"The float solver's policy passed as it was: no move was strictly better "
+                      f"anywhere and every tie was already broken by the rule ({solves} exact "
+                      f"layer solves for the {len(proofs)} cards).")
+    intro = textwrap.fill(
+        "Every value of a turn is a fraction. For each card, `solver/engine/exact.py` solves "
+        "the linear equations of the float solver's policy layer by layer in exact rational "
+        "arithmetic (FLINT) and proves the policy optimal: at every position of the turn, "
+        "with the Sorceress used or not, no legal move (stopping, any reroll, a Sorceress "
+        "reroll) is worth more, in exact arithmetic, than the policy's move, so these are the "
+        f"largest expected points a turn can have, not approximations. {float_note} "
+        "Decimals are the fractions' expansions to 30 significant digits (rounded half to "
+        "even).", width=95)
+    return f"""## Appendix: exact values
+
+{intro}
+
+{table(["card", "expected points (exact)", "decimal"], rows, "lrr")}
+
+Bust probabilities under the optimal policy, exactly (the policy's own evaluation with a bust
+indicator as payoff, `solver/stats.py`):
+
+{table(["card", "P(bust) (exact)", "decimal"], bust_rows, "lrr")}
+
+{textwrap.fill(f"The deck averages weight each card by its count in the 35-card deck, "
+                f"({weighted}) / 35:", width=95)}
+
+- expected points: {exact_text(deck)}
+- P(bust): {exact_text(deck_bust)}
+"""
+
+
 SECTIONS: list[Callable[[Report], str]] = [
     section_intro,
     section_distributions,
@@ -625,6 +674,7 @@ SECTIONS: list[Callable[[Report], str]] = [
     section_rules_of_thumb,
     section_playing_to_win,
     section_method,
+    section_exact,
 ]
 """The report's sections, in order."""
 

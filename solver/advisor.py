@@ -48,6 +48,7 @@ from .verdict import IslandNote, check_chest
 
 if TYPE_CHECKING:
     from .engine import Objective, TurnSolution
+    from .engine.exact import ExactSolution
 
 BEST_TOLERANCE = 1e-9
 """Options within this of the best value are all marked best (the solver's certified bound
@@ -288,6 +289,80 @@ def solution_for(
     return solve_turn(card, rules.turn_rules(), objective_for(need))
 
 
+def exact_solution_for(
+    card: Card | str,
+    rules: Rules,
+    need: int | None = None,
+    *,
+    tables_dir: Path | str | None = None,
+    solution: TurnSolution | None = None,
+) -> ExactSolution:
+    """The exact counterpart of :func:`solution_for`, proved optimal
+    (:mod:`solver.engine.exact`): points from the tables' exact values
+    (:func:`solver.tables.exact_solution`); a target `need` solved now, from `solution` (the
+    float solution of that need, e.g. the advice's) or solved first."""
+    check_need(need)
+    card = get_card(card)
+    if need is None:
+        from .tables import exact_solution
+
+        return exact_solution(card, rules.turn_rules(), tables_dir)
+    from .engine.exact import exact_from
+
+    if solution is None:
+        solution = solution_for(card, rules, need)
+    return exact_from(solution, objective_for(need))
+
+
+@dataclass(frozen=True)
+class ExactValues:
+    """The exact values behind an :class:`Advice`: its value and each option's, in the
+    order of ``advice.options``."""
+
+    value: Fraction
+    options: tuple[Fraction, ...]
+
+    @property
+    def regrets(self) -> tuple[Fraction, ...]:
+        """Best value minus each option's value, exactly."""
+        return tuple(self.value - v for v in self.options)
+
+
+def exact_values(advice: Advice, exact: ExactSolution) -> ExactValues:
+    """The exact value of the position and of every option of `advice` (points or `need`):
+    a reroll is the exact ``keep_value`` of the same partial position as its float value
+    (:func:`_valued`), a stop the objective's utility of its points, a bust its payoff's and
+    Skull Island the exact first-roll value."""
+    from .engine import UNUSED, USED, geometry
+
+    objective = objective_for(advice.need)
+    if advice.objective_name is not None or exact.objective != objective.key():
+        raise ValueError(f"the exact solution is for {exact.card} {exact.objective}, not "
+                         f"{advice.card.id} {objective.key()}")
+    if exact.card != advice.card.id:
+        raise ValueError(f"the exact solution is for {exact.card}, not {advice.card.id}")
+    g = geometry()
+    if advice.kind is Outcome.ISLAND:
+        value = exact.first_value[g.full_index(advice.dice), 0]
+        return ExactValues(value=value, options=())
+    if advice.kind is Outcome.BUST:
+        assert advice.points is not None
+        return ExactValues(value=Fraction(_utility(objective, advice.points)), options=())
+    unused = advice.card.sorceress and not advice.sorceress_used
+    here = exact.worlds[UNUSED if unused else USED].keep_value
+    used = exact.worlds[USED].keep_value
+    values = []
+    for option in advice.options:
+        if option.action == "stop":
+            stop = stop_score(advice.card, advice.dice, advice.rules)
+            values.append(Fraction(_utility(objective, stop.points, magic=stop.magic)))
+        else:
+            move = Reroll(option.keep, option.sorceress)
+            values.append(_valued(move, advice.dice, advice.dice.skulls, g, here, used,
+                                  exact=True))
+    return ExactValues(value=max(values), options=tuple(values))
+
+
 # -- bust risk ---------------------------------------------------------------------------------
 
 
@@ -425,15 +500,18 @@ def advise(
 
 
 def _valued(move: Reroll, dice: Dice, skulls: int, g: Any, keep_value: Any,
-            used_keep_value: Any) -> float:
+            used_keep_value: Any, *, exact: bool = False) -> Any:
     """The solution's value of a reroll: keep_value of the partial position left on the table
-    ((s, K); with the Sorceress (s - 1, K) in the used world)."""
+    ((s, K); with the Sorceress (s - 1, K) in the used world), a float (or, with `exact`, the
+    exact solution's fraction)."""
     counts = list(move.keep.counts)
+    table = keep_value
+    counts[Face.SKULL] = skulls
     if move.sorceress:
         counts[Face.SKULL] = skulls - 1
-        return float(used_keep_value[g.index(counts), 0])
-    counts[Face.SKULL] = skulls
-    return float(keep_value[g.index(counts), 0])
+        table = used_keep_value
+    value = table[g.index(counts), 0]
+    return value if exact else float(value)
 
 
 # -- a whole turn: the move made and the dice that follow ---------------------------------------
@@ -517,10 +595,13 @@ __all__ = [
     "chosen_option",
     "Advice",
     "AdviceError",
+    "ExactValues",
     "Option",
     "advise",
     "bust_probability",
     "check_need",
+    "exact_solution_for",
+    "exact_values",
     "objective_for",
     "solution_for",
 ]

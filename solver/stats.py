@@ -12,19 +12,28 @@ payoffs, so they come from the engine's exact policy evaluation
 - ``island_deduction``: the points each opponent loses on the island, exactly in expectation
   over the island's rolls (:func:`solver.scoring.island_distribution`); 0 for other endings.
 
-Each is certified to the engine's bound, like the values.
+Each is certified to the engine's bound, like the values. The exact counterparts
+(:class:`ExactTurnStats`) are the same policy evaluation in fractions
+(:func:`solver.engine.exact.solve_exact` with the same payoff columns,
+:func:`exact_ending_payoff`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .engine import Payoff, TurnModel, TurnSolution, solve_payoff, turn_model
-from .rules import CARD_IDS, deck_weights
+from .rational import fraction_text
+from .rules import CARD_IDS, CARDS, DECK_SIZE, Card, Rules, deck_weights
 from .scoring import island_deduction, island_distribution
+
+if TYPE_CHECKING:
+    from .engine.exact import ExactPayoff, ExactSolution
 
 STAT_NAMES = ("ev", "p_bust", "p_island", "island_deduction")
 """The statistics of a turn, in the order `sabords ev` prints them."""
@@ -51,17 +60,43 @@ class TurnStats:
         return {name: getattr(self, name) for name in STAT_NAMES}
 
 
+ENDING_COLUMNS = ("p_bust", "p_island", "island_deduction")
+"""The payoff columns of :func:`ending_payoff`, in order."""
+
+
+def _island_deduction(model: TurnModel, skull_dice: int) -> Fraction:
+    """Expected points each opponent loses on Skull Island after `skull_dice` skull dice."""
+    dist = island_distribution(model.card, skull_dice, model.n_dice)
+    return sum((p * island_deduction(model.card, final) for final, p in dist.items()),
+               Fraction(0))
+
+
+def exact_ending_payoff(model: TurnModel) -> ExactPayoff:
+    """Three payoff columns, exactly: bust indicator, island indicator, island deduction."""
+    from .engine.exact import ExactPayoff
+
+    g = model.geometry
+    zero, one = Fraction(0), Fraction(1)
+    bust = np.full((g.n_partial, 3), zero, dtype=object)
+    bust[:, 0] = one
+    island = np.full((model.n_dice + 1, 3), zero, dtype=object)
+    for skull_dice in range(model.n_dice + 1):
+        island[skull_dice, 1] = one
+        island[skull_dice, 2] = _island_deduction(model, skull_dice)
+    return ExactPayoff(stop=np.full((model.n_full, 3), zero, dtype=object), bust=bust,
+                       first_bust=(one, zero, zero), island=island)
+
+
 def ending_payoff(model: TurnModel) -> Payoff:
-    """Three payoff columns: bust indicator, island indicator, island deduction."""
+    """Three payoff columns: bust indicator, island indicator, island deduction (the exact
+    deduction rounded to the nearest double)."""
     g = model.geometry
     n_dice = model.n_dice
     bust = np.zeros((g.n_partial, 3))
     bust[:, 0] = 1.0
     island = np.zeros((n_dice + 1, 3))
     for skull_dice in range(n_dice + 1):
-        dist = island_distribution(model.card, skull_dice, n_dice)
-        deduction = sum(p * island_deduction(model.card, final) for final, p in dist.items())
-        island[skull_dice] = (0.0, 1.0, float(deduction))
+        island[skull_dice] = (0.0, 1.0, float(_island_deduction(model, skull_dice)))
     return Payoff(
         stop=np.zeros((model.n_full, 3)),
         bust=bust,
@@ -83,6 +118,61 @@ def turn_stats(solution: TurnSolution) -> TurnStats:
         island_deduction=deduction,
         bound=endings.bound,
     )
+
+
+@dataclass(frozen=True)
+class ExactTurnStats:
+    """:class:`TurnStats` in exact numbers: how a card's turn ends under the proved optimal
+    points policy (:mod:`solver.engine.exact`)."""
+
+    ev: Fraction
+    p_bust: Fraction
+    p_island: Fraction
+    island_deduction: Fraction
+
+    def as_dict(self) -> dict[str, str]:
+        """The four statistics as fractions, ``"p/q"`` (:func:`solver.rational.fraction_text`)."""
+        return {name: fraction_text(getattr(self, name)) for name in STAT_NAMES}
+
+    def rounded(self) -> TurnStats:
+        """The statistics rounded to the nearest double; the bound is the rounding's (half a
+        unit in the last place of the largest of p_bust, p_island, island_deduction)."""
+        from .engine.exact import rounding_bound
+
+        p_bust, p_island, deduction = (float(x) for x in
+                                       (self.p_bust, self.p_island, self.island_deduction))
+        return TurnStats(ev=float(self.ev), p_bust=p_bust, p_island=p_island,
+                         island_deduction=deduction,
+                         bound=rounding_bound([np.array([p_bust, p_island, deduction])]))
+
+
+def exact_stats_of(exact: ExactSolution) -> ExactTurnStats:
+    """The statistics of an exact solve whose further columns are :func:`exact_ending_payoff`
+    (``solve_exact(..., evaluate=exact_ending_payoff(model))``)."""
+    if len(exact.turn_value) != 1 + len(ENDING_COLUMNS):
+        raise ValueError("the exact solve was not made with the ending payoff columns")
+    ev, p_bust, p_island, deduction = exact.turn_value
+    return ExactTurnStats(ev=ev, p_bust=p_bust, p_island=p_island, island_deduction=deduction)
+
+
+def exact_turn_stats(card: Card | str, rules: Rules) -> tuple[ExactTurnStats, ExactSolution]:
+    """Solve `card`'s turn for expected points exactly (floats first, then the proof), with
+    its statistics: (statistics, exact solution)."""
+    from .engine.exact import exact_turn
+
+    model = turn_model(card, rules.turn_rules())
+    exact, _ = exact_turn(card, rules.turn_rules(), evaluate=exact_ending_payoff(model))
+    return exact_stats_of(exact), exact
+
+
+def exact_deck_average(per_card: Mapping[str, Fraction]) -> Fraction:
+    """The exact average over the 35-card deck (each card weighted by its count / 35) of a
+    per-card value. `per_card` must hold every card of the deck; `none` is ignored."""
+    missing = [c for c in deck_weights() if c not in per_card]
+    if missing:
+        raise KeyError(f"deck average needs every card of the deck; missing {missing}")
+    return sum((Fraction(CARDS[c].count, DECK_SIZE) * per_card[c] for c in CARD_IDS
+                if CARDS[c].count), Fraction(0))
 
 
 def deck_average(per_card: Mapping[str, float]) -> float:

@@ -1,11 +1,12 @@
 """Tables on disk: each card's solved turn and the two-player game, in msgpack.
 
-Every table file is a msgpack map ``{"format": FORMAT_VERSION, "checksum": "sha256:<hex>",
-"payload": <bytes>}`` where the checksum is the SHA-256 of ``payload``, itself a packed msgpack
-map with a ``header`` (what the table is and the rules it was made for), the solve's figures and
-the ``arrays``, each as ``{"dtype", "shape", "data"}`` with the raw little-endian bytes, so a
-round trip is exact to the bit. Keys are sorted and nothing depends on the time or the machine:
-the same rules give the same bytes.
+Every table file is a msgpack map ``{"format": <version>, "checksum": "sha256:<hex>",
+"payload": <bytes>}`` (the version of its kind: :data:`FORMAT_VERSION` for turn tables,
+:data:`GAME_FORMAT_VERSION` for the game table) where the checksum is the SHA-256 of
+``payload``, itself a packed msgpack map with a ``header`` (what the table is and the rules it
+was made for), the solve's figures and the ``arrays``, each as ``{"dtype", "shape", "data"}``
+with the raw little-endian bytes, so a round trip is exact to the bit. Keys are sorted and
+nothing depends on the time or the machine: the same rules give the same bytes.
 
 - **Turn tables**, ``turn-<card>.msgpack``: the card's turn solved for expected points
   (:func:`build_table`): header ``card``, ``rules`` (the turn rules: the game-level variants
@@ -13,12 +14,17 @@ the same rules give the same bytes.
   ``rules_hash``, ``objective``, ``n_dice``, ``solver_version``; ``solve`` (sweeps, residual,
   bound); ``stats`` (:mod:`solver.stats`); arrays ``first_value``, ``turn_value``,
   ``stop_value`` and per world (``used``, and ``unused`` for the Sorceress) ``value``,
-  ``keep_value``, ``policy``, ``sorceress`` (:class:`solver.engine.TurnSolution`).
+  ``keep_value``, ``policy``, ``sorceress`` (:class:`solver.engine.TurnSolution`); and
+  ``exact`` (:mod:`solver.engine.exact`): the same values as fractions (``first_value``,
+  ``turn_value``, per world ``value`` and ``keep_value``, :func:`pack_exact`), the exact
+  statistics as ``"p/q"`` strings, and the proof's record. The float arrays are the exact
+  values rounded to the nearest double, so they too are the same bytes on every machine.
 - **The game table**, ``game.msgpack``: the three phases of :mod:`solver.game` for one rules
   object, target and ties included (:class:`solver.game.GameSolution`).
 
-Loading checks the format version, the checksum, the kind, the card and the rules, and that
-every array has the shape and type the table's geometry calls for; anything else is refused
+Loading checks the format version, the checksum, the kind, the card and the rules, that
+every array has the shape and type the table's geometry calls for, and that the exact turn
+value and statistics round to the stored floats; anything else is refused
 with a :class:`StaleTableError` (one line: the file and the command that makes it again).
 
 Where tables come from: an explicit directory is used as it is; otherwise the default rules
@@ -34,9 +40,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import lcm
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -59,16 +68,34 @@ from .engine import (
     solve_payoff,
     turn_model,
 )
+from .engine.exact import (
+    ExactSolution,
+    ExactWorld,
+    ObjectArray,
+    ProofRecord,
+    exact_payoff,
+    rounded_solution,
+    solve_exact,
+)
 from .rules import NUM_DICE, Card, Rules, RulesError, get_card
-from .stats import TurnStats, turn_stats
+from .stats import (
+    STAT_NAMES,
+    ExactTurnStats,
+    TurnStats,
+    exact_ending_payoff,
+    exact_stats_of,
+)
 
 if TYPE_CHECKING:
     from .game import GameSolution, ProgressFn
 
 _T = TypeVar("_T")
 
-FORMAT_VERSION = 2
-"""Bumped whenever the layout of a table file changes; older files are refused."""
+FORMAT_VERSION = 3
+"""The layout of a turn table, bumped whenever it changes; older files are refused
+(3: the exact values beside the floats, :mod:`solver.engine.exact`)."""
+GAME_FORMAT_VERSION = 2
+"""The layout of the game table (its own version: a turn table's change leaves it valid)."""
 OBJECTIVE = ExpectedPoints()
 """Turn tables hold the expected-points solution (other objectives are solved when needed)."""
 GAME_FILE = "game.msgpack"
@@ -115,20 +142,76 @@ def _sorted(obj: Any) -> Any:
     return obj
 
 
-def pack_envelope(payload: dict[str, Any]) -> bytes:
+def pack_exact(values: ObjectArray) -> dict[str, Any]:
+    """An array of fractions (None: no value, stored as 0) over its least common denominator:
+    ``den`` in decimal, the numerators as ``width``-byte big-endian two's complement integers
+    in ``num`` (row-major), and the ``shape``. Deterministic: the same fractions give the
+    same bytes."""
+    flat = values.reshape(-1).tolist()
+    den = lcm(1, *{v.denominator for v in flat if v is not None})
+    nums = [0 if v is None else v.numerator * (den // v.denominator) for v in flat]
+    width = max(1, *((abs(n).bit_length() + 8) // 8 for n in nums))
+    return {"den": str(den), "num": b"".join(n.to_bytes(width, "big", signed=True)
+                                             for n in nums),
+            "shape": list(values.shape), "width": width}
+
+
+_DECIMAL = re.compile(r"[1-9][0-9]*")
+
+
+def check_exact(entry: Any, name: str, shape: tuple[int, ...],
+                refuse: Callable[[str], StaleTableError]) -> None:
+    """Refuse an exact array unless it is well formed and of the expected shape (cheap: the
+    numerators are not decoded)."""
+    try:
+        ok = (isinstance(entry["den"], str) and _DECIMAL.fullmatch(entry["den"]) is not None
+              and isinstance(entry["num"], bytes) and isinstance(entry["width"], int)
+              and entry["width"] >= 1)
+        got = tuple(int(n) for n in entry["shape"])
+    except (KeyError, TypeError, ValueError):
+        raise refuse(f"exact array {name!r} is malformed") from None
+    if not ok:
+        raise refuse(f"exact array {name!r} is malformed")
+    if got != shape:
+        raise refuse(f"exact array {name!r} is {got}, expected {shape}")
+    if len(entry["num"]) != entry["width"] * int(np.prod(shape, dtype=np.int64)):
+        raise refuse(f"exact array {name!r} has {len(entry['num'])} bytes, not "
+                     f"{entry['width']} per value")
+
+
+def unpack_exact(entry: dict[str, Any], none_where: NDArray[np.bool_] | None = None
+                 ) -> ObjectArray:
+    """The fractions of :func:`pack_exact` (None where `none_where`, e.g. where the float
+    array is NaN)."""
+    den, width, data = int(entry["den"]), int(entry["width"]), entry["num"]
+    shape = tuple(int(n) for n in entry["shape"])
+    count = len(data) // width
+    flat = [Fraction(int.from_bytes(data[i * width:(i + 1) * width], "big", signed=True), den)
+            for i in range(count)]
+    out = np.empty(count, dtype=object)
+    out[:] = flat
+    values = out.reshape(shape)
+    if none_where is not None:
+        values[none_where] = None
+    return values
+
+
+def pack_envelope(payload: dict[str, Any], version: int = FORMAT_VERSION) -> bytes:
     """`payload` (keys sorted) in the envelope of every table file: format and checksum."""
     packed = msgpack.packb(_sorted(payload), use_bin_type=True)
     outer = {
         "checksum": "sha256:" + hashlib.sha256(packed).hexdigest(),
-        "format": FORMAT_VERSION,
+        "format": version,
         "payload": packed,
     }
     return msgpack.packb(outer, use_bin_type=True)  # type: ignore[no-any-return]
 
 
-def open_envelope(data: bytes, *, source: str, fix: str, kind: str = "table") -> dict[str, Any]:
+def open_envelope(data: bytes, *, source: str, fix: str, kind: str = "table",
+                  version: int = FORMAT_VERSION) -> dict[str, Any]:
     """The payload of table bytes, refused (:class:`StaleTableError`) unless the format
-    version is this solver's and the checksum matches. The caller checks the header."""
+    version is `version` (this solver's for the kind) and the checksum matches. The caller
+    checks the header."""
 
     def refuse(why: str) -> StaleTableError:
         return StaleTableError(f"{kind} {source}: {why}; {fix}")
@@ -139,9 +222,9 @@ def open_envelope(data: bytes, *, source: str, fix: str, kind: str = "table") ->
         raise refuse("not a readable table file (corrupt or truncated)") from None
     if not isinstance(outer, dict) or "format" not in outer:
         raise refuse(f"not a {kind} file")
-    if outer["format"] != FORMAT_VERSION:
+    if outer["format"] != version:
         raise refuse(
-            f"format version {outer['format']!r}, this solver reads version {FORMAT_VERSION}"
+            f"format version {outer['format']!r}, this solver reads version {version}"
         )
     packed = outer.get("payload")
     checksum = outer.get("checksum")
@@ -211,7 +294,8 @@ def repo_tables_dir() -> Path:
 def cache_key(kind: str, rules_hash: str) -> str:
     """The cache folder name: the solver version (a new solver may break ties or round
     differently), the format version and the rules hash."""
-    return f"{kind}-{__version__}-v{FORMAT_VERSION}-{rules_hash}"
+    version = GAME_FORMAT_VERSION if kind == "game" else FORMAT_VERSION
+    return f"{kind}-{__version__}-v{version}-{rules_hash}"
 
 
 def cache_dir(rules: Rules) -> Path:
@@ -269,15 +353,22 @@ def regenerate_game_command(rules: Rules, directory: Path | str) -> str:
 
 @dataclass(frozen=True)
 class TurnTable:
-    """A card's solved turn as stored in a table: the solution, stop values and statistics."""
+    """A card's solved turn as stored in a table: the solution, stop values, statistics, and
+    the exact values (decoded on first use: :meth:`exact`)."""
 
     solution: TurnSolution
+    """The exact values rounded to the nearest double, the proved policy; its bound is the
+    rounding's."""
     stop_value: FloatArray
     """(n_full, 1): the points of stopping at each position; NaN where stopping is not
     allowed."""
     stats: TurnStats
+    """The exact statistics rounded to the nearest double."""
     solver_version: str
     """The solver version that made the table."""
+    exact_data: dict[str, Any]
+    """The exact part as stored (``exact`` of the payload, module doc), checked at load."""
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def card(self) -> str:
@@ -288,19 +379,76 @@ class TurnTable:
         """The turn rules the table was made for (game-level variants at their defaults)."""
         return self.solution.rules
 
+    def exact(self) -> ExactSolution:
+        """The exact solution: every value and keep value as a fraction (one column)."""
+        cached = self.cache.get("exact")
+        if not isinstance(cached, ExactSolution):
+            cached = self.cache["exact"] = _decode_exact(self)
+        return cached
+
+    def exact_stats(self) -> ExactTurnStats:
+        """The exact statistics of the turn (expected points, P(bust), P(Skull Island) and the
+        island deduction)."""
+        stats = self.exact_data["stats"]
+        return ExactTurnStats(**{name: Fraction(stats[name]) for name in STAT_NAMES})
+
+    @property
+    def proof(self) -> ProofRecord:
+        """What the exact check found in the float policy it started from."""
+        return ProofRecord(**{k: int(v) for k, v in self.exact_data["proof"].items()})
+
 
 def build_table(card: Card | str, rules: Rules) -> TurnTable:
-    """Solve one card's turn for expected points, with its stop values and statistics."""
+    """Solve one card's turn for expected points: floats (:func:`solver.engine.solve_payoff`),
+    then exactly from their policy, proved optimal (:func:`solver.engine.exact.solve_exact`,
+    the statistics' columns evaluated under it); the floats stored are the exact values
+    rounded."""
     turn = rules.turn_rules()
     model = turn_model(card, turn)
     payoff = payoff_for(model, OBJECTIVE)
-    solution = solve_payoff(model, payoff, OBJECTIVE.key())
+    floats = solve_payoff(model, payoff, OBJECTIVE.key())
+    exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(),
+                        OBJECTIVE.key(), evaluate=exact_ending_payoff(model))
+    stats = exact_stats_of(exact)
     return TurnTable(
-        solution=solution,
+        solution=rounded_solution(exact, floats),
         stop_value=np.where(model.can_stop[USED][:, None], payoff.stop, np.nan),
-        stats=turn_stats(solution),
+        stats=stats.rounded(),
         solver_version=__version__,
+        exact_data=_encode_exact(exact, stats, floats.bound),
     )
+
+
+def _encode_exact(exact: ExactSolution, stats: ExactTurnStats, float_bound: float
+                  ) -> dict[str, Any]:
+    """The ``exact`` part of a turn table (column 0 of the arrays)."""
+    return {
+        "arrays": {
+            "first_value": pack_exact(exact.first_value[:, :1]),
+            "turn_value": pack_exact(np.array(exact.turn_value[:1], dtype=object)),
+            "worlds": {WORLD_NAMES[w]: {"keep_value": pack_exact(ew.keep_value[:, :1]),
+                                        "value": pack_exact(ew.value[:, :1])}
+                       for w, ew in exact.worlds.items()},
+        },
+        "float_bound": float_bound,
+        "proof": exact.proof.as_dict(),
+        "stats": stats.as_dict(),
+    }
+
+
+def _decode_exact(table: TurnTable) -> ExactSolution:
+    data = table.exact_data["arrays"]
+    sol = table.solution
+    worlds = {}
+    for w, ws in sol.worlds.items():
+        entry = data["worlds"][WORLD_NAMES[w]]
+        worlds[w] = ExactWorld(value=unpack_exact(entry["value"], np.isnan(ws.value)),
+                               keep_value=unpack_exact(entry["keep_value"]),
+                               policy=ws.policy, sorceress=ws.sorceress)
+    return ExactSolution(card=sol.card, rules=sol.rules, objective=sol.objective,
+                         worlds=worlds, first_value=unpack_exact(data["first_value"]),
+                         turn_value=tuple(unpack_exact(data["turn_value"]).tolist()),
+                         proof=table.proof, n_dice=sol.n_dice)
 
 
 def build_tables(
@@ -352,6 +500,7 @@ def pack_table(table: TurnTable) -> bytes:
             "worlds": worlds,
         },
         "header": header,
+        "exact": table.exact_data,
         "solve": {"bound": sol.bound, "residual": sol.residual, "sweeps": sol.sweeps},
         "stats": {**table.stats.as_dict(), "bound": table.stats.bound},
     }
@@ -428,7 +577,7 @@ def _table_of(payload: dict[str, Any], rules: Rules,
         n_dice=header["n_dice"],
     )
     stats = payload["stats"]
-    return TurnTable(
+    table = TurnTable(
         solution=solution,
         stop_value=checked_array(arrays["stop_value"], "stop_value", full, "<f8", refuse),
         stats=TurnStats(
@@ -439,7 +588,38 @@ def _table_of(payload: dict[str, Any], rules: Rules,
             bound=float(stats["bound"]),
         ),
         solver_version=header["solver_version"],
+        exact_data=payload["exact"],
     )
+    _check_exact_part(table, model.worlds, refuse)
+    return table
+
+
+def _check_exact_part(table: TurnTable, worlds: tuple[int, ...],
+                      refuse: Callable[[str], StaleTableError]) -> None:
+    """Refuse a malformed exact part, or one whose turn value and statistics do not round to
+    the table's floats (the arrays are decoded on use only: the cold start)."""
+    g = geometry(NUM_DICE)
+    exact = table.exact_data
+    arrays = exact["arrays"]
+    check_exact(arrays["first_value"], "first_value", (g.n_full, 1), refuse)
+    check_exact(arrays["turn_value"], "turn_value", (1,), refuse)
+    names = {WORLD_NAMES[w] for w in worlds}
+    if set(arrays["worlds"]) != names:
+        raise refuse(f"exact worlds {sorted(arrays['worlds'])}, expected {sorted(names)}")
+    for name in sorted(names):
+        check_exact(arrays["worlds"][name]["value"], f"{name}.value", (g.n_full, 1), refuse)
+        check_exact(arrays["worlds"][name]["keep_value"], f"{name}.keep_value",
+                    (g.n_partial, 1), refuse)
+    try:
+        stats = table.exact_stats()
+        _ = table.proof
+        turn = unpack_exact(arrays["turn_value"])[0]
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        raise refuse("its exact part is malformed") from None
+    if float(turn) != float(table.solution.turn_value[0]) or stats.ev != turn:
+        raise refuse("its exact turn value does not round to its float value")
+    if any(float(getattr(stats, n)) != getattr(table.stats, n) for n in STAT_NAMES):
+        raise refuse("its exact statistics do not round to its float statistics")
 
 
 def table_path(directory: Path | str, card: Card | str) -> Path:
@@ -498,6 +678,22 @@ def turn_solution(
     return turn_table(card, rules, tables_dir).solution
 
 
+def exact_solution(
+    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+) -> ExactSolution:
+    """The exact expected-points solution of `card`'s turn, proved optimal, from its table:
+    every value and keep value as a fraction (:class:`solver.engine.exact.ExactSolution`)."""
+    return turn_table(card, rules, tables_dir).exact()
+
+
+def exact_stats(
+    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+) -> ExactTurnStats:
+    """The exact expected points, P(bust), P(Skull Island) and island deduction of `card`'s
+    turn under the proved optimal policy, from its table."""
+    return turn_table(card, rules, tables_dir).exact_stats()
+
+
 # --------------------------------------------------------------------------------------------
 # The game table
 # --------------------------------------------------------------------------------------------
@@ -514,7 +710,7 @@ def pack_game(sol: GameSolution) -> bytes:
     payload = {
         "header": {
             "kind": "game",
-            "format": FORMAT_VERSION,
+            "format": GAME_FORMAT_VERSION,
             "solver_version": __version__,
             "rules": sol.rules.as_dict(),
             "rules_hash": sol.rules.hash,
@@ -537,7 +733,7 @@ def pack_game(sol: GameSolution) -> bytes:
                          for phase, policy in sol.policies.items()},
         },
     }
-    return pack_envelope(payload)
+    return pack_envelope(payload, GAME_FORMAT_VERSION)
 
 
 def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolution:
@@ -558,7 +754,8 @@ def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolu
     def refuse(why: str) -> StaleTableError:
         return StaleTableError(f"game table {source}: {why}; {fix}")
 
-    payload = open_envelope(data, source=source, fix=fix, kind="game table")
+    payload = open_envelope(data, source=source, fix=fix, kind="game table",
+                            version=GAME_FORMAT_VERSION)
     try:
         header = payload["header"]
         if header.get("kind") != "game":

@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from .dice import Dice, DiceNotationError
+from .rational import fraction_text
 from .rules import NUM_DICE, Card, Rules, RulesError, get_card
 from .scoring import (
     Outcome,
@@ -63,12 +64,12 @@ class IslandNote:
             "cost_per_skull": self.cost_per_skull,
             "expected_skulls": float(self.expected_skulls),
             "expected_deduction": float(self.expected_deduction),
-            "expected_deduction_exact": str(self.expected_deduction),
+            "expected_deduction_exact": fraction_text(self.expected_deduction),
             "distribution": [
                 {
                     "skulls": s,
                     "probability": float(p),
-                    "probability_exact": str(p),
+                    "probability_exact": fraction_text(p),
                     "deduction": island_deduction(self.card, s),
                 }
                 for s, p in self.distribution

@@ -34,6 +34,8 @@ from solver.advisor import (
     advise,
     check_need,
     chosen_option,
+    exact_solution_for,
+    exact_values,
 )
 from solver.dice import Dice, DiceNotationError
 from solver.engine import UNUSED, USED, AtLeast, TurnSolution, geometry, solve_turn
@@ -179,11 +181,20 @@ def test_option_values_equal_the_solution_and_the_sum_over_outcomes(
 
 def test_tables_give_the_solution_values(solutions: dict[str, TurnSolution],
                                          tables_dir: Path) -> None:
-    """Read through the policy tables (`--tables`), the advice is the fresh solve's."""
+    """Read through the policy tables (`--tables`), the advice is the fresh solve's: the same
+    options in the same order, each value the table's exact value rounded to the nearest
+    double, within the fresh float solve's certified bound of it."""
     position = dice("kkmpsssc")
     from_tables = advise("chest", position, RULES, tables_dir=tables_dir)
     fresh = advise("chest", position, RULES, solution=solutions["chest"])
-    assert from_tables == fresh
+    exact = exact_values(from_tables, exact_solution_for("chest", RULES, tables_dir=tables_dir))
+    assert [(o.action, o.keep, o.sorceress, o.p_bust) for o in from_tables.options] == \
+        [(o.action, o.keep, o.sorceress, o.p_bust) for o in fresh.options]
+    assert from_tables.value == float(exact.value)
+    for table_option, fresh_option, value in zip(from_tables.options, fresh.options,
+                                                 exact.options, strict=True):
+        assert table_option.value == float(value)
+        assert abs(Fraction(fresh_option.value) - value) <= solutions["chest"].bound
 
 
 def test_sorceress_moves_are_valued_in_the_used_world(solutions: dict[str, TurnSolution]) -> None:

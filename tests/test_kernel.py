@@ -15,8 +15,8 @@ import pytest
 
 from solver.engine import kernel, solve_turn, structure, turn_model
 from solver.engine.arrays import world_arrays
-from solver.engine.solve import solve_layers
 from solver.engine.kernel import LANES, MODE_BELLMAN, MODE_EXPECT, MODE_POLICY, to_lanes
+from solver.engine.solve import solve_layers
 from solver.rules import CARD_IDS, Rules
 
 

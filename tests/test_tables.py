@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from math import comb
@@ -264,6 +265,66 @@ def test_incomplete_payload_is_refused(fresh: dict[str, TurnTable], tmp_path: Pa
         unpack_table(data, source="x", card="skull2", rules=DEFAULT, fix="fix")
 
 
+def _sealed(payload: dict[str, Any]) -> bytes:
+    """Table bytes of an edited payload, with a checksum that matches (only the content is
+    wrong)."""
+    packed = msgpack.packb(payload, use_bin_type=True)
+    return msgpack.packb({"checksum": "sha256:" + __import__("hashlib").sha256(packed)
+                          .hexdigest(), "format": FORMAT_VERSION, "payload": packed})
+
+
+def _edit_exact(payload: dict[str, Any], what: str) -> None:
+    exact = payload["exact"]
+    keep = exact["arrays"]["worlds"]["used"]["keep_value"]
+    if what == "shape":
+        keep["shape"] = [keep["shape"][0] - 1, 1]
+    elif what == "bytes":
+        keep["num"] = keep["num"][:-1]
+    elif what == "den":
+        keep["den"] = "0"
+    elif what == "world":
+        exact["arrays"]["worlds"]["unused"] = exact["arrays"]["worlds"]["used"]
+    elif what == "turn":
+        turn = exact["arrays"]["turn_value"]
+        turn["num"] = (int.from_bytes(turn["num"], "big", signed=True) + 1).to_bytes(
+            turn["width"], "big", signed=True)
+    elif what == "stats":
+        exact["stats"]["p_bust"] = "1/3"
+    else:
+        del exact["proof"]
+
+
+@pytest.mark.parametrize(
+    ("what", "why"),
+    [("shape", "exact array 'used.keep_value' is (3002, 1), expected (3003, 1)"),
+     ("bytes", "exact array 'used.keep_value' has"),
+     ("den", "exact array 'used.keep_value' is malformed"),
+     ("world", "exact worlds ['unused', 'used'], expected ['used']"),
+     ("turn", "its exact turn value does not round to its float value"),
+     ("stats", "its exact statistics do not round to its float statistics"),
+     ("proof", "its exact part is malformed")],
+)
+def test_malformed_exact_part_is_refused(fresh: dict[str, TurnTable], what: str,
+                                         why: str) -> None:
+    payload = _payload(pack_table(fresh["skull2"]))
+    _edit_exact(payload, what)
+    with pytest.raises(StaleTableError, match=re.escape(why)):
+        unpack_table(_sealed(payload), source="x", card="skull2", rules=DEFAULT, fix="fix")
+
+
+def test_exact_part_round_trips(fresh: dict[str, TurnTable]) -> None:
+    for card in ("sorceress", "battle4"):
+        table = fresh[card]
+        back = unpack_table(pack_table(table), source="x", card=card, rules=DEFAULT, fix="fix")
+        a, b = table.exact(), back.exact()
+        assert a.turn_value == b.turn_value and a.proof == b.proof
+        assert np.array_equal(a.first_value, b.first_value)
+        for w in a.worlds:
+            assert np.array_equal(a.worlds[w].value, b.worlds[w].value)
+            assert np.array_equal(a.worlds[w].keep_value, b.worlds[w].keep_value)
+        assert back.exact_stats() == table.exact_stats()
+
+
 def test_repository_tables_name_make_tables_as_the_fix(
     fresh: dict[str, TurnTable], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -346,8 +407,17 @@ def test_stats_ev_is_the_turn_value_and_deduction_doubles_for_the_captain(
 
 
 def test_stats_are_those_of_the_solved_policy() -> None:
+    # The table's statistics are the exact ones of the proved policy, rounded to the nearest
+    # double; the float policy evaluation of the float solve meets them within its bound.
     sol = solve_turn("sorceress", DEFAULT)
-    assert turn_stats(sol) == build_table("sorceress", DEFAULT).stats
+    floats = turn_stats(sol)
+    table = build_table("sorceress", DEFAULT)
+    exact = table.exact_stats()
+    for name in STAT_NAMES:
+        assert getattr(table.stats, name) == float(getattr(exact, name)), name
+    for name in ("p_bust", "p_island", "island_deduction"):
+        assert abs(Fraction(getattr(floats, name)) - getattr(exact, name)) <= floats.bound, name
+    assert abs(Fraction(floats.ev) - exact.ev) <= sol.bound
 
 
 def test_deck_average_weights_the_35_cards() -> None:
