@@ -121,6 +121,8 @@ class _Level:
     hi: int
     links: tuple[IntArray, ...]
     """The child rows (expectation) or the parent rows (subset maximum), one array per face."""
+    block: IntArray
+    """The same links side by side, (rows, faces): one gather takes them all."""
 
 
 def _plan(st: Any) -> tuple[list[list[_Level]], list[list[_Level]]]:
@@ -135,12 +137,14 @@ def _plan(st: Any) -> tuple[list[list[_Level]], list[list[_Level]]]:
             for d in range(n_dice - 1, s - 1, -1):
                 lo, hi = int(st.level_lo[s, d]), int(st.level_lo[s, d + 1])
                 if hi > lo:
-                    ex.append(_Level(lo, hi, tuple(st.child[lo:hi, f].copy() for f in range(6))))
+                    ex.append(_Level(lo, hi, tuple(st.child[lo:hi, f].copy() for f in range(6)),
+                                     st.child[lo:hi, :6].copy()))
             for d in range(s, n_dice + 1):
                 lo, hi = int(st.level_lo[s, d]), int(st.level_lo[s, d + 1])
                 if hi > lo:
                     sub.append(_Level(lo, hi, tuple(st.parent[lo:hi, f].copy()
-                                                    for f in range(5))))
+                                                    for f in range(5)),
+                                      st.parent[lo:hi, :5].copy()))
             expect.append(ex)
             subset.append(sub)
         cached = st.cache["numpy-plan"] = (expect, subset)
@@ -150,12 +154,15 @@ def _plan(st: Any) -> tuple[list[list[_Level]], list[list[_Level]]]:
 def _np_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray, q: FloatArray | None,
               bs: FloatArray | None, u: FloatArray, w: Any, st: Any, s_lo: int, s_hi: int,
               omega: float, code: IntArray | None, sor: Any, q_used: FloatArray | None,
-              step: Any = None) -> FloatArray:
+              step: Any = None, bust: FloatArray | None = None) -> FloatArray:
     """One sweep on (n, B) columns; returns the absolute change of every value updated.
 
     ``e`` holds the expectations, then (Bellman mode) the best keep of every sub-multiset;
-    ``q`` (if given) receives the keep values."""
+    ``q`` (if given) receives the keep values. `bust` is :func:`_np_bust_terms` of `u` (computed
+    here when not given: it is the same at every sweep of one table)."""
     expect, subset = _plan(st)
+    if bust is None:
+        bust = _np_bust_terms(u, w)
     n_rows = st.n_rows
     e[n_rows] = 0.0
     lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
@@ -163,25 +170,26 @@ def _np_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray, q: Flo
     e[rows] = np.where(w.live[lo:hi, None], V[lo:hi], 0.0)
     for s in range(s_hi, s_lo - 1, -1):
         for lv in expect[s]:
-            ch = lv.links
-            acc = e[ch[0]]
-            for f in range(1, 6):
-                acc += e[ch[f]]
+            ch = e[lv.block]  # (rows, 6, B): summed face by face, in order, as numba does
+            acc = ch[:, 0] + ch[:, 1]
+            for f in range(2, 6):
+                acc += ch[:, f]
             acc *= SIXTH
             e[lv.lo:lv.hi] = acc
             if q is not None:
-                q[lv.lo:lv.hi] = acc + w.p_bust[lv.lo:lv.hi, None] * u[w.bust_idx[lv.lo:lv.hi]]
+                q[lv.lo:lv.hi] = acc + bust[lv.lo:lv.hi]
     if mode == MODE_EXPECT:
         return np.zeros((0, V.shape[1]))
     if mode == MODE_BELLMAN:
         e[n_rows] = -np.inf
         for s in range(s_lo, s_hi + 1):
             for lv in subset[s]:
-                keep = e[lv.lo:lv.hi] + w.p_bust[lv.lo:lv.hi, None] * u[w.bust_idx[lv.lo:lv.hi]]
-                cur = np.where(w.keep_ok[lv.lo:lv.hi, None], keep, -np.inf)
-                for p in lv.links:
-                    b = e[p]
-                    cur = np.where(b > cur, b, cur)
+                cur = np.where(w.keep_ok[lv.lo:lv.hi, None], e[lv.lo:lv.hi] + bust[lv.lo:lv.hi],
+                               -np.inf)
+                parents = e[lv.block]
+                for f in range(5):
+                    b = parents[:, f]
+                    np.copyto(cur, b, where=b > cur)
                 e[lv.lo:lv.hi] = cur
         v = e[rows]
         if bs is not None:
@@ -202,6 +210,12 @@ def _np_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray, q: Flo
         step[lo:hi] = (new - V[lo:hi]).astype(np.float32)
     V_out[lo:hi] = new
     return np.abs(d)
+
+
+def _np_bust_terms(u: FloatArray, w: Any) -> FloatArray:
+    """``p_bust * u_bust`` of every row, (n_rows, B): the second term of a keep's value."""
+    terms: FloatArray = w.p_bust[:, None] * u[w.bust_idx]
+    return terms
 
 
 def _chunk_max(change: FloatArray, n_c: int, width: int) -> FloatArray:
@@ -396,9 +410,10 @@ def _np_lanes_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray,
     qu2 = q2 if (q_used is None or q_used is q) else _to_2d(q_used)
     step2 = None if step is None else np.zeros(V2.shape, dtype=np.float32)
     done, res = 0, np.zeros(n_c)
+    bust = _np_bust_terms(u2, w)
     while done < sweeps:
         change = _np_sweep(mode, V2, out2, e2, q2, bs2, u2, w, st, s_lo, s_hi, omega, code2,
-                           sor2, qu2, step2)
+                           sor2, qu2, step2, bust)
         res = _chunk_max(change, n_c, width)
         done += 1
         if factor * float(res.max(initial=0.0)) <= budget:
