@@ -71,12 +71,12 @@ from .engine import (
 from .engine.exact import (
     ExactSolution,
     ExactWorld,
-    ObjectArray,
     ProofRecord,
     exact_payoff,
     rounded_solution,
     solve_exact,
 )
+from .engine.exact_linear import ObjectArray
 from .rules import NUM_DICE, Card, Rules, RulesError, get_card
 from .stats import (
     STAT_NAMES,

@@ -47,9 +47,9 @@ from solver.engine.exact import (
     exact_payoff,
     exact_turn,
     solve_exact,
-    solve_system,
     to_floats,
 )
+from solver.engine.exact_linear import solve_system
 from solver.rational import decimal_is_exact, decimal_text, exact_text, fraction_text
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
 from solver.stats import (

@@ -27,7 +27,7 @@ It is block triangular: its strongly connected components (a reroll returns to a
 through a few others: at most about 20 positions under the default rules) are solved from the
 sinks up, each exactly over the integers by FLINT (``fmpz_mat.solve``, python-flint: Dixon's
 p-adic lifting), the right side of each on a common denominator with the components below it
-(:func:`solve_system`; a layer of 443 unknowns takes about 30 ms).
+(:func:`.exact_linear.solve_system`; a layer of 443 unknowns takes about 30 ms).
 
 **Keep values, exactly and vectorised.**  Over a common denominator :math:`D` of the values of
 the layers solved, every partial position's value is an integer: with
@@ -70,33 +70,38 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
-from math import factorial, lcm
-from typing import Any, cast
+from math import lcm
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ..rules import NUM_DICE, Card, Rules
 from ..scoring import Outcome
-from .arrays import bust_probability
-from .geometry import BoolArray, FloatArray, IntArray, first_roll_ways, geometry
+from .exact_linear import (
+    DICE_BITS,
+    IDX_BITS,
+    KEY_SHIFT,
+    NEG,
+    ExactTables,
+    ObjectArray,
+    best_subkeep,
+    common_denominator,
+    exact_tables,
+    ints_on,
+    roll_ways,
+    solve_system,
+    tie_key,
+)
+from .geometry import BoolArray, FloatArray, IntArray, first_roll_ways
 from .kernel import NO_MOVE, STOP
 from .model import UNUSED, USED, TurnModel, turn_model
 from .objectives import ExpectedPoints, Objective, payoff_for
 from .solve import Policy, TurnSolution, WorldSolution, solve_payoff
 from .structure import TurnStructure, structure
 
-ObjectArray = NDArray[np.object_]
-"""Arrays of Python :class:`~fractions.Fraction` or ``int`` (exact numbers)."""
-
 MAX_ITERATIONS = 100
 """Policy-iteration rounds of one layer before giving up (a bug, not a user error: a round
 without a strict improvement ends it, and a float policy is nearly optimal)."""
-_NEG = float("-inf")
-"""No legal move of that kind (compares below every integer and fraction)."""
-_IDX_BITS, _DICE_BITS = 12, 4
-_KEY_SHIFT = _IDX_BITS + _DICE_BITS
 
 
 class PolicyError(ValueError):
@@ -280,108 +285,6 @@ def rounded_solution(exact: ExactSolution, solution: TurnSolution,
 
 
 # --------------------------------------------------------------------------------------------
-# The tables of the exact solve (integers; cached per structure)
-# --------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=8)
-def _roll_ways(n_dice: int) -> IntArray:
-    """For every entry of the geometry's roll matrix, how many of the ``6**r`` ordered
-    outcomes of rolling the ``r`` missing dice show it (the multinomial coefficient)."""
-    g = geometry(n_dice)
-    outcome = g.full_counts[g.col] - g.counts[g.row]
-    fact = np.array([factorial(k) for k in range(n_dice + 1)], dtype=np.int64)
-    ways: IntArray = fact[n_dice - g.total[g.row]] // np.prod(fact[outcome], axis=1)
-    ways.flags.writeable = False
-    return ways
-
-
-@dataclass(frozen=True)
-class _Tables:
-    """Integer tables of one structure and world, as the exact solve reads them."""
-
-    level: IntArray
-    """(n_rows,): dice on the table of each row."""
-    pow6_level: ObjectArray
-    """(n_rows, 1): ``6**level`` (Python integers)."""
-    bust_ways: ObjectArray
-    """(n_rows, 1): of the ``6**r`` ordered outcomes of the row's roll, how many bust."""
-    keep_ok: BoolArray
-    sorceress_ok: BoolArray
-    live: BoolArray
-    """(n_fo,): the turn goes on at the full orbit (position)."""
-    can_stop: BoolArray
-
-
-def _tables(model: TurnModel, st: TurnStructure, world: int) -> _Tables:
-    key = f"exact-tables-{world}"
-    cached = model.cache.get(key)
-    if cached is None:
-        level = st.counts.sum(axis=1)
-        full = st.partial[st.full_row] - model.geometry.full_offset
-        cached = model.cache[key] = _Tables(
-            level=level,
-            pow6_level=np.array([[6**int(d)] for d in level.tolist()], dtype=object)
-            .reshape(-1, 1),
-            bust_ways=np.array(bust_probability(model, st, world).tolist(), dtype=object)
-            .reshape(-1, 1),
-            keep_ok=model.keep_legal[world][st.partial],
-            sorceress_ok=model.sorceress_legal[st.partial],
-            live=model.live[world][full],
-            can_stop=model.can_stop[world][full],
-        )
-    return cached
-
-
-def _ints_on(values: ObjectArray, den: int) -> ObjectArray:
-    """Fractions (or ints) times `den`, as Python integers (`den` is a common multiple of
-    their denominators)."""
-    out = np.empty(values.shape, dtype=object)
-    flat = out.reshape(-1)
-    for i, v in enumerate(values.reshape(-1).tolist()):
-        flat[i] = v.numerator * (den // v.denominator)
-    return out
-
-
-def _den(values: ObjectArray) -> int:
-    """The least common denominator of an array of fractions (1 if empty)."""
-    return lcm(1, *{v.denominator for v in values.reshape(-1).tolist()})
-
-
-def _fractions(nums: ObjectArray, den: int) -> ObjectArray:
-    """``nums / den`` as an array of fractions."""
-    out = np.empty(nums.shape, dtype=object)
-    flat = out.reshape(-1)
-    for i, v in enumerate(nums.reshape(-1).tolist()):
-        flat[i] = Fraction(v, den)
-    return out
-
-
-def _key(t: ObjectArray, level: IntArray, partial: IntArray) -> ObjectArray:
-    """Integers ordered as (T, dice kept, partial index): their maximum is the best keep under
-    the tie-break rule (the most dice, then the largest partial index)."""
-    low = (level.astype(np.int64) << _IDX_BITS) | partial.astype(np.int64)
-    return (t << _KEY_SHIFT) + low.astype(object)  # type: ignore[no-any-return]
-
-
-def _best_subkeep(st: TurnStructure, key: ObjectArray, ok: BoolArray, s: int,
-                  n_dice: int) -> ObjectArray:
-    """For every row of skull block `s`: the largest key of a legal sub-keep (the row itself
-    and every sub-multiset of its non-skull dice), by the kernel's recursion
-    ``M(x) = max(key(x) if legal, max_f M(x - e_f))``, fewest dice first; -inf if none."""
-    m = np.full(st.n_rows + 1, _NEG, dtype=object)
-    for d in range(s, n_dice + 1):
-        lo, hi = int(st.level_lo[s, d]), int(st.level_lo[s, d + 1])
-        if hi <= lo:
-            continue
-        cur = np.where(ok[lo:hi], key[lo:hi], _NEG)
-        for f in range(st.parent.shape[1]):
-            cur = np.maximum(cur, m[st.parent[lo:hi, f]])
-        m[lo:hi] = cur
-    return m
-
-
-# --------------------------------------------------------------------------------------------
 # The solve
 # --------------------------------------------------------------------------------------------
 
@@ -425,18 +328,18 @@ def solve_exact(
     st = structure(model)
     g = model.geometry
     n, b = model.n_dice, pay.columns
-    if g.n_partial >= 1 << _IDX_BITS or n >= 1 << _DICE_BITS:
+    if g.n_partial >= 1 << IDX_BITS or n >= 1 << DICE_BITS:
         raise ValueError("the exact solve's keys hold at most 4095 partial positions")
     full = st.partial[st.full_row] - g.full_offset
     stop_u = pay.stop[full]
     bust_u = pay.bust[st.partial]
-    pay_den = lcm(_den(stop_u), _den(bust_u))
+    pay_den = lcm(common_denominator(stop_u), common_denominator(bust_u))
     scale = 6**n
     fo_local = np.full(st.n_fo, -1, dtype=np.int64)
     layer_solves = improved = retied = changed = 0
     worlds: dict[int, _World] = {}
     for world in model.worlds:  # USED first: the Sorceress lands there
-        tb = _tables(model, st, world)
+        tb = exact_tables(model, st, world)
         code, sor = _initial_policy(model, st, policy, world)
         given = code.copy(), sor.copy()
         ws = _World(values=np.full((st.n_fo, b), Fraction(0), dtype=object), code=code,
@@ -510,7 +413,7 @@ def _set_den(ws: _World, den: int, st: TurnStructure, s: int) -> None:
         ws.den = den
 
 
-def _evaluate_layer(model: TurnModel, st: TurnStructure, tb: _Tables, ws: _World,
+def _evaluate_layer(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
                     used: _World | None, s: int, stop_u: ObjectArray, bust_u: ObjectArray,
                     fo_local: IntArray) -> None:
     """Solve the layer of `s` skull dice exactly under the world's policy, then its rows'
@@ -530,20 +433,20 @@ def _evaluate_layer(model: TurnModel, st: TurnStructure, tb: _Tables, ws: _World
         values[sorc] = _keep_fractions(used, st, rows, n)
     unknown = np.flatnonzero(live & (code >= 0) & ~sor) + lo
     # the known values first, on a common denominator with the solved layers
-    _set_den(ws, lcm(ws.den, _den(values[lo:hi])), st, s)
+    _set_den(ws, lcm(ws.den, common_denominator(values[lo:hi])), st, s)
     frows = st.full_row[lo:hi]
-    ws.s_num[frows] = _ints_on(values[lo:hi], ws.den)
+    ws.s_num[frows] = ints_on(values[lo:hi], ws.den)
     _expectation_block(st, ws, s, n)
     if unknown.shape[0]:
         x = _solve_unknowns(model, st, tb, ws, unknown, bust_u, fo_local, n, g)
         values[unknown] = x
-        _set_den(ws, lcm(ws.den, _den(x)), st, s)
-        ws.s_num[frows] = _ints_on(values[lo:hi], ws.den)
+        _set_den(ws, lcm(ws.den, common_denominator(x)), st, s)
+        ws.s_num[frows] = ints_on(values[lo:hi], ws.den)
         _expectation_block(st, ws, s, n)
     # T of the block's rows: the keep values on ws.den * 6**n
     rlo, rhi = int(st.block_lo[s]), int(st.block_hi[s])
     ws.t_num[rlo:rhi] = tb.pow6_level[rlo:rhi] * (
-        ws.s_num[rlo:rhi] + tb.bust_ways[rlo:rhi] * _ints_on(bust_u[rlo:rhi], ws.den))
+        ws.s_num[rlo:rhi] + tb.bust_ways[rlo:rhi] * ints_on(bust_u[rlo:rhi], ws.den))
     ws.t_den[s] = ws.den
 
 
@@ -558,7 +461,7 @@ def _keep_fractions(ws: _World, st: TurnStructure, rows: IntArray, n: int) -> Ob
     return out
 
 
-def _solve_unknowns(model: TurnModel, st: TurnStructure, tb: _Tables, ws: _World,
+def _solve_unknowns(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
                     unknown: IntArray, bust_u: ObjectArray, fo_local: IntArray, n: int,
                     g: Any) -> ObjectArray:
     """The values of the layer's positions that reroll without the Sorceress: the linear
@@ -576,90 +479,12 @@ def _solve_unknowns(model: TurnModel, st: TurnStructure, tb: _Tables, ws: _World
     target = fo_local[st.full_of_position[g.col[entry]]]
     fo_local[unknown] = -1
     hit = target >= 0
-    rhs = ws.s_num[rows] + tb.bust_ways[rows] * _ints_on(bust_u[rows], ws.den)
+    rhs = ws.s_num[rows] + tb.bust_ways[rows] * ints_on(bust_u[rows], ws.den)
     return solve_system(6 ** (n - g.total[keeps]), owner[hit], target[hit],
-                        _roll_ways(n)[entry[hit]], rhs, ws.den)
+                        roll_ways(n)[entry[hit]], rhs, ws.den)
 
 
-def solve_system(diag: IntArray, owner: IntArray, target: IntArray, ways: IntArray,
-                 rhs: ObjectArray, den: int) -> ObjectArray:
-    """The exact solution X (fractions, (m, B)) of
-    ``diag[i] X[i] - sum over edges e from i of ways[e] X[target[e]] = rhs[i] / den``
-    (edges ``owner[e] -> target[e]``, integers), for a strictly diagonally dominant system.
-
-    The system is block triangular: its strongly connected components (scipy's
-    ``connected_components``) are solved from the sinks up, a level of the condensation at a
-    time, each component by FLINT's ``fmpz_mat.solve`` over the integers (the right side of a
-    level collects the levels below it on one common denominator)."""
-    import flint
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    m, b = rhs.shape
-    n_comp, comp = connected_components(
-        csr_matrix((np.ones(owner.shape[0]), (owner, target)), shape=(m, m)),
-        directed=True, connection="strong")
-    inner = comp[owner] == comp[target]
-    # depth of each component in the condensation: 0 for a sink, else 1 + its successors'
-    cu, cv = comp[owner[~inner]], comp[target[~inner]]
-    depth = np.zeros(n_comp, dtype=np.int64)
-    for _ in range(n_comp + 1):
-        new = depth.copy()
-        np.maximum.at(new, cu, depth[cv] + 1)
-        if np.array_equal(new, depth):
-            break
-        depth = new
-    level_of = depth[comp]
-    by_comp = np.argsort(comp, kind="stable")
-    comp_lo = np.searchsorted(comp[by_comp], np.arange(n_comp + 1))
-    e_inner = np.flatnonzero(inner)
-    e_inner = e_inner[np.argsort(comp[owner[e_inner]], kind="stable")]
-    inner_lo = np.searchsorted(comp[owner[e_inner]], np.arange(n_comp + 1))
-    local = np.zeros(m, dtype=np.int64)
-    local[by_comp] = np.arange(m) - np.repeat(comp_lo[:-1], np.diff(comp_lo))
-    x_den = den  # the solved values are x_num / x_den
-    x_num = np.zeros((m, b), dtype=object)
-    out = np.empty((m, b), dtype=object)
-    e_cross = np.flatnonzero(~inner)
-    for lv in range(int(depth.max(initial=0)) + 1):
-        members = np.flatnonzero(level_of == lv)
-        # the right side on x_den: rhs and the edges into the levels solved
-        acc = np.zeros((m, b), dtype=object)
-        e = e_cross[level_of[owner[e_cross]] == lv]
-        if e.shape[0]:
-            np.add.at(acc, owner[e], x_num[target[e]] * ways[e].astype(object)[:, None])
-        side = rhs[members] * (x_den // den) + acc[members]
-        solved: list[tuple[IntArray, ObjectArray]] = []
-        pos = {int(i): k for k, i in enumerate(members.tolist())}
-        for c in np.unique(comp[members]).tolist():
-            mem = by_comp[comp_lo[c]:comp_lo[c + 1]]
-            k = mem.shape[0]
-            ee = e_inner[inner_lo[c]:inner_lo[c + 1]]
-            a = np.zeros((k, k), dtype=np.int64)
-            np.add.at(a, (local[owner[ee]], local[target[ee]]), -ways[ee])
-            a[np.arange(k), np.arange(k)] += diag[mem]
-            r = side[[pos[int(i)] for i in mem.tolist()]]
-            if k == 1:
-                vals = np.array([[Fraction(v, int(a[0, 0]) * x_den) for v in r[0].tolist()]],
-                                dtype=object)
-            else:
-                sol = cast("flint.fmpq_mat", flint.fmpz_mat(k, k, a.reshape(-1).tolist()).solve(
-                    flint.fmpz_mat(k, b, r.reshape(-1).tolist())))
-                num, d = sol.numer_denom()
-                vals = _fractions(np.array([int(v) for v in num.entries()], dtype=object)
-                                  .reshape(k, b), int(d) * x_den)
-            solved.append((mem, vals))
-        for mem, vals in solved:
-            out[mem] = vals
-        new_den = lcm(x_den, *(_den(vals) for _, vals in solved))
-        x_num *= new_den // x_den
-        x_den = new_den
-        for mem, vals in solved:
-            x_num[mem] = _ints_on(vals, x_den)
-    return out
-
-
-def _improve(model: TurnModel, st: TurnStructure, tb: _Tables, ws: _World,
+def _improve(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
              used: _World | None, s: int, stop_u: ObjectArray, scale: int) -> tuple[int, int]:
     """The proof of the layer: every live position's best legal move, exactly, against the
     policy's value. Sets the policy to the best moves (tie-break rule) and returns (positions
@@ -667,35 +492,35 @@ def _improve(model: TurnModel, st: TurnStructure, tb: _Tables, ws: _World,
     lo, hi = st.layer(s)
     n = model.n_dice
     rlo, rhi = int(st.block_lo[s]), int(st.block_hi[s])
-    keys = np.full(st.n_rows, _NEG, dtype=object) if ws.keys is None else ws.keys
-    keys[rlo:rhi] = _key(ws.t_num[rlo:rhi, 0], tb.level[rlo:rhi], st.partial[rlo:rhi])
+    keys = np.full(st.n_rows, NEG, dtype=object) if ws.keys is None else ws.keys
+    keys[rlo:rhi] = tie_key(ws.t_num[rlo:rhi, 0], tb.level[rlo:rhi], st.partial[rlo:rhi])
     ws.keys = keys
-    key_sentinel = np.append(keys, _NEG)
-    best_plain = _best_subkeep(st, key_sentinel, np.append(tb.keep_ok, False), s, n)
+    key_sentinel = np.append(keys, NEG)
+    best_plain = best_subkeep(st, key_sentinel, np.append(tb.keep_ok, False), s, n)
     plain_key = best_plain[st.full_row[lo:hi]]
     plain_val = _key_values(plain_key, ws.t_den[s] * scale)
     if used is not None and s >= 1 and used.keys is not None:
-        used_keys = np.append(used.keys, _NEG)
-        best_sor = _best_subkeep(st, used_keys, np.append(tb.sorceress_ok, False), s - 1, n)
+        used_keys = np.append(used.keys, NEG)
+        best_sor = best_subkeep(st, used_keys, np.append(tb.sorceress_ok, False), s - 1, n)
         sor_key = best_sor[st.sor_src[lo:hi]]
         sor_val = _key_values(sor_key, used.t_den[s - 1] * scale)
     else:
-        sor_key = np.full(hi - lo, _NEG, dtype=object)
+        sor_key = np.full(hi - lo, NEG, dtype=object)
         sor_val = sor_key
     live = tb.live[lo:hi]
-    stop_val = np.where(tb.can_stop[lo:hi], stop_u[lo:hi, 0], _NEG)
+    stop_val = np.where(tb.can_stop[lo:hi], stop_u[lo:hi, 0], NEG)
     move = np.where(sor_val > plain_val, sor_val, plain_val)
     best = np.where(stop_val >= move, stop_val, move)
     chosen = ws.values[lo:hi, 0]
     better = live & (best > chosen).astype(bool)
     if np.any(live & (best < chosen).astype(bool)):
         raise ExactnessError(f"{model.card.id}: a policy value above every legal move")
-    if np.any(live & (best == _NEG)):
+    if np.any(live & (best == NEG)):
         raise ExactnessError(f"{model.card.id}: a live position without a legal move")
     stop = tb.can_stop[lo:hi] & (stop_val >= move).astype(bool)
     use_sor = ~stop & (sor_val > plain_val).astype(bool)
     pick = np.where(use_sor, sor_key, plain_key)
-    new_code = np.where(stop, STOP, np.array([(k & (1 << _IDX_BITS) - 1) if k != _NEG else
+    new_code = np.where(stop, STOP, np.array([(k & (1 << IDX_BITS) - 1) if k != NEG else
                                               NO_MOVE for k in pick.tolist()], dtype=np.int64))
     new_code = np.where(live, new_code, NO_MOVE)
     new_sor = live & use_sor
@@ -707,7 +532,7 @@ def _improve(model: TurnModel, st: TurnStructure, tb: _Tables, ws: _World,
 
 def _key_values(keys: ObjectArray, den: int) -> ObjectArray:
     """The keep values of best-keep keys (-inf where there is none)."""
-    return np.array([k if k == _NEG else Fraction(k >> _KEY_SHIFT, den)
+    return np.array([k if k == NEG else Fraction(k >> KEY_SHIFT, den)
                      for k in keys.tolist()], dtype=object)
 
 
