@@ -59,7 +59,8 @@ from .engine import (
     solve_payoff,
     turn_model,
 )
-from .rules import NUM_DICE, Card, Rules, RulesError, get_card
+from .errors import StaleTableError
+from .rules import NUM_DICE, Card, Rules, get_card
 from .stats import TurnStats, turn_stats
 
 if TYPE_CHECKING:
@@ -70,10 +71,6 @@ FORMAT_VERSION = 2
 OBJECTIVE = ExpectedPoints()
 """Turn tables hold the expected-points solution (other objectives are solved when needed)."""
 GAME_FILE = "game.msgpack"
-
-
-class StaleTableError(RulesError):
-    """A table that is missing, corrupt, or made for other rules or another format."""
 
 
 # --------------------------------------------------------------------------------------------
