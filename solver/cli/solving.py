@@ -193,7 +193,9 @@ def cache(
     prune: Annotated[bool, typer.Option(
         "--prune", help="Remove only the tables of other solver versions or table formats, "
         "which this version never reads.")] = False,
-    as_json: JsonOption = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object (the root, each folder, its size) instead of "
+        "text.")] = False,
 ) -> None:
     """Where the caches are, what they hold and their size; --clear or --prune empties them.
 
