@@ -208,9 +208,10 @@ def _sabords(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_a_full_stdout_is_one_line() -> None:
+@pytest.mark.parametrize("args", [("ev",), ("--help",), ("--version",), ("score", "--help")])
+def test_a_full_stdout_is_one_line(args: tuple[str, ...]) -> None:
     with open("/dev/full", "w") as full:
-        result = _sabords("ev", stdout=full, stderr=subprocess.PIPE)
+        result = _sabords(*args, stdout=full, stderr=subprocess.PIPE)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "sabords: error: cannot write the output: No space left on device"]

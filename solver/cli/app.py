@@ -17,6 +17,7 @@ imported inside the commands that need them, never at the top of a module of thi
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -335,6 +336,12 @@ def _root(
     """
 
 
+_OUTPUT_ERRNOS = frozenset(getattr(errno, name) for name in
+                           ("EPIPE", "ENOSPC", "EBADF", "EIO", "EDQUOT", "EFBIG")
+                           if hasattr(errno, name))
+"""The errors of writing to a full, closed or broken output."""
+
+
 def _stdout_broken() -> bool:
     """Flush stdout; True if that fails (a full disk, a closed pipe)."""
     if sys.stdout is None:
@@ -360,6 +367,11 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         code = EXIT_INTERRUPTED
+    except OSError as exc:  # the help or the version printed to a full or closed stdout
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        sys.stderr.write(f"sabords: error: cannot write the output: {exc.strerror}\n")
+        code = EXIT_BAD_INPUT
     if _stdout_broken():
         sys.stderr.write("sabords: error: cannot write the output\n")
         code = EXIT_BAD_INPUT
