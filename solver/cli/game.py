@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import quote
 from .advise import FinalOption
 from .app import (
     GameTablesOption,
@@ -164,8 +165,7 @@ def game_command(
     rules = rules_from(variant)
     names = tuple(p.strip() for p in policies.split(","))
     if len(names) != 2 or not all(names):
-        fail(f"--policies takes two policy names separated by a comma, not "
-             f"{policies[:60]!r}" + ("…" if len(policies) > 60 else ""))
+        fail(f"--policies takes two policy names separated by a comma, not {quote(policies)}")
     for name in names:
         check_policy_name(name)
     check_games(games)
