@@ -325,6 +325,17 @@ def test_dice_text_starting_with_a_minus_is_read_as_dice(sabords: Run) -> None:
                           "--me: your total must be a non-negative multiple of 100, not -100")
 
 
+def test_an_option_is_never_taken_as_the_value_of_another(sabords: Run, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert_one_line_error(sabords("solve", "--out", "--all"),
+                          "--out needs a value, not the option --all")
+    assert list(tmp_path.iterdir()) == []  # click alone wrote the tables into "./--all"
+    assert_one_line_error(sabords("advise", "none", "kkmmppsc", "--need", "--json"),
+                          "--need needs a value, not the option --json")
+
+
 def test_a_variant_given_twice_must_agree(sabords: Run) -> None:
     assert_one_line_error(sabords("score", "none", "kkmmppsc", "--variant", "keep_one=on",
                                   "--variant", "keep_one=off"),

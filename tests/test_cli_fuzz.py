@@ -138,10 +138,11 @@ def arguments(draw: st.DrawFn, command: str, directory: Path) -> list[str]:
 @settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_every_command_answers_0_or_2_never_a_traceback(command: str, data: st.DataObject,
-                                                        fast_solves: None,
-                                                        tmp_path: Path) -> None:
+                                                        fast_solves: None, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from solver.cli import app
 
+    monkeypatch.chdir(tmp_path)  # a relative path given as a value lands here
     (tmp_path / "file").write_text("a file, not a directory")
     args = data.draw(arguments(command, tmp_path), label="args")
     lines = data.draw(st.lists(st.sampled_from(TURN_LINES), max_size=6), label="stdin")

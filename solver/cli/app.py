@@ -151,8 +151,17 @@ class _Command(typer.core.TyperCommand):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         takes_value = {name for p in self.params if isinstance(p, click.Option)
                        and not p.is_flag and not p.count for name in p.opts}
-        shielded, previous = [], ""
+        options = {name for p in self.params if isinstance(p, click.Option)
+                   for name in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
+        shielded: list[str] = []
+        previous = ""
         for arg in args:
+            if arg == "--":
+                shielded.extend(args[len(shielded):])
+                break
+            if previous in takes_value and arg in options:
+                # click would take the option as the value (`--out --all`: a folder "--all")
+                raise click.UsageError(f"{previous} needs a value, not the option {arg}", ctx)
             if _NEGATIVE.match(arg) and previous not in takes_value:
                 arg = _SHIELD + arg
             shielded.append(arg)
