@@ -40,15 +40,19 @@ from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .dice import EMPTY, Dice, DiceNotationError
-from .moves import Reroll, can_stop, legal_rerolls
-from .rules import NUM_DICE, Card, Face, Rules, RulesError, get_card
+from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
+from .errors import IllegalMoveError, RulesError, quote
+from .moves import Reroll, can_stop, legal_rerolls, move_refusal
+from .notes import Note
+from .ranking import ranked
+from .rules import NUM_DICE, Card, Face, Rules, get_card
 from .scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
 from .verdict import IslandNote, check_chest
 
 if TYPE_CHECKING:
     from .engine import Objective, TurnSolution
     from .engine.exact import ExactSolution
+    from .game import GameSolution
 
 BEST_TOLERANCE = 1e-9
 """Options within this of the best value are all marked best (the solver's certified bound
@@ -69,7 +73,7 @@ def check_need(need: int | None) -> None:
     if isinstance(need, bool) or not isinstance(need, int) or need < 0 or need % 100:
         raise AdviceError(
             f"the points needed must be a non-negative multiple of 100 (points always are), "
-            f"not {need!r}"
+            f"not {quote(need)}", subject="need"
         )
 
 
@@ -155,7 +159,11 @@ class Advice:
 
     @property
     def recommendation(self) -> str:
-        """The answer in one plain sentence."""
+        """The answer in one plain sentence (default letters; :meth:`sentence`)."""
+        return self.sentence()
+
+    def sentence(self, letters: Letters = DEFAULT_LETTERS) -> str:
+        """The answer in one plain sentence, dice in `letters`."""
         if self.kind is Outcome.ISLAND:
             assert self.island is not None
             cost = self.island.cost_per_skull
@@ -165,7 +173,7 @@ class Advice:
                 f"({cost} per skull)."
             )
         if self.kind is Outcome.BUST:
-            return self._bust_sentence()
+            return self._bust_sentence(letters)
         best = self.options[0]
         if best.action == "stop":
             text = f"Stop: {best.points} points"
@@ -174,7 +182,7 @@ class Advice:
                 text += (f" (at least {self.need}: reached)" if reached
                          else f" ({self.need} can no longer be reached)")
             return text + "."
-        text = _move_words(self.card, best)
+        text = move_words(self.card, best, letters)
         if self.objective == WIN:
             worth = f"{100 * best.value:.2f} % chance to win the game"
         elif self.need is None:
@@ -183,16 +191,17 @@ class Advice:
             worth = f"{100 * best.value:.1f} % chance of at least {self.need} points"
         return f"{text}: {worth}, {100 * best.p_bust:.1f} % bust risk."
 
-    def _bust_sentence(self) -> str:
+    def _bust_sentence(self, letters: Letters) -> str:
         skulls = self.dice.skulls + self.card.skulls
         text = f"Bust ({skulls} skulls): the turn is over"
         if self.card.is_battle:
             text += f", the battle is lost: {self.points} points"
         elif self.card.chest and self.chest is not None and self.chest.total:
-            text += f"; the dice on the chest ({self.chest.spaced()}) score {self.points} points"
+            text += (f"; the dice on the chest ({self.chest.spaced(letters)}) score "
+                     f"{self.points} points")
         elif self.card.chest and self.chest is None and not self.first:
             text += (": 0 points, plus the dice on the chest (the dice not rolled in the last "
-                     "roll; give them with --chest)")
+                     "roll)")
         else:
             text += f": {self.points} points"
         if self.need is not None:
@@ -200,21 +209,22 @@ class Advice:
         return text + "."
 
     @property
-    def notes(self) -> tuple[str, ...]:
-        """Further plain sentences: the chest, the first-roll reading of 4+ skulls."""
-        out: list[str] = []
+    def notes(self) -> tuple[Note, ...]:
+        """What else the answer depends on (:mod:`solver.notes`): the chest, the first-roll
+        reading of 4+ skulls, a rescue."""
+        out: list[Note] = []
         best = self.recommended
         if self.kind is Outcome.RESCUE:
-            out.append("Rescue: 3 skulls with the Sorceress unused; stopping now would be a "
-                       "bust, so she must reroll a skull die.")
+            out.append(Note("rescue"))
         if self.card.chest and best is not None and best.action == "reroll" and best.keep.total:
-            out.append(f"Chest card: put the kept dice ({best.keep.spaced()}) on the chest; "
-                       "they still score if the reroll busts.")
+            out.append(Note("chest_keep", {"keep": best.keep}))
         if self.chest is not None and self.kind is not Outcome.BUST:
-            out.append("The dice on the chest only matter on a bust (--chest is ignored here).")
+            out.append(Note("chest_ignored"))
+        if (self.kind is Outcome.BUST and self.card.chest and self.chest is None
+                and not self.first):
+            out.append(Note("chest_unknown"))
         if self.island_if_first:
-            out.append("If these dice are the turn's first roll, this is Skull Island instead "
-                       "(add --first).")
+            out.append(Note("island_if_first"))
         return tuple(out)
 
     def as_dict(self) -> dict[str, Any]:
@@ -233,25 +243,28 @@ class Advice:
             "chest": None if self.chest is None else str(self.chest),
             "points": self.points,
             "recommendation": self.recommendation,
-            "notes": list(self.notes),
+            "notes": [note.as_dict() for note in self.notes],
             "island": None if self.island is None else self.island.as_dict(),
             "bound": self.bound,
         }
 
 
-def _move_words(card: Card, option: Option) -> str:
-    """'Keep s s s c (on the chest), reroll m p' / 'Use the Sorceress: reroll one skull...'."""
+def move_words(card: Card, option: Option, letters: Letters = DEFAULT_LETTERS) -> str:
+    """'Keep s s s c (on the chest), reroll m p' / 'Use the Sorceress: reroll one skull...' /
+    'Stop'."""
+    if option.action == "stop":
+        return "Stop"
     chest = " (on the chest)" if card.chest else ""
     others = option.reroll - Dice.of((option.reroll.skulls, 0, 0, 0, 0, 0))
     if option.sorceress:
         text = "Use the Sorceress: reroll one skull"
-        text += f" with {others.spaced()}" if others.total else " alone"
+        text += f" with {others.spaced(letters)}" if others.total else " alone"
         if option.keep.total:
-            text += f", keep {option.keep.spaced()}{chest}"
+            text += f", keep {option.keep.spaced(letters)}{chest}"
         return text
     if not option.keep.total:
-        return f"Reroll {others.spaced()}"
-    return f"Keep {option.keep.spaced()}{chest}, reroll {others.spaced()}"
+        return f"Reroll {others.spaced(letters)}"
+    return f"Keep {option.keep.spaced(letters)}{chest}, reroll {others.spaced(letters)}"
 
 
 # -- the solution behind the values ------------------------------------------------------------
@@ -361,6 +374,86 @@ def exact_values(advice: Advice, exact: ExactSolution) -> ExactValues:
             values.append(_valued(move, advice.dice, advice.dice.skulls, g, here, used,
                                   exact=True))
     return ExactValues(value=max(values), options=tuple(values))
+# -- what the turn is played for ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What a turn is played for: expected points (the default), the probability of at least
+    `need` points, or the probability of winning the game at totals `me` and `opp` (`final`:
+    the last turn, the opponent at or above the target). Checked when made."""
+
+    need: int | None = None
+    me: int | None = None
+    opp: int | None = None
+    final: bool = False
+
+    def __post_init__(self) -> None:
+        check_need(self.need)
+        if (self.me is None) != (self.opp is None) or (self.final and self.me is None):
+            raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
+                              "final turn too)", subject="totals")
+        if self.need is not None and self.me is not None:
+            raise AdviceError("the points needed and the totals of the game are two "
+                              "objectives: give one of them", subject="objective")
+
+    @property
+    def name(self) -> str:
+        """:data:`POINTS`, :data:`NEED` or :data:`WIN`."""
+        return WIN if self.me is not None else POINTS if self.need is None else NEED
+
+    def check(self, rules: Rules) -> None:
+        """Raise :class:`solver.game.GameError` unless the totals are a state of the game under
+        `rules` (before the game tables are read or solved)."""
+        if self.me is not None and self.opp is not None:
+            from .game import check_totals
+
+            check_totals(rules, self.me, self.opp, final=self.final)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"objective": self.name, "need": self.need, "me": self.me, "opp": self.opp,
+                "final": self.final}
+
+
+@dataclass(frozen=True)
+class GoalSolution:
+    """A card's turn solved for a :class:`Goal`: the engine objective and its solution."""
+
+    goal: Goal
+    objective: Objective
+    solution: TurnSolution
+
+
+def solve_goal(card: Card | str, rules: Rules, goal: Goal, *,
+               tables_dir: Path | str | None = None,
+               game: GameSolution | None = None) -> GoalSolution:
+    """The solved turn behind advice for `goal`: expected points from the policy tables
+    (`tables_dir`, see :func:`solution_for`), a `need` solved now, or winning the game from the
+    game table `game` (:func:`solver.tables.game_tables`; required for that goal)."""
+    card = get_card(card)
+    if goal.name != WIN:
+        return GoalSolution(goal, objective_for(goal.need),
+                            solution_for(card, rules, goal.need, tables_dir=tables_dir))
+    assert goal.me is not None and goal.opp is not None
+    if game is None:
+        raise ValueError("playing to win needs the game table")
+    from .engine import solve_turn
+    from .game import win_objective
+
+    goal.check(rules)
+    objective = win_objective(game, goal.me, goal.opp, final=goal.final)
+    return GoalSolution(goal, objective, solve_turn(card, rules.turn_rules(), objective))
+
+
+def advise_for(card: Card | str, dice: Dice, rules: Rules, solved: GoalSolution, *,
+               sorceress_used: bool = False, chest: Dice | None = None,
+               first: bool = False) -> Advice:
+    """:func:`advise` for a solved goal (:func:`solve_goal`)."""
+    if solved.goal.name == WIN:
+        return advise(card, dice, rules, sorceress_used=sorceress_used, chest=chest, first=first,
+                      solution=solved.solution, objective=solved.objective, objective_name=WIN)
+    return advise(card, dice, rules, sorceress_used=sorceress_used, need=solved.goal.need,
+                  chest=chest, first=first, solution=solved.solution)
 
 
 # -- bust risk ---------------------------------------------------------------------------------
@@ -400,7 +493,7 @@ def _utility(objective: Objective, points: int, *, magic: bool = False) -> float
     return float(column[0, 0])
 
 
-def _option_order(option: Option) -> tuple[bool, bool, int, str]:
+def option_order(option: Option) -> tuple[bool, bool, int, str]:
     """Among equally good options: stop first, then without the Sorceress, fewest dice rolled."""
     return (option.action != "stop", option.sorceress, option.reroll.total, str(option.keep))
 
@@ -434,10 +527,12 @@ def advise(
         raise DiceNotationError(f"{str(dice)!r} has {dice.total} dice, expected {NUM_DICE}")
     if sorceress_used and not card.sorceress:
         raise AdviceError(
-            f"only the sorceress card has a Sorceress to use, not {card.id!r}"
+            f"only the sorceress card has a Sorceress to use, not {card.id!r}",
+            subject="sorceress_used",
         )
     if sorceress_used and first:
-        raise AdviceError("on the first roll the Sorceress cannot have been used yet")
+        raise AdviceError("on the first roll the Sorceress cannot have been used yet",
+                          subject="sorceress_used")
     check_chest(card, dice, chest, first=first)
     if objective is None:
         objective = objective_for(need)
@@ -493,9 +588,9 @@ def advise(
                best=top - v <= BEST_TOLERANCE, points=pts)
         for a, k, r, sor, v, pb, pts in raw
     ]
-    best = sorted((o for o in options if o.best), key=_option_order)
-    rest = sorted((o for o in options if not o.best), key=lambda o: (-o.value, _option_order(o)))
-    return Advice(**common, value=top, options=(*best, *rest), points=stop_points,
+    # best first; options within BEST_TOLERANCE of each other in the policy's tie-break order
+    ordered = ranked(options, value=lambda o: o.value, key=option_order, tol=BEST_TOLERANCE)
+    return Advice(**common, value=top, options=tuple(ordered), points=stop_points,
                   bound=solution.bound)
 
 
@@ -517,17 +612,15 @@ def _valued(move: Reroll, dice: Dice, skulls: int, g: Any, keep_value: Any,
 # -- a whole turn: the move made and the dice that follow ---------------------------------------
 
 
-def chosen_option(advice: Advice, text: str) -> Option:
+def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS) -> Option:
     """The option a player names: '' (as advised), 'stop', 'keep LETTERS', 'reroll LETTERS'
-    or bare letters (the dice kept). A reroll with a `k` uses the Sorceress.
+    or bare letters (the dice kept), in `letters`. A reroll with a skull uses the Sorceress.
 
-    Raises :class:`~solver.moves.IllegalMoveError` (or a notation error) for a move that is
-    not among the position's legal options.
+    Raises :class:`~solver.errors.IllegalMoveError` naming the one rule a move breaks (or a
+    notation error) for a move that is not among the position's legal options.
     """
-    from .moves import IllegalMoveError
-
     if not advice.options:
-        raise IllegalMoveError("the turn is over: there is no move to make")
+        raise IllegalMoveError("the turn is over: there is no move to make", subject="move")
     words = text.strip().lower().split(maxsplit=1)
     if not words:
         return advice.options[0]
@@ -537,55 +630,78 @@ def chosen_option(advice: Advice, text: str) -> Option:
             if option.action == "stop":
                 return option
         raise IllegalMoveError(
-            "stopping now is a bust: with 3 skulls the Sorceress must reroll a skull die"
-        )
+            "stopping now is a bust: with 3 skulls and the Sorceress unused, the move must use "
+            "her (reroll a skull die)", subject="move")
     if verb not in ("keep", "reroll"):
         verb, rest = "keep", text
     if verb == "keep" and rest.strip().lower() in ("", "nothing", "none", "-"):
         chosen = EMPTY
     else:
-        chosen = Dice.parse(rest)
+        chosen = Dice.parse(rest, None, letters)
+    skull = quote(letters.faces[Face.SKULL])
     if not chosen <= advice.dice:
-        raise IllegalMoveError(f"{str(chosen)!r} is not among the dice {str(advice.dice)!r}")
+        raise IllegalMoveError(f"{quote(chosen.show(letters))} is not among the dice "
+                               f"{quote(advice.dice.show(letters))}", subject="move")
     if verb == "keep":
         if chosen.skulls:
             raise IllegalMoveError(
                 "skull dice stay on the table by themselves: name the other dice you keep, or "
-                "'reroll k...' to use the Sorceress"
-            )
-        keep, sorceress = chosen, False
+                f"reroll a skull ({skull}) to use the Sorceress", subject="move")
+        move = Reroll(chosen, False)
     else:
         if chosen.skulls > 1:
-            raise IllegalMoveError("the Sorceress rerolls one skull die, not more")
-        keep = advice.dice.without_skulls() - chosen.without_skulls()
-        sorceress = bool(chosen.skulls)
+            raise IllegalMoveError(
+                f"the Sorceress rerolls one skull die, not {chosen.skulls}", subject="move")
+        move = Reroll(advice.dice.without_skulls() - chosen.without_skulls(), bool(chosen.skulls))
     for option in advice.options:
-        if option.action == "reroll" and option.keep == keep and option.sorceress == sorceress:
+        if (option.action == "reroll" and option.keep == move.keep
+                and option.sorceress == move.sorceress):
             return option
-    rolled = advice.dice.without_skulls() - keep
-    what = f"keeping {keep.spaced() or 'nothing'} and rolling {rolled.spaced() or 'nothing'}"
-    if sorceress:
-        what += " with a skull"
-    raise IllegalMoveError(
-        f"{what} is not a legal move here (a reroll rolls at least 2 dice, the Sorceress's "
-        "skull may go alone, at least one die stays unless keep_one is off; skulls are "
-        "locked, the Sorceress once per turn)"
-    )
+    unused = advice.card.sorceress and not advice.sorceress_used
+    reason = move_refusal(advice.card, advice.dice, advice.rules, move, sorceress_unused=unused)
+    rolled = move.rolled(advice.dice)
+    what = (f"keeping {move.keep.spaced(letters) or 'nothing'} and rolling "
+            f"{rolled.spaced(letters) or 'nothing'}")
+    raise IllegalMoveError(f"{what} is not a legal move here: {reason or 'not a legal move'}",
+                           subject="move")
 
 
-def check_next_roll(advice: Advice, option: Option, after: Dice) -> None:
-    """Raise :class:`~solver.moves.IllegalMoveError` unless `after` can follow the reroll:
+def next_roll(advice: Advice, option: Option, text: str,
+              letters: Letters = DEFAULT_LETTERS) -> Dice:
+    """The 8 dice showing after `option` (a reroll), from what the player types: only the dice
+    that were rolled (as many as were rolled), or all 8. Raises a notation error, or
+    :class:`~solver.errors.IllegalMoveError` when 8 dice do not show the dice that stayed."""
+    rolled = option.reroll.total
+    stays = option_stays(advice, option)
+    dice = Dice.parse(text, None, letters)
+    if dice.total == rolled:
+        return stays + dice
+    if dice.total != NUM_DICE:
+        raise DiceNotationError(
+            f"{quote(text)} has {dice.total} dice, expected the {rolled} rolled "
+            f"({option.reroll.show(letters)}) or all {NUM_DICE}")
+    check_next_roll(advice, option, dice, letters)
+    return dice
+
+
+def option_stays(advice: Advice, option: Option) -> Dice:
+    """The dice that stay on the table during `option`'s reroll: the kept dice and the locked
+    skull dice (the Sorceress's skull is rolled)."""
+    return option.keep + Dice.of((advice.dice.skulls - option.sorceress, 0, 0, 0, 0, 0))
+
+
+def check_next_roll(advice: Advice, option: Option, after: Dice,
+                    letters: Letters = DEFAULT_LETTERS) -> None:
+    """Raise :class:`~solver.errors.IllegalMoveError` unless `after` can follow the reroll:
     the kept dice and the locked skull dice are still showing."""
-    from .moves import IllegalMoveError
-
-    locked = advice.dice.skulls - option.sorceress
-    stays = option.keep + Dice.of((locked, 0, 0, 0, 0, 0))
+    stays = option_stays(advice, option)
     if after.total != NUM_DICE:
-        raise DiceNotationError(f"{str(after)!r} has {after.total} dice, expected {NUM_DICE}")
+        raise DiceNotationError(f"{quote(after.show(letters))} has {after.total} dice, "
+                                f"expected {NUM_DICE}")
     if not stays <= after:
         raise IllegalMoveError(
-            f"{str(after)!r} does not show the dice that stayed on the table ({str(stays)!r}: "
-            "the kept dice and the skull dice)"
+            f"{quote(after.show(letters))} does not show the dice that stayed on the table "
+            f"({quote(stays.show(letters))}: the kept dice and the skull dice)", subject="roll"
         )
 
 
@@ -593,15 +709,23 @@ __all__ = [
     "BEST_TOLERANCE",
     "check_next_roll",
     "chosen_option",
+    "move_words",
+    "next_roll",
+    "option_stays",
     "Advice",
     "AdviceError",
     "ExactValues",
+    "Goal",
+    "GoalSolution",
     "Option",
     "advise",
+    "advise_for",
+    "solve_goal",
     "bust_probability",
     "check_need",
     "exact_solution_for",
     "exact_values",
+    "option_order",
     "objective_for",
     "solution_for",
 ]

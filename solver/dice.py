@@ -3,6 +3,13 @@
 `Dice.parse` is lenient (letters in any order and case, or English/French/German/Italian
 words, accents optional, a count may precede a face: `4 coin, 3 sword, d`); `str(dice)` is
 canonical (letters in the order k m p s c d). They are inverses.
+
+The letters are an alphabet (:class:`Letters`): :data:`DEFAULT_LETTERS` (``k m p s c d``, ``x``
+also for a sword) or :data:`BRAILLE_LETTERS`, the letters of the accessibility adaptation of
+the game for blind players (`docs/seeds/004_21d4ea7dadce47ec.txt`, "Adaptation": dice marked
+``d`` diamant, ``o`` pièce d'or, ``s`` singe, ``p`` perroquet, ``é`` épée, ``m`` tête de mort),
+which clash with the default letters (``s``, ``p``, ``m`` are other faces there). Words are
+read in either alphabet.
 """
 
 from __future__ import annotations
@@ -12,11 +19,15 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .rules import FACE_LETTERS, NUM_DICE, NUM_FACES, Face, RulesError
+from .errors import NotationError, quote
+from .rules import FACE_LETTERS, NUM_DICE, NUM_FACES, Face
 
 
-class DiceNotationError(RulesError):
+class DiceNotationError(NotationError):
     """Dice text that cannot be read, or the wrong number of dice."""
+
+    def __init__(self, message: str, *, subject: str | None = "dice") -> None:
+        super().__init__(message, subject=subject)
 
 
 def fold(text: str) -> str:
@@ -58,15 +69,46 @@ FACE_WORDS: dict[str, Face] = {  # fmt: skip
     "diamante": Face.DIAMOND, "diamanti": Face.DIAMOND,
 }  # fmt: skip
 
-LETTER_ALIASES: dict[str, Face] = {ch: Face(i) for i, ch in enumerate(FACE_LETTERS)}
-LETTER_ALIASES["x"] = Face.SWORD
+@dataclass(frozen=True)
+class Letters:
+    """An alphabet of dice letters: one letter per face to print, the letters to read."""
 
-_EXPECTED = (
-    "letters k m p s c d (skull monkey parrot sword coin diamond, x also for sword), "
-    "e.g. 'kkmppscd', or words such as 'skull monkey' or 'tête singe', "
-    "a count may precede a face: '4 coin, 3 sword, d'"
+    name: str
+    faces: str
+    """The letter printed for each face, in :class:`~solver.rules.Face` order."""
+    aliases: dict[str, Face]
+    """Every letter read, folded (lower case, no accents: ``é`` is read as ``e``)."""
+    described: str
+    """The letters for a person: 'k skull, m monkey, ...'."""
+    example: str
+    """Eight dice in these letters."""
+
+    def expected(self) -> str:
+        """What dice text is expected, for an error message."""
+        return (f"letters {self.described}, e.g. {self.example!r}, or words such as 'skull "
+                "monkey' or 'tête singe', a count may precede a face: '4 coin, 3 sword, d'")
+
+
+DEFAULT_LETTERS = Letters(
+    name="default",
+    faces=FACE_LETTERS,
+    aliases={**{ch: Face(i) for i, ch in enumerate(FACE_LETTERS)}, "x": Face.SWORD},
+    described="k m p s c d (skull monkey parrot sword coin diamond, x also for sword)",
+    example="kkmppscd",
 )
+BRAILLE_LETTERS = Letters(
+    name="braille",
+    faces="mspéod",
+    aliases={"m": Face.SKULL, "s": Face.MONKEY, "p": Face.PARROT, "e": Face.SWORD,
+             "o": Face.COIN, "d": Face.DIAMOND},
+    described=("m s p é o d (tête de mort, singe, perroquet, épée, pièce d'or, diamant; e also "
+               "for é)"),
+    example="mmsppéod",
+)
+"""The accessibility adaptation's letters (module docstring); ``é`` may be typed ``e``."""
 
+LETTER_ALIASES: dict[str, Face] = DEFAULT_LETTERS.aliases
+"""The default letters read (``x`` also for a sword)."""
 
 @dataclass(frozen=True)
 class Dice:
@@ -98,13 +140,13 @@ class Dice:
         return cls.of(counts)
 
     @classmethod
-    def parse(cls, text: str, n: int | None = None) -> Dice:
-        """Read dice written as letters or words; with `n`, require exactly n dice."""
-        dice = cls.from_faces(_parse_faces(text))
+    def parse(cls, text: str, n: int | None = None, letters: Letters = DEFAULT_LETTERS) -> Dice:
+        """Read dice written as letters (of `letters`) or words; with `n`, require exactly n."""
+        dice = cls.from_faces(_parse_faces(text, letters))
         if n is not None and dice.total != n:
             raise DiceNotationError(
-                f"{text!r} has {dice.total} dice, expected {n}"
-                + (" (one per die, e.g. 'kkmppscd')" if n == NUM_DICE else "")
+                f"{quote(text)} has {dice.total} dice, expected {n}"
+                + (f" (one per die, e.g. {letters.example!r})" if n == NUM_DICE else "")
             )
         return dice
 
@@ -124,9 +166,13 @@ class Dice:
     def __str__(self) -> str:
         return "".join(FACE_LETTERS[f] * n for f, n in enumerate(self.counts))
 
-    def spaced(self) -> str:
+    def show(self, letters: Letters = DEFAULT_LETTERS) -> str:
+        """The dice in `letters`, in face order: ``str(dice)`` for the default letters."""
+        return "".join(letters.faces[f] * n for f, n in enumerate(self.counts))
+
+    def spaced(self, letters: Letters = DEFAULT_LETTERS) -> str:
         """Letters separated by spaces: 'k m p p'."""
-        return " ".join(str(self))
+        return " ".join(self.show(letters))
 
     def faces(self) -> Iterator[Face]:
         for f, n in enumerate(self.counts):
@@ -138,7 +184,7 @@ class Dice:
 
     def __sub__(self, other: Dice) -> Dice:
         if not other <= self:
-            raise DiceNotationError(f"{str(other)!r} is not among {str(self)!r}")
+            raise DiceNotationError(f"{str(other)!r} is not among {str(self)!r}", subject=None)
         return Dice.of(a - b for a, b in zip(self.counts, other.counts, strict=True))
 
     def __le__(self, other: object) -> bool:  # sub-multiset
@@ -158,10 +204,25 @@ class Dice:
 EMPTY = Dice((0, 0, 0, 0, 0, 0))
 
 
-def _parse_faces(text: str) -> list[Face]:
-    raw = fold(text).replace("\u2019", "'").strip()
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
+    folded = fold(text).replace("\u2019", "'")
+    raw = folded.strip()
+    # Where each character of `raw` stands in `text` (when folding kept the length).
+    offset = len(folded) - len(folded.lstrip()) if len(folded) == len(text) else None
+    expected = letters.expected()
+    shown = quote(text)
     if not raw:
-        raise DiceNotationError(f"no dice in {text!r}: expected {_EXPECTED}")
+        raise DiceNotationError(f"no dice in {shown}: expected {expected}")
+    negative = re.search(r"(?:^|[\s,;+/])-\s*(\d+)", raw)
+    if negative:
+        raise DiceNotationError(
+            f"a count of dice cannot be negative: {quote('-' + negative.group(1))} in {shown}; "
+            f"expected {expected}")
     tokens = [t for t in re.split(r"[\s,;+/-]+", raw) if t]
     # Multi-word names first ("tete de mort", "piece d'or").
     joined = " ".join(tokens)
@@ -170,31 +231,47 @@ def _parse_faces(text: str) -> list[Face]:
         if multi in joined:
             joined = joined.replace(multi, multi.replace(" ", "_"))
     repeat: int | None = None  # a count before a face: "4 coin", "3 s"
+    cursor = 0
     for tok in joined.split(" "):
         word = tok.replace("_", " ")
+        start = raw.find(word, cursor)
+        cursor = start + len(word) if start >= 0 else cursor
         if tok.isdigit():
             if repeat is not None:
-                raise DiceNotationError(f"two counts in a row in {text!r}: expected {_EXPECTED}")
-            repeat = int(tok)
+                raise DiceNotationError(f"two counts in a row in {shown}: expected {expected}")
+            repeat = int(tok) if len(tok) < 4 else NUM_DICE + 1
             if repeat > NUM_DICE:
                 raise DiceNotationError(
-                    f"count {tok!r} in {text!r} is more than {NUM_DICE} dice: expected {_EXPECTED}"
-                )
+                    f"count {quote(tok)} in {shown} is more than {NUM_DICE} dice: expected "
+                    f"{expected}")
             continue
         if word in FACE_WORDS:
             read = [FACE_WORDS[word]]
-        elif all(ch in LETTER_ALIASES for ch in word):
-            read = [LETTER_ALIASES[ch] for ch in word]
+        elif all(ch in letters.aliases for ch in word):
+            read = [letters.aliases[ch] for ch in word]
         else:
-            raise DiceNotationError(f"cannot read {tok!r} in {text!r}: expected {_EXPECTED}")
+            where = None if offset is None or start < 0 else offset + start
+            original = word if where is None else text[where:where + len(word)]
+            what = shown if word == raw else f"{quote(original)} in {shown}"
+            bad = _bad_character(text, word, where, letters)
+            raise DiceNotationError(f"cannot read {what}: {bad}; expected {expected}")
         if repeat is not None:
             if len(read) != 1:
                 raise DiceNotationError(
-                    f"a count must precede one face, not {tok!r}, in {text!r}: expected {_EXPECTED}"
-                )
+                    f"a count must precede one face, not {quote(tok)}, in {shown}: expected "
+                    f"{expected}")
             read *= repeat
             repeat = None
         faces.extend(read)
     if repeat is not None:
-        raise DiceNotationError(f"a count with no face after it in {text!r}: expected {_EXPECTED}")
+        raise DiceNotationError(f"a count with no face after it in {shown}: expected {expected}")
     return faces
+
+
+def _bad_character(text: str, token: str, start: int | None, letters: Letters) -> str:
+    """The first character of a token (neither a face word nor letters) that is not a die
+    letter, and where it stands in the text (the token starts at `start`, if known)."""
+    i, bad = next((i, ch) for i, ch in enumerate(token) if ch not in letters.aliases)
+    if start is None or start + i >= len(text):
+        return f"{quote(bad)} is not a die letter"
+    return f"{quote(text[start + i])} (the {_ordinal(start + i + 1)} character) is not a die letter"

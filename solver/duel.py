@@ -30,10 +30,11 @@ from typing import Any
 import numpy as np
 
 from .engine import NO_MOVE, STOP, UNUSED, USED, IntArray, geometry, turn_model
+from .errors import SabordsError, SettingsError, quote
 from .game import FINAL, NORMAL, SUDDEN, UNIT, GameSolution, deck
 from .game.policies import actual_keep, orbit_of_positions
 from .policies import OPTIMAL, parse_policy, policy_for
-from .rules import NUM_DICE, NUM_FACES, Rules, RulesError, get_card
+from .rules import NUM_DICE, NUM_FACES, Rules, get_card
 from .scoring import Outcome
 
 WIN, POINTS = "win", "points"
@@ -41,8 +42,8 @@ MAX_GAMES = 1_000_000
 PHASE_CODE = {NORMAL: 0, FINAL: 1, SUDDEN: 2}
 
 
-class GameSettingsError(RulesError):
-    """Bad `sabords game` settings: unknown policy names, a number of games out of range."""
+class GameSettingsError(SettingsError):
+    """Bad settings of whole games: unknown policy names, a number of games out of range."""
 
 
 class PolicyMoveError(RuntimeError):
@@ -163,15 +164,15 @@ class WinPolicy(TurnPolicy):
 
 
 def check_policy_name(name: str) -> None:
-    """Raise :class:`GameSettingsError` unless `name` is a policy of `sabords game`."""
+    """Raise :class:`GameSettingsError` unless `name` is a policy of whole games."""
     if name in (WIN, POINTS):
         return
     try:
         parse_policy(name)
-    except RulesError:
+    except SabordsError:
         raise GameSettingsError(
-            f"unknown policy {name!r}: expected win, points, first-roll, two-skulls, greedy "
-            f"or threshold[=T]") from None
+            f"unknown policy {quote(name)}: expected win, points, first-roll, two-skulls, "
+            f"greedy or threshold[=T]", subject="policy") from None
 
 
 def make_policy(name: str, rules: Rules, sol: GameSolution | None) -> TurnPolicy:
@@ -326,7 +327,8 @@ class DuelResult:
 
 def check_games(games: int) -> None:
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
-        raise GameSettingsError(f"the number of games must be 1 to {MAX_GAMES}, not {games!r}")
+        raise GameSettingsError(f"the number of games must be 1 to {MAX_GAMES}, not "
+                                f"{quote(games)}", subject="games")
 
 
 def play_games(names: tuple[str, str], rules: Rules, *, games: int, seed: int,

@@ -2,7 +2,7 @@
 
 Cards are named by the ids of RULES.md (`none`, `chest`, `captain`, `sorceress`, `coin`,
 `diamond`, `animals`, `skull1`, `skull2`, `battle2`, `battle3`, `battle4`) or by the names the
-rulebooks give them (`../shared/seeds/`), in English, French, German (and Italian, the fourth
+rulebooks give them (`docs/seeds/`), in English, French, German (and Italian, the fourth
 language of the Gigamic rulebook), case- and accent-insensitive:
 
 - `pirate`, `capitaine`, `Pirat`, `Kapitän` → captain (the French card "Pirate");
@@ -20,6 +20,14 @@ language of the Gigamic rulebook), case- and accent-insensitive:
 
 A name is read as words: every word must belong to one card's vocabulary (so `skull island`,
 which is not a card, is refused rather than guessed).
+
+**Notations.** A :class:`Notation` is the letters a player types and reads: :data:`DEFAULT`
+(dice ``k m p s c d``, cards by id or name) or :data:`BRAILLE`, the accessibility adaptation
+for blind players (`docs/seeds/004_21d4ea7dadce47ec.txt`, "Adaptation"): dice ``m s p é o d``
+(:data:`solver.dice.BRAILLE_LETTERS`) and cards by one letter, ``p`` pirate (captain), ``t``
+treasure island (chest), ``m`` with the count of skulls (``m1``, ``m2``), ``b`` with the swords
+or the bonus (``b2``, ``b 3``, ``b 1000``), ``g`` gardienne (sorceress), ``o`` pièce d'or
+(coin), ``d`` diamant, ``a`` or ``p s`` animaux (animals). Names and words are read in both.
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .dice import Dice, fold
+from .dice import BRAILLE_LETTERS, DEFAULT_LETTERS, Dice, Letters, fold
+from .errors import NotationError, quote
 from .rules import CARD_IDS, CARDS, NUM_DICE, Card, UnknownCardError
 
 
@@ -102,6 +111,9 @@ _SKULL_CARDS: dict[int, str] = {c.skulls: c.id for c in CARDS.values() if c.skul
 _BATTLE_BY_SWORDS: dict[int, str] = {c.battle_swords: c.id for c in CARDS.values() if c.is_battle}
 _BATTLE_BY_BONUS: dict[int, str] = {c.battle_bonus: c.id for c in CARDS.values() if c.is_battle}
 
+_TOO_BIG = 10**9
+"""A number too long to name a card (read as this, never as its digits)."""
+
 _EXAMPLES = "'pirate', 'gardienne', 'coffre', 'bateau3', '500', 'tete2', 'animaux'"
 
 
@@ -110,7 +122,7 @@ def _expected() -> str:
 
 
 def _unknown(text: str, why: str = "unknown card") -> UnknownCardError:
-    return UnknownCardError(f"{why} {text!r}: {_expected()}")
+    return UnknownCardError(f"{why} {quote(text)}: {_expected()}", subject="card")
 
 
 def parse_card(text: str | Card) -> Card:
@@ -125,7 +137,7 @@ def parse_card(text: str | Card) -> Card:
     if compact in CARDS:
         return CARDS[compact]
     tokens = re.findall(r"[a-z]+|[0-9]+", folded)
-    numbers = [int(t) for t in tokens if t.isdigit()]
+    numbers = [int(t) if len(t) < 7 else _TOO_BIG for t in tokens if t.isdigit()]
     words = [t for t in tokens if not t.isdigit()]
     numbers += [_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS]
     words = [w for w in words if w not in _NUMBER_WORDS and w not in _STOPWORDS]
@@ -156,13 +168,16 @@ def _battle(text: str, numbers: list[int]) -> Card:
     for n in numbers:
         card_id = _BATTLE_BY_SWORDS.get(n) or _BATTLE_BY_BONUS.get(n)
         if card_id is None:
+            many = "that many" if n == _TOO_BIG else str(n)
             raise UnknownCardError(
-                f"no battle card has {n} swords or bonus in {text!r}: {_BATTLES}"
+                f"no battle card has {many} swords or bonus in {quote(text)}: {_BATTLES}",
+                subject="card",
             )
         ids.add(card_id)
     if len(ids) != 1:
         problem = "gives no swords or bonus" if not ids else "has conflicting numbers"
-        raise UnknownCardError(f"battle card {text!r} {problem}: {_BATTLES}")
+        raise UnknownCardError(f"battle card {quote(text)} {problem}: {_BATTLES}",
+                               subject="card")
     return CARDS[ids.pop()]
 
 
@@ -180,14 +195,113 @@ def _skull(text: str, numbers: list[int], *, plural: bool) -> Card:
     if len(set(numbers)) != 1 or numbers[0] not in _SKULL_CARDS:
         which = ", ".join(_SKULL_CARDS.values())
         raise UnknownCardError(
-            f"no skull card matches {text!r}: expected one of {which}, e.g. 'tete2', 'skull 1'"
+            f"no skull card matches {quote(text)}: expected one of {which}, e.g. 'tete2', "
+            "'skull 1'", subject="card"
         )
     return CARDS[_SKULL_CARDS[numbers[0]]]
 
 
-def parse_dice(text: str, n: int | None = NUM_DICE) -> Dice:
+def parse_dice(text: str, n: int | None = NUM_DICE, letters: Letters = DEFAULT_LETTERS) -> Dice:
     """Dice in the lenient notation of :meth:`Dice.parse`; by default exactly 8 of them."""
-    return Dice.parse(text, n)
+    return Dice.parse(text, n, letters)
 
 
-__all__ = ["parse_card", "parse_dice"]
+# -- notations: what a player types and reads ---------------------------------------------------
+
+_BRAILLE_CARDS: dict[str, str] = {
+    "p": "captain", "t": "chest", "g": "sorceress", "o": "coin", "d": "diamond",
+    "a": "animals", "ps": "animals", "sp": "animals",
+}  # fmt: skip
+"""The one-letter cards of the adaptation; skull (``m``) and battle (``b``) cards take a number."""
+
+
+@dataclass(frozen=True)
+class Notation:
+    """The letters of dice and cards a player types and reads (module docstring)."""
+
+    name: str
+    letters: Letters
+    """The dice letters."""
+    card_letters: bool
+    """Cards are also read and shown by the adaptation's letters (``p``, ``m2``, ``b3``...)."""
+
+    def parse_dice(self, text: str, n: int | None = NUM_DICE) -> Dice:
+        return Dice.parse(text, n, self.letters)
+
+    def dice(self, dice: Dice) -> str:
+        """The dice in these letters (face order)."""
+        return dice.show(self.letters)
+
+    def spaced(self, dice: Dice) -> str:
+        return dice.spaced(self.letters)
+
+    def parse_card(self, text: str | Card) -> Card:
+        if self.card_letters and isinstance(text, str):
+            card = _braille_card(text)
+            if card is not None:
+                return card
+        return parse_card(text)
+
+    def card(self, card: Card) -> str:
+        """The card as a player of this notation names it: its id, or its letter and id."""
+        letter = braille_card_name(card)
+        return card.id if not self.card_letters or letter == card.id else f"{letter} ({card.id})"
+
+
+def braille_card_name(card: Card) -> str:
+    """The adaptation's letter of a card: ``p``, ``t``, ``m1``, ``b3``...; ``none`` has none."""
+    if card.skulls:
+        return f"m{card.skulls}"
+    if card.is_battle:
+        return f"b{card.battle_swords}"
+    for letter, card_id in _BRAILLE_CARDS.items():
+        if card_id == card.id:
+            return letter
+    return card.id
+
+
+def _braille_card(text: str) -> Card | None:
+    """The card of an adaptation letter (``p``, ``m2``, ``b 3 500``...), or None if `text` is
+    not written that way (it is then read as a name)."""
+    folded = fold(text).strip()
+    compact = re.sub(r"[\s,;/-]+", "", folded)
+    if compact in _BRAILLE_CARDS:
+        return CARDS[_BRAILLE_CARDS[compact]]
+    m = re.fullmatch(r"([mb])((?:[\s,;/-]*[0-9]+)*)", folded)
+    if m is None:
+        return None
+    numbers = [int(x) if len(x) < 7 else _TOO_BIG for x in re.findall(r"[0-9]+", m.group(2))]
+    if m.group(1) == "b":
+        return _battle(text, numbers)
+    if not numbers:
+        raise UnknownCardError(
+            f"skull card {quote(text)} without its skulls: write m1 or m2 (the count on the card)",
+            subject="card",
+        )
+    return _skull(text, numbers, plural=False)
+
+
+DEFAULT = Notation("default", DEFAULT_LETTERS, card_letters=False)
+BRAILLE = Notation("braille", BRAILLE_LETTERS, card_letters=True)
+NOTATIONS: dict[str, Notation] = {n.name: n for n in (DEFAULT, BRAILLE)}
+
+
+def get_notation(name: str) -> Notation:
+    """The notation called `name` (``default`` or ``braille``), or :class:`NotationError`."""
+    try:
+        return NOTATIONS[name.strip().lower()]
+    except KeyError:
+        raise NotationError(f"unknown notation {quote(name)}: expected one of "
+                            f"{', '.join(NOTATIONS)}", subject="notation") from None
+
+
+__all__ = [
+    "BRAILLE",
+    "DEFAULT",
+    "NOTATIONS",
+    "Notation",
+    "braille_card_name",
+    "get_notation",
+    "parse_card",
+    "parse_dice",
+]

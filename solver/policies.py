@@ -59,8 +59,9 @@ from .engine import (
     solve_turn,
     turn_model,
 )
+from .errors import SettingsError, quote
 from .moves import reroll_is_legal
-from .rules import Card, Face, Rules, RulesError, get_card
+from .rules import Card, Face, Rules, get_card
 from .scoring import Outcome, classify_roll, skulls_of, stop_score
 
 OPTIMAL = "optimal"
@@ -76,7 +77,7 @@ THRESHOLD_STEP = 100
 so thresholds are too: a multiple of 50 plays like the multiple of 100 above it."""
 
 
-class PolicyNameError(RulesError):
+class PolicyNameError(SettingsError):
     """A policy name that is not one of :data:`POLICY_NAMES` (or ``threshold=T``)."""
 
 
@@ -106,8 +107,8 @@ def parse_policy(text: str) -> PolicySpec:
         except ValueError:
             pass
     raise PolicyNameError(
-        f"unknown policy {text!r}: expected one of {', '.join(POLICY_NAMES)} or threshold=T "
-        "(T in points, e.g. threshold=700)"
+        f"unknown policy {quote(text)}: expected one of {', '.join(POLICY_NAMES)} or "
+        "threshold=T (T in points, e.g. threshold=700)", subject="policy"
     )
 
 
@@ -326,8 +327,8 @@ def heuristic_policy(name: str, card: Card | str, rules: Rules,
         reroll = threshold_reroll(card, rules, threshold)
     else:
         raise PolicyNameError(
-            f"unknown heuristic {name!r}: expected one of {', '.join(HEURISTICS)}"
-        )
+            f"unknown heuristic {quote(name)}: expected one of {', '.join(HEURISTICS)}",
+            subject="policy")
     return policy_from_rerolls(card, rules, reroll)
 
 

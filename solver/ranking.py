@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from .engine.solve import TIE_TOL
 from .rules import CARDS
 
 T = TypeVar("T")
@@ -31,9 +30,14 @@ def card_key(card: str) -> tuple[int, str]:
 
 
 def ranked(items: Iterable[T], value: Callable[[T], float], key: Callable[[T], Any], *,
-           tol: float = TIE_TOL) -> list[T]:
+           tol: float | None = None) -> list[T]:
     """`items` from the largest value down, each run of values within `tol` of the run's
-    best in the order of `key`."""
+    best in the order of `key` (default: the policy's tie tolerance,
+    :data:`solver.engine.solve.TIE_TOL`)."""
+    if tol is None:
+        from .engine.solve import TIE_TOL  # numpy's import only where values are ranked
+
+        tol = TIE_TOL
     pool = sorted(items, key=lambda x: (-value(x), key(x)))
     out: list[T] = []
     i = 0
@@ -47,7 +51,8 @@ def ranked(items: Iterable[T], value: Callable[[T], float], key: Callable[[T], A
     return out
 
 
-def ranked_cards(values: dict[str, float], *, tol: float = TIE_TOL) -> list[tuple[str, float]]:
+def ranked_cards(values: dict[str, float], *,
+                 tol: float | None = None) -> list[tuple[str, float]]:
     """(card, value) pairs from the best value down, ties in the deck's order."""
     return ranked(values.items(), value=lambda kv: kv[1], key=lambda kv: card_key(kv[0]),
                   tol=tol)

@@ -1,7 +1,8 @@
 """The rules of Mille Sabords as data: faces, cards, variants and the rules object.
 
 This module is pure Python (no numpy) and is the single source of every rule constant.
-`../shared/RULES.md` is the specification; each house rule is a field of :class:`Rules`.
+`RULES.md` (at the top of the repository) is the specification; each house rule is a field of
+:class:`Rules`.
 
 Names follow the rulebook's words: a *skull* is a "tête de mort", the *captain* card is the
 "Pirate" of the French edition, the *sorceress* the "Gardienne" (Guardian), the *chest* the
@@ -16,6 +17,8 @@ import json
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
+
+from .errors import NotationError, RulesError, quote  # noqa: F401  (re-exported)
 
 NUM_DICE = 8
 """Eight dice are rolled in every turn."""
@@ -42,16 +45,12 @@ FACE_LETTERS = "kmpscd"
 NUM_FACES = 6
 
 
-class RulesError(ValueError):
-    """Base class of every error about rules, cards, variants or notation."""
-
-
-class UnknownCardError(RulesError):
+class UnknownCardError(NotationError):
     """A card name that is not one of the deck's cards."""
 
 
 class VariantError(RulesError):
-    """An unknown variant name or a value the variant does not take."""
+    """An unknown variant name, a value the variant does not take, or two values for one."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +127,7 @@ def get_card(card: str | Card) -> Card:
         return CARDS[card]
     except KeyError:
         raise UnknownCardError(
-            f"unknown card {card!r}: expected one of {', '.join(CARD_IDS)}"
+            f"unknown card {quote(card)}: expected one of {', '.join(CARD_IDS)}"
         ) from None
 
 
@@ -144,6 +143,14 @@ ISLAND_SKULLS = 4
 
 NINE_OF_A_KIND_VALUES = ("magic", "set")
 TIES_VALUES = ("shared", "trigger")
+
+MAX_TARGET = 20_000
+"""The largest `target`: what a 2-core machine with 24 GB solves. The two-player game grows
+with the square of the target in memory and its cube in time (one column per pair of totals,
+swept about target/60 times): measured peak memory 0.24, 0.30, 0.40 and 0.77 GB and 13, 14,
+23 and 50 s at targets 2000, 3000, 4000 and 6000 on that machine (`sabords solve-game`), about
+0.15 GB + 0.17 MB x (target/100)^2 and 12 s + 0.18 ms x (target/100)^3: at 20000 about 7 GB
+and 25 minutes (:func:`solver.limits.game_cost`)."""
 
 
 @dataclass(frozen=True)
@@ -175,21 +182,31 @@ class Rules:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.type in ("bool", bool) and not isinstance(value, bool):
-                raise VariantError(f"variant {f.name!r} takes on/off, not {value!r}")
+                raise VariantError(f"variant {f.name!r} takes on/off, not {quote(value)}",
+                                   subject="variant")
         if self.nine_of_a_kind not in NINE_OF_A_KIND_VALUES:
             raise VariantError(
-                f"variant 'nine_of_a_kind' takes magic or set, not {self.nine_of_a_kind!r}"
+                f"variant 'nine_of_a_kind' takes magic or set, not {quote(self.nine_of_a_kind)}",
+                subject="variant",
             )
         if self.ties not in TIES_VALUES:
-            raise VariantError(f"variant 'ties' takes shared or trigger, not {self.ties!r}")
+            raise VariantError(f"variant 'ties' takes shared or trigger, not {quote(self.ties)}",
+                               subject="variant")
         if (
             isinstance(self.target, bool)
             or not isinstance(self.target, int)
             or self.target <= 0
             or self.target % 100
+            or self.target > MAX_TARGET
         ):
+            why = ""
+            if isinstance(self.target, int) and self.target > MAX_TARGET:
+                why = (" (the two-player game grows with the square of the target in memory "
+                       "and its cube in time: about 7 GB and 25 minutes at 20000 on a 2-core "
+                       "machine with 24 GB)")
             raise VariantError(
-                f"variant 'target' takes a positive multiple of 100, not {self.target!r}"
+                f"variant 'target' takes a positive multiple of 100 up to {MAX_TARGET}, not "
+                f"{quote(self.target)}{why}", subject="variant"
             )
 
     # -- serialisation -------------------------------------------------------------------
@@ -223,7 +240,8 @@ class Rules:
         unknown = sorted(set(data) - names)
         if unknown:
             raise VariantError(
-                f"unknown variant {unknown[0]!r}: expected one of {', '.join(sorted(names))}"
+                f"unknown variant {quote(unknown[0])}: expected one of "
+                f"{', '.join(sorted(names))}", subject="variant"
             )
         return cls(**data)
 
@@ -253,7 +271,10 @@ def parse_variant_value(name: str, text: str) -> Any:
     """The value of variant `name` written as `text` (on/off, magic/set, numbers)."""
     fields = {f.name: f for f in dataclasses.fields(Rules)}
     if name not in fields:
-        raise VariantError(f"unknown variant {name!r}: expected one of {', '.join(VARIANT_NAMES)}")
+        raise VariantError(
+            f"unknown variant {quote(name)}: expected one of {', '.join(VARIANT_NAMES)}",
+            subject="variant",
+        )
     default = getattr(Rules(), name)
     t = text.strip().lower()
     if isinstance(default, bool):
@@ -261,24 +282,40 @@ def parse_variant_value(name: str, text: str) -> Any:
             return True
         if t in ("off", "false", "no", "0"):
             return False
-        raise VariantError(f"variant {name!r} takes on or off, not {text!r}")
+        raise VariantError(f"variant {name!r} takes on or off, not {quote(text)}",
+                           subject="variant")
     if isinstance(default, int):
         try:
             return int(t)
         except ValueError:
             raise VariantError(
-                f"variant {name!r} takes a positive multiple of 100, not {text!r}"
+                f"variant {name!r} takes a positive multiple of 100 up to {MAX_TARGET}, not "
+                f"{quote(text)}", subject="variant"
             ) from None
     return t
 
 
 def rules_with(variants: list[str] | tuple[str, ...] | None = None) -> Rules:
-    """Rules from `NAME=VALUE` strings (the `--variant` option); no strings: the defaults."""
+    """Rules from `NAME=VALUE` strings (the `--variant` option); no strings: the defaults.
+
+    A variant may be repeated with the same value; two different values for one variant are
+    refused (:class:`VariantError`), never resolved by their order.
+    """
     values: dict[str, Any] = {}
+    given: dict[str, str] = {}
     for item in variants or ():
         name, sep, text = item.partition("=")
         if not sep:
-            raise VariantError(f"variant {item!r} is not of the form NAME=VALUE")
+            raise VariantError(
+                f"variant {quote(item)} is not of the form NAME=VALUE (e.g. keep_one=off)",
+                subject="variant",
+            )
         name = name.strip().lower().replace("-", "_")
-        values[name] = parse_variant_value(name, text)
+        value = parse_variant_value(name, text)
+        if name in values and values[name] != value:
+            raise VariantError(
+                f"variant {name!r} is given twice, as {quote(given[name].strip())} and "
+                f"{quote(text.strip())}: give it once", subject="variant"
+            )
+        values[name], given[name] = value, text
     return Rules(**values)

@@ -154,16 +154,22 @@ def classify_roll(card: Card | str, dice: Dice, rules: Rules, *, first: bool,
     return Outcome.BUST
 
 
+def island_continues(free: int, added: int | None = None) -> bool:
+    """Whether Skull Island rolls (again) with `free` non-skull dice left after a roll that
+    added `added` skulls (None: the first roll, which brought the island): it goes on while
+    each roll adds at least one skull and at least 2 non-skull dice remain (RULES.md, Skull
+    Island)."""
+    return (added is None or added >= 1) and free >= 2
+
+
 @cache
 def _island_rest(skulls: int, free: int) -> tuple[tuple[int, Fraction], ...]:
-    """Final skull counts from `skulls` skulls with `free` non-skull dice still rolling."""
-    if free < 2:
-        return ((skulls, Fraction(1)),)
+    """Final skull counts from `skulls` skulls with `free` non-skull dice about to roll."""
     out: dict[int, Fraction] = {}
     for j in range(free + 1):
         p = _binom(free, j) * Fraction(1, 6) ** j * Fraction(5, 6) ** (free - j)
-        if j == 0:
-            out[skulls] = out.get(skulls, Fraction(0)) + p
+        if not island_continues(free - j, j):
+            out[skulls + j] = out.get(skulls + j, Fraction(0)) + p
             continue
         for final, q in _island_rest(skulls + j, free - j):
             out[final] = out.get(final, Fraction(0)) + p * q
@@ -185,7 +191,10 @@ def island_distribution(
     rolled again while each roll adds a skull and at least 2 non-skull dice remain.
     """
     card = get_card(card)
-    return dict(_island_rest(skull_dice + card.skulls, n_dice - skull_dice))
+    skulls, free = skull_dice + card.skulls, n_dice - skull_dice
+    if not island_continues(free):
+        return {skulls: Fraction(1)}
+    return dict(_island_rest(skulls, free))
 
 
 def island_deduction(card: Card | str, skulls: int) -> int:

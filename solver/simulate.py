@@ -27,15 +27,16 @@ import numpy as np
 from .analysis import policy_distribution
 from .dice import Dice
 from .engine import NO_MOVE, STOP, UNUSED, USED, Policy, geometry
+from .errors import SettingsError, quote
 from .moves import reroll_is_legal
 from .policies import PolicySpec, parse_policy, policy_for, policy_value
-from .rules import NUM_DICE, NUM_FACES, Card, Rules, RulesError, deck_weights, get_card
+from .rules import NUM_DICE, NUM_FACES, Card, Rules, deck_weights, get_card
 from .scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
 
 MAX_TURNS = 10_000_000
 
 
-class SimulationError(RulesError):
+class SimulationError(SettingsError):
     """Bad simulation settings (a number of turns out of range)."""
 
 
@@ -271,13 +272,20 @@ def exact_figures(card: str | None, rules: Rules, spec: PolicySpec) -> ExactFigu
     return ExactFigures(ev, p_bust, p_island, rolls)
 
 
+def check_turns(turns: int) -> int:
+    """`turns`, or a :class:`SimulationError` unless it is 1 to :data:`MAX_TURNS`."""
+    if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
+        raise SimulationError(f"the number of turns must be 1 to {MAX_TURNS}, not "
+                              f"{quote(turns)}", subject="turns")
+    return turns
+
+
 def simulate(card: Card | str | None, rules: Rules, policy: PolicySpec | str = "optimal", *,
              turns: int = 10_000, seed: int = 0,
              progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Play `turns` turns of one card (or the deck: `card` None) and compare with the exact
     expected points of the same policy."""
-    if not 1 <= turns <= MAX_TURNS:
-        raise SimulationError(f"turns must be between 1 and {MAX_TURNS}, not {turns!r}")
+    check_turns(turns)
     spec = parse_policy(policy) if isinstance(policy, str) else policy
     card_id = None if card is None else get_card(card).id
     if card_id is None:

@@ -77,7 +77,8 @@ from .engine.exact import (
     solve_exact,
 )
 from .engine.exact_linear import ObjectArray
-from .rules import NUM_DICE, Card, Rules, RulesError, get_card
+from .errors import StaleTableError
+from .rules import NUM_DICE, Card, Rules, get_card
 from .stats import (
     STAT_NAMES,
     ExactTurnStats,
@@ -99,10 +100,6 @@ GAME_FORMAT_VERSION = 2
 OBJECTIVE = ExpectedPoints()
 """Turn tables hold the expected-points solution (other objectives are solved when needed)."""
 GAME_FILE = "game.msgpack"
-
-
-class StaleTableError(RulesError):
-    """A table that is missing, corrupt, or made for other rules or another format."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,8 +17,10 @@ from fractions import Fraction
 from typing import Any
 
 from .dice import Dice, DiceNotationError
+from .errors import RulesError
+from .notes import Note
 from .rational import fraction_text
-from .rules import NUM_DICE, Card, Rules, RulesError, get_card
+from .rules import NUM_DICE, Card, Rules, get_card
 from .scoring import (
     Outcome,
     classify_roll,
@@ -32,6 +34,9 @@ from .scoring import (
 
 class ChestError(RulesError):
     """Dice on the chest that this turn cannot have there."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, subject="chest")
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,20 @@ class Verdict:
     def bust(self) -> bool:
         """The turn ends on skulls (a rescue position ended here is a bust too)."""
         return self.outcome in (Outcome.BUST, Outcome.RESCUE)
+
+    @property
+    def notes(self) -> tuple[Note, ...]:
+        """What else the answer depends on (:mod:`solver.notes`: a code and its data)."""
+        out: list[Note] = []
+        if self.outcome is Outcome.RESCUE:
+            out.append(Note("rescue_ended"))
+        if self.island_if_first:
+            out.append(Note("island_if_first"))
+        if self.rescue_if_unused:
+            out.append(Note("rescue_if_unused"))
+        if self.chest is not None and self.outcome is Outcome.ALIVE:
+            out.append(Note("chest_on_stop"))
+        return tuple(out)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the keys of `sabords score --json`."""

@@ -19,10 +19,12 @@ Routes that must agree:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 from math import comb
+from typing import Any
 
 import numpy as np
 import pytest
@@ -486,3 +488,49 @@ def test_renderings_of_short_and_whole_numbers() -> None:
     assert decimal_text(0) == "0"
     with pytest.raises(ValueError, match="at least 1 significant digit"):
         decimal_text(Fraction(1, 3), 0)
+
+
+# -- the command line: `ev --exact`, `advise --exact` ------------------------------------------
+
+
+def test_ev_exact_json_gives_every_card_and_the_deck_as_fractions(sabords: Any) -> None:
+    result = sabords("ev", "--exact", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    cards = data["cards"]
+    assert sorted(cards) == sorted(CARD_IDS)
+    exact = {c: Fraction(v["exact"]) for c, v in cards.items()}
+    for c, v in cards.items():
+        assert float(exact[c]) == v["ev"]  # the shipped float is the exact value rounded
+    assert Fraction(data["deck_ev_exact"]) == exact_deck_average(exact)
+    # issue 12's trial: none = 3884764731712957155517 / 6711770914379661312
+    assert exact["none"] == Fraction(3884764731712957155517, 6711770914379661312)
+    assert exact["skull2"] == Fraction(134877235, 1197504)
+
+
+def test_ev_exact_text_prints_fraction_and_decimal(sabords: Any) -> None:
+    result = sabords("ev", "--exact", "--card", "skull2")
+    assert result.exit_code == 0, result.stderr
+    assert "134877235/1197504" in result.stdout
+    assert f"≈ {decimal_text(Fraction(134877235, 1197504))}" in result.stdout
+    assert "proved optimal" in result.stdout
+
+
+def test_advise_exact_values_round_to_the_float_values(sabords: Any) -> None:
+    for args in (("sorceress", "kkmmppsc"), ("none", "ccccmmpk", "--need", "1000")):
+        result = sabords("advise", *args, "--exact", "--json")
+        assert result.exit_code == 0, result.stderr
+        data = json.loads(result.stdout)
+        assert abs(float(Fraction(data["exact"])) - data["value"]) <= 1e-9
+        values = [Fraction(o["exact"]) for o in data["options"]]
+        assert max(values) == Fraction(data["exact"])
+        for o, v in zip(data["options"], values, strict=True):
+            assert abs(float(v) - o["value"]) <= 1e-9
+        text = sabords("advise", *args, "--exact", "--top", "2").stdout
+        assert data["options"][1]["exact"] in text
+
+
+def test_advise_exact_refuses_the_win_objective_in_one_line(sabords: Any) -> None:
+    result = sabords("advise", "none", "ccccmmpk", "--me", "0", "--opp", "0", "--exact")
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "--exact" in result.stderr

@@ -1,4 +1,4 @@
-"""Notation: card names from the rulebooks (../shared/seeds/, RULES.md "Components") and dice
+"""Notation: card names from the rulebooks (docs/seeds/, RULES.md "Components") and dice
 words, and their errors."""
 
 from __future__ import annotations

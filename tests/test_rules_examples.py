@@ -1,5 +1,5 @@
 """Every worked example of RULES.md ("Worked examples (default variants)"), and the examples
-the rulebooks themselves work out (../shared/seeds/), each cited."""
+the rulebooks themselves work out (docs/seeds/), each cited."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_rules_md_worked_example_captain_skull_island() -> None:
     assert (outcome, points) == (Outcome.ISLAND, 0)
 
 
-# The rulebooks' own examples (../shared/seeds/).
+# The rulebooks' own examples (docs/seeds/).
 def test_seed_four_gold_coins_are_600() -> None:
     # seeds 004 (Amigo rules): "4 pièces d'or, le joueur totalise 600 points : 200 points pour
     # la combinaison de dés (4 dés identiques) + 400 points pour les 4 faces pièces d'or".

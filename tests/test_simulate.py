@@ -159,7 +159,7 @@ def test_an_illegal_policy_is_refused() -> None:
 
 
 def test_turns_out_of_range() -> None:
-    with pytest.raises(SimulationError, match="turns must be between 1"):
+    with pytest.raises(SimulationError, match="number of turns must be 1 to"):
         simulate("none", RULES, turns=0)
 
 

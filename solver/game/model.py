@@ -50,7 +50,8 @@ from ..engine import (
     turn_model,
 )
 from ..engine.arrays import FirstRoll, WorldArrays, first_roll, world_arrays
-from ..rules import NUM_DICE, Rules, RulesError, deck_weights
+from ..errors import RulesError, quote
+from ..rules import NUM_DICE, Rules, deck_weights
 
 UNIT = 100
 """Totals and points are multiples of 100; the tables count in these units."""
@@ -244,19 +245,20 @@ def final_values(final: FloatArray, sudden: FloatArray, gm: GameModel) -> FloatA
 def check_totals(rules: Rules, me: int, opp: int, *, final: bool = False) -> tuple[int, int]:
     """The totals in units, or :class:`GameError`. With `final`, `opp` (the leader) is at or
     above the target and `me` below it."""
-    for who, x in (("your total", me), ("the opponent's total", opp)):
+    for who, subject, x in (("your total", "me", me), ("the opponent's total", "opp", opp)):
         if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x % UNIT:
-            raise GameError(f"{who} must be a non-negative multiple of 100, not {x!r}")
+            raise GameError(f"{who} must be a non-negative multiple of 100, not {quote(x)}",
+                            subject=subject)
     if me >= rules.target:
         raise GameError(f"your total {me} is at or above the target {rules.target}: the game "
-                        f"is over (the target is the variant target=N)")
+                        f"is over (the target is the variant target=N)", subject="me")
     if final and opp < rules.target:
         raise GameError(f"a final turn comes after the opponent reached the target "
                         f"{rules.target}: their total must be at least {rules.target}, "
-                        f"not {opp}")
+                        f"not {opp}", subject="opp")
     if not final and opp >= rules.target:
         raise GameError(f"the opponent's total {opp} is at or above the target "
-                        f"{rules.target}: this is your final turn")
+                        f"{rules.target}: this is your final turn", subject="opp")
     return me // UNIT, opp // UNIT
 
 

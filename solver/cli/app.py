@@ -1,0 +1,424 @@
+"""The `sabords` application: its commands' registration, error handling and shared options.
+
+Every command is registered with :func:`command`, which gives it the conventions of the whole
+command line:
+
+- every library error (:class:`~solver.errors.SabordsError`) becomes ONE line on stderr and
+  exit code 2, never a traceback; the error's ``subject`` is worded with this command's flag
+  (:func:`error_line`), since the library names no flag;
+- a usage error (an unknown option, a malformed value) is one line too, its inputs shortened;
+- writing to a closed or full standard output is one line (:class:`OutputError`, :func:`echo`);
+- ``--variant NAME=VALUE`` (repeatable), ``--json`` and ``--notation`` (:data:`VariantOption`,
+  :data:`JsonOption`, :data:`NotationOption`) mean the same everywhere.
+
+Start-up time matters (the advisor's cold start): heavy modules (numpy, the engine, tables) are
+imported inside the commands that need them, never at the top of a module of this package.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
+
+import click
+import typer
+
+from .. import __version__
+from ..errors import SabordsError, shorten
+from ..rules import VARIANT_NAMES, Rules, rules_with
+
+if TYPE_CHECKING:
+    from ..notation import Notation
+
+EXIT_BAD_INPUT = 2
+"""Exit code of every refusal: bad input, a stale table, an unwritable output."""
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
+NOTATION_ENV = "SABORDS_NOTATION"
+"""Environment variable choosing the default notation (``default`` or ``braille``)."""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+# -- one line on stderr ------------------------------------------------------------------------
+
+
+class OutputError(Exception):
+    """Standard output is closed or cannot be written (a full disk, a closed pipe)."""
+
+
+def fail(message: str) -> NoReturn:
+    """Print `message` as one line on stderr and exit with code 2."""
+    line = " ".join(message.split())
+    try:
+        typer.echo(f"sabords: error: {line}", err=True)
+    except OSError:  # stderr gone too: nothing left to tell
+        pass
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def echo(text: str = "", *, nl: bool = True) -> None:
+    """Print on stdout; a closed or full stdout raises :class:`OutputError`."""
+    if sys.stdout is None:
+        raise OutputError("standard output is closed")
+    try:
+        typer.echo(text, nl=nl)
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from None
+
+
+def print_json(data: dict[str, Any], *, indent: int | None = 2) -> None:
+    """Print one JSON object on stdout (the `--json` convention)."""
+    echo(json.dumps(data, indent=indent, ensure_ascii=False))
+
+
+FLAGS: dict[str, str] = {
+    "need": "--need",
+    "me": "--me",
+    "opp": "--opp",
+    "chest": "--chest",
+    "sorceress_used": "--sorceress-used",
+    "jobs": "--jobs",
+    "turns": "--turns",
+    "games": "--games",
+    "seed": "--seed",
+    "policy": "--policy",
+    "out": "--out",
+    "notation": "--notation",
+}
+"""The flag of each error subject (:attr:`solver.errors.SabordsError.subject`); subjects not
+here (dice, card, variant, move, roll...) are named by the message itself."""
+
+SUBJECT_WORDS: dict[str, str] = {
+    "totals": "--me and --opp go together (both totals), --final with them",
+    "objective": "--need and --me/--opp are two objectives: give one of them",
+}
+"""Subjects that are a combination of flags: the command line's own sentence."""
+
+
+def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
+    """The one line of a library error, its subject worded with this command's flag."""
+    subject = exc.subject
+    if subject in SUBJECT_WORDS:
+        return SUBJECT_WORDS[subject]
+    flag = {**FLAGS, **(flags or {})}.get(subject or "")
+    return f"{flag}: {exc}" if flag else str(exc)
+
+
+_QUOTED = re.compile(r"'([^']{61,})'|(\S{61,})")
+
+
+def _short_usage(message: str) -> str:
+    """A usage error with every long quoted input or word shortened (click echoes them)."""
+    return _QUOTED.sub(lambda m: repr(shorten(m.group(1))) if m.group(1) is not None
+                       else shorten(m.group(2)), message)
+
+
+# -- the application ---------------------------------------------------------------------------
+
+@contextmanager
+def _one_line_usage_errors() -> Iterator[None]:
+    """A usage error becomes one line on stderr and exit code 2, like every bad input (the
+    help shown for a bare `sabords` is left alone)."""
+    try:
+        yield
+    except click.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            raise
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        fail(_short_usage(exc.format_message().replace(_SHIELD, "")) + hint)
+
+
+_NEGATIVE = re.compile(r"-\d")
+_SHIELD = "\x00"
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose arguments may start with a minus and a digit (`'-1 coin'`, a card
+    '-1'): they are read as arguments, not as unknown options, so that the library judges
+    them. An option's value is never touched (`--me -100` stays the value -100)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        takes_value = {name for p in self.params if isinstance(p, click.Option)
+                       and not p.is_flag and not p.count for name in p.opts}
+        options = {name for p in self.params if isinstance(p, click.Option)
+                   for name in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
+        shielded: list[str] = []
+        previous = ""
+        for arg in args:
+            if arg == "--":
+                shielded.extend(args[len(shielded):])
+                break
+            if previous in takes_value and arg in options:
+                # click would take the option as the value (`--out --all`: a folder "--all")
+                raise click.UsageError(f"{previous} needs a value, not the option {arg}", ctx)
+            if _NEGATIVE.match(arg) and previous not in takes_value:
+                arg = _SHIELD + arg
+            shielded.append(arg)
+            previous = arg
+        rest = super().parse_args(ctx, shielded)
+        for key, value in ctx.params.items():
+            if isinstance(value, str):
+                ctx.params[key] = value.removeprefix(_SHIELD)
+            elif isinstance(value, list | tuple):
+                ctx.params[key] = type(value)(
+                    v.removeprefix(_SHIELD) if isinstance(v, str) else v for v in value)
+        return rest
+
+
+COMMAND_ORDER = ("score", "solve", "ev", "advise", "turn", "simulate", "winprob", "solve-game",
+                 "game", "cache")
+"""The order of `sabords --help`: the turn, then the game, then the cache."""
+
+
+class _Group(typer.core.TyperGroup):
+    """The `sabords` group, with one-line usage errors for itself and every command."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = super().list_commands(ctx)
+        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda n: rank.get(n, len(rank)))
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with _one_line_usage_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _one_line_usage_errors():
+            return super().invoke(ctx)
+
+
+app = typer.Typer(
+    name="sabords",
+    cls=_Group,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def command(name: str, *, flags: dict[str, str] | None = None,
+            **kwargs: Any) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Register a command on `app`: library errors become one line and exit code 2 (their
+    subjects worded with `flags`, over :data:`FLAGS`), and so does a closed or full stdout."""
+
+    def register(func: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(func)
+        def wrapper(*args: P.args, **kw: P.kwargs) -> R:
+            try:
+                return func(*args, **kw)
+            except SabordsError as exc:
+                fail(error_line(exc, flags))
+            except OutputError as exc:
+                fail(f"cannot write the output: {exc}")
+
+        app.command(name, cls=_Command, **kwargs)(wrapper)
+        return wrapper
+
+    return register
+
+
+# -- options shared by the commands ------------------------------------------------------------
+
+VariantOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--variant",
+        metavar="NAME=VALUE",
+        help=(
+            "Switch a rules variant (repeatable, once per variant): on/off switches, "
+            "nine_of_a_kind=magic|set, target=N (up to 20000), ties=shared|trigger. Variants: "
+            + ", ".join(VARIANT_NAMES) + "."
+        ),
+    ),
+]
+ExactOption = Annotated[
+    bool,
+    typer.Option("--exact", help=(
+        "Also the exact values, as fractions, proved optimal in exact arithmetic (the "
+        "expected points and need N; not the game's win probabilities).")),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object (with rules_hash) instead of text.")
+]
+NotationOption = Annotated[
+    str,
+    typer.Option(
+        "--notation",
+        metavar="NAME",
+        envvar=NOTATION_ENV,
+        show_envvar=True,
+        help=(
+            "The letters of dice and cards, read and printed: default (k m p s c d) or braille "
+            "(the adaptation for blind players: dice m s p é o d, cards p t m1 m2 b2 b3 b4 g o "
+            "d a). JSON always uses the default letters."
+        ),
+    ),
+]
+TablesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--tables",
+        metavar="DIR",
+        help=(
+            "Read the policy tables from DIR (written by `sabords solve --all --out DIR`). "
+            "Default: the repository's tables/ for the default rules; other variants are "
+            "solved on demand and cached (`sabords cache` shows where)."
+        ),
+    ),
+]
+GameTablesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--game-tables",
+        metavar="DIR",
+        help=(
+            "Read the two-player game table from DIR (written by `sabords solve-game --out "
+            "DIR`). Default: the repository's tables/ for the default rules; other variants "
+            "(target, ties...) are solved on first use and cached (`sabords cache`)."
+        ),
+    ),
+]
+
+
+def rules_from(variants: list[str] | None) -> Rules:
+    """The rules object of the `--variant` options (defaults when none is given)."""
+    return rules_with(variants or [])
+
+
+def notation_from(name: str) -> Notation:
+    """The notation of `--notation` (or of $SABORDS_NOTATION)."""
+    from ..notation import get_notation
+
+    try:
+        return get_notation(name)
+    except SabordsError as exc:
+        if os.environ.get(NOTATION_ENV) == name:
+            fail(f"{NOTATION_ENV}={shorten(name)}: {exc}")
+        raise
+
+
+def describe_rules(rules: Rules) -> str:
+    return f"{rules.describe()} (hash {rules.hash})"
+
+
+# -- the root ----------------------------------------------------------------------------------
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"sabords {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Mille Sabords: exact scores and optimal play (RULES.md, in the repository, is the
+    specification; `docs/seeds/` holds the rule texts it was made from).
+
+    Run `sabords COMMAND --help` for a command's options and examples.
+
+    \b
+    Notation, shared by every command:
+      dice   one letter per die, k skull, m monkey, p parrot, s sword (or x), c coin,
+             d diamond, any order and case ('kkmppscd'); or words, in English, French,
+             German or Italian ('skull monkey', 'tête singe', 'Totenkopf Affe', 'teschio
+             scimmia'), with counts ('4 coin 3 sword diamond'). Output is letters in the
+             order k m p s c d.
+      card   none chest captain sorceress coin diamond animals skull1 skull2 battle2
+             battle3 battle4, or a rulebook name: pirate, gardienne, coffre, 'ile au
+             tresor', piece, animaux, tete2, bateau3, 500, Wächterin, Schatzinsel...
+      braille  --notation braille (or SABORDS_NOTATION=braille): the letters of the
+             adaptation for blind players, dice m skull, s monkey, p parrot, é (or e)
+             sword, o coin, d diamond ('mmsppéod'); cards p t m1 m2 b2 b3 b4 g o d a.
+    """
+
+
+_OUTPUT_ERRNOS = frozenset(getattr(errno, name) for name in
+                           ("EPIPE", "ENOSPC", "EBADF", "EIO", "EDQUOT", "EFBIG")
+                           if hasattr(errno, name))
+"""The errors of writing to a full, closed or broken output."""
+
+
+def _stdout_broken() -> bool:
+    """Flush stdout; True if that fails (a full disk, a closed pipe)."""
+    if sys.stdout is None:
+        return False
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
+
+
+def main() -> None:
+    """Entry point of the `sabords` console script and of `python -m solver`."""
+    # numpy's OpenBLAS starts a thread pool when it is imported: about 60 ms of every cold
+    # start (`scripts/bench.py`, advisor section), for nothing, since no command does dense
+    # linear algebra. A value set by the user wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    code: int | str | None = 0
+    try:
+        app(prog_name="sabords")
+    except SystemExit as exc:
+        code = exc.code
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        code = EXIT_INTERRUPTED
+    except OSError as exc:  # the help or the version printed to a full or closed stdout
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        sys.stderr.write(f"sabords: error: cannot write the output: {exc.strerror}\n")
+        code = EXIT_BAD_INPUT
+    if _stdout_broken():
+        sys.stderr.write("sabords: error: cannot write the output\n")
+        code = EXIT_BAD_INPUT
+    if code not in (0, None) and sys.stdout is not None:
+        # Nothing more may reach a broken stdout at exit (Python's own flush would print
+        # "Exception ignored"): point it at /dev/null.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    sys.exit(code)
+
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_INTERRUPTED",
+    "ExactOption",
+    "GameTablesOption",
+    "JsonOption",
+    "NotationOption",
+    "OutputError",
+    "TablesOption",
+    "VariantOption",
+    "app",
+    "command",
+    "describe_rules",
+    "echo",
+    "error_line",
+    "fail",
+    "main",
+    "notation_from",
+    "print_json",
+    "rules_from",
+]

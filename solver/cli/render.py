@@ -1,0 +1,217 @@
+"""The text renderings shared by the commands: values, options, Skull Island, notes, progress.
+
+Each renderer takes library values and yields lines; nothing here decides anything about the
+game. Values are shown with one precision per unit everywhere: points with 2 decimals,
+probabilities as percentages with 2 decimals, bust risks with 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..advisor import Advice, Option
+    from ..dice import Dice
+    from ..game import GameSolution
+    from ..notation import Notation
+    from ..notes import Note
+    from ..rules import Rules
+    from ..verdict import IslandNote
+
+SHOWN_OPTIONS = 15
+"""Options shown by the text view of `advise` when --top is not given."""
+TIE = 1e-9
+"""Options whose values differ by at most this are a tie (the advisor's BEST_TOLERANCE)."""
+
+
+# -- values ------------------------------------------------------------------------------------
+
+
+def value_text(value: float, probability: bool, *, unit: bool = True) -> str:
+    """Expected points (`357.54 expected points`) or a probability (`45.00 %`)."""
+    if probability:
+        return f"{100 * value:.2f} %"
+    return f"{value:.2f}" + (" expected points" if unit else "")
+
+
+def is_probability(advice: Advice) -> bool:
+    return advice.objective != "points"
+
+
+def letters_of(dice: Dice, notation: Notation) -> str:
+    """The dice as compact letters of the notation, '-' for none."""
+    return notation.dice(dice) or "-"
+
+
+def move_text(option: Option, notation: Notation) -> str:
+    """'stop' or 'keep sssc, reroll mp' (a skull in the reroll: the Sorceress's)."""
+    if option.action == "stop":
+        return "stop"
+    return f"keep {letters_of(option.keep, notation)}, reroll {notation.dice(option.reroll)}"
+
+
+def ties(options: tuple[Option, ...] | list[Option]) -> list[list[int]]:
+    """For each option, the ranks (1-based) of the other options of the same value."""
+    out: list[list[int]] = []
+    for i, o in enumerate(options):
+        out.append([j + 1 for j, p in enumerate(options) if j != i
+                    and abs(p.value - o.value) <= TIE])
+    return out
+
+
+# -- notes -------------------------------------------------------------------------------------
+
+CLI_NOTES: dict[str, str] = {
+    "chest_ignored": "The dice on the chest only matter on a bust (--chest is ignored here).",
+    "chest_unknown": ("With the chest card the dice on the chest (the dice not rolled in the "
+                      "last roll) still score: give them with --chest."),
+    "island_if_first": ("If these dice are the turn's first roll, this is Skull Island instead "
+                        "(add --first)."),
+}
+"""The notes whose wording names a flag of the command line (the others: the library's)."""
+
+
+def note_line(note: Note, notation: Notation) -> str:
+    """A note worded for the command line (:data:`CLI_NOTES`, else the game-terms text)."""
+    from ..notes import note_text
+
+    if note.code in CLI_NOTES:
+        return CLI_NOTES[note.code]
+    return note_text(note, notation.letters)
+
+
+# -- Skull Island ------------------------------------------------------------------------------
+
+
+def island_lines(island: IslandNote, indent: str, expected: str = "expected loss"
+                 ) -> Iterator[str]:
+    """The expected deduction and the exact distribution of the final skull count."""
+    yield (f"each opponent loses {island.cost_per_skull} per skull; {expected} "
+           f"{float(island.expected_deduction):.2f} (exactly {island.expected_deduction})")
+    yield f"{indent}final skulls   probability              each opponent loses"
+    for skulls, p in island.distribution:
+        exact = f"{float(p):.6f} ({p})"
+        yield f"{indent}{skulls:<14} {exact:<24} {island.cost_per_skull * skulls}"
+
+
+# -- the table of options ----------------------------------------------------------------------
+
+
+def option_rows(advice: Advice, shown: int, notation: Notation,
+                expected: dict[tuple[str, str, str, bool], float] | None = None) -> Iterator[str]:
+    """The table of `advise`: rank, move, keep, reroll, value, bust risk, then the regret, or
+    with `expected` (the win objective) the expected points of each option."""
+    probability = is_probability(advice)
+    if expected is None:
+        column = "expected" if not probability else f"P(>={advice.need})"
+        yield (f"{'#':>3}  {'move':<7} {'keep':<9} {'reroll':<9} {column:>12} "
+               f"{'bust risk':>10} {'regret':>10}")
+    else:
+        yield (f"{'#':>3}  {'move':<7} {'keep':<9} {'reroll':<9} {'P(win)':>9} "
+               f"{'expected':>9} {'bust risk':>10}")
+    for rank, o in enumerate(advice.options[:shown], 1):
+        keep, reroll = letters_of(o.keep, notation), letters_of(o.reroll, notation)
+        head = f"{rank:>3}  {o.action:<7} {keep:<9} {reroll:<9} "
+        best = "  best" if o.best else ""
+        if expected is None:
+            yield (f"{head}{value_text(o.value, probability, unit=False):>12} "
+                   f"{100 * o.p_bust:>8.1f} % "
+                   f"{value_text(o.regret, probability, unit=False):>10}{best}")
+        else:
+            ev = expected.get(option_key(o))
+            yield (f"{head}{100 * o.value:>7.2f} % {'' if ev is None else f'{ev:9.1f}':>9} "
+                   f"{100 * o.p_bust:>8.1f} %{best}")
+    left = len(advice.options) - min(shown, len(advice.options))
+    if left:
+        yield f"({left} more options left out: --top K shows K, --top 0 all of them)"
+
+
+def option_key(option: Option) -> tuple[str, str, str, bool]:
+    """The identity of an option across objectives (the same move)."""
+    return (option.action, str(option.keep), str(option.reroll), option.sorceress)
+
+
+# -- progress ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def progress_bar(length: int, label: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr; yields `advance(done)`, the count done so far."""
+    with typer.progressbar(length=length, label=label, file=sys.stderr,
+                           show_pos=True) as bar:
+        done = [0]
+
+        def advance(n: int) -> None:
+            bar.update(n - done[0])
+            done[0] = n
+
+        yield advance
+
+
+def game_progress(label: str) -> Callable[[str, int, float], None]:
+    """A stderr progress report of the sweeps of a game solve: one line redrawn on a
+    terminal; into a log, each phase's first report and a line every 25 sweeps."""
+    live = sys.stderr.isatty()
+    phases: set[str] = set()
+
+    def report(phase: str, sweep: int, residual: float) -> None:
+        text = f"{label}: {phase} sweep {sweep}, residual {residual:.1e}"
+        if live:
+            sys.stderr.write(f"\r{text}   ")
+        elif sweep % 25 == 0 or phase not in phases:
+            sys.stderr.write(f"{text}\n")
+        phases.add(phase)
+        sys.stderr.flush()
+
+    return report
+
+
+def end_progress() -> None:
+    """End the redrawn progress line on a terminal (a log already has whole lines)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+
+
+def game_tables(rules: Rules, directory: Path | None) -> GameSolution:
+    """The game table of `rules` (:func:`solver.tables.game_tables`), with a progress report
+    on stderr when it has to be solved: what the solve will take first, then its sweeps."""
+    from ..limits import game_cost
+    from ..tables import game_default_dir, game_table_path
+
+    if directory is None and not game_table_path(game_default_dir(rules)).is_file():
+        seconds, memory = game_cost(rules.target)
+        sys.stderr.write(
+            f"solving the two-player game for {rules.describe()}: about {seconds:.0f} s and "
+            f"{memory / 1e9:.1f} GB on a 2-core machine, once (then cached)\n")
+        sys.stderr.flush()
+    from ..tables import game_tables as load
+
+    sol = load(rules, directory, progress=game_progress("solving the game tables"))
+    if sol.seconds:  # solved now, not read
+        end_progress()
+    return sol
+
+
+__all__ = [
+    "CLI_NOTES",
+    "SHOWN_OPTIONS",
+    "end_progress",
+    "game_progress",
+    "game_tables",
+    "island_lines",
+    "letters_of",
+    "move_text",
+    "note_line",
+    "option_key",
+    "option_rows",
+    "progress_bar",
+    "ties",
+    "value_text",
+]

@@ -1,0 +1,263 @@
+"""The turn tables: `sabords solve` writes them, `sabords ev` reads them, `sabords cache`
+shows and clears the cache of the variants solved on demand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from .app import (
+    ExactOption,
+    JsonOption,
+    NotationOption,
+    TablesOption,
+    VariantOption,
+    command,
+    describe_rules,
+    echo,
+    fail,
+    notation_from,
+    print_json,
+    rules_from,
+)
+from .render import progress_bar
+
+if TYPE_CHECKING:
+    from ..caches import CacheEntry
+
+CardsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--card",
+        metavar="CARD",
+        help="A card (repeatable): an id (captain, battle3...) or a rulebook name.",
+    ),
+]
+
+
+def card_ids(cards: list[str], notation: str) -> list[str]:
+    """The ids of the named cards, in the given order, each once."""
+    notes = notation_from(notation)
+    return list(dict.fromkeys(notes.parse_card(c).id for c in cards))
+
+
+@command("solve")
+def solve(
+    card: CardsOption = None,
+    all_cards: Annotated[bool, typer.Option("--all", help="Solve all 12 cards.")] = False,
+    variant: VariantOption = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "--tables",
+            metavar="DIR",
+            help=(
+                "Write the tables into DIR (checked for writing before the solve). Default: "
+                "the repository's tables/ for the default rules, the cache directory for other "
+                "variants."
+            ),
+        ),
+    ] = None,
+    jobs: Annotated[
+        int, typer.Option("--jobs", metavar="N",
+                          help="Solve N cards at once (joblib), at most one per core.")
+    ] = 1,
+    notation: NotationOption = "default",
+) -> None:
+    """Solve turns for expected points and write their policy tables (one file per card).
+
+    Each table holds every position's value, stop value, best move and the value of every
+    keep, certified to 1e-9 points, with a header naming the rules (and their hash) it was
+    made for. The files are the same bit for bit on every run and whatever N.
+
+    \b
+    Examples:
+      sabords solve --all --out tables/          # what `make tables` runs
+      sabords solve --card captain --card sorceress --out /tmp/t
+      sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
+    """
+    from ..limits import check_jobs, check_writable
+    from ..rules import CARD_IDS
+    from ..tables import build_tables, default_dir, table_path, write_table
+
+    rules = rules_from(variant)
+    if all_cards and card:
+        fail("give either --card CARD... or --all, not both")
+    if not all_cards and not card:
+        fail("name the cards to solve with --card CARD (repeatable), or use --all")
+    cards = list(CARD_IDS) if all_cards else card_ids(card or [], notation)
+    workers = check_jobs(jobs, len(cards))
+    directory = check_writable(out if out is not None else default_dir(rules))
+    lines = []
+    with progress_bar(len(cards), "solving") as advance:
+        for done, table in enumerate(build_tables(cards, rules, n_jobs=workers), 1):
+            path = table_path(directory, table.card)
+            before = path.read_bytes() if path.is_file() else None
+            try:
+                write_table(table, directory)
+                after = path.read_bytes()
+            except OSError as exc:
+                fail(f"cannot write the tables into {str(directory)!r}: {exc.strerror}")
+            change = "new" if before is None else "unchanged" if before == after else "changed"
+            sol = table.solution
+            lines.append(
+                f"{sol.card:<10} ev {sol.turn_value[0]:8.2f}  sweeps {sol.sweeps:3d}  "
+                f"bound {sol.bound:.1e}  {path} ({change})"
+            )
+            advance(done)
+    for line in lines:
+        echo(line)
+    echo(f"rules  {describe_rules(rules.turn_rules())}")
+
+
+@command("ev")
+def ev(
+    card: CardsOption = None,
+    variant: VariantOption = None,
+    tables: TablesOption = None,
+    notation: NotationOption = "default",
+    exact: ExactOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Optimal expected points of a turn per card, with its bust and Skull Island odds.
+
+    For each card (all 12 by default): the expected points of a turn played to maximise
+    them, the probability that it busts, that it goes to Skull Island, and the points each
+    opponent loses to it on average (the island's deduction); then the average over the
+    35-card deck (`none` is not in the deck). The values are the exact ones rounded; with
+    --exact, the exact expected points themselves, as fractions and to 30 digits.
+
+    \b
+    Examples:
+      sabords ev
+      sabords ev --card captain --card sorceress
+      sabords ev --exact --card skull2
+      sabords ev --variant battle_swords_fill_chest=off --json
+    """
+    from ..rational import decimal_text, fraction_text
+    from ..rules import CARD_IDS, CARDS
+    from ..stats import STAT_NAMES, deck_average, exact_deck_average
+    from ..tables import turn_table
+
+    rules = rules_from(variant)
+    notes = notation_from(notation)
+    chosen = card_ids(card, notation) if card else list(CARD_IDS)
+    # The deck average needs every card, whichever are shown.
+    loaded = {c: turn_table(c, rules, tables) for c in CARD_IDS}
+    stats = {c: t.stats for c, t in loaded.items()}
+    bound = max(max(t.solution.bound, t.stats.bound) for t in loaded.values())
+    deck = {name: deck_average({c: getattr(s, name) for c, s in stats.items()})
+            for name in STAT_NAMES}
+    exact_ev = {c: t.exact_stats().ev for c, t in loaded.items()} if exact else {}
+    exact_deck = exact_deck_average(exact_ev) if exact else None
+    if as_json:
+        cards: dict[str, dict[str, object]] = {c: dict(stats[c].as_dict()) for c in chosen}
+        data: dict[str, object] = {"rules_hash": rules.hash, "variants": rules.as_dict(),
+                                   "cards": cards, "deck_ev": deck["ev"]}
+        if exact_deck is not None:
+            for c in chosen:
+                cards[c]["exact"] = fraction_text(exact_ev[c])
+            data["deck_ev_exact"] = fraction_text(exact_deck)
+        print_json(data)
+        return
+    echo(f"{'card':<14}{'expected points':>16}{'P(bust)':>10}{'P(Skull Island)':>17}"
+         f"{'island deduction':>18}")
+
+    def row(name: str, values: dict[str, float]) -> str:
+        return (f"{name:<14}{values['ev']:>16.2f}{values['p_bust']:>10.2%}"
+                f"{values['p_island']:>17.2%}{values['island_deduction']:>18.2f}")
+
+    for c in chosen:
+        echo(row(notes.card(CARDS[c]), stats[c].as_dict()))
+    echo(row("deck average", deck))
+    echo("island deduction: points each opponent loses to this turn's Skull Island, on average")
+    echo("deck average: over the 35 cards of the deck, weighted by their counts")
+    echo(f"exact: every value is certified to within {bound:.1e} of the true one")
+    if exact_deck is not None:
+        echo("")
+        echo("exact expected points (proved optimal: no move does better, in exact arithmetic)")
+        for name, value in [*((notes.card(CARDS[c]), exact_ev[c]) for c in chosen),
+                            ("deck average", exact_deck)]:
+            echo(f"{name:<14}{fraction_text(value)}")
+            echo(f"{'':<14}≈ {decimal_text(value)}")
+    echo(f"rules  {describe_rules(rules)}")
+
+
+def _entry(e: CacheEntry, version: str, format_version: int) -> dict[str, object]:
+    return {"path": str(e.path), "kind": e.kind, "size": e.size, "solver_version": e.version,
+            "format": e.format, "rules_hash": e.rules_hash,
+            "current": e.current(version, format_version)}
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"
+
+
+@command("cache")
+def cache(
+    clear: Annotated[bool, typer.Option(
+        "--clear", help="Remove everything the cache holds (tables are solved again when "
+        "next needed, numba's kernels compiled again).")] = False,
+    prune: Annotated[bool, typer.Option(
+        "--prune", help="Remove only the tables of other solver versions or table formats, "
+        "which this version never reads.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object (the root, each folder, its size) instead of "
+        "text.")] = False,
+) -> None:
+    """Where the caches are, what they hold and their size; --clear or --prune empties them.
+
+    The cache directory is $SABORDS_CACHE_DIR, else $XDG_CACHE_HOME/mille-sabords, else
+    ~/.cache/mille-sabords. It holds the tables of rules variants solved on demand (a folder
+    per kind, solver version, table format and rules hash: turn-... and game-...) and numba's
+    compiled kernels (numba/). Nothing else in it is touched. The committed tables of the
+    default rules live in the repository's tables/, not here.
+
+    \b
+    Examples:
+      sabords cache
+      sabords cache --prune        # the tables older versions left behind
+      sabords cache --clear --json
+    """
+    from .. import __version__
+    from ..caches import cache_entries, cache_root, remove_entry
+    from ..tables import FORMAT_VERSION
+
+    if clear and prune:
+        fail("give either --clear (everything) or --prune (other versions' tables), not both")
+    root = cache_root()
+    entries = cache_entries(root)
+    removed = [e for e in entries if clear or (prune and not e.current(__version__,
+                                                                      FORMAT_VERSION))]
+    for entry in removed:
+        try:
+            remove_entry(entry)
+        except OSError as exc:
+            fail(f"cannot remove {str(entry.path)!r}: {exc.strerror}")
+    kept = [e for e in entries if e not in removed]
+    if as_json:
+        print_json({"root": str(root),
+                    "entries": [_entry(e, __version__, FORMAT_VERSION) for e in kept],
+                    "removed": [_entry(e, __version__, FORMAT_VERSION) for e in removed],
+                    "size": sum(e.size for e in kept)})
+        return
+    echo(f"cache    {root}" + ("" if root.is_dir() else "  (not created yet)"))
+    for e in kept:
+        what = {"turn": "turn tables", "game": "game table", "numba": "compiled kernels"}[e.kind]
+        old = "" if e.current(__version__, FORMAT_VERSION) else \
+            f"  (solver {e.version}, format {e.format}: not read by this version, --prune)"
+        echo(f"  {e.path.name:<40} {_size(e.size):>9}  {what}{old}")
+    echo(f"total    {_size(sum(e.size for e in kept))} in {_folders(len(kept))}")
+    if removed:
+        echo(f"removed  {_folders(len(removed))}, {_size(sum(e.size for e in removed))}")
+
+
+def _folders(n: int) -> str:
+    return f"{n} folder" + ("" if n == 1 else "s")

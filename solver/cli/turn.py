@@ -1,0 +1,360 @@
+"""`sabords turn`: a whole turn at the table, roll by roll, then the turn graded.
+
+The turn itself is :class:`solver.play.TurnPlay` (the state machine: rolls, moves, undo, Skull
+Island, the grading); this module reads the player's lines, says what they mean to the turn
+(``help``, ``undo``, ``quit`` or an entry) and renders the answers: as text at the table, or
+with ``--json`` one JSON object a line for a script that drives it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
+
+import typer
+
+from ..errors import SabordsError
+from .advise import FinalOption, MeOption, NeedOption, OppOption
+from .app import (
+    EXIT_INTERRUPTED,
+    GameTablesOption,
+    JsonOption,
+    NotationOption,
+    TablesOption,
+    VariantOption,
+    command,
+    describe_rules,
+    echo,
+    error_line,
+    fail,
+    notation_from,
+    print_json,
+    rules_from,
+)
+from .render import move_text, note_line, ties, value_text
+
+if TYPE_CHECKING:
+    from ..advisor import Advice
+    from ..notation import Notation
+    from ..play import GradedTurn, TurnPlay
+
+SHOWN = 4
+"""Options listed after each roll: the best and the next three."""
+HELP = "help"
+UNDO = "undo"
+QUIT = "quit"
+WORDS = {"help": HELP, "?": HELP, "h": HELP, "undo": UNDO, "u": UNDO, "quit": QUIT,
+         "exit": QUIT, "q": QUIT}
+"""What the helper reads as a word rather than an entry."""
+SKIPPED_NOTES = ("chest_ignored", "island_if_first", "chest_unknown")
+"""Notes about the inputs of `advise`: the helper tracks the chest and the first roll."""
+
+
+@command("turn")
+def turn(
+    card: Annotated[
+        str,
+        typer.Argument(metavar="CARD", help="The card drawn: an id (captain, chest, battle3...) "
+                       "or a rulebook name.", show_default=False),
+    ],
+    need: NeedOption = None,
+    me: MeOption = None,
+    opp: OppOption = None,
+    final: FinalOption = False,
+    variant: VariantOption = None,
+    tables: TablesOption = None,
+    game_tables: GameTablesOption = None,
+    notation: NotationOption = "default",
+    as_json: JsonOption = False,
+) -> None:
+    """Play a whole turn with advice, typing the dice as they fall; then the turn graded.
+
+    After each roll the best move is shown with the next best ones (equal values marked as
+    ties). Answer with Enter to follow the advice, 'stop', the dice you keep ('sssc', or
+    'keep sssc'), or the dice you reroll ('reroll mp'; a skull in it uses the Sorceress).
+    After a reroll type only the dice you rolled ('cs'), or all 8. Skull Island is followed
+    roll by roll to its deduction. 'help' lists what you can type, 'undo' takes back the last
+    entry, 'quit' ends the helper. At the end of the turn every decision you made is shown
+    with the best one and what yours cost (expected points, or the chance of the --need, or
+    of winning with --me/--opp), and the total.
+
+    Bad input is explained in one line and asked again; the input ending mid-turn is an
+    error (exit code 2), Ctrl-C ends the helper (exit code 130). With --json every answer is
+    one JSON object on a line of its own (the turn's state, its advice and its grading), for a
+    script that writes one entry a line.
+
+    \b
+    Examples:
+      sabords turn captain
+      printf 'kkmpsssc\\n\\ncs\\nstop\\n' | sabords turn chest
+      sabords turn sorceress --need 1500
+      sabords turn none --me 2000 --opp 5500
+      sabords turn p --notation braille
+    """
+    from ..advisor import Goal
+    from ..play import TurnPlay
+
+    rules = rules_from(variant)
+    notes = notation_from(notation)
+    the_card = notes.parse_card(card)
+    goal = Goal(need=need, me=me, opp=opp, final=final)
+    goal.check(rules)
+    game = None
+    if goal.name == "win":
+        from .render import game_tables as load_game
+
+        game = load_game(rules, game_tables)
+    play = TurnPlay.new(the_card, rules, goal, tables_dir=tables, game=game,
+                        letters=notes.letters)
+    helper = _Helper(play, notes, as_json, sys.stdin)  # the CliRunner swaps sys.stdin
+    try:
+        helper.run()
+    except KeyboardInterrupt:
+        echo("")
+        if not as_json:
+            echo("Turn abandoned (Ctrl-C).")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+class _Helper:
+    """The dialogue of one turn: prompts, answers, the graded end."""
+
+    def __init__(self, play: TurnPlay, notation: Notation, as_json: bool, stdin: TextIO):
+        self.play = play
+        self.notation = notation
+        self.as_json = as_json
+        self.stdin = stdin
+        self.echo_input = not as_json and not stdin.isatty()
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        from ..play import Phase
+
+        play = self.play
+        self.event("start")
+        if not self.as_json:
+            goal = self.goal_words()
+            echo(f"Turn with the {self.notation.card(play.card)} card, playing for {goal} "
+                 f"(rules: {describe_rules(play.rules)}).")
+            echo(f"Type the dice as they fall: letters "
+                 f"{' '.join(self.notation.letters.faces)} (or words), one roll a line; "
+                 "'help' for more.")
+        while play.phase is not Phase.OVER:
+            line = self.ask(self.prompt())
+            word = WORDS.get(line.strip().lower())
+            if word == HELP:
+                self.show_help()
+                continue
+            if word == UNDO:
+                self.undo()
+                continue
+            if word == QUIT:
+                self.event("quit")
+                if not self.as_json:
+                    echo("Turn abandoned.")
+                    if play.graded().decisions:
+                        self.show_graded(play.graded())
+                return
+            self.enter(line)
+        self.event("over")
+        if not self.as_json:
+            self.show_end()
+
+    def enter(self, line: str) -> None:
+        from ..play import Phase
+
+        play = self.play
+        phase = play.phase
+        try:
+            if phase is Phase.MOVE:
+                play.choose(line)
+            else:
+                play.enter_roll(line)
+        except SabordsError as exc:
+            self.error(error_line(exc))
+            return
+        if phase is Phase.MOVE:
+            self.event("move")
+            return
+        self.event("roll")
+        if not self.as_json:
+            if phase is Phase.ISLAND:
+                self.show_island_roll()
+            else:
+                self.show_position()
+
+    def undo(self) -> None:
+        what = self.play.undo()
+        self.event("undo", undone=what)
+        if self.as_json:
+            return
+        if what is None:
+            echo("  Nothing to undo.")
+            return
+        echo(f"  Undone: the last {what}.")
+        if self.play.advice is not None and what == "move":
+            self.show_position()
+
+    # -- input -------------------------------------------------------------------------------
+
+    def ask(self, prompt: str) -> str:
+        if not self.as_json:
+            echo(prompt, nl=False)
+        line = self.stdin.readline()
+        if not line:
+            if not self.as_json:
+                echo("")
+            fail("the input ended in the middle of the turn")
+        if self.echo_input:
+            echo(line.rstrip("\n"))
+        return line.strip()
+
+    def prompt(self) -> str:
+        from ..play import Phase
+
+        play, n = self.play, self.notation
+        if play.phase is Phase.MOVE:
+            return "Your move (Enter: as advised; stop; the dice you keep; reroll ...; help): "
+        rolled = play.rolled()
+        if play.phase is Phase.ISLAND:
+            return (f"Skull Island: roll the {rolled} other dice; the {rolled} rolled dice "
+                    "(or all 8): ")
+        pending = play.pending
+        if pending is None:
+            return "Roll 1, the 8 dice showing: "
+        stays = n.dice(play.stays()) or "nothing"
+        return (f"Roll {play.roll + 1} (rolled {n.dice(pending.reroll)}; {stays} stayed), "
+                f"the {rolled} rolled dice or all 8: ")
+
+    def error(self, message: str) -> None:
+        if self.as_json:
+            self.event("error", error=message)
+        else:
+            typer.echo(f"  ! {message}", err=True)
+
+    # -- output ------------------------------------------------------------------------------
+
+    def event(self, name: str, **extra: Any) -> None:
+        if self.as_json:
+            print_json({"event": name, **extra, **self.play.as_dict()}, indent=None)
+
+    def goal_words(self) -> str:
+        goal = self.play.goal
+        if goal.name == "win":
+            final = ", your final turn" if goal.final else ""
+            return (f"the chance to win the game (you {goal.me}, opponent {goal.opp}, target "
+                    f"{self.play.rules.target}{final})")
+        if goal.need is not None:
+            return f"the chance of at least {goal.need} points"
+        return "expected points"
+
+    def value(self, value: float) -> str:
+        return value_text(value, self.play.goal.name != "points")
+
+    def show_help(self) -> None:
+        from ..play import Phase
+
+        lines = [
+            "  Type what the table shows, one line at a time:",
+            f"    the dice of a roll ({' '.join(self.notation.letters.faces)}, or words); "
+            "after a reroll only the rolled dice, or all 8",
+            "    your move: Enter (as advised), stop, the dice you keep (e.g. "
+            f"{self.notation.letters.example[2:6]}), or reroll and the dice you roll",
+            "    undo: take back the last entry; quit: end the helper; help: this",
+        ]
+        if self.play.phase is Phase.MOVE:
+            lines.append("  Now: your move.")
+        else:
+            lines.append(f"  Now: the dice of the roll ({self.play.rolled()} rolled).")
+        if self.as_json:
+            self.event("help", help="\n".join(line.strip() for line in lines))
+            return
+        for line in lines:
+            echo(line)
+
+    def show_position(self) -> None:
+        """The advice after a roll: the best move, then the next ones, ties marked."""
+        from ..scoring import Outcome
+
+        advice = self.play.advice
+        assert advice is not None
+        n = self.notation
+        if advice.kind in (Outcome.BUST, Outcome.ISLAND):
+            echo(f"  {advice.sentence(n.letters)}")
+            for line in self.notes(advice):
+                echo(line)
+            return
+        from ..advisor import move_words
+
+        echo(f"  Advice: {move_words(advice.card, advice.options[0], n.letters)}.")
+        for line in self.notes(advice):
+            echo(line)
+        shown = advice.options[:SHOWN]
+        same = ties(advice.options)
+        moves = [move_text(o, n) for o in shown]
+        values = [self.value(o.value) for o in shown]
+        wide, width = max(map(len, moves)), max(map(len, values))
+        for rank, (o, tied) in enumerate(zip(shown, same, strict=False), 1):
+            marks = ["best"] if o.best else []
+            if tied:
+                marks.append("tie with " + ", ".join(map(str, tied[:3]))
+                             + ("..." if len(tied) > 3 else ""))
+            echo(f"    {rank}. {moves[rank - 1]:<{wide}}  {values[rank - 1]:>{width}}  bust "
+                 f"{100 * o.p_bust:4.1f} %  {', '.join(marks)}".rstrip())
+
+    def notes(self, advice: Advice) -> Iterator[str]:
+        for note in advice.notes:
+            if note.code not in SKIPPED_NOTES:
+                yield f"  {note_line(note, self.notation)}"
+
+    def show_island_roll(self) -> None:
+        from ..play import Phase
+
+        play = self.play
+        skulls = play.graded().island_skulls
+        if play.phase is Phase.OVER:
+            return
+        echo(f"  Skull Island goes on: {skulls} skulls, {play.rolled()} dice to roll again.")
+
+    def show_end(self) -> None:
+        graded = self.play.graded()
+        n = self.notation
+        dice = self.play.dice
+        assert dice is not None
+        if graded.outcome in ("stop", "magic"):
+            magic = " PIRATE MAGIC: you win the game." if graded.outcome == "magic" else ""
+            echo(f"Turn over: you stop with {n.dice(dice)}: {graded.points} points.{magic}")
+        elif graded.outcome == "island":
+            echo(f"Turn over: Skull Island ended with {graded.island_skulls} skulls: 0 points "
+                 f"for you, each opponent loses {graded.deduction}.")
+        else:
+            echo(f"Turn over: {graded.points} points.")
+        self.show_graded(graded)
+
+    def show_graded(self, graded: GradedTurn) -> None:
+        """Each decision, the best one and what yours cost; the total."""
+        n = self.notation
+        if not graded.decisions:
+            echo("No decision to grade: the dice decided this turn.")
+            return
+        unit = "expected points" if graded.unit == "points" else "percentage points"
+        echo(f"Your turn, graded (playing for {self.goal_words()}; cost in {unit}):")
+        echo(f"  {'roll':<5} {'dice':<9} {'your move':<24} {'best move':<24} {'cost':>8}")
+        for d in graded.decisions:
+            cost = "best" if d.best_move else self.cost(d.cost)
+            echo(f"  {d.roll:<5} {n.dice(d.advice.dice):<9} {move_text(d.chosen, n):<24} "
+                 f"{move_text(d.best, n):<24} {cost:>8}")
+        total = graded.total_cost
+        worth = ""
+        if graded.start_value is not None:
+            worth = f"; best play was worth {self.value(graded.start_value)} from the first roll"
+        verdict = "0 (every decision was a best move)" if total == 0 else \
+            f"{self.cost(total)} {unit}"
+        echo(f"  total cost {verdict}{worth}.")
+
+    def cost(self, value: float) -> str:
+        if self.play.goal.name == "points":
+            return f"{value:.2f}"
+        return f"{100 * value:.2f}"

@@ -1,0 +1,88 @@
+"""What a computation may ask of this machine, checked before it starts.
+
+- **Workers** (:func:`check_jobs`): at most one per core (:func:`cores`); more only share the
+  cores and each costs a process and its memory. A solve never starts more workers than it
+  has tasks.
+- **Seeds** (:func:`check_seed`): a non-negative integer below 2**64 (numpy's PCG64 and
+  Python's `random` both take it; numpy refuses negative ones).
+- **Outputs** (:func:`check_writable`): a directory a long solve will write into is created
+  and tried with a scratch file first, so that a read-only or full disk is refused before the
+  minute of solving, not after.
+- **The game's size** (:func:`game_cost`): the memory and time the two-player game takes at a
+  target, from measurements; the largest target is :data:`solver.rules.MAX_TARGET`.
+
+Every refusal is a :class:`~solver.errors.SettingsError` whose `subject` names the setting.
+Pure Python (every command's start-up path).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import SettingsError, quote
+
+MAX_SEED = 2**64 - 1
+PATH_LIMIT = 240
+"""Paths are quoted whole up to this length (a path is needed whole to be found)."""
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_jobs(jobs: int, tasks: int) -> int:
+    """The workers to start for `tasks` tasks when `jobs` are asked: `jobs`, capped by the
+    number of tasks; a :class:`SettingsError` unless 1 <= `jobs` <= :func:`cores`."""
+    limit = cores()
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= limit:
+        raise SettingsError(
+            f"the number of workers must be 1 to {limit} (one per core of this machine, which "
+            f"has {limit}), not {quote(jobs)}", subject="jobs")
+    return max(1, min(jobs, tasks))
+
+
+def check_seed(seed: int) -> int:
+    """`seed`, or a :class:`SettingsError` unless 0 <= seed <= 2**64 - 1."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise SettingsError(f"a random seed is an integer from 0 to 2**64 - 1, not "
+                            f"{quote(seed)}", subject="seed")
+    return seed
+
+
+def check_writable(directory: Path | str, what: str = "the tables") -> Path:
+    """Create `directory` if needed and write and remove a scratch file in it; a
+    :class:`SettingsError` naming the directory and the system's reason if that fails."""
+    path = Path(directory)
+    scratch = path / f".sabords-write-check.{os.getpid()}"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, b"x")
+        finally:
+            os.close(fd)
+            scratch.unlink(missing_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        shown = quote(str(path), PATH_LIMIT)
+        raise SettingsError(f"cannot write {what} into {shown}: {reason}",
+                            subject="out") from None
+    return path
+
+
+def game_cost(target: int) -> tuple[float, float]:
+    """(seconds, bytes): about what solving the two-player game at `target` takes on a 2-core
+    machine. Fitted to measured solves (`sabords solve-game`, numba kernel compiled; peak
+    resident memory by `/usr/bin/time`): targets 2000, 3000, 4000 and 6000 took 13, 14, 23 and
+    50 s and 0.24, 0.30, 0.40 and 0.77 GB; memory grows with the square of the target (one
+    column per pair of totals), time with its cube (the sweeps grow with the target too)."""
+    n = target / 100
+    return 12.0 + 1.8e-4 * n**3, 1.5e8 + 1.73e5 * n**2
+
+
+__all__ = ["MAX_SEED", "check_jobs", "check_seed", "check_writable", "cores", "game_cost"]

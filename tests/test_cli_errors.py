@@ -1,0 +1,477 @@
+"""Every bad input is one line on stderr and exit code 2, never a traceback (issue 10).
+
+Each case of the issue's failure list is here: tables whose checksum is valid but whose arrays
+are not the geometry they claim, an output directory that cannot be written (refused before the
+solve), a target or a number of workers beyond what the machine can do, a closed or full
+standard output, fix-commands that really fix, inputs of 100 000 characters echoed short,
+dice text starting with a minus, contradictory repeated variants; and the library's messages
+name no command-line flag.
+"""
+
+from __future__ import annotations
+
+import ast
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from solver.errors import QUOTE_LIMIT, SabordsError
+from solver.limits import check_jobs, cores
+from solver.rules import MAX_TARGET, Rules, rules_with
+from solver.tables import (
+    FORMAT_VERSION,
+    GAME_FILE,
+    GAME_FORMAT_VERSION,
+    open_envelope,
+    pack_array,
+    pack_envelope,
+    read_game,
+    read_table,
+    repo_tables_dir,
+    table_path,
+    unpack_array,
+)
+
+from .conftest import CliResult, assert_one_line_error
+
+Run = Callable[..., CliResult]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- tables that are not the geometry they claim -----------------------------------------------
+
+
+def _rewrite(source: Path, target: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Copy a table file with `change` applied to its payload, under a valid checksum."""
+    version = GAME_FORMAT_VERSION if source.name == GAME_FILE else FORMAT_VERSION
+    payload = open_envelope(source.read_bytes(), source=str(source), fix="", version=version)
+    change(payload)
+    target.write_bytes(pack_envelope(payload, version))
+
+
+def _turn_shape(payload: dict[str, Any]) -> None:
+    for world in payload["arrays"]["worlds"].values():
+        world["keep_value"] = pack_array(unpack_array(world["keep_value"])[:10])
+
+
+def _turn_dtype(payload: dict[str, Any]) -> None:
+    arrays = payload["arrays"]
+    arrays["first_value"] = pack_array(unpack_array(arrays["first_value"]).astype(np.float32))
+
+
+def _turn_range(payload: dict[str, Any]) -> None:
+    for world in payload["arrays"]["worlds"].values():
+        policy = unpack_array(world["policy"]).copy()
+        policy[0] = 10**6
+        world["policy"] = pack_array(policy)
+
+
+def _game_shape(payload: dict[str, Any]) -> None:
+    payload["arrays"]["win"] = pack_array(unpack_array(payload["arrays"]["win"])[:5, :5])
+
+
+def _game_range(payload: dict[str, Any]) -> None:
+    win = unpack_array(payload["arrays"]["win"]).copy()
+    win[3, 3] = 1.5
+    payload["arrays"]["win"] = pack_array(win)
+
+
+@pytest.fixture(params=["shape", "dtype", "range"])
+def bad_tables(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """Every committed table, each broken the same way, checksums valid."""
+    turn = {"shape": _turn_shape, "dtype": _turn_dtype, "range": _turn_range}[request.param]
+    game = _game_range if request.param == "range" else _game_shape
+    for path in repo_tables_dir().glob("*.msgpack"):
+        _rewrite(path, tmp_path / path.name, game if path.name == "game.msgpack" else turn)
+    yield tmp_path
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (("advise", "captain", "kkmmppsc", "--tables"), None),
+        (("turn", "captain", "--tables"), "kkmmppsc\n\n"),
+        (("ev", "--tables"), None),
+        (("winprob", "--me", "0", "--opp", "0", "--game-tables"), None),
+        (("advise", "none", "kkmmppsc", "--me", "0", "--opp", "0", "--game-tables"), None),
+    ],
+)
+def test_a_table_that_is_not_its_geometry_is_one_line(bad_tables: Path, args: tuple[str, ...],
+                                                      stdin: str | None) -> None:
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    result = CliRunner().invoke(app, [*args, str(bad_tables)], input=stdin, prog_name="sabords")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # an IndexError here is the bug
+    line = assert_one_line_error(CliResult(result.exit_code, result.stdout, result.stderr),
+                                 str(bad_tables))
+    assert "array" in line or "policy" in line
+    assert "sabords solve" in line  # the command that makes it again
+
+
+# -- fix-commands that really fix --------------------------------------------------------------
+
+
+def test_a_broken_game_table_names_solve_game_into_that_directory(
+        sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    line = assert_one_line_error(
+        sabords("winprob", "--me", "0", "--opp", "0", "--game-tables", str(tmp_path)),
+        f"run `sabords solve-game --out {tmp_path}` to make it again")
+    assert "winprob" not in line
+    variant = assert_one_line_error(sabords(
+        "winprob", "--me", "0", "--opp", "0", "--variant", "target=500", "--game-tables",
+        str(tmp_path)))
+    assert f"`sabords solve-game --variant target=500 --out {tmp_path}`" in variant
+    # Running the command named does fix it. The solve is the committed table's (`make tables`
+    # writes it bit for bit, tests/test_game.py), read instead of solved for a minute.
+    import solver.game
+
+    monkeypatch.setattr(solver.game, "solve_game",
+                        lambda rules, **_: read_game(repo_tables_dir(), rules))
+    fix = line.split("run `sabords ")[1].split("`")[0].split()
+    assert sabords(*fix).exit_code == 0
+    assert sabords("winprob", "--me", "0", "--opp", "0", "--game-tables",
+                   str(tmp_path)).exit_code == 0
+
+
+def test_a_broken_turn_table_names_solve_into_that_directory(
+        sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    line = assert_one_line_error(sabords("advise", "captain", "kkmmppsc", "--tables",
+                                         str(tmp_path)))
+    import solver.tables
+
+    rules = Rules()
+    monkeypatch.setattr(solver.tables, "build_tables", lambda cards, rules_, n_jobs=1: (
+        read_table(table_path(repo_tables_dir(), c), c, rules) for c in cards))
+    fix = line.split("run `sabords ")[1].split("`")[0].split()
+    assert fix[:2] == ["solve", "--all"] and fix[-2:] == ["--out", str(tmp_path)]
+    assert sabords(*fix).exit_code == 0
+    assert sabords("advise", "captain", "kkmmppsc", "--tables", str(tmp_path)).exit_code == 0
+
+
+# -- outputs that cannot be written ------------------------------------------------------------
+
+
+@pytest.fixture
+def read_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A directory where creating a file fails with EROFS (a read-only file system; tests may
+    run as root, whom permissions do not stop)."""
+    directory = tmp_path / "ro"
+    directory.mkdir()
+    real_open = os.open
+
+    def refusing_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if str(path).startswith(str(directory)) and flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+    return directory
+
+
+def test_solve_game_into_a_read_only_directory_is_refused_before_solving(
+        sabords: Run, read_only: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.game
+
+    def solve(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the game was solved before the directory was checked")
+
+    monkeypatch.setattr(solver.game, "solve_game", solve)
+    assert_one_line_error(sabords("solve-game", "--variant", "target=300", "--out",
+                                  str(read_only)),
+                          f"--out: cannot write the game table into {str(read_only)!r}",
+                          "Read-only file system")
+
+
+def test_solve_into_a_read_only_directory_is_refused_before_solving(
+        sabords: Run, read_only: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.tables
+
+    def build(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the tables were solved before the directory was checked")
+
+    monkeypatch.setattr(solver.tables, "build_tables", build)
+    assert_one_line_error(sabords("solve", "--all", "--out", str(read_only / "sub")),
+                          "cannot write the tables", "Read-only file system")
+
+
+def _sabords(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=False,
+                          text=True, check=False, env=env, **kwargs)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("ev",), ("--help",), ("--version",), ("score", "--help")])
+def test_a_full_stdout_is_one_line(args: tuple[str, ...]) -> None:
+    with open("/dev/full", "w") as full:
+        result = _sabords(*args, stdout=full, stderr=subprocess.PIPE)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "sabords: error: cannot write the output: No space left on device"]
+
+
+def test_a_closed_stdout_and_a_broken_pipe_are_one_line() -> None:
+    closed = subprocess.run(["sh", "-c", f"exec '{sys.executable}' -m solver ev >&-"],
+                            capture_output=False, stderr=subprocess.PIPE, text=True,
+                            check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert closed.returncode == 2
+    assert closed.stderr.splitlines() == [
+        "sabords: error: cannot write the output: standard output is closed"]
+    reader, writer = os.pipe()
+    os.close(reader)  # nobody reads: the first write is a broken pipe
+    try:
+        broken = _sabords("ev", stdout=writer, stderr=subprocess.PIPE)
+    finally:
+        os.close(writer)
+    assert broken.returncode == 2
+    assert broken.stderr.splitlines() == [
+        "sabords: error: cannot write the output: Broken pipe"]
+
+
+# -- limits of this machine --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [("solve-game", "--out", "OUT"), ("winprob", "--me", "0",
+                                  "--opp", "0"), ("game", "--games", "2")])
+@pytest.mark.parametrize("target", ["100000000", str(MAX_TARGET + 100)])
+def test_a_target_beyond_what_the_machine_solves_is_refused(sabords: Run, tmp_path: Path,
+                                                            args: tuple[str, ...],
+                                                            target: str) -> None:
+    args = tuple(str(tmp_path) if a == "OUT" else a for a in args)
+    assert_one_line_error(sabords(*args, "--variant", f"target={target}"),
+                          f"up to {MAX_TARGET}", target, "GB")
+
+
+def test_the_largest_target_is_a_game() -> None:
+    assert rules_with([f"target={MAX_TARGET}"]).target == MAX_TARGET
+
+
+def test_more_workers_than_cores_are_refused_with_the_limit(sabords: Run,
+                                                            tmp_path: Path) -> None:
+    n = cores()
+    assert_one_line_error(sabords("solve", "--card", "captain", "--card", "coin", "--jobs",
+                                  str(n + 1), "--out", str(tmp_path)),
+                          f"--jobs: the number of workers must be 1 to {n}", f"has {n}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_solve_never_starts_more_workers_than_cards() -> None:
+    assert check_jobs(cores(), 1) == 1
+    assert check_jobs(1, 12) == 1
+    with pytest.raises(SabordsError, match="workers"):
+        check_jobs(0, 2)
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (("game", "--games", "2", "--seed", "-1"), "--seed: a random seed"),
+    (("simulate", "--turns", "10", "--seed", "-5"), "--seed: a random seed"),
+    (("simulate", "--turns", "100000000000"), "--turns: the number of turns must be 1 to"),
+    (("game", "--games", "0"), "--games: the number of games must be 1 to"),
+    (("game", "--policies", "win,bold"), "--policies: unknown policy 'bold'"),
+])
+def test_settings_out_of_range_name_their_flag(sabords: Run, args: tuple[str, ...],
+                                               fragment: str) -> None:
+    assert_one_line_error(sabords(*args), fragment)
+
+
+# -- inputs --------------------------------------------------------------------------------------
+
+HUGE = "k" * 100_000
+
+
+@pytest.mark.parametrize("args", [
+    ("score", "none", HUGE),
+    ("score", "z" * 100_000, "kkmmppsc"),
+    ("score", "none", "tête " * 20_000),
+    ("score", "none", "kkmmppsc", "--chest", HUGE),
+    ("score", "none", "kkmmppsc", "--variant", "keep_one=" + HUGE),
+    ("score", "none", "kkmmppsc", "--variant", HUGE),
+    ("score", "none", "kkmmppsc", "--notation", HUGE),
+    ("advise", "none", "kkmmppsc", "--need", "9" * 100_000),
+    ("advise", "none", "kkmmppsc", "--" + HUGE),
+    ("simulate", "--policy", HUGE),
+    ("game", "--policies", HUGE),
+    ("ev", "--card", HUGE),
+])
+def test_a_huge_input_is_echoed_short(sabords: Run, args: tuple[str, ...]) -> None:
+    line = assert_one_line_error(sabords(*args))
+    assert len(line) < 400, len(line)
+    assert "k" * (QUOTE_LIMIT + 1) not in line and "z" * (QUOTE_LIMIT + 1) not in line
+
+
+def test_a_huge_entry_in_the_turn_helper_is_echoed_short(sabords: Run) -> None:
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    result = CliRunner().invoke(app, ["turn", "none"], input=HUGE + "\nquit\n")
+    errors = result.stderr.splitlines()
+    assert len(errors) == 1 and len(errors[0]) < 400
+
+
+def test_dice_text_starting_with_a_minus_is_read_as_dice(sabords: Run) -> None:
+    assert_one_line_error(sabords("score", "none", "-1 coin 9 sword"),
+                          "a count of dice cannot be negative: '-1' in '-1 coin 9 sword'")
+    assert_one_line_error(sabords("score", "-1", "kkmmppsc"), "unknown card '-1'")
+    # an option's value stays a value: --me -100 is the number -100
+    assert_one_line_error(sabords("winprob", "--me", "-100", "--opp", "0"),
+                          "--me: your total must be a non-negative multiple of 100, not -100")
+
+
+def test_an_option_is_never_taken_as_the_value_of_another(sabords: Run, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert_one_line_error(sabords("solve", "--out", "--all"),
+                          "--out needs a value, not the option --all")
+    assert list(tmp_path.iterdir()) == []  # click alone wrote the tables into "./--all"
+    assert_one_line_error(sabords("advise", "none", "kkmmppsc", "--need", "--json"),
+                          "--need needs a value, not the option --json")
+
+
+def test_a_variant_given_twice_must_agree(sabords: Run) -> None:
+    assert_one_line_error(sabords("score", "none", "kkmmppsc", "--variant", "keep_one=on",
+                                  "--variant", "keep_one=off"),
+                          "variant 'keep_one' is given twice, as 'on' and 'off'")
+    same = sabords("score", "none", "kkmmppsc", "--variant", "keep_one=off", "--variant",
+                   "keep-one=no", "--json")
+    assert same.exit_code == 0 and '"keep_one": false' in same.stdout
+
+
+def test_an_unknown_notation_from_the_environment_names_the_variable(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SABORDS_NOTATION", "morse")
+    assert_one_line_error(sabords("score", "none", "kkmmppsc"),
+                          "SABORDS_NOTATION=morse: unknown notation 'morse'")
+
+
+# -- the library names no flag -----------------------------------------------------------------
+
+
+def _library_messages() -> Iterator[tuple[str, int, str]]:
+    """Every string constant in a `raise` of the library (outside `solver/cli/`)."""
+    for path in sorted((ROOT / "solver").rglob("*.py")):
+        if "cli" in path.relative_to(ROOT / "solver").parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                for sub in ast.walk(node.exc):
+                    if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                        yield path.name, node.lineno, sub.value
+
+
+def test_library_errors_and_notes_name_no_command_line_flag() -> None:
+    from solver.notes import NOTE_CODES
+
+    flags = [(f, n, text) for f, n, text in _library_messages() if " --" in f" {text}"
+             or "add --" in text]
+    assert flags == []
+    assert [code for code, text in NOTE_CODES.items() if "--" in text] == []
+
+
+def test_the_cli_files_stay_small() -> None:
+    sizes = {p.name: len(p.read_text().splitlines())
+             for p in (ROOT / "solver" / "cli").glob("*.py")}
+    assert max(sizes.values()) <= 600, sizes
+
+
+# -- the caches --------------------------------------------------------------------------------
+
+
+def test_cache_lists_prunes_and_clears_only_its_own_folders(
+        sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from solver import __version__
+    from solver.tables import FORMAT_VERSION, cache_key
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    current = tmp_path / cache_key("turn", "0123456789abcdef")
+    old = tmp_path / f"turn-0.0.1-v{FORMAT_VERSION - 1}-0123456789abcdef"
+    numba = tmp_path / "numba"
+    for folder in (current, old, numba):
+        folder.mkdir()
+    shutil.copy(table_path(repo_tables_dir(), "none"), current / "turn-none.msgpack")
+    (old / "turn-none.msgpack").write_bytes(b"x" * 1000)
+    (numba / "kernel.nbi").write_bytes(b"y" * 10)
+    (tmp_path / "mine.txt").write_text("not the project's")
+    listing = json.loads(sabords("cache", "--json").stdout)
+    assert listing["root"] == str(tmp_path)
+    assert {Path(e["path"]).name: e["current"] for e in listing["entries"]} == {
+        current.name: True, old.name: False, "numba": True}
+    assert {Path(e["path"]).name: e["size"] for e in listing["entries"]}[old.name] == 1000
+    text = sabords("cache").stdout
+    assert f"solver 0.0.1, format {FORMAT_VERSION - 1}: not read by this version" in text
+    assert __version__ in current.name
+    pruned = sabords("cache", "--prune")
+    assert pruned.exit_code == 0 and not old.exists() and current.exists()
+    cleared = sabords("cache", "--clear")
+    assert cleared.exit_code == 0 and not current.exists() and not numba.exists()
+    assert (tmp_path / "mine.txt").exists()  # not ours: never touched
+    assert "total    0 B in 0 folders" in sabords("cache").stdout
+
+
+# -- the README and the rules document ----------------------------------------------------------
+
+
+def _synopsis(command: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index(f"`sabords {command} ")
+    return readme[start:readme.index("`", start + 1)]
+
+
+@pytest.mark.parametrize("command", ["score", "advise", "turn"])
+def test_the_readme_synopsis_lists_every_option(command: str) -> None:
+    import typer.main
+
+    from solver.cli import app
+
+    click_command = typer.main.get_command(app).commands[command]  # type: ignore[attr-defined]
+    synopsis = _synopsis(command)
+    for param in click_command.params:
+        for opt in getattr(param, "opts", []):
+            if opt.startswith("--") and opt != "--help":
+                assert opt in synopsis, (command, opt)
+
+
+def test_the_root_help_names_the_four_languages_the_code_reads(sabords: Run) -> None:
+    text = sabords("--help").stdout
+    for language in ("English", "French", "German", "Italian"):
+        assert language in text
+
+
+def test_every_reference_to_the_rules_and_the_seeds_resolves() -> None:
+    import re
+
+    files = [ROOT / "README.md", ROOT / "RULES.md", *(ROOT / "docs").rglob("*.md"),
+             *(ROOT / "solver").rglob("*.py"), *(ROOT / "tests").glob("*.py")]
+    references = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"(?:\.\./shared/)?(?:docs/)?seeds/[\w.]*|\.\./shared/RULES\.md",
+                             text):
+            ref = m.group(0)
+            assert not ref.startswith("../shared"), (path, ref)
+            if not ref.startswith("docs/"):  # "seeds" as a word of a sentence
+                continue
+            assert (ROOT / ref).exists(), (path, ref)
+            references += 1
+        links = re.finditer(r"\]\(([^)#:]+)\)", text) if path.suffix == ".md" else ()
+        for m in links:  # markdown links
+            assert (path.parent / m.group(1)).exists(), (path, m.group(1))
+    assert (ROOT / "RULES.md").is_file() and references >= 5
+    seeds = sorted(p.name for p in (ROOT / "docs" / "seeds").glob("*.txt"))
+    listed = (ROOT / "docs" / "seeds" / "README.md").read_text(encoding="utf-8")
+    assert seeds and all(name in listed for name in seeds)
