@@ -99,6 +99,11 @@ class Option:
     points: int | None = None
     """A stop: the points it scores."""
 
+    @property
+    def key(self) -> tuple[str, str, str, bool]:
+        """The identity of the move across objectives: action, keep, reroll, Sorceress."""
+        return (self.action, str(self.keep), str(self.reroll), self.sorceress)
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON form (keys of `sabords advise --json`)."""
         return {
