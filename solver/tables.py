@@ -1,12 +1,8 @@
 """Tables on disk: each card's solved turn and the two-player game, in msgpack.
 
-Every table file is a msgpack map ``{"format": <version>, "checksum": "sha256:<hex>",
-"payload": <bytes>}`` (the version of its kind: :data:`FORMAT_VERSION` for turn tables,
-:data:`GAME_FORMAT_VERSION` for the game table) where the checksum is the SHA-256 of
-``payload``, itself a packed msgpack map with a ``header`` (what the table is and the rules it
-was made for), the solve's figures and the ``arrays``, each as ``{"dtype", "shape", "data"}``
-with the raw little-endian bytes, so a round trip is exact to the bit. Keys are sorted and
-nothing depends on the time or the machine: the same rules give the same bytes.
+Each file is one envelope of :mod:`solver.tablefile` (format version, checksum, packed payload
+with sorted keys and raw little-endian arrays: the same rules give the same bytes); where a
+table lives is :mod:`solver.tablepaths`. This module says what the payloads hold:
 
 - **Turn tables**, ``turn-<card>.msgpack``: the card's turn solved for expected points
   (:func:`build_table`): header ``card``, ``rules`` (the turn rules: the game-level variants
@@ -31,30 +27,22 @@ Where tables come from: an explicit directory is used as it is; otherwise the de
 read the committed tables of the repository (``tables/``, made by ``make tables``), and any
 other variant is solved on demand and cached under the user's cache directory
 (:func:`solver.caches.cache_root`), keyed by the kind, the solver and format versions and the
-rules hash.
+rules hash (:func:`solver.tablepaths.default_dir`).
 
 This module imports no joblib or scipy on the loading path (the advisor's cold start).
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import lcm
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import msgpack
 import numpy as np
-from numpy.typing import NDArray
 
 from . import __version__
-from .caches import cache_root
 from .engine import (
     NO_MOVE,
     USED,
@@ -76,7 +64,6 @@ from .engine.exact import (
     rounded_solution,
     solve_exact,
 )
-from .engine.exact_linear import ObjectArray
 from .errors import StaleTableError
 from .rules import NUM_DICE, Card, Rules, get_card
 from .stats import (
@@ -86,261 +73,36 @@ from .stats import (
     exact_ending_payoff,
     exact_stats_of,
 )
+from .tablefile import (
+    FORMAT_VERSION,
+    GAME_FORMAT_VERSION,
+    check_exact,
+    checked_array,
+    open_envelope,
+    pack_array,
+    pack_compressed,
+    pack_envelope,
+    pack_exact,
+    read_file,
+    unpack_exact,
+    write_atomically,
+)
+from .tablepaths import (
+    default_dir,
+    game_default_dir,
+    is_repo_dir,
+    regenerate_command,
+    regenerate_game_command,
+)
 
 if TYPE_CHECKING:
     from .game import GameSolution, ProgressFn
 
 _T = TypeVar("_T")
 
-FORMAT_VERSION = 3
-"""The layout of a turn table, bumped whenever it changes; older files are refused
-(3: the exact values beside the floats, :mod:`solver.engine.exact`)."""
-GAME_FORMAT_VERSION = 2
-"""The layout of the game table (its own version: a turn table's change leaves it valid)."""
 OBJECTIVE = ExpectedPoints()
 """Turn tables hold the expected-points solution (other objectives are solved when needed)."""
 GAME_FILE = "game.msgpack"
-
-
-# --------------------------------------------------------------------------------------------
-# The envelope of every table file
-# --------------------------------------------------------------------------------------------
-
-
-def pack_array(array: NDArray[Any]) -> dict[str, Any]:
-    a = np.ascontiguousarray(array)
-    little = a.astype(a.dtype.newbyteorder("<"), copy=False)
-    return {"data": little.tobytes(), "dtype": little.dtype.str, "shape": list(a.shape)}
-
-
-def unpack_array(entry: dict[str, Any]) -> NDArray[Any]:
-    shape: tuple[int, ...] = tuple(int(n) for n in entry["shape"])
-    data = entry["data"]
-    if entry.get("zlib"):
-        data = zlib.decompress(data)
-    return np.frombuffer(data, dtype=np.dtype(entry["dtype"])).reshape(shape)
-
-
-def pack_compressed(array: NDArray[Any]) -> dict[str, Any]:
-    """:func:`pack_array` with the data compressed by zlib (level 9: the same bytes for the
-    same data with a given zlib; the policies shrink about a hundredfold)."""
-    entry = pack_array(array)
-    entry["data"] = zlib.compress(entry["data"], 9)
-    entry["zlib"] = True
-    return entry
-
-
-def _sorted(obj: Any) -> Any:
-    """The same data with every map's keys in sorted order (deterministic bytes)."""
-    if isinstance(obj, dict):
-        return {k: _sorted(obj[k]) for k in sorted(obj)}
-    if isinstance(obj, list | tuple):
-        return [_sorted(x) for x in obj]
-    return obj
-
-
-def pack_exact(values: ObjectArray) -> dict[str, Any]:
-    """An array of fractions (None: no value, stored as 0) over its least common denominator:
-    ``den`` in decimal, the numerators as ``width``-byte big-endian two's complement integers
-    in ``num`` (row-major), and the ``shape``. Deterministic: the same fractions give the
-    same bytes."""
-    flat = values.reshape(-1).tolist()
-    den = lcm(1, *{v.denominator for v in flat if v is not None})
-    nums = [0 if v is None else v.numerator * (den // v.denominator) for v in flat]
-    width = max(1, *((abs(n).bit_length() + 8) // 8 for n in nums))
-    return {"den": str(den), "num": b"".join(n.to_bytes(width, "big", signed=True)
-                                             for n in nums),
-            "shape": list(values.shape), "width": width}
-
-
-_DECIMAL = re.compile(r"[1-9][0-9]*")
-
-
-def check_exact(entry: Any, name: str, shape: tuple[int, ...],
-                refuse: Callable[[str], StaleTableError]) -> None:
-    """Refuse an exact array unless it is well formed and of the expected shape (cheap: the
-    numerators are not decoded)."""
-    try:
-        ok = (isinstance(entry["den"], str) and _DECIMAL.fullmatch(entry["den"]) is not None
-              and isinstance(entry["num"], bytes) and isinstance(entry["width"], int)
-              and entry["width"] >= 1)
-        got = tuple(int(n) for n in entry["shape"])
-    except (KeyError, TypeError, ValueError):
-        raise refuse(f"exact array {name!r} is malformed") from None
-    if not ok:
-        raise refuse(f"exact array {name!r} is malformed")
-    if got != shape:
-        raise refuse(f"exact array {name!r} is {got}, expected {shape}")
-    if len(entry["num"]) != entry["width"] * int(np.prod(shape, dtype=np.int64)):
-        raise refuse(f"exact array {name!r} has {len(entry['num'])} bytes, not "
-                     f"{entry['width']} per value")
-
-
-def unpack_exact(entry: dict[str, Any], none_where: NDArray[np.bool_] | None = None
-                 ) -> ObjectArray:
-    """The fractions of :func:`pack_exact` (None where `none_where`, e.g. where the float
-    array is NaN)."""
-    den, width, data = int(entry["den"]), int(entry["width"]), entry["num"]
-    shape = tuple(int(n) for n in entry["shape"])
-    count = len(data) // width
-    flat = [Fraction(int.from_bytes(data[i * width:(i + 1) * width], "big", signed=True), den)
-            for i in range(count)]
-    out = np.empty(count, dtype=object)
-    out[:] = flat
-    values = out.reshape(shape)
-    if none_where is not None:
-        values[none_where] = None
-    return values
-
-
-def pack_envelope(payload: dict[str, Any], version: int = FORMAT_VERSION) -> bytes:
-    """`payload` (keys sorted) in the envelope of every table file: format and checksum."""
-    packed = msgpack.packb(_sorted(payload), use_bin_type=True)
-    outer = {
-        "checksum": "sha256:" + hashlib.sha256(packed).hexdigest(),
-        "format": version,
-        "payload": packed,
-    }
-    return msgpack.packb(outer, use_bin_type=True)  # type: ignore[no-any-return]
-
-
-def open_envelope(data: bytes, *, source: str, fix: str, kind: str = "table",
-                  version: int = FORMAT_VERSION) -> dict[str, Any]:
-    """The payload of table bytes, refused (:class:`StaleTableError`) unless the format
-    version is `version` (this solver's for the kind) and the checksum matches. The caller
-    checks the header."""
-
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"{kind} {source}: {why}; {fix}")
-
-    try:
-        outer = msgpack.unpackb(data, raw=False)
-    except Exception:  # msgpack raises several unrelated types on garbage
-        raise refuse("not a readable table file (corrupt or truncated)") from None
-    if not isinstance(outer, dict) or "format" not in outer:
-        raise refuse(f"not a {kind} file")
-    if outer["format"] != version:
-        raise refuse(
-            f"format version {outer['format']!r}, this solver reads version {version}"
-        )
-    packed = outer.get("payload")
-    checksum = outer.get("checksum")
-    if not isinstance(packed, bytes) or not isinstance(checksum, str):
-        raise refuse("no payload or no checksum")
-    if checksum != "sha256:" + hashlib.sha256(packed).hexdigest():
-        raise refuse("checksum does not match its contents (corrupt or edited)")
-    try:
-        payload = msgpack.unpackb(packed, raw=False)
-    except Exception:
-        raise refuse("not a readable table file (corrupt or truncated)") from None
-    if not isinstance(payload, dict):
-        raise refuse("incomplete table")
-    return payload
-
-
-def checked_array(entry: dict[str, Any], name: str, shape: tuple[int, ...], dtype: str,
-                  refuse: Callable[[str], StaleTableError]) -> NDArray[Any]:
-    """An array of the table, refused unless it has the expected shape and type."""
-    try:
-        a = unpack_array(entry)
-    except (KeyError, TypeError, ValueError):
-        raise refuse(f"array {name!r} is malformed") from None
-    if a.shape != shape or a.dtype != np.dtype(dtype):
-        raise refuse(f"array {name!r} is {a.dtype} {a.shape}, expected {np.dtype(dtype)} "
-                     f"{shape}")
-    return a
-
-
-def write_atomically(path: Path, data: bytes) -> Path:
-    """Write `data` to `path` (its folder created if needed) so that a reader never sees a
-    half-written file: a temporary file beside it, then a rename. A failure leaves no
-    temporary file behind and raises the write's own error."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:  # the clean-up must not hide the first error
-            pass
-        raise
-    return path
-
-
-def _read(path: Path, kind: str, fix: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise StaleTableError(f"{kind} {path}: no such file; {fix}") from None
-    except OSError as exc:
-        raise StaleTableError(f"{kind} {path}: cannot be read ({exc.strerror}); {fix}") from None
-
-
-# --------------------------------------------------------------------------------------------
-# Where tables live
-# --------------------------------------------------------------------------------------------
-
-
-def repo_tables_dir() -> Path:
-    """The repository's `tables/` directory (committed tables of the default rules)."""
-    return Path(__file__).resolve().parent.parent / "tables"
-
-
-def cache_key(kind: str, rules_hash: str) -> str:
-    """The cache folder name: the solver version (a new solver may break ties or round
-    differently), the format version and the rules hash."""
-    version = GAME_FORMAT_VERSION if kind == "game" else FORMAT_VERSION
-    return f"{kind}-{__version__}-v{version}-{rules_hash}"
-
-
-def cache_dir(rules: Rules) -> Path:
-    """Where the on-demand turn tables of `rules` are cached (see :func:`cache_key`)."""
-    return cache_root() / cache_key("turn", rules.turn_hash)
-
-
-def game_cache_dir(rules: Rules) -> Path:
-    """Where the on-demand game table of `rules` is cached."""
-    return cache_root() / cache_key("game", rules.hash)
-
-
-def default_dir(rules: Rules) -> Path:
-    """Where the turn tables of `rules` live without a directory: the repository's for the
-    default rules, the cache's otherwise."""
-    repo = repo_tables_dir()
-    if rules.turn_rules() == Rules() and repo.is_dir():
-        return repo
-    return cache_dir(rules)  # other rules, or an installed package without the repository
-
-
-def game_default_dir(rules: Rules) -> Path:
-    """Where the game table of `rules` lives without a directory (as :func:`default_dir`)."""
-    repo = repo_tables_dir()
-    if rules == Rules() and repo.is_dir():
-        return repo
-    return game_cache_dir(rules)
-
-
-def _variants(rules: Rules) -> str:
-    return "".join(f" --variant {k}={('on' if v else 'off') if isinstance(v, bool) else v}"
-                   for k, v in rules.non_defaults().items())
-
-
-def regenerate_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the turn tables of `rules` into `directory`."""
-    directory = Path(directory)
-    if rules.turn_rules() == Rules() and directory.resolve() == repo_tables_dir():
-        return "make tables"
-    return f"sabords solve --all{_variants(rules.turn_rules())} --out {directory}"
-
-
-def regenerate_game_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the game table of `rules` into `directory`."""
-    directory = Path(directory)
-    if rules == Rules() and directory.resolve() == repo_tables_dir():
-        return "make tables"
-    return f"sabords solve-game{_variants(rules)} --out {directory}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -501,7 +263,7 @@ def pack_table(table: TurnTable) -> bytes:
         "solve": {"bound": sol.bound, "residual": sol.residual, "sweeps": sol.sweeps},
         "stats": {**table.stats.as_dict(), "bound": table.stats.bound},
     }
-    return pack_envelope(payload)
+    return pack_envelope(payload, FORMAT_VERSION)
 
 
 def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
@@ -517,7 +279,8 @@ def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
     def refuse(why: str) -> StaleTableError:
         return StaleTableError(f"policy table {source}: {why}; {fix}")
 
-    payload = open_envelope(data, source=source, fix=fix, kind="policy table")
+    payload = open_envelope(data, source=source, fix=fix, kind="policy table",
+                            version=FORMAT_VERSION)
     try:
         header = payload["header"]
         if header.get("kind") != "turn":
@@ -633,7 +396,7 @@ def read_table(path: Path | str, card: Card | str, rules: Rules) -> TurnTable:
     """Load the table of `card` under `rules` from `path`, or raise :class:`StaleTableError`."""
     path = Path(path)
     fix = f"run `{regenerate_command(rules, path.parent)}` to make the tables again"
-    data = _read(path, "policy table", fix)
+    data = read_file(path, "policy table", fix)
     return unpack_table(data, source=str(path), card=card, rules=rules, fix=fix)
 
 
@@ -641,7 +404,7 @@ def _cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
             write: Callable[[_T], object]) -> _T:
     """From the repository's tables: read (refusing what is stale). From the cache: read,
     or build and cache (an unwritable cache only costs a solve next time)."""
-    if directory == repo_tables_dir():
+    if is_repo_dir(directory):
         return read()
     try:
         return read()
@@ -823,7 +586,7 @@ def write_game(sol: GameSolution, directory: Path | str) -> Path:
 def read_game(directory: Path | str, rules: Rules) -> GameSolution:
     path = game_table_path(directory)
     fix = f"run `{regenerate_game_command(rules, path.parent)}` to make it again"
-    data = _read(path, "game table", fix)
+    data = read_file(path, "game table", fix)
     return unpack_game(data, rules, source=str(path), fix=fix)
 
 

@@ -26,19 +26,16 @@ import pytest
 from solver.errors import QUOTE_LIMIT, SabordsError
 from solver.limits import check_jobs, cores
 from solver.rules import MAX_TARGET, Rules, rules_with
-from solver.tables import (
+from solver.tablefile import (
     FORMAT_VERSION,
-    GAME_FILE,
     GAME_FORMAT_VERSION,
     open_envelope,
     pack_array,
     pack_envelope,
-    read_game,
-    read_table,
-    repo_tables_dir,
-    table_path,
     unpack_array,
 )
+from solver.tablepaths import repo_tables_dir
+from solver.tables import GAME_FILE, read_game, read_table, table_path
 
 from .conftest import CliResult, assert_one_line_error
 
@@ -395,7 +392,8 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
     import json
 
     from solver import __version__
-    from solver.tables import FORMAT_VERSION, cache_key
+    from solver.tablefile import FORMAT_VERSION
+    from solver.tablepaths import cache_key
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     current = tmp_path / cache_key("turn", "0123456789abcdef")

@@ -61,7 +61,8 @@ from solver.stats import (
     exact_stats_of,
     turn_stats,
 )
-from solver.tables import exact_solution, exact_stats, repo_tables_dir, turn_table
+from solver.tablepaths import repo_tables_dir
+from solver.tables import exact_solution, exact_stats, turn_table
 
 from .conftest import dice
 from .test_engine_bruteforce import (

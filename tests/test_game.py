@@ -454,7 +454,7 @@ def test_monte_carlo_games_between_win_policies_match_exact_value(
 def test_cli_winprob_json_reads_the_committed_table(sabords: Callable[..., CliResult]) -> None:
     import json
 
-    from solver.tables import game_default_dir
+    from solver.tablepaths import game_default_dir
 
     result = sabords("winprob", "--me", "2000", "--opp", "5500", "--json")
     assert result.exit_code == 0, result.stderr

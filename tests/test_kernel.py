@@ -48,6 +48,9 @@ def _case(card: str, symmetric: bool, chunks: int, seed: int) -> dict[str, Any]:
                                     (chunks, st.n_fo, LANES))),
         "sor": rng.random((chunks, st.n_fo, LANES)) < 0.1,
         "q_used": rng.random((chunks, st.n_rows + 1, LANES)),
+        # an extrapolation's jump, made as the sweep reads the values
+        "fix": ((rng.random((3, chunks, st.n_fo, LANES)) - 0.5).astype(np.float32),
+                np.array([0.7, -0.2, 1.3])),
     }
 
 
@@ -63,13 +66,13 @@ def _run(case: dict[str, Any], mode: int, impl: str, force: Callable[[str], None
     first = (np.arange(0, st.n_fo, 3), np.linspace(0.01, 0.2, st.n_fo)[::3].copy(),
              np.empty((V.shape[0], LANES)))
     kw: dict[str, Any] = {"omega": omega, "parallel": parallel, "out": out, "step": step,
-                          "first": first, "bs": case["bs"]}
+                          "first": first, "bs": case["bs"], "fix": case["fix"]}
     if mode == MODE_POLICY:
         kw.update(code=case["code"], sor=case["sor"], q_used=case["q_used"])
     res = kernel.sweep(mode, V, e, q, case["u"], w, st, 0, st.max_skulls, **kw)
     rows = st.level_lo[:, :-1]  # the expectations and keep values of the non-full rows
     keep = [q[:, lo:hi].tobytes() for lo, hi in zip(rows[:, 0], st.full_lo, strict=True)]
-    parts = [res.tobytes(), e.tobytes(), *keep]
+    parts = [res.tobytes(), e.tobytes(), V.tobytes(), *keep]
     if mode != MODE_EXPECT:
         parts += [out.tobytes(), step.tobytes(), first[2].tobytes()]
     return parts
@@ -138,6 +141,28 @@ def test_the_turn_tables_are_the_same_bits_in_numba_and_numpy(
     a = _turn_bytes()
     both("numpy")
     assert _turn_bytes() == a
+
+
+@pytest.mark.parametrize("impl", ["numba", "numpy"])
+def test_a_jump_made_in_the_sweep_is_the_jump_made_before_it(
+        impl: str, both: Callable[[str], None]) -> None:
+    both(impl)
+    case = _case("sorceress", True, 3, seed=5)
+    st, w = case["st"], case["w"]
+    steps, coef = case["fix"]
+    outs = []
+    for fused in (False, True):
+        V = case["V"].copy()
+        if not fused:
+            kernel.combine(V, steps, coef)
+        out = np.empty_like(V)
+        e = np.empty((V.shape[0], 0, LANES))
+        q = np.empty((V.shape[0], 0, LANES))
+        res = kernel.sweep(MODE_BELLMAN, V, e, q, case["u"], w, st, 0, st.max_skulls,
+                           omega=1.5, out=out, parallel=True,
+                           fix=(steps, coef) if fused else None)
+        outs.append((V.tobytes(), out.tobytes(), res.tobytes()))
+    assert outs[0] == outs[1]
 
 
 @pytest.mark.parametrize("card", ["sorceress", "battle2"])

@@ -22,22 +22,21 @@ import msgpack
 import numpy as np
 import pytest
 
+import solver.tablepaths as tablepaths
 import solver.tables as tables_module
 from solver import __version__
 from solver.engine import TurnSolution, solve_cards, solve_turn
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
 from solver.stats import STAT_NAMES, deck_average, turn_stats
+from solver.tablefile import FORMAT_VERSION
+from solver.tablepaths import cache_dir, regenerate_command, repo_tables_dir
 from solver.tables import (
-    FORMAT_VERSION,
     StaleTableError,
     TurnTable,
     build_table,
     build_tables,
-    cache_dir,
     pack_table,
     read_table,
-    regenerate_command,
-    repo_tables_dir,
     table_path,
     turn_solution,
     turn_table,
@@ -329,7 +328,7 @@ def test_repository_tables_name_make_tables_as_the_fix(
     fresh: dict[str, TurnTable], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert regenerate_command(DEFAULT, repo_tables_dir()) == "make tables"
-    monkeypatch.setattr(tables_module, "repo_tables_dir", lambda: tmp_path)
+    monkeypatch.setattr(tablepaths, "repo_tables_dir", lambda: tmp_path)
     with pytest.raises(StaleTableError) as info:
         turn_table("captain", DEFAULT)
     assert str(info.value) == (
@@ -550,7 +549,8 @@ def test_an_installed_package_without_the_repository_solves_default_tables_into_
     # A wheel ships `solver/` but not the repository's `tables/`: the default rules are then
     # solved on demand and cached like any other variant, never refused.
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(tables_module, "repo_tables_dir", lambda: tmp_path / "no-repo" / "tables")
+    monkeypatch.setattr(tablepaths, "repo_tables_dir",
+                        lambda: tmp_path / "no-repo" / "tables")
     rules = Rules()
     table = turn_table("skull2", rules)
     assert table_path(cache_dir(rules), "skull2").exists()

@@ -105,7 +105,8 @@ def solve_game_command(
 
     from ..game import solve_game
     from ..limits import check_writable, game_cost
-    from ..tables import game_default_dir, game_table_path, write_game
+    from ..tablepaths import game_default_dir
+    from ..tables import game_table_path, write_game
 
     rules = rules_from(variant)
     directory = check_writable(out if out is not None else game_default_dir(rules),

@@ -183,7 +183,8 @@ def game_tables(rules: Rules, directory: Path | None) -> GameSolution:
     """The game table of `rules` (:func:`solver.tables.game_tables`), with a progress report
     on stderr when it has to be solved: what the solve will take first, then its sweeps."""
     from ..limits import game_cost
-    from ..tables import game_default_dir, game_table_path
+    from ..tablepaths import game_default_dir
+    from ..tables import game_table_path
 
     if directory is None and not game_table_path(game_default_dir(rules)).is_file():
         seconds, memory = game_cost(rules.target)

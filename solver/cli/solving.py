@@ -81,7 +81,8 @@ def solve(
     """
     from ..limits import check_jobs, check_writable
     from ..rules import CARD_IDS
-    from ..tables import build_tables, default_dir, table_path, write_table
+    from ..tablepaths import default_dir
+    from ..tables import build_tables, table_path, write_table
 
     rules = rules_from(variant)
     if all_cards and card:
@@ -215,7 +216,7 @@ def cache(
     """
     from .. import __version__
     from ..caches import cache_entries, cache_root, remove_entry
-    from ..tables import FORMAT_VERSION
+    from ..tablefile import FORMAT_VERSION
 
     if clear and prune:
         fail("give either --clear (everything) or --prune (other versions' tables), not both")

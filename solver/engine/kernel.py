@@ -442,7 +442,8 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
           q_used: FloatArray | None = None, parallel: bool = False,
           out: FloatArray | None = None, step: Any = None,
           first: tuple[IntArray, FloatArray, FloatArray] | None = None,
-          best: FloatArray | None = None) -> FloatArray:
+          best: FloatArray | None = None,
+          fix: tuple[Any, FloatArray] | None = None) -> FloatArray:
     """One sweep (see the module doc) of the skull blocks ``s_lo..s_hi`` of one world.
 
     `w` holds the world's arrays (:class:`solver.engine.arrays.WorldArrays`), `st` the
@@ -454,7 +455,10 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
     blocks swept are written), and the step each value took, rounded to float32, to `step`
     (optional). With `first` = (full orbits, probabilities, out), ``out`` (C, L) receives
     :func:`first_sum` of the new values; `best` (C, n_fo, L), in Bellman mode, the best plain
-    keep's value at every full orbit. Returns the largest change of each chunk.
+    keep's value at every full orbit. With `fix` = (steps, coef), the values ``V`` first become
+    :func:`combine`'s ``V - sum_j coef[j] * steps[j]``, in place, each chunk as the sweep
+    reaches it (an extrapolation, applied without a pass of its own over the values). Returns
+    the largest change of each chunk.
     """
     V_out = V if out is None else out
     for name, a in (("V", V), ("out", V_out), ("e", e), ("q", q)):
@@ -463,6 +467,8 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
     u = np.ascontiguousarray(u)
     k = compiled(V.shape[0])
     if k is None:
+        if fix is not None:
+            combine(V, fix[0], fix[1])
         if e.shape[1] == 0:
             e = np.empty((V.shape[0], st.n_rows + 1, V.shape[2]))
         if best is not None and mode == MODE_BELLMAN:
@@ -484,11 +490,14 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
     if first is None:
         first = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, V.shape[2])))
     best_ = best if best is not None else np.zeros((V.shape[0], 0, V.shape[2]))
+    if fix is None:
+        fix = (np.zeros((0,) + V.shape, dtype=np.float32), np.zeros(0))
     res = np.zeros(V.shape[0])
     args = (mode, V, V_out, e, q, bs_, u, w.stop_idx, w.bust_idx, w.live, w.can_stop,
             w.keep_ok, w.p_bust, st.child, st.parent, st.level_lo, st.full_row, st.fo_lo, s_lo,
             s_hi, float(omega), use_bs, code, sor, q_used_, step_, first[0], first[1], first[2],
-            best_, res)
+            best_, np.ascontiguousarray(fix[0]), np.ascontiguousarray(fix[1], dtype=np.float64),
+            res)
     if parallel:  # numba's threads take whole chunks (of e, q and the values alike)
         k["sweep_parallel"](*args)
     else:

@@ -27,15 +27,22 @@ _jit = numba.njit(cache=True, fastmath=False, nogil=True)
 @_jit
 def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
           p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs, code, sor,
-          q_used, step, first_fo, first_p, turn, best_out):
+          q_used, step, first_fo, first_p, turn, best_out, fix_steps, fix_coef):
     """One sweep of chunk `c` (module doc of :mod:`solver.engine.kernel`); its largest change.
 
     ``e[ce]`` holds the expectations, then (Bellman mode) the best keep of every
-    sub-multiset, in place; ``q`` receives the keep values unless it has no rows.
+    sub-multiset, in place; ``q`` receives the keep values unless it has no rows. With
+    ``fix_coef`` (an extrapolation), the chunk's values first become
+    ``V - sum_j fix_coef[j] * fix_steps[j]``, in place, as :func:`combine` computes them.
     """
     n_rows = child.shape[0]
     n_dice = level_lo.shape[1] - 2
     width = V.shape[2]
+    for i in range(V.shape[1]):
+        for j in range(fix_coef.shape[0]):
+            cj = fix_coef[j]
+            for k in range(width):
+                V[c, i, k] = V[c, i, k] - cj * np.float64(fix_steps[j, c, i, k])
     store_q = q.shape[1] > 0
     for k in range(width):
         e[ce, n_rows, k] = 0.0
@@ -186,7 +193,7 @@ def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop
 @_jit
 def sweep(c_lo, c_hi, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
           p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs, code, sor,
-          q_used, step, first_fo, first_p, turn, best_out, res):
+          q_used, step, first_fo, first_p, turn, best_out, fix_steps, fix_coef, res):
     """Chunks ``c_lo:c_hi`` (one thread's share: chunks are independent). An ``e`` with no
     rows: the chunks work in an array of their own, which stays in the core's cache (the
     expectations are not kept)."""
@@ -198,18 +205,19 @@ def sweep(c_lo, c_hi, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can
             res[c] = chunk(c, first, mode, V, V_out, work, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn, best_out)
+                           first_p, turn, best_out, fix_steps, fix_coef)
         else:
             res[c] = chunk(c, c, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn, best_out)
+                           first_p, turn, best_out, fix_steps, fix_coef)
 
 
 @numba.njit(cache=True, fastmath=False, nogil=True, parallel=True)
 def sweep_parallel(mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
                    p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs,
-                   code, sor, q_used, step, first_fo, first_p, turn, best_out, res):
+                   code, sor, q_used, step, first_fo, first_p, turn, best_out, fix_steps,
+                   fix_coef, res):
     """:func:`sweep` of every chunk, the chunks spread over numba's threads (each chunk on one
     thread: the same numbers whatever the number of threads). The only parallel function:
     numba's scheduling of this hot loop beats threads started from Python."""
@@ -220,12 +228,12 @@ def sweep_parallel(mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_st
             res[c] = chunk(c, c - c, mode, V, V_out, work, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn, best_out)
+                           first_p, turn, best_out, fix_steps, fix_coef)
         else:
             res[c] = chunk(c, c, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn, best_out)
+                           first_p, turn, best_out, fix_steps, fix_coef)
 
 
 @_jit
@@ -239,12 +247,15 @@ def solve_layer(c_lo, c_hi, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop, 
     first_p = np.zeros(0)
     turn = np.zeros((0, V.shape[2]))
     best_out = np.zeros((V.shape[0], 0, V.shape[2]))
+    fix_steps = np.zeros((0, V.shape[0], V.shape[1], V.shape[2]), dtype=np.float32)
+    fix_coef = np.zeros(0)
     for c in range(c_lo, c_hi):
         n = 0
         while True:
             r = chunk(c, c, mode, V, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop,
                       keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo, s, s, 1.0,
-                      use_bs, code, sor, q_used, step, first_fo, first_p, turn, best_out)
+                      use_bs, code, sor, q_used, step, first_fo, first_p, turn, best_out,
+                      fix_steps, fix_coef)
             n += 1
             if factor * r <= budget or n >= max_sweeps:
                 break

@@ -53,7 +53,15 @@ from ..engine import FloatArray, kernel
 from ..engine.kernel import LANES, MODE_POLICY, to_lanes
 from ..engine.model import USED
 from ..rules import BUST_SKULLS
-from .iterate import Moves, PhaseState, deck_value, moves_at, sweep, turn_value, utilities
+from .iterate import (
+    BellmanPass,
+    Moves,
+    PhaseState,
+    bellman_at,
+    deck_value,
+    turn_value,
+    utilities,
+)
 
 FP_MARGIN = 1e-13
 """Rounding allowance of one sweep: a turn value is a sum of at most a few hundred products
@@ -100,28 +108,24 @@ def rolls_bound(state: PhaseState) -> float:
     return total
 
 
-def residual_sweep(state: PhaseState, tail: FloatArray) -> float:
-    """The largest component of ``F(x̂) - x̂`` at the iterate ``x̂`` (the position values'
-    change by one plain sweep; the game values' change from the same, old position values).
-    The iterate is left at ``x̂``."""
-    W_hat, cards_hat = state.W.copy(), state.cards_value
+def residual(state: PhaseState, tail: FloatArray, bellman: BellmanPass) -> float:
+    """The largest component of ``F(x̂) - x̂`` at the iterate ``x̂``: the position values'
+    change by one plain sweep (`bellman`, at ``x̂``) and the game values' change from the same,
+    old position values. The iterate is left at ``x̂``."""
     u, isl = utilities(state, tail)
-    res_v, _ = sweep(state, tail, omega_v=1.0)
-    for card in state.gm.cards:  # back to x̂: the sweep's buffers hold it
-        state.V[card], state.V_prev[card] = state.V_prev[card], state.V[card]
-    state.W, state.cards_value = W_hat, cards_hat
     old = {card: turn_value(state, card, state.V[card][ct.model.start_world], u, isl)
            for card, ct in state.gm.cards.items()}
-    change = deck_value(state, old) - W_hat
+    change = deck_value(state, old) - state.W
     res_w = float(np.max(np.abs(change.reshape(-1)[: state.columns])))
-    return max(res_v, res_w)
+    return max(bellman.residual, res_w)
 
 
-def greedy_policy(state: PhaseState, tail: FloatArray) -> Moves:
+def greedy_policy(state: PhaseState, bellman: BellmanPass) -> Moves:
     """The greedy moves of the iterate at every position and state (an exact maximum: the
-    first keep reaching it), as kernel codes (rows, :data:`STOP`) and Sorceress flags."""
+    first keep reaching it, `bellman`'s moves within 0), as kernel codes (rows,
+    :data:`STOP`) and Sorceress flags."""
     out: Moves = {}
-    for (card, world), (code, sor) in moves_at(state, tail, 0.0).items():
+    for (card, world), (code, sor) in bellman.within(0.0).items():
         st = state.gm.cards[card].st
         pick = np.maximum(code, 0)
         ptr = st.pairs_ptr[:-1][None, :, None]
@@ -166,11 +170,15 @@ def progress_bound(state: PhaseState, policy: Moves, sweeps: int = PSI_SWEEPS) -
     return deck_value(state, per_card)
 
 
-def certify(state: PhaseState, tail: FloatArray, *, tail_bound: float) -> PhaseCertificate:
+def certify(state: PhaseState, tail: FloatArray, *, tail_bound: float,
+            bellman: BellmanPass | None = None) -> PhaseCertificate:
     """Bound the distance of the converged iterate's game values to every fixed point (module
-    doc). The iterate is left as it was."""
-    policy = greedy_policy(state, tail)  # the moves of the residual sweep's maxima
-    rho = residual_sweep(state, tail) + FP_MARGIN
+    doc), from a plain Bellman sweep at it (`bellman`, with its moves within 0; made here when
+    not given). The iterate is left as it was."""
+    if bellman is None:
+        bellman = bellman_at(state, tail, (0.0,))
+    policy = greedy_policy(state, bellman)  # the moves of the residual sweep's maxima
+    rho = residual(state, tail, bellman) + FP_MARGIN
     mu = progress_bound(state, policy) - FP_MARGIN * state.gm.n
     mu_min = float(np.min(mu.reshape(-1)[: state.columns]))
     deductions = state.gm.island_deductions()

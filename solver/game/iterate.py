@@ -148,10 +148,14 @@ def deck_value(state: PhaseState, per_card: dict[str, FloatArray]) -> FloatArray
 
 
 def sweep(state: PhaseState, tail: FloatArray, *, omega_v: float, mode: int = MODE_BELLMAN,
-          steps: dict[tuple[str, int], FloatArray] | None = None) -> tuple[float, float]:
+          steps: dict[tuple[str, int], FloatArray] | None = None,
+          fix: tuple[dict[tuple[str, int], FloatArray], FloatArray] | None = None
+          ) -> tuple[float, float]:
     """One sweep of the phase (module doc): (largest position change, largest game change).
     The previous position values stay in ``V_prev``; with `steps`, each block's step (float32)
-    is written there."""
+    is written there. With `fix` = (the recorded steps, ``c``), the position values first make
+    the jump of the last extrapolation (:func:`extrapolate`), each chunk as the kernel reads
+    it."""
     gm = state.gm
     u, isl = utilities(state, tail)
     res_v = 0.0
@@ -175,6 +179,7 @@ def sweep(state: PhaseState, tail: FloatArray, *, omega_v: float, mode: int = MO
             res = kernel.sweep(mode, old, no_e, q, u, ct.worlds[world], st, 0, st.max_skulls,
                                omega=omega_v, bs=bs, parallel=True, out=new,
                                step=None if steps is None else steps[(card, world)],
+                               fix=None if fix is None else (fix[0][(card, world)][1:], fix[1]),
                                first=first)
             state.V[card][world], state.V_prev[card][world] = new, old
             res_v = max(res_v, float(res.max(initial=0.0)))
@@ -194,13 +199,37 @@ Moves = dict[tuple[str, int], tuple[IntArray, BoolArray]]
 :data:`~solver.engine.kernel.STOP` or ``NO_MOVE``; whether it is a Sorceress keep)."""
 
 
+@dataclass(frozen=True)
+class BellmanPass:
+    """One plain Bellman sweep at the iterate, not applied: the moves it takes and how far it
+    would move the position values."""
+
+    tols: tuple[float, ...]
+    moves: tuple[Moves, ...]
+    """The moves of the kernel's tie-break rule within each of `tols`."""
+    residual: float
+    """The largest change of a position value (every lane)."""
+
+    def within(self, tol: float) -> Moves:
+        """The moves within `tol` (one of those asked for)."""
+        return self.moves[self.tols.index(tol)]
+
+
 def moves_at(state: PhaseState, tail: FloatArray, tol: float) -> Moves:
     """The moves of the kernel's tie-break rule (:func:`solver.engine.kernel.best_moves`,
     within `tol`) at the iterate, for the utilities of its game values (the iterate is left
     as it is)."""
+    return bellman_at(state, tail, (tol,)).moves[0]
+
+
+def bellman_at(state: PhaseState, tail: FloatArray, tols: tuple[float, ...]) -> BellmanPass:
+    """A plain Bellman sweep at the iterate (left as it is), for the utilities of its game
+    values: its moves within each of `tols` (the certificate's exact maxima and the policy's
+    ties come from the same sweep) and the largest change it would make."""
     gm = state.gm
     u, _ = utilities(state, tail)
-    out: Moves = {}
+    out: tuple[Moves, ...] = tuple({} for _ in tols)
+    residual = 0.0
     for card, ct in gm.cards.items():
         st = ct.st
         q_used: FloatArray | None = None
@@ -210,14 +239,17 @@ def moves_at(state: PhaseState, tail: FloatArray, tol: float) -> Moves:
             bs = kernel.sorceress_best(q_used, w.sorceress_ok, st) if q_used is not None else None
             scratch = np.empty_like(state.V[card][world])
             best = np.empty_like(scratch)  # the best plain keep's value at every full orbit
-            kernel.sweep(MODE_BELLMAN, state.V[card][world], np.empty((state.chunks, 0, LANES)),
-                         q, u, w, st, 0, st.max_skulls, bs=bs, parallel=True, out=scratch,
-                         best=best)
-            out[(card, world)] = kernel.best_moves(q, q_used, u, w, st, tol, w.sorceress_ok,
-                                                   best=best, best_sorceress=bs)[:2]
+            change = kernel.sweep(MODE_BELLMAN, state.V[card][world],
+                                  np.empty((state.chunks, 0, LANES)), q, u, w, st, 0,
+                                  st.max_skulls, bs=bs, parallel=True, out=scratch, best=best)
+            residual = max(residual, float(change.max(initial=0.0)))
+            for moves, tol in zip(out, tols, strict=True):
+                moves[(card, world)] = kernel.best_moves(q, q_used, u, w, st, tol,
+                                                         w.sorceress_ok, best=best,
+                                                         best_sorceress=bs)[:2]
             if world == USED:
                 q_used = q
-    return out
+    return BellmanPass(tols, out, residual)
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,31 +279,30 @@ def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float] | None:
     return x
 
 
-def extrapolate(state: PhaseState, v_steps: dict[tuple[str, int], FloatArray],
-                w_steps: FloatArray) -> bool:
+def extrapolate(state: PhaseState, w_steps: FloatArray) -> FloatArray | None:
     """Jump to the combination of the last k + 1 iterates with the smallest combined step of
     the game values (RRE): ``x* = x_k - sum_j c_j d_j`` with ``c_j = gamma_0 + ... +
-    gamma_{j-1}``, for the game and the position values alike. False (and no jump) when the
-    normal equations are singular or the weights wild."""
+    gamma_{j-1}``, for the game and the position values alike. The game values jump here;
+    the returned ``c`` is the position values' jump, which the next sweep makes as it reads
+    them (:func:`sweep`'s `fix`). None (and no jump) when the normal equations are singular or
+    the weights wild."""
     gram = kernel.gram(w_steps[:, :, None, :])
     k = len(gram)
     scale = max(gram[i][i] for i in range(k))
     if not scale > 0.0:
-        return False
+        return None
     gamma = _solve([[g / scale for g in row] for row in gram], [1.0] * k)
     if gamma is None:
-        return False
+        return None
     total = sum(gamma)
     if not total or any(abs(g / total) > 1e4 for g in gamma):
-        return False
+        return None
     gamma = [g / total for g in gamma]
     coef = np.array([sum(gamma[:j]) for j in range(1, k)])
-    for card, w in state.blocks():
-        kernel.combine(state.V[card][w], v_steps[(card, w)][1:], coef)
     W = state.W[:, None, :].copy()
     kernel.combine(W, w_steps[1:, :, None, :], coef)
     state.W = W[:, 0, :]
-    return True
+    return coef
 
 
 @dataclass(frozen=True)
@@ -298,11 +329,14 @@ def iterate(state: PhaseState, tail: FloatArray, *, tol: float,
         w_steps = np.empty((RRE_STEPS,) + state.W.shape, dtype=np.float32)
     states = to_lanes(np.ones(state.columns), LANES) > 0  # not the padding lanes
     cycle = 0
+    jump: FloatArray | None = None  # the position values' part of the last extrapolation
     for n in range(1, MAX_SWEEPS + 1):
         recording = v_steps is not None and n > RRE_START and omega_v != 1.0
         steps = {b: a[cycle] for b, a in v_steps.items()} if recording else None  # type: ignore[union-attr]
         W_before = state.W
-        res_v, res_w = sweep(state, tail, omega_v=omega_v, steps=steps)
+        res_v, res_w = sweep(state, tail, omega_v=omega_v, steps=steps,
+                             fix=None if jump is None else (v_steps, jump))  # type: ignore[arg-type]
+        jump = None
         if recording:
             w_steps[cycle] = np.where(states, state.W - W_before, 0.0)  # type: ignore[index]
             cycle += 1
@@ -317,6 +351,7 @@ def iterate(state: PhaseState, tail: FloatArray, *, tol: float,
             omega_v, cycle = 1.0, 0  # finish with plain sweeps: the residual is the iterate's
             continue
         if recording and cycle == RRE_STEPS:
-            jumps += extrapolate(state, v_steps, w_steps)  # type: ignore[arg-type]
+            jump = extrapolate(state, w_steps)  # type: ignore[arg-type]
+            jumps += jump is not None
             cycle = 0
     raise ConvergenceError(f"{state.name}: residual {history[-1]:.3g} after {MAX_SWEEPS} sweeps")

@@ -57,10 +57,14 @@ def phase_codes(moves: Moves, columns: int) -> dict[tuple[str, int], CodeArray]:
     return out
 
 
-def phase_policy(state: PhaseState, tail: FloatArray) -> PhasePolicy:
-    """The win policy of a converged phase iterate (the rule of :data:`~solver.engine.TIE_TOL`)."""
+def phase_policy(state: PhaseState, tail: FloatArray,
+                 moves: Moves | None = None) -> PhasePolicy:
+    """The win policy of a converged phase iterate (the rule of :data:`~solver.engine.TIE_TOL`):
+    `moves` (the iterate's, within TIE_TOL), found here when not given."""
+    if moves is None:
+        moves = moves_at(state, tail, TIE_TOL)
     return PhasePolicy(phase=state.name, columns=state.columns,
-                       codes=phase_codes(moves_at(state, tail, TIE_TOL), state.columns))
+                       codes=phase_codes(moves, state.columns))
 
 
 def final_policy(gm: GameModel, ties: str, tol: float) -> PhasePolicy:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine import FloatArray, Objective
+from ..engine import TIE_TOL, FloatArray, Objective
 from ..rules import NUM_DICE, Rules
 from .certify import PhaseCertificate, certify
 from .final import FinalTable, solve_final
-from .iterate import ProgressFn, iterate, start
+from .iterate import ProgressFn, bellman_at, iterate, start
 from .model import (
     FINAL,
     NORMAL,
@@ -95,21 +95,26 @@ def solve_game(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE
         progress("final", final.sweeps, final.residual)
     sudden = start(SUDDEN, gm, lookup(SUDDEN, gm), start_value)
     report_s = iterate(sudden, np.zeros(1), tol=tol, progress=progress)
-    cert_s = certify(sudden, np.zeros(1), tail_bound=0.0)
+    # one Bellman sweep at the iterate: the certificate's residual and maxima, the policy
+    at_s = bellman_at(sudden, np.zeros(1), (0.0, TIE_TOL))
+    cert_s = certify(sudden, np.zeros(1), tail_bound=0.0, bellman=at_s)
     if progress is not None:
         progress("sudden certificate", cert_s.sweeps, cert_s.bound)
     s_table = sudden.table()
-    policies = {SUDDEN: phase_policy(sudden, np.zeros(1))}
+    policies = {SUDDEN: phase_policy(sudden, np.zeros(1), at_s.within(TIE_TOL))}
+    del at_s
     del sudden
     g = final_values(final.value, s_table, gm)
     p_island = float(sum(gm.island_deductions().tolist()))
     g_bound = final.bound + p_island * cert_s.bound
     normal = start(NORMAL, gm, lookup(NORMAL, gm), start_value)
     report_w = iterate(normal, g.ravel(), tol=tol, progress=progress)
-    cert_w = certify(normal, g.ravel(), tail_bound=g_bound)
+    at_w = bellman_at(normal, g.ravel(), (0.0, TIE_TOL))
+    cert_w = certify(normal, g.ravel(), tail_bound=g_bound, bellman=at_w)
     if progress is not None:
         progress("normal certificate", cert_w.sweeps, cert_w.bound)
-    policies[NORMAL] = phase_policy(normal, g.ravel())
+    policies[NORMAL] = phase_policy(normal, g.ravel(), at_w.within(TIE_TOL))
+    del at_w
     policies[FINAL] = final_policy(gm, rules.ties, FINAL_TOL)
     return GameSolution(
         rules=rules,
