@@ -157,7 +157,8 @@ class Solutions:
         return self.games.get(rules, lambda: self._solve(lambda: self._read_game(rules)))
 
     def _read_game(self, rules: Rules) -> GameSolution:
-        from ..tables import game_default_dir, game_table_path, game_tables
+        from ..tablepaths import game_default_dir
+        from ..tables import game_table_path, game_tables
 
         directory = self.settings.game_tables_dir
         on_disk = directory is not None or game_table_path(game_default_dir(rules)).is_file()
