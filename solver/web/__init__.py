@@ -1,6 +1,6 @@
 """The advisor in a phone's browser: `sabords serve`, one page and a JSON API.
 
-- :mod:`.app`: the ASGI application (:func:`create_app`, Starlette), the page's assets, the
+- :mod:`.application`: the ASGI application (:func:`create_app`, Starlette), the page's assets, the
   limits of a request;
 - :mod:`.api`: the endpoints, each the `--json` answer of a command from the same library
   calls (:mod:`solver.answers`, :class:`solver.play.TurnPlay`);
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .app import create_app
+from .application import create_app
 from .solutions import Settings
 
 if TYPE_CHECKING:

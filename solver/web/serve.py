@@ -144,7 +144,7 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8000, work
         uvicorn.run("solver.web:app", host=host, port=port, workers=workers,
                     log_level=log_level)
         return
-    from .app import create_app
+    from .application import create_app
 
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level)
 

@@ -10,7 +10,7 @@ validation would replace with its own messages; FastAPI would also bring pydanti
 alone costs more than the whole answer of a points query. The OpenAPI description is made from
 the same table of endpoints the handlers read (:mod:`solver.web.openapi`).
 
-- The page's assets (``/``, ``/app.js``, ``/app.css``, ``/icon.svg``) are read from the package
+- The page's assets (``/``, its scripts, ``/app.css``, ``/icon.svg``) are read from the package
   once, when the application is made: no request reaches the file system.
 - :class:`RequestLimits` refuses a query string longer than :attr:`Limits.query` bytes (414), a
   request with a body (413: every endpoint is a GET) and a path longer than 256 bytes.
@@ -49,11 +49,14 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_PATH = 256
 JSON = "application/json"
+SCRIPT = "text/javascript; charset=utf-8"
 ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
-          "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+          **{f"/{name}.js": (f"{name}.js", SCRIPT)
+             for name in ("app", "core", "words", "faces", "practice")},
           "/app.css": ("app.css", "text/css; charset=utf-8"),
           "/icon.svg": ("icon.svg", "image/svg+xml")}
-"""The page's assets: path, file in `solver/web/static/`, media type."""
+"""The page's assets: path, file in `solver/web/static/`, media type (the scripts are ES
+modules: `app.js` imports the others)."""
 SECURITY_HEADERS = {
     "content-security-policy": ("default-src 'self'; img-src 'self' data:; base-uri 'none'; "
                                 "form-action 'none'; frame-ancestors 'none'"),
