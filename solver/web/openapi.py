@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import __version__
 from .api import ENDPOINTS
-from .params import FLAG, INT, LIST, Endpoint, Param, click_param
+from .params import FLAG, INT, LIST, Endpoint, Param, click_param, param_help
 
 ERROR = {"type": "object", "required": ["error"],
          "properties": {"error": {"type": "string", "description": (
@@ -31,11 +31,11 @@ def _schema(param: Param) -> dict[str, Any]:
 
 def _parameter(endpoint: Endpoint, param: Param) -> dict[str, Any]:
     option = click_param(endpoint, param)
-    text = param.help or (getattr(option, "help", None) or "")
     flag = "" if option is None or not getattr(option, "opts", None) else option.opts[0]
-    where = f" (`sabords {endpoint.command} {flag}`)" if flag.startswith("--") else ""
+    where = f" (`sabords {endpoint.command} {flag}`)" if flag.startswith("--") else (
+        f" (`sabords {endpoint.command} {flag.upper()}`)" if flag else "")
     out: dict[str, Any] = {"name": param.name, "in": "query", "required": param.required,
-                           "description": " ".join(text.split()) + where,
+                           "description": param_help(endpoint, param) + where,
                            "schema": _schema(param)}
     if param.kind == LIST:
         out.update({"style": "form", "explode": True})

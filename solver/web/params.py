@@ -109,6 +109,24 @@ def click_param(endpoint: Endpoint, param: Param) -> click.Parameter | None:
     raise LookupError(f"`sabords {endpoint.command}` has no parameter {name!r}")
 
 
+def param_help(endpoint: Endpoint, param: Param) -> str:
+    """The help of `param`: its own, or the command's parameter's. A positional argument's help
+    is read from the command's signature (typer's ``ArgumentInfo``), since click 8.3 drops the
+    help typer gives its arguments."""
+    if param.help is not None:
+        return param.help
+    option = click_param(endpoint, param)
+    text = getattr(option, "help", None)
+    if not text:
+        from typer.utils import get_params_from_function
+
+        callback = command_of(endpoint.command).callback
+        meta = get_params_from_function(callback).get(param.cli or param.name) if callback \
+            else None
+        text = getattr(getattr(meta, "default", None), "help", None)
+    return " ".join((text or "").split())
+
+
 def _context(endpoint: Endpoint) -> click.Context:
     """A click context of the command, so that errors name `sabords COMMAND --help`."""
     root = click.Context(_group(), info_name="sabords")
@@ -180,5 +198,6 @@ __all__ = [
     "Param",
     "click_param",
     "command_of",
+    "param_help",
     "read_query",
 ]
