@@ -1,7 +1,8 @@
 """The advisor: every legal move from a position, ranked by its value (RULES.md is the spec).
 
 :func:`advise` answers "what should I reroll?" for the dice showing. It is a pure function of
-its inputs and of the solved turn (it prints nothing); the command line (`solver/cli/`) prints its answer; what a player types for a move is read by :mod:`solver.choices`.
+its inputs and of the solved turn (it prints nothing); the command line (`solver/cli/`) prints
+its answer, and what a player types for a move is read by :mod:`solver.choices`.
 
 - **Objectives.** ``need=None``: the expected points of the turn, read from the committed
   policy tables (:func:`solver.tables.turn_solution`). ``need=N``: the probability that the
