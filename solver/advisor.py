@@ -1,7 +1,8 @@
 """The advisor: every legal move from a position, ranked by its value (RULES.md is the spec).
 
 :func:`advise` answers "what should I reroll?" for the dice showing. It is a pure function of
-its inputs and of the solved turn (it prints nothing); `solver/cli.py` prints its answer.
+its inputs and of the solved turn (it prints nothing); the command line (`solver/cli/`) prints
+its answer, and what a player types for a move is read by :mod:`solver.choices`.
 
 - **Objectives.** ``need=None``: the expected points of the turn, read from the committed
   policy tables (:func:`solver.tables.turn_solution`). ``need=N``: the probability that the
@@ -41,8 +42,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
-from .errors import IllegalMoveError, RulesError, quote
-from .moves import Reroll, can_stop, legal_rerolls, move_refusal
+from .errors import RulesError, quote
+from .moves import Reroll, can_stop, legal_rerolls
 from .notes import Note
 from .ranking import ranked
 from .rules import NUM_DICE, Card, Face, Rules, get_card
@@ -614,109 +615,9 @@ def _valued(move: Reroll, dice: Dice, skulls: int, g: Any, keep_value: Any,
     return value if exact else float(value)
 
 
-# -- a whole turn: the move made and the dice that follow ---------------------------------------
-
-
-def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS) -> Option:
-    """The option a player names: '' (as advised), 'stop', 'keep LETTERS', 'reroll LETTERS'
-    or bare letters (the dice kept), in `letters`. A reroll with a skull uses the Sorceress.
-
-    Raises :class:`~solver.errors.IllegalMoveError` naming the one rule a move breaks (or a
-    notation error) for a move that is not among the position's legal options.
-    """
-    if not advice.options:
-        raise IllegalMoveError("the turn is over: there is no move to make", subject="move")
-    words = text.strip().lower().split(maxsplit=1)
-    if not words:
-        return advice.options[0]
-    verb, rest = words[0], (words[1] if len(words) > 1 else "")
-    if verb == "stop" and not rest:
-        for option in advice.options:
-            if option.action == "stop":
-                return option
-        raise IllegalMoveError(
-            "stopping now is a bust: with 3 skulls and the Sorceress unused, the move must use "
-            "her (reroll a skull die)", subject="move")
-    if verb not in ("keep", "reroll"):
-        verb, rest = "keep", text
-    if verb == "keep" and rest.strip().lower() in ("", "nothing", "none", "-"):
-        chosen = EMPTY
-    else:
-        chosen = Dice.parse(rest, None, letters)
-    skull = quote(letters.faces[Face.SKULL])
-    if not chosen <= advice.dice:
-        raise IllegalMoveError(f"{quote(chosen.show(letters))} is not among the dice "
-                               f"{quote(advice.dice.show(letters))}", subject="move")
-    if verb == "keep":
-        if chosen.skulls:
-            raise IllegalMoveError(
-                "skull dice stay on the table by themselves: name the other dice you keep, or "
-                f"reroll a skull ({skull}) to use the Sorceress", subject="move")
-        move = Reroll(chosen, False)
-    else:
-        if chosen.skulls > 1:
-            raise IllegalMoveError(
-                f"the Sorceress rerolls one skull die, not {chosen.skulls}", subject="move")
-        move = Reroll(advice.dice.without_skulls() - chosen.without_skulls(), bool(chosen.skulls))
-    for option in advice.options:
-        if (option.action == "reroll" and option.keep == move.keep
-                and option.sorceress == move.sorceress):
-            return option
-    unused = advice.card.sorceress and not advice.sorceress_used
-    reason = move_refusal(advice.card, advice.dice, advice.rules, move, sorceress_unused=unused)
-    rolled = move.rolled(advice.dice)
-    what = (f"keeping {move.keep.spaced(letters) or 'nothing'} and rolling "
-            f"{rolled.spaced(letters) or 'nothing'}")
-    raise IllegalMoveError(f"{what} is not a legal move here: {reason or 'not a legal move'}",
-                           subject="move")
-
-
-def next_roll(advice: Advice, option: Option, text: str,
-              letters: Letters = DEFAULT_LETTERS) -> Dice:
-    """The 8 dice showing after `option` (a reroll), from what the player types: only the dice
-    that were rolled (as many as were rolled), or all 8. Raises a notation error, or
-    :class:`~solver.errors.IllegalMoveError` when 8 dice do not show the dice that stayed."""
-    rolled = option.reroll.total
-    stays = option_stays(advice, option)
-    dice = Dice.parse(text, None, letters)
-    if dice.total == rolled:
-        return stays + dice
-    if dice.total != NUM_DICE:
-        raise DiceNotationError(
-            f"{quote(text)} has {dice.total} dice, expected the {rolled} rolled "
-            f"({option.reroll.show(letters)}) or all {NUM_DICE}")
-    check_next_roll(advice, option, dice, letters)
-    return dice
-
-
-def option_stays(advice: Advice, option: Option) -> Dice:
-    """The dice that stay on the table during `option`'s reroll: the kept dice and the locked
-    skull dice (the Sorceress's skull is rolled)."""
-    return option.keep + Dice.of((advice.dice.skulls - option.sorceress, 0, 0, 0, 0, 0))
-
-
-def check_next_roll(advice: Advice, option: Option, after: Dice,
-                    letters: Letters = DEFAULT_LETTERS) -> None:
-    """Raise :class:`~solver.errors.IllegalMoveError` unless `after` can follow the reroll:
-    the kept dice and the locked skull dice are still showing."""
-    stays = option_stays(advice, option)
-    if after.total != NUM_DICE:
-        raise DiceNotationError(f"{quote(after.show(letters))} has {after.total} dice, "
-                                f"expected {NUM_DICE}")
-    if not stays <= after:
-        raise IllegalMoveError(
-            f"{quote(after.show(letters))} does not show the dice that stayed on the table "
-            f"({quote(stays.show(letters))}: the kept dice and the skull dice)", subject="roll"
-        )
-
-
 __all__ = [
     "BEST_TOLERANCE",
-    "check_next_roll",
-    "chosen_option",
     "move_words",
-    "next_roll",
-    "option_stays",
     "Advice",
     "AdviceError",
     "ExactValues",

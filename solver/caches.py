@@ -61,12 +61,6 @@ class CacheEntry:
     format: int | None = None
     rules_hash: str | None = None
 
-    def current(self, version: str, format_version: int) -> bool:
-        """Whether this solver (its version and table format) reads these tables; numba's
-        kernels are always current (numba checks them itself)."""
-        if self.kind == NUMBA_DIR:
-            return True
-        return self.version == version and self.format == format_version
 
 
 def _size(path: Path) -> int:

@@ -78,11 +78,12 @@ def check_writable(directory: Path | str, what: str = "the tables") -> Path:
 def game_cost(target: int) -> tuple[float, float]:
     """(seconds, bytes): about what solving the two-player game at `target` takes on a 2-core
     machine. Fitted to measured solves (`sabords solve-game`, numba kernel compiled; peak
-    resident memory by `/usr/bin/time`): targets 2000, 3000, 4000 and 6000 took 13, 14, 23 and
-    50 s and 0.24, 0.30, 0.40 and 0.77 GB; memory grows with the square of the target (one
-    column per pair of totals), time with its cube (the sweeps grow with the target too)."""
+    resident memory by `/usr/bin/time`): targets 2000, 3000, 4000, 6000, 8000, 10000 and 14000
+    took 3.0, 5.0, 10.8, 19.9, 30.1, 48.0 and 105.5 s and 0.26, 0.36, 0.47, 0.84, 1.33, 1.92 and
+    3.37 GB. Both grow with the square of the target (one column per pair of totals; the
+    sweeps grow slowly too: 85 at 6000, 141 at 14000)."""
     n = target / 100
-    return 12.0 + 1.8e-4 * n**3, 1.5e8 + 1.73e5 * n**2
+    return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
 
 
 __all__ = ["MAX_SEED", "check_jobs", "check_seed", "check_writable", "cores", "game_cost"]

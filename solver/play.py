@@ -2,7 +2,7 @@
 
 :class:`TurnPlay` is a small state machine over what a player enters during a turn: the dice of
 each roll and each move. It checks every entry against the rules (the dice that stayed on the
-table are still showing, the move is legal: :func:`solver.advisor.chosen_option` names the one
+table are still showing, the move is legal: :func:`solver.choices.chosen_option` names the one
 rule an illegal move breaks), advises each position for the turn's :class:`~solver.advisor.Goal`
 (:func:`solver.advisor.advise_for`), follows Skull Island roll by roll to its deduction, can undo
 its last entry, and at the end grades the turn (:class:`GradedTurn`): each decision the player
@@ -35,10 +35,9 @@ from .advisor import (
     GoalSolution,
     Option,
     advise_for,
-    chosen_option,
-    next_roll,
     solve_goal,
 )
+from .choices import chosen_option, next_roll
 from .dice import DEFAULT_LETTERS, Dice, DiceNotationError, Letters
 from .errors import IllegalMoveError, quote
 from .rules import NUM_DICE, Card, Rules, get_card

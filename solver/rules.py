@@ -146,11 +146,10 @@ TIES_VALUES = ("shared", "trigger")
 
 MAX_TARGET = 20_000
 """The largest `target`: what a 2-core machine with 24 GB solves. The two-player game grows
-with the square of the target in memory and its cube in time (one column per pair of totals,
-swept about target/60 times): measured peak memory 0.24, 0.30, 0.40 and 0.77 GB and 13, 14,
-23 and 50 s at targets 2000, 3000, 4000 and 6000 on that machine (`sabords solve-game`), about
-0.15 GB + 0.17 MB x (target/100)^2 and 12 s + 0.18 ms x (target/100)^3: at 20000 about 7 GB
-and 25 minutes (:func:`solver.limits.game_cost`)."""
+with the square of the target in memory and time (one column per pair of totals): measured
+0.84 GB and 20 s at target 6000, 3.4 GB and 106 s at 14000 on that machine (`sabords
+solve-game`), about 0.24 GB + 0.16 MB x (target/100)^2 and 5.2 ms x (target/100)^2: at 20000
+about 6.7 GB and 3.5 minutes (:func:`solver.limits.game_cost`)."""
 
 
 @dataclass(frozen=True)
@@ -201,9 +200,12 @@ class Rules:
         ):
             why = ""
             if isinstance(self.target, int) and self.target > MAX_TARGET:
-                why = (" (the two-player game grows with the square of the target in memory "
-                       "and its cube in time: about 7 GB and 25 minutes at 20000 on a 2-core "
-                       "machine with 24 GB)")
+                from .limits import game_cost
+
+                seconds, memory = game_cost(MAX_TARGET)
+                why = (f" (the two-player game grows with the square of the target: about "
+                       f"{memory / 1e9:.1f} GB and {seconds / 60:.1f} minutes at {MAX_TARGET} "
+                       f"on a 2-core machine with 24 GB)")
             raise VariantError(
                 f"variant 'target' takes a positive multiple of 100 up to {MAX_TARGET}, not "
                 f"{quote(self.target)}{why}", subject="variant"

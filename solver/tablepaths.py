@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import __version__
-from .caches import cache_root
+from .caches import NUMBA_DIR, CacheEntry, cache_root
 from .rules import Rules
 from .tablefile import FORMAT_VERSION, GAME_FORMAT_VERSION
 
@@ -33,6 +33,15 @@ def cache_key(kind: str, rules_hash: str) -> str:
     differently), the format version and the rules hash."""
     version = GAME_FORMAT_VERSION if kind == "game" else FORMAT_VERSION
     return f"{kind}-{__version__}-v{version}-{rules_hash}"
+
+
+def is_current(entry: CacheEntry) -> bool:
+    """Whether this solver reads the tables of a cache folder: its name is the one this version
+    writes for its kind and rules hash (each kind has its own format version). numba's kernels
+    are always current: numba checks them itself."""
+    if entry.kind == NUMBA_DIR or entry.rules_hash is None:
+        return True
+    return entry.path.name == cache_key(entry.kind, entry.rules_hash)
 
 
 def cache_dir(rules: Rules) -> Path:

@@ -33,11 +33,11 @@ from solver.advisor import (
     AdviceError,
     advise,
     check_need,
-    chosen_option,
     exact_solution_for,
     exact_values,
     option_order,
 )
+from solver.choices import chosen_option
 from solver.dice import Dice, DiceNotationError
 from solver.engine import UNUSED, USED, AtLeast, TurnSolution, geometry, solve_turn
 from solver.moves import IllegalMoveError, can_stop, legal_rerolls, reroll_is_legal

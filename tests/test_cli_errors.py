@@ -398,8 +398,9 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     current = tmp_path / cache_key("turn", "0123456789abcdef")
     old = tmp_path / f"turn-0.0.1-v{FORMAT_VERSION - 1}-0123456789abcdef"
+    game = tmp_path / cache_key("game", "fedcba9876543210")  # its own format version
     numba = tmp_path / "numba"
-    for folder in (current, old, numba):
+    for folder in (current, old, game, numba):
         folder.mkdir()
     shutil.copy(table_path(repo_tables_dir(), "none"), current / "turn-none.msgpack")
     (old / "turn-none.msgpack").write_bytes(b"x" * 1000)
@@ -408,13 +409,13 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
     listing = json.loads(sabords("cache", "--json").stdout)
     assert listing["root"] == str(tmp_path)
     assert {Path(e["path"]).name: e["current"] for e in listing["entries"]} == {
-        current.name: True, old.name: False, "numba": True}
+        current.name: True, old.name: False, game.name: True, "numba": True}
     assert {Path(e["path"]).name: e["size"] for e in listing["entries"]}[old.name] == 1000
     text = sabords("cache").stdout
     assert f"solver 0.0.1, format {FORMAT_VERSION - 1}: not read by this version" in text
     assert __version__ in current.name
     pruned = sabords("cache", "--prune")
-    assert pruned.exit_code == 0 and not old.exists() and current.exists()
+    assert pruned.exit_code == 0 and not old.exists() and current.exists() and game.exists()
     cleared = sabords("cache", "--clear")
     assert cleared.exit_code == 0 and not current.exists() and not numba.exists()
     assert (tmp_path / "mine.txt").exists()  # not ours: never touched

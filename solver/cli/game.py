@@ -92,9 +92,10 @@ def solve_game_command(
     values, the final-turn table by deficit and each card's value; its header names the rules
     (target and ties included) and their hash. The same rules give the same bytes. Each phase
     prints its sweeps, last residual and certified bound (a proven bound on every value, or
-    none when the verified box was not found; see solver/game/certify.py). The default target
-    takes about a minute on 2 cores; the time grows with the cube of the target, the memory
-    with its square (target is at most 20000).
+    none where the rules leave the proof no progress to count on; see
+    solver/game/certify.py). The default target takes about 15 s on 2 cores (`make bench`
+    measures it); the time and the memory grow with the square of the target (target is at
+    most 20000).
 
     \b
     Examples:

@@ -174,10 +174,11 @@ def ev(
     echo(f"rules  {describe_rules(rules)}")
 
 
-def _entry(e: CacheEntry, version: str, format_version: int) -> dict[str, object]:
+def _entry(e: CacheEntry) -> dict[str, object]:
+    from ..tablepaths import is_current
+
     return {"path": str(e.path), "kind": e.kind, "size": e.size, "solver_version": e.version,
-            "format": e.format, "rules_hash": e.rules_hash,
-            "current": e.current(version, format_version)}
+            "format": e.format, "rules_hash": e.rules_hash, "current": is_current(e)}
 
 
 def _size(n: float) -> str:
@@ -214,16 +215,14 @@ def cache(
       sabords cache --prune        # the tables older versions left behind
       sabords cache --clear --json
     """
-    from .. import __version__
     from ..caches import cache_entries, cache_root, remove_entry
-    from ..tablefile import FORMAT_VERSION
+    from ..tablepaths import is_current
 
     if clear and prune:
         fail("give either --clear (everything) or --prune (other versions' tables), not both")
     root = cache_root()
     entries = cache_entries(root)
-    removed = [e for e in entries if clear or (prune and not e.current(__version__,
-                                                                      FORMAT_VERSION))]
+    removed = [e for e in entries if clear or (prune and not is_current(e))]
     for entry in removed:
         try:
             remove_entry(entry)
@@ -232,14 +231,14 @@ def cache(
     kept = [e for e in entries if e not in removed]
     if as_json:
         print_json({"root": str(root),
-                    "entries": [_entry(e, __version__, FORMAT_VERSION) for e in kept],
-                    "removed": [_entry(e, __version__, FORMAT_VERSION) for e in removed],
+                    "entries": [_entry(e) for e in kept],
+                    "removed": [_entry(e) for e in removed],
                     "size": sum(e.size for e in kept)})
         return
     echo(f"cache    {root}" + ("" if root.is_dir() else "  (not created yet)"))
     for e in kept:
         what = {"turn": "turn tables", "game": "game table", "numba": "compiled kernels"}[e.kind]
-        old = "" if e.current(__version__, FORMAT_VERSION) else \
+        old = "" if is_current(e) else \
             f"  (solver {e.version}, format {e.format}: not read by this version, --prune)"
         echo(f"  {e.path.name:<40} {_size(e.size):>9}  {what}{old}")
     echo(f"total    {_size(sum(e.size for e in kept))} in {_folders(len(kept))}")
