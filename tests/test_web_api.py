@@ -585,3 +585,38 @@ def test_serve_refuses_a_port_in_use_in_one_line(sabords: Run) -> None:
                               f"cannot listen on http://127.0.0.1:{port}/")
     assert_one_line_error(sabords("serve", "--log-level", "loud"), "--log-level takes one of")
     assert_one_line_error(sabords("serve", "--max-game-target", "150"), "--max-game-target")
+
+
+def test_connections_have_nagle_off_even_on_a_socket_bound_like_uvicorns_workers() -> None:
+    """With several workers uvicorn binds `socket.socket(AF_INET)` (protocol number 0), on
+    which asyncio leaves Nagle's algorithm on: each keep-alive answer then waited 40 ms for
+    the client's delayed ACK. The server's protocol turns it off on every connection."""
+    import asyncio
+
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+
+    from solver.web.serve import NoDelayH11Protocol
+
+    async def accepted_nodelay() -> int:
+        listening = socket.socket(socket.AF_INET)  # as uvicorn's Config.bind_socket does
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        config = Config(app=create_app(Settings(warm=False)), log_level="warning")
+        made: list[NoDelayH11Protocol] = []
+
+        def factory() -> NoDelayH11Protocol:
+            made.append(NoDelayH11Protocol(config, ServerState(), {}))
+            return made[-1]
+
+        server = await asyncio.get_running_loop().create_server(factory, sock=listening)
+        _, writer = await asyncio.open_connection(*listening.getsockname())
+        while not made:
+            await asyncio.sleep(0.01)
+        sock = made[0].transport.get_extra_info("socket")
+        value: int = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        writer.close()
+        server.close()
+        return value
+
+    assert asyncio.run(accepted_nodelay()) != 0

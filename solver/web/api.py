@@ -212,36 +212,42 @@ HANDLERS: dict[str, Callable[[dict[str, Any], Solutions], dict[str, Any]]] = {
 
 
 def answer(endpoint: Endpoint, items: list[tuple[str, str]], solutions: Solutions,
-           limits: Limits) -> bytes:
-    """The JSON answer of `endpoint` to the query `items` (cached), or an exception."""
+           limits: Limits, q: dict[str, Any] | None = None) -> bytes:
+    """The JSON answer of `endpoint` to the query `items` (cached), or an exception; `q` is
+    the query already read (:func:`needs_solving`)."""
     key = (endpoint.path, tuple(items))
     found = solutions.answers.peek(key)
     if found is not None:
         return found
-    q = read_query(endpoint, items, limits)
+    if q is None:
+        q = read_query(endpoint, items, limits)
     body = dumps(HANDLERS[endpoint.path](q, solutions))
     solutions.answers.put(key, body)
     return body
 
 
-def needs_solving(endpoint: Endpoint, items: list[tuple[str, str]],
-                  solutions: Solutions) -> bool:
+def needs_solving(endpoint: Endpoint, items: list[tuple[str, str]], solutions: Solutions,
+                  limits: Limits) -> tuple[bool, dict[str, Any] | None]:
     """Whether answering may read or solve a table (then it runs in a worker thread; an
-    answer from the caches is computed on the event loop)."""
+    answer from the caches is computed on the event loop), and the query read (None when it
+    cannot be read: the error answers at once)."""
     if (endpoint.path, tuple(items)) in solutions.answers:
-        return False
+        return False, None
+    try:
+        q = read_query(endpoint, items, limits)
+    except BadRequest:
+        return False, None
     if endpoint in (ADVISE, TURN):
         try:
-            q = read_query(endpoint, items)
             the_rules = _rules(q)
             card = _notation(q).parse_card(q["card"])
             goal = _goal(q, the_rules)
-        except (BadRequest, SabordsError):
-            return False  # an error answers at once
+        except SabordsError:
+            return False, q  # an error answers at once
         return (solutions.cached_goal(card, the_rules, goal) is None
                 or (goal.name == "win" and solutions.cached_goal(card, the_rules,
-                                                                 type(goal)()) is None))
-    return endpoint is not SCORE and endpoint is not RULES
+                                                                 type(goal)()) is None)), q
+    return endpoint is not SCORE and endpoint is not RULES, q
 
 
 def meta() -> dict[str, Any]:

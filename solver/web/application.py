@@ -21,6 +21,7 @@ the same table of endpoints the handlers read (:mod:`solver.web.openapi`).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -119,11 +120,12 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
         async def handle(request: Request) -> Response:
             items = list(request.query_params.multi_items())
             try:
-                if api.needs_solving(endpoint, items, solutions):
+                solve, q = api.needs_solving(endpoint, items, solutions, limits)
+                if solve:
                     body = await run_in_threadpool(api.answer, endpoint, items, solutions,
-                                                   limits)
+                                                   limits, q)
                 else:
-                    body = api.answer(endpoint, items, solutions, limits)
+                    body = api.answer(endpoint, items, solutions, limits, q)
             except Exception as exc:  # the library's errors are answers; the rest is a bug
                 try:
                     status, error = api.error_body(exc)
@@ -152,7 +154,7 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
         return _json(spec)
 
     async def health(request: Request) -> Response:
-        return _json({"status": "ok", "caches": solutions.stats()})
+        return _json({"status": "ok", "pid": os.getpid(), "caches": solutions.stats()})
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
