@@ -620,3 +620,31 @@ def test_connections_have_nagle_off_even_on_a_socket_bound_like_uvicorns_workers
         return value
 
     assert asyncio.run(accepted_nodelay()) != 0
+
+
+def readme_requests() -> list[tuple[str, str]]:
+    """The `$ curl -s 'URL'` lines of the README's console blocks and the JSON after each."""
+    import re
+
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    found = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        lines = block.splitlines()
+        for line, answer in zip(lines, lines[1:], strict=False):
+            m = re.fullmatch(r"\$ curl -s '(http://127\.0\.0\.1:8000(/api/[^']*))'", line)
+            if m:
+                found.append((m.group(2), answer))
+    return found
+
+
+@pytest.mark.parametrize(("url", "answer"), readme_requests())
+def test_the_readme_api_examples_are_what_the_server_answers(client: TestClient, url: str,
+                                                            answer: str) -> None:
+    response = client.get(url)
+    assert response.json() == json.loads(answer)
+    assert response.text == answer  # byte for byte, as the README shows it
+
+
+def test_the_readme_shows_an_example_of_every_answering_endpoint() -> None:
+    shown = {url.split("?")[0] for url, _ in readme_requests()}
+    assert shown >= {e.path for e in ENDPOINTS} - {"/api/turn"}
