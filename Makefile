@@ -11,8 +11,12 @@ STAMP_TEST := $(VENV)/.stamp-test
 STAMP_DEV  := $(VENV)/.stamp-dev
 STAMP_REPORT := $(VENV)/.stamp-report
 
+# `make serve HOST=0.0.0.0` lets phones on the same network open the page.
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
 .DEFAULT_GOAL := help
-.PHONY: help run test lint tables bench report
+.PHONY: help run test lint tables bench report serve
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -54,6 +58,9 @@ report: $(STAMP_REPORT) ## write docs/strategy.md and its plots (installs matplo
 
 bench: $(STAMP_RUN) ## speed and memory figures of this machine (scripts/bench.py)
 	$(PY) scripts/bench.py
+
+serve: $(STAMP_RUN) ## the advisor in a browser: http://127.0.0.1:8000/ (HOST=0.0.0.0 for phones)
+	$(BIN)/sabords serve --host $(HOST) --port $(PORT)
 
 test: $(STAMP_TEST) ## run the test suite
 	$(PY) -m pytest

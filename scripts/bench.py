@@ -431,6 +431,30 @@ def bench_exact(repeat: int) -> list[Figure]:
     return figures
 
 
+def bench_web(repeat: int) -> list[Figure]:
+    """`sabords serve` under load: 16 clients for 10 s on points, need-N, then win queries,
+    with one server process, then two (scripts/bench_web.py; warm; the load generator on the
+    same 2 cores)."""
+    import bench_web as web
+
+    figures = []
+    for workers in web.WORKERS:
+        m = web.measure(workers)
+        w = f"{workers} worker{'s' if workers > 1 else ''}"
+        figures += [Figure(f"{w}: warm-up, every goal of the load asked", m["warm_s"], "s"),
+                    Figure(f"{w}: first answer of a new need (a solve)", m["first_need_s"], "s")]
+        for name, p in m["phases"].items():
+            figures += [
+                Figure(f"{w}, {name}: p50 latency", p["p50"], "ms"),
+                Figure(f"{w}, {name}: p95 latency", p["p95"], "ms", target=web.TARGETS[name]),
+                Figure(f"{w}, {name}: max latency", p["max"], "ms"),
+                Figure(f"{w}, {name}: requests per second", p["rps"], "/s",
+                       note=f"{p['requests']} requests, {m['clients']} clients, "
+                            f"{p['seconds']:.1f} s"),
+            ]
+    return figures
+
+
 SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("turn-solver", bench_turn_solver),
     ("tables", bench_tables),
@@ -438,6 +462,7 @@ SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("game", bench_game),
     ("engine", bench_engine),
     ("exact", bench_exact),
+    ("web", bench_web),
 ]
 """(name, function of the repeat count): append your section here."""
 

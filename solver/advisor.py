@@ -100,6 +100,11 @@ class Option:
     points: int | None = None
     """A stop: the points it scores."""
 
+    @property
+    def key(self) -> tuple[str, str, str, bool]:
+        """The identity of the move across objectives: action, keep, reroll, Sorceress."""
+        return (self.action, str(self.keep), str(self.reroll), self.sorceress)
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON form (keys of `sabords advise --json`)."""
         return {
@@ -577,12 +582,16 @@ def advise(
         stop_points = stop.points
         raw.append(("stop", dice.without_skulls(), EMPTY, False,
                     _utility(objective, stop.points, magic=stop.magic), 0.0, stop.points))
+    risks: dict[tuple[bool, int], float] = {}  # a few distinct (sorceress, rolled) pairs
     for move in legal_rerolls(card, dice, rules, sorceress_unused=unused):
         move_ = _valued(move, dice, s, g, here.keep_value, used.keep_value)
-        p_bust = bust_probability(card, rules, s - move.sorceress, move.rolled(dice).total,
-                                  sorceress_unused=unused and not move.sorceress)
-        raw.append(("reroll", move.keep, move.rolled(dice), move.sorceress, move_,
-                    float(p_bust), None))
+        rolled = move.rolled(dice)
+        risk = (move.sorceress, rolled.total)
+        if risk not in risks:
+            risks[risk] = float(bust_probability(
+                card, rules, s - move.sorceress, rolled.total,
+                sorceress_unused=unused and not move.sorceress))
+        raw.append(("reroll", move.keep, rolled, move.sorceress, move_, risks[risk], None))
     top = max(r[4] for r in raw)
     options = [
         Option(action=a, keep=k, reroll=r, sorceress=sor, value=v, p_bust=pb, regret=top - v,

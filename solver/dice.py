@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .errors import NotationError, quote
 from .rules import FACE_LETTERS, NUM_DICE, NUM_FACES, Face
@@ -133,6 +134,12 @@ class Dice:
         return cls(tuple(map(int, counts)))  # type: ignore[arg-type]
 
     @classmethod
+    def unchecked(cls, counts: tuple[int, ...]) -> Dice:
+        """Dice of counts known to be 6 non-negative ints (the library's own arithmetic and
+        enumerations), without checking them again: the advisor makes thousands a position."""
+        return _made(counts)
+
+    @classmethod
     def from_faces(cls, faces: Iterable[Face | int]) -> Dice:
         counts = [0] * NUM_FACES
         for f in faces:
@@ -164,7 +171,7 @@ class Dice:
         return self.counts[int(face)]
 
     def __str__(self) -> str:
-        return "".join(FACE_LETTERS[f] * n for f, n in enumerate(self.counts))
+        return _letters(self.counts)
 
     def show(self, letters: Letters = DEFAULT_LETTERS) -> str:
         """The dice in `letters`, in face order: ``str(dice)`` for the default letters."""
@@ -180,12 +187,13 @@ class Dice:
                 yield Face(f)
 
     def __add__(self, other: Dice) -> Dice:
-        return Dice.of(a + b for a, b in zip(self.counts, other.counts, strict=True))
+        return _made(tuple(a + b for a, b in zip(self.counts, other.counts, strict=True)))
 
     def __sub__(self, other: Dice) -> Dice:
-        if not other <= self:
+        counts = tuple(a - b for a, b in zip(self.counts, other.counts, strict=True))
+        if min(counts) < 0:  # `other` is not a sub-multiset
             raise DiceNotationError(f"{str(other)!r} is not among {str(self)!r}", subject=None)
-        return Dice.of(a - b for a, b in zip(self.counts, other.counts, strict=True))
+        return _made(counts)
 
     def __le__(self, other: object) -> bool:  # sub-multiset
         if not isinstance(other, Dice):
@@ -198,7 +206,21 @@ class Dice:
         return self <= other and self != other
 
     def without_skulls(self) -> Dice:
-        return Dice.of((0, *self.counts[1:]))
+        return _made((0, *self.counts[1:]))
+
+
+def _made(counts: tuple[int, ...]) -> Dice:
+    """Dice from counts that are already 6 non-negative ints (the arithmetic of two valid
+    dice): what ``Dice(counts)`` makes, without checking them again (the advisor's hot path)."""
+    dice = object.__new__(Dice)
+    object.__setattr__(dice, "counts", counts)
+    return dice
+
+
+@lru_cache(maxsize=4096)
+def _letters(counts: tuple[int, ...]) -> str:
+    """The default letters of the counts (``str(dice)``; 3003 multisets of at most 8 dice)."""
+    return "".join(FACE_LETTERS[f] * n for f, n in enumerate(counts))
 
 
 EMPTY = Dice((0, 0, 0, 0, 0, 0))

@@ -63,7 +63,7 @@ class Reroll:
         """The dice that are rolled from `position` (skull letters for the Sorceress's die)."""
         rest = position.without_skulls() - self.keep
         if self.sorceress:
-            rest = rest + Dice.of((1, 0, 0, 0, 0, 0))
+            rest = rest + ONE_SKULL
         return rest
 
     def kept_after(self, position: Dice) -> Dice:
@@ -72,11 +72,14 @@ class Reroll:
         return self.keep + Dice.of((skulls, 0, 0, 0, 0, 0))
 
 
+ONE_SKULL = Dice.of((1, 0, 0, 0, 0, 0))
+
+
 def sub_multisets(dice: Dice) -> Iterator[Dice]:
     """Every distinct sub-multiset of the non-skull dice, in a fixed order."""
     ranges = [range(1)] + [range(dice[f] + 1) for f in range(1, NUM_FACES)]  # no skull kept
     for counts in product(*ranges):
-        yield Dice.of(counts)
+        yield Dice.unchecked(counts)
 
 
 def legal_rerolls(

@@ -16,6 +16,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 from typing import Any
 
 from .errors import NotationError, RulesError, quote  # noqa: F401  (re-exported)
@@ -223,7 +224,7 @@ class Rules:
     @property
     def hash(self) -> str:
         """A stable 16-hex-digit hash of :meth:`canonical`."""
-        return hashlib.sha256(self.canonical().encode()).hexdigest()[:16]
+        return _hash_of(self)
 
     def turn_rules(self) -> Rules:
         """The same rules with the game-level variants at their defaults.
@@ -295,6 +296,12 @@ def parse_variant_value(name: str, text: str) -> Any:
                 f"{quote(text)}", subject="variant"
             ) from None
     return t
+
+
+@lru_cache(maxsize=256)
+def _hash_of(rules: Rules) -> str:
+    """:attr:`Rules.hash`, computed once per set of rules (every answer carries it)."""
+    return hashlib.sha256(rules.canonical().encode()).hexdigest()[:16]
 
 
 def rules_with(variants: list[str] | tuple[str, ...] | None = None) -> Rules:

@@ -35,7 +35,9 @@ from .render import (
 from .score import CardArgument
 
 if TYPE_CHECKING:
-    from ..advisor import Advice, ExactValues, Goal
+    from ..advisor import Advice, ExactValues, Goal, GoalSolution
+    from ..answers import AdviceAnswer
+    from ..engine.exact import ExactSolution
     from ..notation import Notation
     from ..rules import Rules
 
@@ -151,7 +153,8 @@ def advise(
       sabords advise captain ccmmmspk --me 4000 --opp 6200 --final
       sabords advise t mmspééeo --notation braille
     """
-    from ..advisor import Goal, advise_for, solve_goal
+    from ..advisor import Goal, solve_goal
+    from ..answers import advice_answer
 
     rules = rules_from(variant)
     notes = notation_from(notation)
@@ -171,36 +174,30 @@ def advise(
 
         game = load_game(rules, game_tables)
     solved = solve_goal(the_card, rules, goal, tables_dir=tables, game=game)
-    advice = advise_for(the_card, the_dice, rules, solved, **position)
+    points, exact_solution = None, None
     if goal.name == "win":
-        points = advise_for(the_card, the_dice, rules,
-                            solve_goal(the_card, rules, Goal(), tables_dir=tables), **position)
-        _print_win(advice, points, goal, rules, top, as_json, notes)
-        return
-    exact_values = None
+        def points() -> GoalSolution:
+            return solve_goal(the_card, rules, Goal(), tables_dir=tables)
     if exact:
-        from ..advisor import exact_solution_for
-        from ..advisor import exact_values as exact_of
+        def exact_solution() -> ExactSolution:
+            from ..advisor import exact_solution_for
 
-        exact_values = exact_of(advice, exact_solution_for(
-            the_card, rules, need, tables_dir=tables, solution=solved.solution))
+            return exact_solution_for(the_card, rules, need, tables_dir=tables,
+                                      solution=solved.solution)
+    answer = advice_answer(the_card, the_dice, rules, solved, points=points,
+                           exact=exact_solution, **position)
     if as_json:
-        data = advice.as_dict()
-        if exact_values is not None:
-            from ..rational import fraction_text
-
-            data["exact"] = fraction_text(exact_values.value)
-            for entry, value in zip(data["options"], exact_values.options, strict=True):
-                entry["exact"] = fraction_text(value)
-        if top:
-            data["options"] = data["options"][:top]
-        print_json(data)
+        print_json(answer.as_dict(top))
+        return
+    advice = answer.advice
+    if goal.name == "win":
+        _print_win(answer, goal, rules, top, notes)
         return
     shown = SHOWN_OPTIONS if top is None else (top or len(advice.options))
     for line in advice_lines(advice, shown, notes):
         echo(line)
-    if exact_values is not None:
-        for line in exact_lines(exact_values, shown):
+    if answer.exact is not None:
+        for line in exact_lines(answer.exact, shown):
             echo(line)
 
 
@@ -244,22 +241,13 @@ def advice_lines(advice: Advice, shown: int, notation: Notation) -> Iterator[str
     yield f"rules     {describe_rules(a.rules)}"
 
 
-def _print_win(advice: Advice, points: Advice, goal: Goal, rules: Rules, top: int | None,
-               as_json: bool, notation: Notation) -> None:
+def _print_win(answer: AdviceAnswer, goal: Goal, rules: Rules, top: int | None,
+               notation: Notation) -> None:
     """`advise --me/--opp`: every option with its probability of winning the game and its
     expected points."""
-    expected = {option_key(o): o.value for o in points.options}
-    if as_json:
-        data = advice.as_dict()
-        data.update({"me": goal.me, "opp": goal.opp, "final": goal.final,
-                     "target": rules.target,
-                     "points_best": [o.as_dict() for o in points.options if o.best][:1]})
-        for entry, o in zip(data["options"], advice.options, strict=True):
-            entry["expected_points"] = expected.get(option_key(o))
-        if top:
-            data["options"] = data["options"][:top]
-        print_json(data)
-        return
+    advice, points = answer.advice, answer.points
+    assert points is not None
+    expected = answer.expected
     echo(advice.sentence(notation.letters))
     for note in advice.notes:
         echo(f"  {note_line(note, notation)}")

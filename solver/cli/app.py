@@ -134,9 +134,15 @@ def _one_line_usage_errors() -> Iterator[None]:
     except click.UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":
             raise
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        fail(_short_usage(exc.format_message().replace(_SHIELD, "")) + hint)
+        fail(usage_line(exc))
+
+
+def usage_line(exc: click.UsageError) -> str:
+    """The one line of a usage error (an unknown option, a malformed value), its inputs
+    shortened, with the command whose help to see."""
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return _short_usage(exc.format_message().replace(_SHIELD, "")) + hint
 
 
 _NEGATIVE = re.compile(r"-\d")
@@ -177,7 +183,7 @@ class _Command(typer.core.TyperCommand):
 
 
 COMMAND_ORDER = ("score", "solve", "ev", "advise", "turn", "simulate", "winprob", "solve-game",
-                 "game", "cache")
+                 "game", "serve", "cache")
 """The order of `sabords --help`: the turn, then the game, then the cache."""
 
 
@@ -421,4 +427,5 @@ __all__ = [
     "notation_from",
     "print_json",
     "rules_from",
+    "usage_line",
 ]

@@ -51,17 +51,18 @@ def winprob(
       sabords winprob --me 4000 --opp 6200 --final   # your last turn
       sabords winprob --me 0 --opp 0 --variant target=5000
     """
-    from ..game import check_totals, win_probability
+    from ..answers import win_answer
+    from ..game import check_totals
     from ..rules import CARDS
 
     rules = rules_from(variant)
     notes = notation_from(notation)
     check_totals(rules, me, opp, final=final)  # before the table is read or solved
     sol = game_tables(rules, game_tables_dir)
-    win, cards = win_probability(sol, me, opp, final=final)
+    answer = win_answer(sol, me, opp, final=final)
+    win, cards = answer.win, answer.cards
     if as_json:
-        print_json({"me": me, "target": rules.target, "opp": opp, "rules_hash": rules.hash,
-                    "win": win, "cards": cards, "final": final})
+        print_json(answer.as_dict())
         return
     what = "your final turn" if final else "about to draw"
     echo(f"you {me}, opponent {opp}, target {rules.target} ({what})")

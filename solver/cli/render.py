@@ -134,8 +134,8 @@ def option_rows(advice: Advice, shown: int, notation: Notation,
 
 
 def option_key(option: Option) -> tuple[str, str, str, bool]:
-    """The identity of an option across objectives (the same move)."""
-    return (option.action, str(option.keep), str(option.reroll), option.sorceress)
+    """The identity of an option across objectives (the same move: :attr:`Option.key`)."""
+    return option.key
 
 
 # -- progress ----------------------------------------------------------------------------------

@@ -138,32 +138,19 @@ def ev(
       sabords ev --exact --card skull2
       sabords ev --variant battle_swords_fill_chest=off --json
     """
+    from ..answers import ev_answer
     from ..rational import decimal_text, fraction_text
-    from ..rules import CARD_IDS, CARDS
-    from ..stats import STAT_NAMES, deck_average, exact_deck_average
-    from ..tables import turn_table
+    from ..rules import CARDS
 
     rules = rules_from(variant)
     notes = notation_from(notation)
-    chosen = card_ids(card, notation) if card else list(CARD_IDS)
-    # The deck average needs every card, whichever are shown.
-    loaded = {c: turn_table(c, rules, tables) for c in CARD_IDS}
-    stats = {c: t.stats for c, t in loaded.items()}
-    bound = max(max(t.solution.bound, t.stats.bound) for t in loaded.values())
-    deck = {name: deck_average({c: getattr(s, name) for c, s in stats.items()})
-            for name in STAT_NAMES}
-    exact_ev = {c: t.exact_stats().ev for c, t in loaded.items()} if exact else {}
-    exact_deck = exact_deck_average(exact_ev) if exact else None
+    chosen = card_ids(card, notation) if card else None
+    answer = ev_answer(rules, chosen, exact=exact, tables_dir=tables)
     if as_json:
-        cards: dict[str, dict[str, object]] = {c: dict(stats[c].as_dict()) for c in chosen}
-        data: dict[str, object] = {"rules_hash": rules.hash, "variants": rules.as_dict(),
-                                   "cards": cards, "deck_ev": deck["ev"]}
-        if exact_deck is not None:
-            for c in chosen:
-                cards[c]["exact"] = fraction_text(exact_ev[c])
-            data["deck_ev_exact"] = fraction_text(exact_deck)
-        print_json(data)
+        print_json(answer.as_dict())
         return
+    stats, deck, exact_ev, exact_deck = answer.stats, answer.deck, answer.exact_ev, \
+        answer.exact_deck
     echo(f"{'card':<14}{'expected points':>16}{'P(bust)':>10}{'P(Skull Island)':>17}"
          f"{'island deduction':>18}")
 
@@ -171,16 +158,16 @@ def ev(
         return (f"{name:<14}{values['ev']:>16.2f}{values['p_bust']:>10.2%}"
                 f"{values['p_island']:>17.2%}{values['island_deduction']:>18.2f}")
 
-    for c in chosen:
+    for c in answer.cards:
         echo(row(notes.card(CARDS[c]), stats[c].as_dict()))
     echo(row("deck average", deck))
     echo("island deduction: points each opponent loses to this turn's Skull Island, on average")
     echo("deck average: over the 35 cards of the deck, weighted by their counts")
-    echo(f"exact: every value is certified to within {bound:.1e} of the true one")
+    echo(f"exact: every value is certified to within {answer.bound:.1e} of the true one")
     if exact_deck is not None:
         echo("")
         echo("exact expected points (proved optimal: no move does better, in exact arithmetic)")
-        for name, value in [*((notes.card(CARDS[c]), exact_ev[c]) for c in chosen),
+        for name, value in [*((notes.card(CARDS[c]), exact_ev[c]) for c in answer.cards),
                             ("deck average", exact_deck)]:
             echo(f"{name:<14}{fraction_text(value)}")
             echo(f"{'':<14}≈ {decimal_text(value)}")

@@ -74,7 +74,11 @@ class Geometry:
 
     def index(self, counts: Sequence[int] | IntArray) -> int:
         """Partial index of a count vector (order k m p s c d)."""
-        return int(self.code_lut[self.code(np.asarray(counts, dtype=np.int64))])
+        base = self.n_dice + 1  # :meth:`code` in Python ints: the advisor asks one at a time
+        code = 0
+        for c in reversed(counts):
+            code = code * base + int(c)
+        return int(self.code_lut[code])
 
     def indices(self, counts: IntArray) -> IntArray:
         """Partial indices of the rows of a (n, 6) count array."""

@@ -1,0 +1,205 @@
+"""The answers of the questions a player asks, as values and as the JSON of `--json`.
+
+One place assembles what `sabords advise`, `sabords ev` and `sabords winprob` answer (and
+`sabords score`, which is :meth:`solver.verdict.Verdict.as_dict`), so that the command line
+(:mod:`solver.cli`) and the web API (:mod:`solver.web`) give the same JSON from the same
+library calls: each front end only parses its inputs, finds the solutions (the command line
+from the tables directory it is given, the server from its bounded caches) and renders.
+
+- :class:`AdviceAnswer` (:func:`advice_answer`): a position's ranked options for a goal; for
+  the win goal also each option's expected points and the best move for points, and with an
+  exact solution the exact value of every option.
+- :class:`EvAnswer` (:func:`ev_answer`): each card's expected points and ending odds under the
+  optimal points policy, the deck's average, optionally their exact values.
+- :class:`WinAnswer` (:func:`win_answer`): the probability of winning the game from two totals,
+  overall and after drawing each card.
+
+Prints nothing and raises the library's errors (:mod:`solver.errors`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .advisor import WIN, Advice, ExactValues, GoalSolution, advise_for
+from .dice import Dice
+from .rules import CARD_IDS, Card, Rules
+
+if TYPE_CHECKING:
+    from .engine.exact import ExactSolution
+    from .game import GameSolution
+    from .stats import TurnStats
+    from .tables import TurnTable
+
+
+# -- advise ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AdviceAnswer:
+    """What `sabords advise` answers: the advice, and what goes with it for its goal."""
+
+    advice: Advice
+    solved: GoalSolution
+    points: Advice | None = None
+    """The win goal: the same position's advice for expected points."""
+    exact: ExactValues | None = None
+    """The exact values of the advice (expected points or a need), when asked for."""
+
+    @property
+    def expected(self) -> dict[tuple[str, str, str, bool], float]:
+        """The win goal: the expected points of each option, by its key
+        (:attr:`solver.advisor.Option.key`)."""
+        if self.points is None:
+            return {}
+        return {o.key: o.value for o in self.points.options}
+
+    def as_dict(self, top: int | None = None) -> dict[str, Any]:
+        """The JSON of `sabords advise --json` (`top`: only the first `top` options; None or
+        0: all of them)."""
+        from .rational import fraction_text
+
+        data = self.advice.as_dict()
+        goal = self.solved.goal
+        if goal.name == WIN:
+            assert self.points is not None
+            expected = self.expected
+            data.update({"me": goal.me, "opp": goal.opp, "final": goal.final,
+                         "target": self.advice.rules.target,
+                         "points_best": [o.as_dict() for o in self.points.options
+                                         if o.best][:1]})
+            for entry, o in zip(data["options"], self.advice.options, strict=True):
+                entry["expected_points"] = expected.get(o.key)
+        if self.exact is not None:
+            data["exact"] = fraction_text(self.exact.value)
+            for entry, value in zip(data["options"], self.exact.options, strict=True):
+                entry["exact"] = fraction_text(value)
+        if top:
+            data["options"] = data["options"][:top]
+        return data
+
+
+def advice_answer(card: Card | str, dice: Dice, rules: Rules, solved: GoalSolution, *,
+                  sorceress_used: bool = False, chest: Dice | None = None, first: bool = False,
+                  points: Callable[[], GoalSolution] | None = None,
+                  exact: Callable[[], ExactSolution] | None = None) -> AdviceAnswer:
+    """The answer of `sabords advise` for the position, from its solved goal (`solved`,
+    :func:`solver.advisor.solve_goal`). For the win goal, `points` gives the card's
+    expected-points solution; `exact` (points or a need) the exact solution, for the exact
+    values. Both are asked for only once the position has been checked."""
+    from .advisor import exact_values
+
+    position: dict[str, Any] = {"sorceress_used": sorceress_used, "chest": chest,
+                                "first": first}
+    advice = advise_for(card, dice, rules, solved, **position)
+    if solved.goal.name == WIN:
+        if points is None:
+            raise ValueError("the win goal's answer needs the expected-points solution too")
+        return AdviceAnswer(advice, solved, points=advise_for(card, dice, rules, points(),
+                                                              **position))
+    values = None if exact is None else exact_values(advice, exact())
+    return AdviceAnswer(advice, solved, exact=values)
+
+
+# -- ev ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvAnswer:
+    """What `sabords ev` answers: every card's statistics (the deck average needs them all)
+    and the cards asked about."""
+
+    rules: Rules
+    cards: tuple[str, ...]
+    """The cards shown, in the order asked."""
+    stats: dict[str, TurnStats]
+    """Every card's statistics."""
+    deck: dict[str, float]
+    """The deck's average of each statistic."""
+    bound: float
+    """The largest certified bound of the values and statistics."""
+    exact_ev: dict[str, Fraction] = field(default_factory=dict)
+    """Each card's exact expected points (when asked for)."""
+    exact_deck: Fraction | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON of `sabords ev --json`."""
+        from .rational import fraction_text
+
+        cards: dict[str, dict[str, object]] = {c: dict(self.stats[c].as_dict())
+                                               for c in self.cards}
+        data: dict[str, Any] = {"rules_hash": self.rules.hash, "variants": self.rules.as_dict(),
+                                "cards": cards, "deck_ev": self.deck["ev"]}
+        if self.exact_deck is not None:
+            for c in self.cards:
+                cards[c]["exact"] = fraction_text(self.exact_ev[c])
+            data["deck_ev_exact"] = fraction_text(self.exact_deck)
+        return data
+
+
+def ev_answer(rules: Rules, cards: Sequence[str] | None = None, *, exact: bool = False,
+              tables_dir: Path | str | None = None,
+              load: Callable[[str], TurnTable] | None = None) -> EvAnswer:
+    """The answer of `sabords ev` for `cards` (ids; all 12 by default), each card's table from
+    `load` (by default :func:`solver.tables.turn_table` with `tables_dir`)."""
+    from .stats import STAT_NAMES, deck_average, exact_deck_average
+
+    if load is None:
+        from .tables import turn_table
+
+        def load(card: str) -> TurnTable:
+            return turn_table(card, rules, tables_dir)
+
+    chosen = tuple(cards) if cards else CARD_IDS
+    loaded = {c: load(c) for c in CARD_IDS}
+    stats = {c: t.stats for c, t in loaded.items()}
+    bound = max(max(t.solution.bound, t.stats.bound) for t in loaded.values())
+    deck = {name: deck_average({c: getattr(s, name) for c, s in stats.items()})
+            for name in STAT_NAMES}
+    if not exact:
+        return EvAnswer(rules, chosen, stats, deck, bound)
+    exact_ev = {c: t.exact_stats().ev for c, t in loaded.items()}
+    return EvAnswer(rules, chosen, stats, deck, bound, exact_ev, exact_deck_average(exact_ev))
+
+
+# -- winprob -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WinAnswer:
+    """What `sabords winprob` answers: P(win) about to draw, and after drawing each card."""
+
+    rules: Rules
+    me: int
+    opp: int
+    final: bool
+    win: float
+    cards: dict[str, float]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON of `sabords winprob --json`."""
+        return {"me": self.me, "target": self.rules.target, "opp": self.opp,
+                "rules_hash": self.rules.hash, "win": self.win, "cards": self.cards,
+                "final": self.final}
+
+
+def win_answer(game: GameSolution, me: int, opp: int, *, final: bool = False) -> WinAnswer:
+    """The answer of `sabords winprob` from the game table `game`."""
+    from .game import win_probability
+
+    win, cards = win_probability(game, me, opp, final=final)
+    return WinAnswer(game.rules, me, opp, final, win, cards)
+
+
+__all__ = [
+    "AdviceAnswer",
+    "EvAnswer",
+    "WinAnswer",
+    "advice_answer",
+    "ev_answer",
+    "win_answer",
+]

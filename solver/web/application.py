@@ -1,0 +1,184 @@
+"""The ASGI application: the page, its assets, the JSON API and its OpenAPI description.
+
+:func:`create_app` takes its :class:`~solver.web.solutions.Settings` (the tables, the cache
+sizes, the limits) instead of reading globals; `solver.web:app` is the application made from
+the environment (``SABORDS_WEB_*``), for any ASGI server.
+
+Starlette, not FastAPI: every parameter is read with the command line's own click parameter so
+that every error is the command line's line (:mod:`solver.web.params`), which FastAPI's pydantic
+validation would replace with its own messages; FastAPI would also bring pydantic, whose import
+alone costs more than the whole answer of a points query. The OpenAPI description is made from
+the same table of endpoints the handlers read (:mod:`solver.web.openapi`).
+
+- The page's assets (``/``, its scripts, ``/app.css``, ``/icon.svg``) are read from the package
+  once, when the application is made: no request reaches the file system.
+- :class:`RequestLimits` refuses a query string longer than :attr:`Limits.query` bytes (414), a
+  request with a body (413: every endpoint is a GET) and a path longer than 256 bytes.
+- An answer that needs a table read or a solve runs in a worker thread; an answer from the
+  caches on the event loop (:func:`solver.web.api.needs_solving`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from . import api
+from .openapi import openapi
+from .params import Endpoint, Limits
+from .solutions import Settings, Solutions
+
+log = logging.getLogger("solver.web")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+MAX_PATH = 256
+JSON = "application/json"
+SCRIPT = "text/javascript; charset=utf-8"
+ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
+          **{f"/{name}.js": (f"{name}.js", SCRIPT)
+             for name in ("app", "core", "words", "faces", "practice")},
+          "/app.css": ("app.css", "text/css; charset=utf-8"),
+          "/icon.svg": ("icon.svg", "image/svg+xml")}
+"""The page's assets: path, file in `solver/web/static/`, media type (the scripts are ES
+modules: `app.js` imports the others)."""
+SECURITY_HEADERS = {
+    "content-security-policy": ("default-src 'self'; img-src 'self' data:; base-uri 'none'; "
+                                "form-action 'none'; frame-ancestors 'none'"),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+def _json(body: bytes | dict[str, Any], status: int = 200) -> Response:
+    content = body if isinstance(body, bytes) else api.dumps(body)
+    return Response(content, status_code=status, media_type=JSON,
+                    headers={"cache-control": "no-store"} if status >= 400 else None)
+
+
+class RequestLimits:
+    """Refuses what is too large before the application reads it (module docstring)."""
+
+    def __init__(self, app: ASGIApp, limits: Limits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            refusal = self.refusal(scope)
+            if refusal is not None:
+                status, message = refusal
+                await _json({"error": message}, status)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        query = scope.get("query_string", b"")
+        if len(query) > self.limits.query:
+            return 414, (f"the query is {len(query)} bytes long: at most {self.limits.query} "
+                         "are read")
+        if len(scope.get("raw_path") or scope["path"].encode()) > MAX_PATH:
+            return 414, f"the path is longer than {MAX_PATH} bytes"
+        for name, value in scope.get("headers", ()):
+            if name == b"transfer-encoding" or (name == b"content-length" and value.strip()
+                                                not in (b"", b"0")):
+                return 413, "a request has no body here: every endpoint is a GET with a query"
+        return None
+
+
+def _asset(name: str) -> bytes:
+    return (files("solver.web") / "static" / name).read_bytes()
+
+
+def create_app(settings: Settings | None = None, limits: Limits | None = None) -> Starlette:
+    """The application (module docstring) with its settings; the default rules' tables are
+    read at start-up when :attr:`Settings.warm`."""
+    settings = settings if settings is not None else Settings()
+    limits = limits if limits is not None else Limits()
+    solutions = Solutions(settings)
+    assets = {path: (_asset(name), media) for path, (name, media) in ASSETS.items()}
+    meta = api.dumps(api.meta())
+    spec = api.dumps(openapi())
+
+    def endpoint_route(endpoint: Endpoint) -> Route:
+        async def handle(request: Request) -> Response:
+            items = list(request.query_params.multi_items())
+            try:
+                solve, q = api.needs_solving(endpoint, items, solutions, limits)
+                if solve:
+                    body = await run_in_threadpool(api.answer, endpoint, items, solutions,
+                                                   limits, q)
+                else:
+                    body = api.answer(endpoint, items, solutions, limits, q)
+            except Exception as exc:  # the library's errors are answers; the rest is a bug
+                try:
+                    status, error = api.error_body(exc)
+                except Exception:
+                    log.exception("%s failed", endpoint.path)
+                    return _json({"error": "internal error: the server could not answer "
+                                           "(see its log)"}, 500)
+                return _json(error, status)
+            return _json(body)
+
+        return Route(endpoint.path, handle, methods=["GET"], name=endpoint.command)
+
+    def asset_route(path: str) -> Route:
+        body, media = assets[path]
+
+        async def handle(request: Request) -> Response:
+            return Response(body, media_type=media, headers={
+                "cache-control": "no-cache", **SECURITY_HEADERS})
+
+        return Route(path, handle, methods=["GET"])
+
+    async def meta_route(request: Request) -> Response:
+        return _json(meta)
+
+    async def openapi_route(request: Request) -> Response:
+        return _json(spec)
+
+    async def health(request: Request) -> Response:
+        return _json({"status": "ok", "pid": os.getpid(), "caches": solutions.stats()})
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return _json({"error": exc.detail}, exc.status_code)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if settings.warm:
+            try:
+                await run_in_threadpool(solutions.warm_up)
+            except Exception as exc:  # answered per request (503), not a failed start
+                log.warning("the tables could not be read at start-up: %s", exc)
+        yield
+
+    routes = [*(endpoint_route(e) for e in api.ENDPOINTS),
+              Route("/api/meta", meta_route, methods=["GET"]),
+              Route("/api/openapi.json", openapi_route, methods=["GET"]),
+              Route("/api/health", health, methods=["GET"]),
+              *(asset_route(path) for path in ASSETS)]
+    app = Starlette(routes=routes, middleware=[Middleware(RequestLimits, limits=limits)],
+                    exception_handlers={HTTPException: http_error}, lifespan=lifespan)
+    app.state.solutions = solutions
+    app.state.settings = settings
+    return app
+
+
+__all__ = ["ASSETS", "RequestLimits", "create_app"]

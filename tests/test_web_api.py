@@ -1,0 +1,650 @@
+"""The JSON API of `sabords serve` is the command line's `--json`, through Starlette's TestClient.
+
+Every endpoint answers; the values of /api/advise, /api/score, /api/ev, /api/winprob and
+/api/turn equal the command line's `--json` for random positions of every card and every
+objective (points, need N, win); every bad input of the command line gets a 4xx whose error is
+the command line's line (the fuzz lists of tests/test_cli_fuzz.py and the bad inputs of
+tests/test_cli.py), never a 500; no query parameter reaches the file system; requests are
+limited in size; the caches are bounded; the OpenAPI description is served.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from solver.play import Phase, TurnPlay
+from solver.rules import CARD_IDS, CARDS, Rules
+from solver.web import create_app
+from solver.web.api import ENDPOINTS
+from solver.web.application import ASSETS
+from solver.web.cache import BoundedCache
+from solver.web.params import Limits
+from solver.web.serve import phone_url, qr_lines, settings_env, url_of
+from solver.web.solutions import Settings
+
+from .conftest import CliResult
+from .test_cli_fuzz import CARDS as FUZZ_CARDS
+from .test_cli_fuzz import DICE as FUZZ_DICE
+from .test_cli_fuzz import NUMBERS as FUZZ_NUMBERS
+from .test_cli_fuzz import VARIANTS as FUZZ_VARIANTS
+from .test_cli_fuzz import fast_solves  # noqa: F401  (a fixture)
+
+Run = Callable[..., CliResult]
+Query = list[tuple[str, str]]
+PREFIX = "sabords: error: "
+FACE_LETTERS = "kmpscd"
+TARGET = Rules().target
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    """The application with the default settings, started (the default tables read)."""
+    with TestClient(create_app(Settings())) as c:
+        yield c
+
+
+def cli_json(sabords: Run, *args: str) -> dict[str, Any]:
+    result = sabords(*args, "--json")
+    assert result.exit_code == 0, (args, result.stderr)
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def cli_args(command: str, query: Query) -> list[str]:
+    """The command line of the query: positional arguments, flags, options."""
+    positional = {"advise": ("card", "dice"), "score": ("card", "dice"), "turn": ("card",)}
+    named = dict(query)
+    args = [command, *(named[p] for p in positional.get(command, ()) if p in named)]
+    for name, value in query:
+        if name in positional.get(command, ()):
+            continue
+        flag = "--" + name.replace("_", "-")
+        if name in ("first", "final", "sorceress_used", "exact"):
+            if value == "true":
+                args.append(flag)
+        else:
+            args += [flag, value]
+    return args
+
+
+def get(client: TestClient, path: str, query: Query) -> Any:
+    response = client.get(path, params=query)
+    assert response.status_code == 200, (path, query, response.text)
+    assert response.headers["content-type"] == "application/json"
+    return response.json()
+
+
+# -- every endpoint answers ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted(ASSETS))
+def test_every_asset_of_the_page_is_served_by_the_package(client: TestClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 200
+    name = ASSETS[path][0]
+    assert response.content == (Path(__file__).parent.parent / "solver" / "web" / "static"
+                                / name).read_bytes()
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+
+
+def test_the_page_loads_nothing_from_elsewhere(client: TestClient) -> None:
+    page = client.get("/").text
+    scripts = [client.get(p).text for p in ASSETS if p.endswith(".js")]
+    for text in (page, *scripts, client.get("/app.css").text):
+        assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+        assert "https://" not in text and "//cdn" not in text
+    # every module a script imports is an asset
+    import re
+
+    for text in scripts:
+        for module in re.findall(r'from "\./([\w.]+)"', text):
+            assert f"/{module}" in ASSETS, module
+
+
+@pytest.mark.parametrize(("path", "query"), [
+    ("/api/advise", [("card", "captain"), ("dice", "kkmmmpsc")]),
+    ("/api/score", [("card", "none"), ("dice", "ccccsssd")]),
+    ("/api/ev", []),
+    ("/api/winprob", [("me", "0"), ("opp", "0")]),
+    ("/api/turn", [("card", "captain"), ("entry", "kkmmmpsc")]),
+    ("/api/rules", [("variant", "keep_one=off")]),
+    ("/api/meta", []),
+    ("/api/openapi.json", []),
+    ("/api/health", []),
+])
+def test_every_endpoint_answers_json(client: TestClient, path: str, query: Query) -> None:
+    assert get(client, path, query)
+
+
+def test_meta_describes_the_cards_and_the_deck(client: TestClient) -> None:
+    meta = get(client, "/api/meta", [])
+    assert [c["id"] for c in meta["cards"]] == list(CARD_IDS)
+    assert sum(c["count"] for c in meta["cards"]) == meta["deck_size"] == 35
+    assert {c["id"]: c["count"] for c in meta["cards"]} == {c: CARDS[c].count for c in CARD_IDS}
+    assert meta["rules_hash"] == Rules().hash
+    assert meta["letters"]["default"] == FACE_LETTERS
+
+
+def test_the_openapi_description_lists_every_endpoint_and_parameter(client: TestClient) -> None:
+    spec = get(client, "/api/openapi.json", [])
+    assert spec["openapi"].startswith("3.1")
+    for endpoint in ENDPOINTS:
+        operation = spec["paths"][endpoint.path]["get"]
+        described = {p["name"]: p for p in operation["parameters"]}
+        assert list(described) == [p.name for p in endpoint.params]
+        for p in endpoint.params:
+            assert described[p.name]["description"].strip(), (endpoint.path, p.name)
+            assert described[p.name]["required"] is p.required
+        assert {"200", "400", "422"} <= set(operation["responses"])
+    assert "/api/meta" in spec["paths"] and "/api/health" in spec["paths"]
+
+
+# -- the values are the command line's --------------------------------------------------------
+
+
+def random_dice(rng: random.Random) -> str:
+    return "".join(rng.choice(FACE_LETTERS) for _ in range(8))
+
+
+def random_position(rng: random.Random, card: str) -> Query:
+    dice = random_dice(rng)
+    query: Query = [("card", card), ("dice", dice)]
+    first = rng.random() < 0.3
+    if first:
+        query.append(("first", "true"))
+    if card == "sorceress" and not first and rng.random() < 0.5:
+        query.append(("sorceress_used", "true"))
+    if card == "chest" and not first and rng.random() < 0.7:
+        kept = [d for d in dice if d != "k" and rng.random() < 0.5]
+        if kept:
+            query.append(("chest", "".join(kept)))
+    return query
+
+
+def random_goal(rng: random.Random, objective: str) -> Query:
+    if objective == "need":
+        return [("need", str(100 * rng.randrange(0, 31)))]
+    if objective == "win":
+        if rng.random() < 0.25:  # a final turn: the opponent reached the target
+            opp = TARGET + 100 * rng.randrange(0, 6)
+            return [("me", str(100 * rng.randrange(0, TARGET // 100))), ("opp", str(opp)),
+                    ("final", "true")]
+        return [("me", str(100 * rng.randrange(0, TARGET // 100))),
+                ("opp", str(100 * rng.randrange(0, TARGET // 100)))]
+    return []
+
+
+@pytest.mark.parametrize("objective", ["points", "need", "win"])
+@pytest.mark.parametrize("card", CARD_IDS)
+def test_advise_is_the_command_lines_json(client: TestClient, sabords: Run, card: str,
+                                          objective: str) -> None:
+    rng = random.Random(f"advise {card} {objective}")
+    for _ in range(3 if objective == "points" else 1):
+        query = random_position(rng, card) + random_goal(rng, objective)
+        if rng.random() < 0.3:
+            query.append(("top", str(rng.randrange(0, 5))))
+        web = get(client, "/api/advise", query)
+        assert web == cli_json(sabords, *cli_args("advise", query)), query
+        assert web["objective"] == objective
+        assert web["rules_hash"] == Rules().hash
+
+
+@pytest.mark.parametrize("card", CARD_IDS)
+def test_score_is_the_command_lines_json(client: TestClient, sabords: Run, card: str) -> None:
+    rng = random.Random(f"score {card}")
+    for _ in range(3):
+        query = random_position(rng, card)
+        query = [(k, v) for k, v in query if k != "sorceress_used"]
+        assert get(client, "/api/score", query) == cli_json(sabords, *cli_args("score", query))
+
+
+@pytest.mark.parametrize("query", [
+    [], [("card", "captain"), ("card", "pirate"), ("card", "battle4")],
+    [("card", "skull2"), ("exact", "true")], [("card", "t"), ("notation", "braille")],
+])
+def test_ev_is_the_command_lines_json(client: TestClient, sabords: Run, query: Query) -> None:
+    assert get(client, "/api/ev", query) == cli_json(sabords, *cli_args("ev", query))
+
+
+def test_winprob_is_the_command_lines_json(client: TestClient, sabords: Run) -> None:
+    rng = random.Random("winprob")
+    for _ in range(4):
+        query = random_goal(rng, "win")
+        assert get(client, "/api/winprob", query) == cli_json(sabords,
+                                                              *cli_args("winprob", query))
+
+
+def random_turn(rng: random.Random, card: str, goal: Query) -> list[str]:
+    """The entries of a turn played to its end with random dice and random legal moves (the
+    library's TurnPlay keeps it legal), as a player types them."""
+    from solver.advisor import Goal
+    from solver.web.solutions import Solutions
+
+    g = dict(goal)
+    the_goal = Goal(need=int(g["need"]) if "need" in g else None,
+                    me=int(g["me"]) if "me" in g else None,
+                    opp=int(g["opp"]) if "opp" in g else None, final=g.get("final") == "true")
+    play = TurnPlay(card, Rules(), Solutions(Settings(warm=False)).goal(card, Rules(), the_goal))
+    entries: list[str] = []
+    while play.phase is not Phase.OVER and len(entries) < 40:
+        if play.phase is Phase.MOVE:
+            assert play.advice is not None
+            options = play.advice.options
+            option = options[0] if rng.random() < 0.5 else rng.choice(options)
+            entry = ("" if option is options[0] else "stop" if option.action == "stop"
+                     else f"reroll {option.reroll}" if option.sorceress else f"keep {option.keep}")
+            play.choose(entry)
+        else:
+            n = play.rolled() if play.roll else 8
+            entry = "".join(rng.choice(FACE_LETTERS) for _ in range(n))
+            play.enter_roll(entry)
+        entries.append(entry)
+    return entries
+
+
+@pytest.mark.parametrize(("card", "objective"), [
+    *((c, "points") for c in CARD_IDS), ("captain", "need"), ("sorceress", "need"),
+    ("none", "win"), ("chest", "win"),
+])
+def test_a_turn_is_the_command_lines_last_json_line(client: TestClient, card: str,
+                                                    objective: str) -> None:
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    rng = random.Random(f"turn {card} {objective}")
+    goal = random_goal(rng, objective)
+    entries = random_turn(rng, card, goal)
+    query = [("card", card), *goal, *(("entry", e) for e in entries)]
+    web = get(client, "/api/turn", query)
+    result = CliRunner().invoke(app, cli_args("turn", [("card", card), *goal]) + ["--json"],
+                                input="".join(e + "\n" for e in entries), prog_name="sabords")
+    assert result.exit_code == 0, result.stderr
+    last = json.loads(result.stdout.splitlines()[-1])
+    assert last.pop("event") in ("over", "move", "roll")
+    assert web == last
+    assert web["phase"] == "over" or len(entries) == 40
+
+
+def test_a_refused_entry_of_a_turn_is_the_command_lines_message(client: TestClient) -> None:
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    entries = ["kkmmmpsc", "keep kk"]
+    response = client.get("/api/turn", params=[("card", "captain"),
+                                               *(("entry", e) for e in entries)])
+    assert response.status_code == 422
+    result = CliRunner().invoke(app, ["turn", "captain", "--json"],
+                                input="kkmmmpsc\nkeep kk\nquit\n", prog_name="sabords")
+    errors = [json.loads(line) for line in result.stdout.splitlines()
+              if json.loads(line)["event"] == "error"]
+    assert response.json() == {"error": errors[0]["error"], "entry": 1}
+
+
+# -- bad input: the command line's line, a 4xx, never a 500 -----------------------------------
+
+BAD = [  # the bad inputs of tests/test_cli.py, and more
+    ("/api/score", [("card", "none"), ("dice", "kkmpp")]),
+    ("/api/score", [("card", "none"), ("dice", "kkmppscz")]),
+    ("/api/score", [("card", "wizard"), ("dice", "kkmppscd")]),
+    ("/api/score", [("card", "none"), ("dice", "kkmppscd"), ("variant", "wizard=on")]),
+    ("/api/score", [("card", "none"), ("dice", "kkmppscd"), ("variant", "keep_one=maybe")]),
+    ("/api/score", [("card", "none"), ("dice", "kkmppscd"), ("variant", "target=150")]),
+    ("/api/score", [("card", "none"), ("dice", "kkmppscd"), ("variant", "keep_one")]),
+    ("/api/score", [("card", "chest"), ("dice", "kkkcccdm"), ("chest", "ssd")]),
+    ("/api/score", [("card", "chest"), ("dice", "kkkcccdm"), ("chest", "kc")]),
+    ("/api/score", [("card", "captain"), ("dice", "kkkcccdm"), ("chest", "cc")]),
+    ("/api/score", [("card", "chest"), ("dice", "kkkcccdm"), ("chest", "cc"), ("first", "true")]),
+    ("/api/score", [("card", "chest"), ("dice", "kkkcccdm"), ("chest", "q")]),
+    ("/api/score", [("card", "none"), ("dice", "-1 coin 9 sword")]),
+    ("/api/score", [("card", "none"), ("dice", "kkmppscd"), ("variant", "keep_one=on"),
+                    ("variant", "keep_one=off")]),
+    ("/api/score", [("card", "none"), ("dice", "kkmppscd"), ("notation", "morse")]),
+    ("/api/advise", [("card", "none"), ("dice", "kkmppscd"), ("need", "abc")]),
+    ("/api/advise", [("card", "none"), ("dice", "kkmppscd"), ("need", "150")]),
+    ("/api/advise", [("card", "none"), ("dice", "kkmppscd"), ("need", "100"), ("me", "0"),
+                     ("opp", "0")]),
+    ("/api/advise", [("card", "none"), ("dice", "kkmppscd"), ("me", "0")]),
+    ("/api/advise", [("card", "none"), ("dice", "kkmppscd"), ("top", "-1")]),
+    ("/api/advise", [("card", "none"), ("dice", "kkmppscd"), ("me", "6000"), ("opp", "0")]),
+    ("/api/advise", [("card", "captain"), ("dice", "ccmmmspk"), ("me", "4000"), ("opp", "5000"),
+                     ("final", "true")]),
+    ("/api/advise", [("card", "none"), ("dice", "kkmppscd"), ("sorceress_used", "true")]),
+    ("/api/advise", [("card", "none")]),
+    ("/api/winprob", [("me", "-100"), ("opp", "0")]),
+    ("/api/winprob", [("me", "0"), ("opp", "6000")]),
+    ("/api/winprob", [("me", "0"), ("opp", "0"), ("variant", "target=100000000")]),
+    ("/api/winprob", [("me", "0")]),
+    ("/api/ev", [("card", "wizard")]),
+    ("/api/ev", [("card", "z" * 300)]),
+    ("/api/turn", [("card", "none"), ("need", "-100")]),
+]
+
+
+def _command(path: str) -> str:
+    return {"/api/advise": "advise", "/api/score": "score", "/api/ev": "ev",
+            "/api/winprob": "winprob", "/api/turn": "turn"}[path]
+
+
+@pytest.mark.parametrize(("path", "query"), BAD)
+def test_bad_input_is_a_4xx_with_the_command_lines_line(client: TestClient, sabords: Run,
+                                                        path: str, query: Query) -> None:
+    response = client.get(path, params=query)
+    assert response.status_code in (400, 422), response.text
+    assert response.headers["cache-control"] == "no-store"
+    cli = sabords(*cli_args(_command(path), query))
+    assert cli.exit_code == 2, cli.stdout
+    assert response.json() == {"error": cli.stderr.strip().removeprefix(PREFIX)}
+    assert "\n" not in response.json()["error"]
+
+
+def fuzz_query(draw: st.DrawFn, path: str) -> Query:
+    """A query for `path` from the fuzz lists of the command line (tests/test_cli_fuzz.py)."""
+    values = {"card": FUZZ_CARDS, "dice": FUZZ_DICE, "chest": FUZZ_DICE, "need": FUZZ_NUMBERS,
+              "me": FUZZ_NUMBERS, "opp": FUZZ_NUMBERS, "top": FUZZ_NUMBERS,
+              "variant": FUZZ_VARIANTS, "notation": ["default", "braille", "morse"],
+              "first": ["true", "false"], "final": ["true", "false"],
+              "sorceress_used": ["true", "false"], "exact": ["true", "false"]}
+    endpoint = next(e for e in ENDPOINTS if e.path == path)
+    query: Query = []
+    for param in endpoint.params:
+        if param.name in values and (param.required or draw(st.integers(0, 3)) == 0):
+            query.append((param.name, draw(st.sampled_from(values[param.name]))))
+    return query
+
+
+@pytest.fixture(scope="module")
+def cold_app() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(warm=False))) as c:
+        yield c
+
+
+@pytest.mark.parametrize("path", ["/api/advise", "/api/score", "/api/ev", "/api/winprob"])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_every_fuzzed_query_is_the_command_lines_answer(
+        path: str, data: st.DataObject, cold_app: TestClient, sabords: Run,
+        fast_solves: None) -> None:  # noqa: F811
+    query = data.draw(st.composite(lambda draw: fuzz_query(draw, path))(), label="query")
+    cold_app.app.state.solutions.__init__(Settings(warm=False))  # type: ignore[attr-defined]
+    response = cold_app.get(path, params=query)
+    cli = sabords(*cli_args(_command(path), query), "--json")
+    assert response.status_code != 500
+    if cli.exit_code == 0:
+        assert response.status_code == 200, (query, response.text)
+        assert response.json() == json.loads(cli.stdout)
+        return
+    message = cli.stderr.strip().removeprefix(PREFIX)
+    assert response.json() == {"error": message}, query
+    # a table the fuzz does not solve (tests/test_cli_fuzz.py) is the server's 503
+    stale = "not solved in the fuzz" in message
+    assert response.status_code == 503 if stale else 400 <= response.status_code < 500
+
+
+@settings(max_examples=60)
+@given(names=st.lists(st.sampled_from(["card", "dice", "need", "entry", "variant", "top", "me",
+                                       "first", "x", "tables", "", "%00"]), max_size=6),
+       values=st.lists(st.text(max_size=12), max_size=6),
+       path=st.sampled_from([e.path for e in ENDPOINTS]))
+def test_no_query_is_a_500(names: list[str], values: list[str], path: str) -> None:
+    with TestClient(create_app(Settings(warm=False))) as c:
+        response = c.get(path, params=list(zip(names, values, strict=False)))
+    assert response.status_code in (200, 400, 422), response.text
+    assert response.headers["content-type"] == "application/json"
+    if response.status_code != 200:
+        assert set(response.json()) <= {"error", "entry"}
+        assert "Traceback" not in response.text and "\n" not in response.json()["error"]
+
+
+@pytest.mark.parametrize(("raw", "status"), [
+    ("card=%ff%fe&dice=kkmppscd", 422), ("card=none&dice=%00%00", 422), ("card&dice", 422),
+    ("=&=", 400), ("card=none&dice=kkmppscd&need=1e3", 400), ("card=none&dice=k%kmppscd", 422),
+    ("card=none&dice=kkmppscd&&&", 200),  # empty pairs are no parameters
+])
+def test_malformed_queries_are_answered(client: TestClient, raw: str, status: int) -> None:
+    response = client.get(f"/api/advise?{raw}")
+    assert response.status_code == status, response.text
+    if status != 200:
+        assert "\n" not in response.json()["error"]
+
+
+def test_unknown_and_repeated_parameters_are_refused(client: TestClient) -> None:
+    unknown = client.get("/api/advise", params=[("card", "none"), ("dice", "kkmppscd"),
+                                                ("tables", "/tmp")])
+    assert unknown.status_code == 400
+    assert unknown.json()["error"].startswith("unknown parameter 'tables': /api/advise takes ")
+    twice = client.get("/api/advise", params=[("card", "none"), ("card", "captain"),
+                                              ("dice", "kkmppscd")])
+    assert twice.json() == {"error": "parameter 'card' is given twice: give it once"}
+
+
+# -- the file system, the sizes, the caches -----------------------------------------------------
+
+
+def test_no_query_parameter_reaches_the_file_system(client: TestClient,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+    import io
+    import os
+
+    marker = "evil-marker"
+    touched: list[str] = []
+    for module, name in ((builtins, "open"), (io, "open"), (os, "open"), (os, "stat"),
+                         (os, "listdir"), (os, "scandir")):
+        real = getattr(module, name)
+
+        def spy(path: Any, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            touched.append(str(path))
+            return _real(path, *args, **kwargs)
+
+        monkeypatch.setattr(module, name, spy)
+    paths = [f"/tmp/{marker}", f"../../{marker}", f"{marker}.msgpack", f"~/{marker}"]
+    for endpoint in ENDPOINTS:
+        for param in endpoint.params:
+            for value in paths:
+                client.get(endpoint.path, params=[(param.name, value)])
+        for name in ("tables", "game_tables", "out", "cache"):  # options the server keeps
+            assert client.get(endpoint.path, params=[(name, f"/tmp/{marker}")]).status_code == 400
+    assert [p for p in touched if marker in p] == []
+    # a default-rules answer, once the tables are read at start-up, opens no file at all
+    touched.clear()
+    get(client, "/api/advise", [("card", "coin"), ("dice", "kkmmpscd"), ("need", "700")])
+    get(client, "/api/advise", [("card", "none"), ("dice", "kkmmpscd"), ("me", "100"),
+                                ("opp", "200")])
+    assert touched == []
+
+
+def test_requests_are_limited_in_size(client: TestClient) -> None:
+    limits = Limits()
+    long = client.get("/api/score", params=[("card", "none"), ("dice", "k" * limits.query)])
+    assert long.status_code == 414
+    assert long.json()["error"].startswith("the query is ")
+    assert client.get("/api/" + "x" * 300).status_code == 414
+    body = client.request("GET", "/api/ev", content=b"x" * 10)
+    assert body.status_code == 413 and "body" in body.json()["error"]
+    assert client.post("/api/ev").status_code in (405, 413)
+    variants = client.get("/api/rules", params=[("variant", "keep_one=on")] * (limits.values + 1))
+    assert variants.status_code == 400
+    assert variants.json() == {"error": f"parameter 'variant' is given more than "
+                                        f"{limits.values} times"}
+    entries = client.get("/api/turn", params=[("card", "none")]
+                         + [("entry", "kkmmppsc")] * (limits.entries + 1))
+    assert entries.status_code == 400
+
+
+def test_a_huge_input_is_refused_in_one_short_line(client: TestClient) -> None:
+    for query in ([("card", "none"), ("dice", "k" * 10_000)],
+                  [("card", "z" * 10_000), ("dice", "kkmmppsc")],
+                  [("card", "none"), ("dice", "kkmmppsc"), ("need", "9" * 10_000)]):
+        response = client.get("/api/advise", params=query)
+        assert response.status_code == 414
+        assert len(response.json()["error"]) < 100
+
+
+def test_the_caches_stay_bounded_under_distinct_questions() -> None:
+    settings_ = Settings(goal_solutions=2, answers=3, warm=False)
+    with TestClient(create_app(settings_)) as c:
+        for need in range(0, 1000, 100):
+            get(c, "/api/advise", [("card", "none"), ("dice", "kkmmpscd"), ("need", str(need))])
+        caches = get(c, "/api/health", [])["caches"]
+    assert caches["goal_solutions"]["entries"] == 2
+    assert caches["answers"]["entries"] == 3
+    assert caches["goal_solutions"]["misses"] == 10
+
+
+def test_a_bounded_cache_drops_the_least_recently_used() -> None:
+    cache: BoundedCache[int, int] = BoundedCache(2)
+    assert cache.get(1, lambda: 10) == 10
+    assert cache.get(2, lambda: 20) == 20
+    assert cache.get(1, lambda: -1) == 10  # a hit: 1 is now the most recent
+    cache.get(3, lambda: 30)
+    assert 2 not in cache and 1 in cache and len(cache) == 2
+    with pytest.raises(ValueError):
+        BoundedCache(0)
+
+
+def test_a_bounded_cache_computes_a_missing_value_once_and_never_caches_an_error() -> None:
+    cache: BoundedCache[str, int] = BoundedCache(4)
+    calls: list[int] = []
+    gate = threading.Event()
+
+    def make() -> int:
+        gate.wait(5)
+        calls.append(1)
+        return 7
+
+    threads = [threading.Thread(target=cache.get, args=("k", make)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    gate.set()
+    for t in threads:
+        t.join(10)
+    assert calls == [1] and cache.get("k", lambda: 0) == 7
+
+    def fail() -> int:
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        cache.get("e", fail)
+    assert "e" not in cache
+
+
+# -- serving -----------------------------------------------------------------------------------
+
+
+def test_the_application_is_importable_for_another_asgi_server(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.web
+
+    env = settings_env(Settings(max_game_target=3000, answers=9, warm=False))
+    assert env["SABORDS_WEB_MAX_GAME_TARGET"] == "3000" and env["SABORDS_WEB_WARM"] == "0"
+    assert Settings.from_env(env) == Settings(max_game_target=3000, answers=9, warm=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(solver.web, "_app", None)
+    app = solver.web.app
+    assert app.state.settings == Settings(max_game_target=3000, answers=9, warm=False)
+    assert solver.web.app is app
+    from starlette.applications import Starlette
+    from uvicorn.importer import import_from_string
+
+    assert isinstance(app, Starlette)
+    assert import_from_string("solver.web:app") is app  # what `uvicorn solver.web:app` loads
+
+
+def test_the_address_for_phones_and_its_qr_code() -> None:
+    assert url_of("192.168.1.20", 8000) == "http://192.168.1.20:8000/"
+    assert url_of("::1", 80) == "http://[::1]:80/"
+    assert phone_url("127.0.0.1", 8000) is None and phone_url("localhost", 8000) is None
+    assert phone_url("10.0.0.5", 8080) == "http://10.0.0.5:8080/"
+    lines = qr_lines("http://10.0.0.5:8080/")
+    assert len(lines) >= 12 and len({len(line) for line in lines}) == 1  # a square block
+    assert set("".join(lines)) <= set(" ▀▄█")
+
+
+def test_serve_refuses_a_port_in_use_in_one_line(sabords: Run) -> None:
+    from .conftest import assert_one_line_error
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert_one_line_error(sabords("serve", "--port", str(port)),
+                              f"cannot listen on http://127.0.0.1:{port}/")
+    assert_one_line_error(sabords("serve", "--log-level", "loud"), "--log-level takes one of")
+    assert_one_line_error(sabords("serve", "--max-game-target", "150"), "--max-game-target")
+
+
+def test_connections_have_nagle_off_even_on_a_socket_bound_like_uvicorns_workers() -> None:
+    """With several workers uvicorn binds `socket.socket(AF_INET)` (protocol number 0), on
+    which asyncio leaves Nagle's algorithm on: each keep-alive answer then waited 40 ms for
+    the client's delayed ACK. The server's protocol turns it off on every connection."""
+    import asyncio
+
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+
+    from solver.web.serve import NoDelayH11Protocol
+
+    async def accepted_nodelay() -> int:
+        listening = socket.socket(socket.AF_INET)  # as uvicorn's Config.bind_socket does
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        config = Config(app=create_app(Settings(warm=False)), log_level="warning")
+        made: list[NoDelayH11Protocol] = []
+
+        def factory() -> NoDelayH11Protocol:
+            made.append(NoDelayH11Protocol(config, ServerState(), {}))
+            return made[-1]
+
+        server = await asyncio.get_running_loop().create_server(factory, sock=listening)
+        _, writer = await asyncio.open_connection(*listening.getsockname())
+        while not made:
+            await asyncio.sleep(0.01)
+        sock = made[0].transport.get_extra_info("socket")
+        value: int = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        writer.close()
+        server.close()
+        return value
+
+    assert asyncio.run(accepted_nodelay()) != 0
+
+
+def readme_requests() -> list[tuple[str, str]]:
+    """The `$ curl -s 'URL'` lines of the README's console blocks and the JSON after each."""
+    import re
+
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    found = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        lines = block.splitlines()
+        for line, answer in zip(lines, lines[1:], strict=False):
+            m = re.fullmatch(r"\$ curl -s '(http://127\.0\.0\.1:8000(/api/[^']*))'", line)
+            if m:
+                found.append((m.group(2), answer))
+    return found
+
+
+@pytest.mark.parametrize(("url", "answer"), readme_requests())
+def test_the_readme_api_examples_are_what_the_server_answers(client: TestClient, url: str,
+                                                            answer: str) -> None:
+    response = client.get(url)
+    assert response.json() == json.loads(answer)
+    assert response.text == answer  # byte for byte, as the README shows it
+
+
+def test_the_readme_shows_an_example_of_every_answering_endpoint() -> None:
+    shown = {url.split("?")[0] for url, _ in readme_requests()}
+    assert shown >= {e.path for e in ENDPOINTS} - {"/api/turn"}
