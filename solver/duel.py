@@ -175,6 +175,14 @@ def check_policy_name(name: str) -> None:
             f"greedy or threshold[=T]", subject="policy") from None
 
 
+def check_win_tables(sol: GameSolution) -> None:
+    """Decode and check the win policy of every phase now (a table read from disk decodes a
+    phase when first asked, :class:`solver.tables.StoredPolicies`): a broken table is refused
+    before a game is played."""
+    for phase in sol.policies:
+        sol.policies[phase]
+
+
 def make_policy(name: str, rules: Rules, sol: GameSolution | None) -> TurnPolicy:
     check_policy_name(name)
     if name == WIN:

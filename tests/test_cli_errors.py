@@ -35,7 +35,7 @@ from solver.tablefile import (
     unpack_array,
 )
 from solver.tablepaths import repo_tables_dir
-from solver.tables import GAME_FILE, read_game, read_table, table_path
+from solver.tables import GAME_FILE, game_table_path, read_game, read_table, table_path
 
 from .conftest import CliResult, assert_one_line_error
 
@@ -114,6 +114,33 @@ def test_a_table_that_is_not_its_geometry_is_one_line(bad_tables: Path, args: tu
                                  str(bad_tables))
     assert "array" in line or "policy" in line
     assert "sabords solve" in line  # the command that makes it again
+
+
+@pytest.mark.parametrize("damage", ["codes", "shape"])
+def test_a_broken_policy_of_the_game_table_is_refused_where_it_is_played(
+        sabords: Run, tmp_path: Path, damage: str) -> None:
+    """A phase's policies are checked when first played (whole games): the values still answer
+    (`winprob` never reads a policy), `sabords game` refuses in one line, never an IndexError."""
+    from solver.tablefile import pack_compressed
+    from solver.tablefile import unpack_array as unpack
+
+    def broken(payload: dict[str, Any]) -> None:
+        entry = payload["arrays"]["policies"]["normal"]
+        name = sorted(entry)[0]
+        codes = unpack(entry[name]).copy()
+        if damage == "codes":
+            codes[0, 0] = 2**15 - 1
+        else:
+            codes = codes[:-1]
+        entry[name] = pack_compressed(codes)
+
+    _rewrite(game_table_path(repo_tables_dir()), tmp_path / GAME_FILE, broken)
+    assert sabords("winprob", "--me", "0", "--opp", "0", "--game-tables",
+                   str(tmp_path)).exit_code == 0
+    line = assert_one_line_error(sabords("game", "--games", "2", "--game-tables", str(tmp_path)),
+                                 str(tmp_path))
+    assert "policy" in line or "policies" in line
+    assert "sabords solve-game" in line
 
 
 # -- fix-commands that really fix --------------------------------------------------------------

@@ -163,7 +163,7 @@ def game_command(
     """
     import random
 
-    from ..duel import WIN, check_games, check_policy_name, duel
+    from ..duel import WIN, check_games, check_policy_name, check_win_tables, duel
     from ..limits import check_seed
 
     rules = rules_from(variant)
@@ -175,6 +175,8 @@ def game_command(
     check_games(games)
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
     sol = game_tables(rules, game_tables_dir) if WIN in names else None
+    if sol is not None:
+        check_win_tables(sol)
     with progress_bar(games, "playing") as advance:
         result = duel((names[0], names[1]), rules, games=games, seed=the_seed, sol=sol,
                       progress=advance)

@@ -139,18 +139,42 @@ def game_model(rules: Rules, n_dice: int = NUM_DICE) -> GameModel:
                      weights=turns.weights)
 
 
+@dataclass(frozen=True)
+class PointRange:
+    """The ranges of a game's utility tables, from the cards' turn models alone (no orbits):
+    what reading a game table and a state's utility need."""
+
+    k_min: int
+    k_max: int
+    """The least and the most points (units) a turn can end with, over the deck."""
+    n_ded: int
+    """Deductions of Skull Island are 0..n_ded - 1 units."""
+
+
+def point_range(rules: Rules, n_dice: int = NUM_DICE) -> PointRange:
+    """The point range of the game of `rules` (it depends on the turn rules only, cached)."""
+    return _point_range(rules.turn_rules(), n_dice)
+
+
+@lru_cache(maxsize=8)
+def _point_range(turn_rules: Rules, n_dice: int) -> PointRange:
+    models = {c: turn_model(c, turn_rules, n_dice) for c in deck(n_dice)}
+    k_min = min(0, *(int(min(m.stop_points.min(), m.bust_points.min(), m.first_bust_points))
+                     for m in models.values())) // UNIT
+    k_max = max(int(max(m.stop_points.max(), m.bust_points.max())) for m in models.values())
+    n_ded = max(d for m in models.values() for s in range(n_dice + 1)
+                for d in m.island_deduction(s))
+    return PointRange(k_min=k_min, k_max=k_max // UNIT, n_ded=n_ded // UNIT + 1)
+
+
 @lru_cache(maxsize=8)
 def _game_model(turn_rules: Rules, n_dice: int) -> GameModel:
     weights = deck(n_dice)
     models = {c: turn_model(c, turn_rules, n_dice) for c in weights}
-    k_min = min(0, *(int(min(m.stop_points.min(), m.bust_points.min(), m.first_bust_points))
-                     for m in models.values())) // UNIT
-    k_max = max(int(max(m.stop_points.max(), m.bust_points.max())) for m in models.values())
-    k_max //= UNIT
+    ranges = _point_range(turn_rules, n_dice)
+    k_min, k_max, n_ded = ranges.k_min, ranges.k_max, ranges.n_ded
     deductions = {c: {s: m.island_deduction(s) for s in range(n_dice + 1)}
                   for c, m in models.items()}
-    n_ded = max(d for per in deductions.values() for dist in per.values() for d in dist)
-    n_ded = n_ded // UNIT + 1
     n_k = k_max - k_min + 1
     cards = {}
     for card, model in models.items():
@@ -216,7 +240,7 @@ def lookup(phase: str, gm: GameModel) -> Lookup:
     return Lookup(n=n, points=points, island=island)
 
 
-def tail_rows(gm: GameModel) -> int:
+def tail_rows(gm: GameModel | PointRange) -> int:
     """Rows of G(a', b): the leader's a' from n to n - 1 + max(k_max, 1)."""
     return max(gm.k_max, 1)
 

@@ -26,6 +26,7 @@ from ..engine import TIE_TOL, BoolArray, FloatArray, IntArray, kernel
 from ..engine.kernel import LANES, from_lanes, to_lanes
 from ..engine.model import UNUSED, USED, symmetries
 from ..engine.solve import solve_layers
+from ..engine.structure import TurnStructure
 from ..rules import Rules
 from .final import final_utilities
 from .iterate import Moves, PhaseState, moves_at
@@ -46,6 +47,17 @@ class PhasePolicy:
     columns: int
     codes: dict[tuple[str, int], CodeArray]
     """int16: STOP, NO_MOVE, a pair position, or SORCERESS_CODE + a Sorceress pair position."""
+
+
+def codes_in_range(st: TurnStructure, codes: CodeArray) -> bool:
+    """Whether every code (n_fo, columns) names a move the orbit has: STOP, NO_MOVE, one of the
+    orbit's keeps, or one of its Sorceress keeps (what a table read from disk must hold)."""
+    n_keeps = np.diff(st.pairs_ptr)[:, None]
+    n_sor = np.diff(st.sor_ptr)[:, None] if st.sor_ptr.shape[0] > 1 else np.zeros((1, 1),
+                                                                                   np.int64)
+    plain = (codes >= 0) & (codes < np.minimum(n_keeps, SORCERESS_CODE))
+    sor = (codes >= SORCERESS_CODE) & (codes - SORCERESS_CODE < n_sor)
+    return bool(np.all(plain | sor | (codes == kernel.STOP) | (codes == kernel.NO_MOVE)))
 
 
 def phase_codes(moves: Moves, columns: int) -> dict[tuple[str, int], CodeArray]:

@@ -9,6 +9,7 @@ written and read by :mod:`solver.tables` (``game.msgpack``).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,7 @@ from .model import (
     final_values,
     game_model,
     lookup,
+    point_range,
 )
 from .policies import PhasePolicy, final_policy, phase_policy
 
@@ -69,8 +71,9 @@ class GameSolution:
     """Per phase: a proven bound on |table - exact| (:mod:`.certify`; inf if not proved)."""
     certificates: dict[str, dict[str, float]]
     """Per game phase, the figures of its certificate (visits, progress, ...)."""
-    policies: dict[str, PhasePolicy]
-    """Per phase, the win policy at every state (:mod:`.policies`)."""
+    policies: Mapping[str, PhasePolicy]
+    """Per phase, the win policy at every state (:mod:`.policies`; a table read from disk
+    decodes a phase when first asked for it)."""
     seconds: float
     n_dice: int = NUM_DICE
 
@@ -150,9 +153,8 @@ def state_utility(sol: GameSolution, me: int, opp: int, *, final: bool = False,
     target, into sudden death with the leader to move.
     """
     n = sol.n
-    gm = game_model(sol.rules, sol.n_dice)
     ks = np.arange(sol.k_min, sol.k_max + 1)
-    ded = np.arange(gm.n_ded)
+    ded = np.arange(point_range(sol.rules, sol.n_dice).n_ded)
     if final:
         tie = 0.5 if sol.rules.ties == "shared" else 0.0
         mine = me + ks
