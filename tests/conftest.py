@@ -11,6 +11,13 @@ os.environ["TERMINAL_WIDTH"] = "100"
 os.environ["NO_COLOR"] = "1"
 os.environ.pop("FORCE_COLOR", None)
 
+# numba's compiled kernels live in the user's cache (compiled once per machine, as `make run`'s
+# install does), though the tests keep their tables in a private one (SABORDS_CACHE_DIR below):
+# numba keys each entry by the source, the signature and the CPU it was compiled for.
+from solver.caches import numba_cache_dir  # noqa: E402
+
+os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir()))
+
 from collections.abc import Callable, Iterator  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
