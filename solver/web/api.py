@@ -38,8 +38,9 @@ from .params import FLAG, INT, LIST, BadRequest, Endpoint, Limits, Param, read_q
 
 if TYPE_CHECKING:
     from ..advisor import Goal
+    from ..dice import Dice
     from ..notation import Notation
-    from ..rules import Rules
+    from ..rules import Card, Rules
     from .solutions import Solutions
 
 VARIANT = Param("variant", LIST)
@@ -122,6 +123,15 @@ def _goal(q: dict[str, Any], rules: Rules) -> Goal:
     return goal
 
 
+def _position(q: dict[str, Any]) -> tuple[Card, Dice, Dice | None]:
+    """The card, the dice and the chest's dice of a query, in its notation."""
+    notes = _notation(q)
+    card = notes.parse_card(q["card"])
+    dice = notes.parse_dice(q["dice"])
+    chest = None if q["chest"] is None else notes.parse_dice(q["chest"], n=None)
+    return card, dice, chest
+
+
 # -- the answers -------------------------------------------------------------------------------
 
 
@@ -131,10 +141,7 @@ def advise(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     from ..answers import advice_answer
 
     rules = _rules(q)
-    notes = _notation(q)
-    card = notes.parse_card(q["card"])
-    dice = notes.parse_dice(q["dice"])
-    chest = None if q["chest"] is None else notes.parse_dice(q["chest"], n=None)
+    card, dice, chest = _position(q)
     goal = _goal(q, rules)
     if goal.name == "win":
         solutions.game(rules)  # the game table before the position, as the command does
@@ -150,10 +157,7 @@ def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     from ..verdict import score_turn
 
     rules = _rules(q)
-    notes = _notation(q)
-    card = notes.parse_card(q["card"])
-    dice = notes.parse_dice(q["dice"])
-    chest = None if q["chest"] is None else notes.parse_dice(q["chest"], n=None)
+    card, dice, chest = _position(q)
     return score_turn(card, dice, rules, chest=chest, first=q["first"]).as_dict()
 
 
