@@ -177,7 +177,7 @@ def check_policy_name(name: str) -> None:
 
 def check_win_tables(sol: GameSolution) -> None:
     """Decode and check the win policy of every phase now (a table read from disk decodes a
-    phase when first asked, :class:`solver.tables.StoredPolicies`): a broken table is refused
+    phase when first asked, :class:`solver.game.policies.StoredPolicies`): a broken table is refused
     before a game is played."""
     for phase in sol.policies:
         sol.policies[phase]

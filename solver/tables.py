@@ -34,7 +34,7 @@ This module imports no joblib or scipy on the loading path (the advisor's cold s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -97,7 +97,6 @@ from .tablepaths import (
 
 if TYPE_CHECKING:
     from .game import GameSolution, ProgressFn
-    from .game.policies import PhasePolicy
 
 _T = TypeVar("_T")
 
@@ -497,55 +496,6 @@ def pack_game(sol: GameSolution) -> bytes:
     return pack_envelope(payload, GAME_FORMAT_VERSION)
 
 
-class StoredPolicies(Mapping[str, "PhasePolicy"]):
-    """The win policies of a game table read from disk, each phase decoded and checked against
-    the orbits of the game's turns (:func:`solver.game.game_model`) when first asked for: what
-    whole simulated games play. `winprob` and `advise --me/--opp` never ask, so they do not
-    build the orbits (about 0.6 s)."""
-
-    def __init__(self, entries: dict[str, Any], rules: Rules, n_dice: int,
-                 columns: dict[str, int], refuse: Callable[[str], StaleTableError]) -> None:
-        self._entries, self._rules, self._n_dice = entries, rules, n_dice
-        self._columns, self._refuse = columns, refuse
-        self._decoded: dict[str, PhasePolicy] = {}
-
-    def __getitem__(self, phase: str) -> PhasePolicy:
-        if phase not in self._columns:
-            raise KeyError(phase)
-        if phase not in self._decoded:
-            self._decoded[phase] = self._decode(phase)
-        return self._decoded[phase]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._columns)
-
-    def __len__(self) -> int:
-        return len(self._columns)
-
-    def _decode(self, phase: str) -> PhasePolicy:
-        from .game import game_model
-        from .game.policies import PhasePolicy, codes_in_range
-
-        refuse, columns = self._refuse, self._columns[phase]
-        codes = {}
-        try:
-            for card, ct in game_model(self._rules, self._n_dice).cards.items():
-                for w in ct.model.worlds:
-                    name = f"{card}/{WORLD_NAMES[w]}"
-                    a = checked_array(self._entries[phase][name], f"policies.{phase}.{name}",
-                                      (ct.st.n_fo, columns), "<i2", refuse)
-                    if not codes_in_range(ct.st, a):
-                        raise refuse(f"policy {phase}/{name} names moves its positions do not "
-                                     "have")
-                    codes[(card, w)] = a
-        except StaleTableError:
-            raise
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
-            raise refuse(f"incomplete policies of {phase} (a field is missing or "
-                         "malformed)") from None
-        return PhasePolicy(phase=phase, columns=columns, codes=codes)
-
-
 def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolution:
     """Read game table bytes, refusing them unless intact, made for exactly `rules`, and
     every array of the shape the target and the point range call for."""
@@ -560,6 +510,7 @@ def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolu
         point_range,
         tail_rows,
     )
+    from .game.policies import StoredPolicies
 
     def refuse(why: str) -> StaleTableError:
         return StaleTableError(f"game table {source}: {why}; {fix}")

@@ -15,6 +15,7 @@ into the dice a player keeps from an actual position of the orbit.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -24,10 +25,12 @@ from numpy.typing import NDArray
 
 from ..engine import TIE_TOL, BoolArray, FloatArray, IntArray, kernel
 from ..engine.kernel import LANES, from_lanes, to_lanes
-from ..engine.model import UNUSED, USED, symmetries
+from ..engine.model import UNUSED, USED, WORLD_NAMES, symmetries
 from ..engine.solve import solve_layers
 from ..engine.structure import TurnStructure
+from ..errors import StaleTableError
 from ..rules import Rules
+from ..tablefile import checked_array
 from .final import final_utilities
 from .iterate import Moves, PhaseState, moves_at
 from .model import FINAL, GameModel, game_model
@@ -58,6 +61,52 @@ def codes_in_range(st: TurnStructure, codes: CodeArray) -> bool:
     plain = (codes >= 0) & (codes < np.minimum(n_keeps, SORCERESS_CODE))
     sor = (codes >= SORCERESS_CODE) & (codes - SORCERESS_CODE < n_sor)
     return bool(np.all(plain | sor | (codes == kernel.STOP) | (codes == kernel.NO_MOVE)))
+
+
+class StoredPolicies(Mapping[str, PhasePolicy]):
+    """The win policies of a game table read from disk, each phase decoded and checked against
+    the orbits of the game's turns (:func:`.model.game_model`) when first asked for: what
+    whole simulated games play. `winprob` and `advise --me/--opp` never ask, so they do not
+    build the orbits (about 0.6 s)."""
+
+    def __init__(self, entries: dict[str, Any], rules: Rules, n_dice: int,
+                 columns: dict[str, int], refuse: Callable[[str], StaleTableError]) -> None:
+        self._entries, self._rules, self._n_dice = entries, rules, n_dice
+        self._columns, self._refuse = columns, refuse
+        self._decoded: dict[str, PhasePolicy] = {}
+
+    def __getitem__(self, phase: str) -> PhasePolicy:
+        if phase not in self._columns:
+            raise KeyError(phase)
+        if phase not in self._decoded:
+            self._decoded[phase] = self._decode(phase)
+        return self._decoded[phase]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def _decode(self, phase: str) -> PhasePolicy:
+        refuse, columns = self._refuse, self._columns[phase]
+        codes = {}
+        try:
+            for card, ct in game_model(self._rules, self._n_dice).cards.items():
+                for w in ct.model.worlds:
+                    name = f"{card}/{WORLD_NAMES[w]}"
+                    a = checked_array(self._entries[phase][name], f"policies.{phase}.{name}",
+                                      (ct.st.n_fo, columns), "<i2", refuse)
+                    if not codes_in_range(ct.st, a):
+                        raise refuse(f"policy {phase}/{name} names moves its positions do not "
+                                     "have")
+                    codes[(card, w)] = a
+        except StaleTableError:
+            raise
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            raise refuse(f"incomplete policies of {phase} (a field is missing or "
+                         "malformed)") from None
+        return PhasePolicy(phase=phase, columns=columns, codes=codes)
 
 
 def phase_codes(moves: Moves, columns: int) -> dict[tuple[str, int], CodeArray]:
