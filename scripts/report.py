@@ -469,9 +469,10 @@ def section_method(r: Report) -> str:
   mean of each distribution meets the engine's value to within {worst_mean:.1e} points, and
   its bust probability meets the independent policy evaluation of `solver/stats.py` to
   within {worst_bust:.1e}.
-- **Ties**: where two moves are worth the same, the engine's policy takes the first (stopping
-  before any reroll); another choice between equal moves keeps every expected value but may move
-  probability between scores.
+- **Ties**: where two moves are worth the same (within the engine's tie tolerance), the policy
+  takes one by a fixed rule: stop, then without the Sorceress, then the most dice kept; another
+  choice between equal moves keeps every expected value but may move probability between
+  scores.
 - **Heuristics and variants**: exact policy evaluation and exact solves on the same engine.
 - **Monte Carlo**: `sabords simulate` plays random turns under any of these policies with the
   rules' own functions and compares with the exact value (the tests run a chi-square test of the
