@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from solver.errors import StaleTableError
 from solver.rules import Rules
-from solver.tablepaths import repo_tables_dir
+from solver.tablepaths import committed_dir
 
 CARDS = ["none", "captain", "pirate", "sorceress", "chest", "battle3", "p", "m2", "b 3",
          "wizard", "", "-1", "500", "skull island", "z" * 300]
@@ -87,7 +87,7 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     def build_table(card: Any, rules: Rules) -> Any:
         if rules.turn_rules() != Rules():
             raise StaleTableError("not solved in the fuzz")
-        return tables.read_table(tables.table_path(repo_tables_dir(), card), card,
+        return tables.read_table(tables.table_path(committed_dir(), card), card,
                                  Rules())
 
     def build_tables(cards: Any, rules: Rules, n_jobs: int = 1) -> Any:
@@ -96,11 +96,11 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     def solve_game(rules: Rules, **kwargs: Any) -> Any:
         if rules != Rules():
             raise StaleTableError("not solved in the fuzz")
-        return tables.read_game(repo_tables_dir(), rules)
+        return tables.read_game(committed_dir(), rules)
 
     def write_game(sol: Any, directory: Any) -> Any:  # the committed bytes, without packing
         path = tables.game_table_path(directory)
-        path.write_bytes(tables.game_table_path(repo_tables_dir()).read_bytes())
+        path.write_bytes(tables.game_table_path(committed_dir()).read_bytes())
         return path
 
     monkeypatch.setattr(tables, "write_game", write_game)
