@@ -85,6 +85,23 @@ def solve_game_command(
             "the repository's tables/ for the default rules, the cache directory for other "
             "variants.")),
     ] = None,
+    players: Annotated[int, typer.Option(
+        "--players", metavar="N", min=2, max=5,
+        help="Players at the table, 2 to 5. Three and more are solved on Dask.")] = 2,
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", metavar="ADDRESS",
+        help="Run on the Dask cluster of this scheduler (tcp://HOST:8786) instead of a local "
+             "one (three players and more).")] = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", metavar="K", min=0,
+        help="Workers of the local Dask cluster (default: one a core; 0: no Dask, in this "
+             "process).")] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue the solve interrupted in DIR from its last checkpoint "
+                         "(the same bytes as a solve never interrupted).")] = False,
+    block: Annotated[int, typer.Option(
+        "--block", metavar="S", min=64, max=1_000_000,
+        help="States a task solves (any size gives the same bytes).")] = 4096,
 ) -> None:
     """Solve the two-player game (win probabilities at every score) and write its table.
 
@@ -97,10 +114,19 @@ def solve_game_command(
     measures it); the time and the memory grow with the square of the target (target is at
     most 20000).
 
+    With --players 3 (or more) it solves the game of that many players by policy iteration
+    on Dask (solver/game/nsolve.py): a LocalCluster of one worker a core, or the cluster of
+    --scheduler; a checkpoint after each improvement lets --resume continue an interrupted
+    solve. Three players at the default target take about an hour on 2 cores.
+
     \b
     Examples:
       sabords solve-game --out tables/               # what `make tables` runs
       sabords solve-game --variant target=5000 --variant ties=trigger
+      sabords solve-game --players 3 --variant target=2000 --out /tmp/t3
+      sabords solve-game --players 3 --out tables/   # what `make tables-3p` runs
+      sabords solve-game --players 3 --scheduler tcp://10.0.0.5:8786 --out /tmp/t3
+      sabords solve-game --players 3 --out /tmp/t3 --resume
     """
     import sys
 
@@ -114,6 +140,15 @@ def solve_game_command(
         check_output(rules, out, "game")
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
+    if players > 2:
+        from .ngame import solve_players
+
+        solve_players(rules, players, directory, scheduler=scheduler, workers=workers,
+                      resume=resume, block=block)
+        return
+    if scheduler is not None or resume:
+        fail("the two-player game is solved in this process, in seconds: --scheduler and "
+             "--resume are for three players and more")
     seconds, memory = game_cost(rules.target)
     sys.stderr.write(f"solving the two-player game for {rules.describe()}: about "
                      f"{seconds:.0f} s and {memory / 1e9:.1f} GB on a 2-core machine\n")

@@ -38,8 +38,9 @@ game's lookups of a win probability are all rows of such a table.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,7 +152,8 @@ def _plan(st: Any) -> tuple[list[list[_Level]], list[list[_Level]]]:
 def _np_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray, q: FloatArray | None,
               bs: FloatArray | None, u: FloatArray, w: Any, st: Any, s_lo: int, s_hi: int,
               omega: float, code: IntArray | None, sor: Any, q_used: FloatArray | None,
-              step: Any = None, bust: FloatArray | None = None) -> FloatArray:
+              step: Any = None, bust: FloatArray | None = None,
+              frozen: Any = None) -> FloatArray:
     """One sweep on (n, B) columns; returns the absolute change of every value updated.
 
     ``e`` holds the expectations, then (Bellman mode) the best keep of every sub-multiset;
@@ -201,6 +203,8 @@ def _np_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray, q: Flo
                      np.take_along_axis(q, safe, axis=0))
         v = np.where(cd == STOP, u[w.stop_idx[lo:hi]], v)
     v = np.where(w.live[lo:hi, None], v, 0.0)
+    if frozen is not None:  # frozen columns keep their values
+        v = np.where(frozen[None, :], V[lo:hi], v)
     d = v - V[lo:hi]
     new = v if omega == 1.0 else V[lo:hi] + omega * d
     if step is not None:
@@ -310,6 +314,7 @@ def _compile() -> dict[str, Callable[..., Any]] | None:
         "best_moves": kn.best_moves,
         "gram_chunks": kn.gram_chunks,
         "combine": kn.combine,
+        "forward": kn.forward,
     }
 
 
@@ -335,6 +340,20 @@ def force(choice: str | None) -> None:
         if choice not in ("numba", "numpy", "auto"):
             raise ValueError(f"kernel implementation {choice!r}: numba, numpy or auto")
         _FORCED.append(choice)
+
+
+@contextmanager
+def compiled_whenever_installed() -> Iterator[None]:
+    """Run numba for every batch, a single chunk too, while inside (the numpy reference when
+    numba is missing): for work made of many small batches, where numba's one-time start pays
+    (the n-player game's settling steps)."""
+    saved = list(_FORCED)
+    if not saved:
+        _FORCED.append("numba")
+    try:
+        yield
+    finally:
+        _FORCED[:] = saved
 
 
 def numba_available() -> bool:
@@ -393,10 +412,11 @@ def _np_lanes_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray,
                     q: FloatArray, u: FloatArray, w: Any, st: Any, s_lo: int, s_hi: int,
                     omega: float, bs: Any, code: Any, sor: Any, q_used: Any, sweeps: int = 1,
                     factor: float = 0.0, budget: float = -1.0,
-                    step: Any = None) -> tuple[int, FloatArray]:
+                    step: Any = None, per_lane: bool = False) -> tuple[int, FloatArray]:
     """The numpy sweep on lanes: to columns, up to `sweeps` sweeps (stopping once
-    ``factor * residual <= budget``; several sweeps only in place), back to lanes. Returns
-    (sweeps, last chunk residuals)."""
+    ``factor * residual <= budget``, of the chunk or, with `per_lane`, of each column, frozen
+    from then on; several sweeps only in place), back to lanes. Returns (sweeps, last chunk
+    residuals)."""
     n_c, _, width = V.shape
     V2, e2, u2 = _to_2d(V), _to_2d(e), _to_2d(u)
     out2 = V2 if V_out is V else np.empty_like(V2)
@@ -408,11 +428,22 @@ def _np_lanes_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray,
     step2 = None if step is None else np.zeros(V2.shape, dtype=np.float32)
     done, res = 0, np.zeros(n_c)
     bust = _np_bust_terms(u2, w)
+    frozen = np.zeros(V2.shape[1], dtype=bool) if per_lane else None
+    last = np.zeros(V2.shape[1])
     while done < sweeps:
         change = _np_sweep(mode, V2, out2, e2, q2, bs2, u2, w, st, s_lo, s_hi, omega, code2,
-                           sor2, qu2, step2, bust)
-        res = _chunk_max(change, n_c, width)
+                           sor2, qu2, step2, bust, frozen)
         done += 1
+        if frozen is not None:
+            lane = change.max(axis=0, initial=0.0)
+            newly = ~frozen & ((factor * lane <= budget) | (done >= sweeps))
+            last = np.where(newly, lane, last)
+            frozen |= newly
+            res = _chunk_max(last[None, :], n_c, width)
+            if frozen.all():
+                break
+            continue
+        res = _chunk_max(change, n_c, width)
         if factor * float(res.max(initial=0.0)) <= budget:
             break
     if V_out is not V and mode != MODE_EXPECT:
@@ -505,10 +536,12 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
 def solve_layer(V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray, w: Any, st: Any,
                 s: int, *, factor: float, budget: float, max_sweeps: int,
                 bs: FloatArray | None = None, code: IntArray | None = None, sor: Any = None,
-                q_used: FloatArray | None = None) -> tuple[int, float]:
+                q_used: FloatArray | None = None, per_lane: bool = False) -> tuple[int, float]:
     """In-place sweeps of skull block `s`, each chunk until its own ``factor * residual <=
-    budget`` (chunks are independent: the same numbers whatever runs them): (the most
-    sweeps of a chunk, the largest last residual)."""
+    budget`` (chunks are independent: the same numbers whatever runs them), or with
+    `per_lane` each lane (column) until its own, frozen from then on (each column's numbers are
+    then those of its own solve, whatever the columns beside it): (the most sweeps of a
+    chunk, the largest last residual)."""
     mode = MODE_BELLMAN if code is None else MODE_POLICY
     for name, a in (("V", V), ("e", e), ("q", q)):
         if not a.flags.c_contiguous:
@@ -526,7 +559,7 @@ def solve_layer(V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray, w: A
                 None if bs is None else bs[one], None if code is None else code[one],
                 None if sor is None else sor[one],
                 None if q_used is None or q_used is q else q_used[one],
-                sweeps=max_sweeps, factor=factor, budget=budget)
+                sweeps=max_sweeps, factor=factor, budget=budget, per_lane=per_lane)
             done, worst = max(done, n), max(worst, float(res.max(initial=0.0)))
         return done, worst
     use_bs = bs is not None
@@ -539,7 +572,7 @@ def solve_layer(V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray, w: A
     _split(k["solve_layer"], n_c, V, e, q, bs_, u, w.stop_idx, w.bust_idx, w.live, w.can_stop,
            w.keep_ok, w.p_bust, st.child, st.parent, st.level_lo, st.full_row, st.fo_lo, s,
            use_bs, mode, code, sor, q_used_, float(factor), float(budget), int(max_sweeps),
-           sweeps, residual)
+           bool(per_lane), sweeps, residual)
     return int(sweeps.max(initial=0)), float(residual.max(initial=0.0))
 
 

@@ -27,13 +27,16 @@ _jit = numba.njit(cache=True, fastmath=False, nogil=True)
 @_jit
 def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
           p_bust, child, parent, level_lo, full_row, fo_lo, s_lo, s_hi, omega, use_bs, code, sor,
-          q_used, step, first_fo, first_p, turn, best_out, fix_steps, fix_coef):
+          q_used, step, first_fo, first_p, turn, best_out, fix_steps, fix_coef, frozen,
+          lane_res):
     """One sweep of chunk `c` (module doc of :mod:`solver.engine.kernel`); its largest change.
 
     ``e[ce]`` holds the expectations, then (Bellman mode) the best keep of every
     sub-multiset, in place; ``q`` receives the keep values unless it has no rows. With
     ``fix_coef`` (an extrapolation), the chunk's values first become
     ``V - sum_j fix_coef[j] * fix_steps[j]``, in place, as :func:`combine` computes them.
+    With ``frozen`` (one flag a lane), the frozen lanes keep their values (change 0); with
+    ``lane_res`` (one entry a lane), it receives each lane's largest change.
     """
     n_rows = child.shape[0]
     n_dice = level_lo.shape[1] - 2
@@ -127,6 +130,7 @@ def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop
     target = np.empty(width)  # the value each lane moves to
     store_step = step.shape[1] > 0
     store_best = best_out.shape[1] > 0
+    have_frozen = frozen.shape[0] > 0
     for i in range(lo, hi):
         r = full_row[i]
         si = stop_idx[i]
@@ -158,6 +162,10 @@ def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop
                     target[k] = q_used[c, cd, k]
                 else:
                     target[k] = q[c, cd, k]
+        if have_frozen:
+            for k in range(width):
+                if frozen[k]:
+                    target[k] = V[c, i, k]
         if store_step:
             for k in range(width):
                 v = target[k]
@@ -179,6 +187,9 @@ def chunk(c, ce, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_stop
                 V_out[c, i, k] = new
     for k in range(width):
         res = worst[k] if worst[k] > res else res
+    if lane_res.shape[0] > 0:
+        for k in range(width):
+            lane_res[k] = worst[k]
     if first_fo.shape[0] > 0:  # the turn's value from the first roll on (first_sum)
         for k in range(width):
             turn[c, k] = 0.0
@@ -200,17 +211,19 @@ def sweep(c_lo, c_hi, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can
     local = e.shape[1] == 0
     work = np.empty((1, child.shape[0] + 1, V.shape[2]))
     first = c_lo - c_lo  # 0, typed like c (a literal 0 would compile chunk a second time)
+    no_flags = np.zeros(0, dtype=np.bool_)
+    no_res = np.zeros(0)
     for c in range(c_lo, c_hi):
         if local:
             res[c] = chunk(c, first, mode, V, V_out, work, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn, best_out, fix_steps, fix_coef)
+                           first_p, turn, best_out, fix_steps, fix_coef, no_flags, no_res)
         else:
             res[c] = chunk(c, c, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn, best_out, fix_steps, fix_coef)
+                           first_p, turn, best_out, fix_steps, fix_coef, no_flags, no_res)
 
 
 @numba.njit(cache=True, fastmath=False, nogil=True, parallel=True)
@@ -222,26 +235,29 @@ def sweep_parallel(mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live, can_st
     thread: the same numbers whatever the number of threads). The only parallel function:
     numba's scheduling of this hot loop beats threads started from Python."""
     local = e.shape[1] == 0
+    no_flags = np.zeros(0, dtype=np.bool_)
+    no_res = np.zeros(0)
     for c in numba.prange(V.shape[0]):
         if local:
             work = np.empty((1, child.shape[0] + 1, V.shape[2]))
             res[c] = chunk(c, c - c, mode, V, V_out, work, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn, best_out, fix_steps, fix_coef)
+                           first_p, turn, best_out, fix_steps, fix_coef, no_flags, no_res)
         else:
             res[c] = chunk(c, c, mode, V, V_out, e, q, bs, u, stop_idx, bust_idx, live,
                            can_stop, keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo,
                            s_lo, s_hi, omega, use_bs, code, sor, q_used, step, first_fo,
-                           first_p, turn, best_out, fix_steps, fix_coef)
+                           first_p, turn, best_out, fix_steps, fix_coef, no_flags, no_res)
 
 
 @_jit
 def solve_layer(c_lo, c_hi, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop, keep_ok,
                 p_bust, child, parent, level_lo, full_row, fo_lo, s, use_bs, mode, code, sor,
-                q_used, factor, budget, max_sweeps, sweeps, residual):
+                q_used, factor, budget, max_sweeps, per_lane, sweeps, residual):
     """Sweeps of skull block `s`, chunk by chunk, each until its own factor * residual <=
-    budget: the sweeps and the last residual of each chunk."""
+    budget (with `per_lane`, each lane until its own, frozen from then on): the sweeps and the
+    last residual of each chunk."""
     step = np.zeros((V.shape[0], 0, V.shape[2]), dtype=np.float32)
     first_fo = np.zeros(0, dtype=np.int64)
     first_p = np.zeros(0)
@@ -249,18 +265,36 @@ def solve_layer(c_lo, c_hi, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop, 
     best_out = np.zeros((V.shape[0], 0, V.shape[2]))
     fix_steps = np.zeros((0, V.shape[0], V.shape[1], V.shape[2]), dtype=np.float32)
     fix_coef = np.zeros(0)
+    width = V.shape[2]
+    frozen = np.zeros(width if per_lane else 0, dtype=np.bool_)
+    lane_res = np.zeros(width if per_lane else 0)
     for c in range(c_lo, c_hi):
         n = 0
+        last = 0.0
+        for k in range(frozen.shape[0]):
+            frozen[k] = False
         while True:
             r = chunk(c, c, mode, V, V, e, q, bs, u, stop_idx, bust_idx, live, can_stop,
                       keep_ok, p_bust, child, parent, level_lo, full_row, fo_lo, s, s, 1.0,
                       use_bs, code, sor, q_used, step, first_fo, first_p, turn, best_out,
-                      fix_steps, fix_coef)
+                      fix_steps, fix_coef, frozen, lane_res)
             n += 1
-            if factor * r <= budget or n >= max_sweeps:
+            if per_lane:
+                done = True
+                for k in range(width):
+                    if not frozen[k]:
+                        if factor * lane_res[k] <= budget or n >= max_sweeps:
+                            frozen[k] = True
+                            last = lane_res[k] if lane_res[k] > last else last
+                        else:
+                            done = False
+                if done:
+                    break
+            elif factor * r <= budget or n >= max_sweeps:
+                last = r
                 break
         sweeps[c] = n
-        residual[c] = r
+        residual[c] = last
 
 
 @_jit
@@ -407,3 +441,111 @@ def combine(c_lo, c_hi, x, steps, coef):
                 for j in range(coef.shape[0]):
                     v = v - coef[j] * np.float64(steps[j, c, r, k])
                 x[c, r, k] = v
+
+
+@_jit
+def forward(c_lo, c_hi, codes, sors, live, p_bust, stop_idx, bust_idx, child, level_lo,
+            full_row, fo_lo, pairs_ptr, pairs_row, sor_ptr, sor_row, first_fo, first_p, start,
+            first_bust_row, first_bust_p, eps, max_pushes, out, lost, pushes):
+    """The outcome distribution of chunks ``c_lo:c_hi`` under their policies: the pushes of
+    :mod:`solver.engine.forward`, in the order of its numpy reference."""
+    n_w = codes.shape[0]
+    n_fo = codes.shape[2]
+    width = codes.shape[3]
+    n_rows = child.shape[0]
+    n_dice = level_lo.shape[1] - 2
+    max_s = level_lo.shape[0] - 1
+    for c in range(c_lo, c_hi):
+        mpos = np.zeros((n_w, n_fo, width))
+        keep = np.zeros((n_w, n_rows + 1, width))
+        roll = np.zeros((n_rows + 1, width))
+        left = np.zeros(width)
+        for j in range(first_fo.shape[0]):
+            i = first_fo[j]
+            for k in range(width):
+                mpos[start, i, k] = first_p[j]
+        for r in range(out.shape[1]):
+            for k in range(width):
+                out[c, r, k] = 0.0
+        for k in range(width):
+            out[c, first_bust_row, k] += first_bust_p
+            lost[c, k] = 0.0
+        for w in range(n_w - 1, -1, -1):
+            for s in range(max_s + 1):
+                lo = fo_lo[s]
+                hi = fo_lo[s + 1]
+                n = 0
+                done = np.zeros(width, dtype=np.bool_)
+                while True:
+                    for i in range(lo, hi):
+                        si = stop_idx[i]
+                        pp = pairs_ptr[i]
+                        sp = sor_ptr[i]
+                        for k in range(width):
+                            m = mpos[w, i, k]
+                            if m == 0.0:
+                                continue
+                            cd = codes[w, c, i, k]
+                            if cd == -1:
+                                out[c, si, k] += m
+                            elif cd >= 0:
+                                if sors[w, c, i, k]:
+                                    keep[0, sor_row[sp + cd], k] += m
+                                else:
+                                    keep[w, pairs_row[pp + cd], k] += m
+                            else:
+                                lost[c, k] += m
+                    for i in range(lo, hi):
+                        for k in range(width):
+                            mpos[w, i, k] = 0.0
+                    for r in range(level_lo[s, s], level_lo[s, n_dice]):
+                        pb = p_bust[w, r]
+                        bi = bust_idx[r]
+                        for k in range(width):
+                            x = keep[w, r, k]
+                            keep[w, r, k] = 0.0
+                            roll[r, k] = x
+                            out[c, bi, k] += pb * x
+                    for d in range(s, n_dice):
+                        for s2 in range(s, min(d, max_s) + 1):
+                            a = level_lo[s2, d]
+                            b = level_lo[s2, d + 1]
+                            for f in range(6):
+                                for r in range(a, b):
+                                    ch = child[r, f]
+                                    if ch == n_rows:
+                                        continue
+                                    for k in range(width):
+                                        roll[ch, k] += roll[r, k] * SIXTH
+                            for r in range(a, b):
+                                for k in range(width):
+                                    roll[r, k] = 0.0
+                    for s2 in range(s, max_s + 1):
+                        for i in range(fo_lo[s2], fo_lo[s2 + 1]):
+                            r = full_row[i]
+                            if live[w, i]:
+                                for k in range(width):
+                                    mpos[w, i, k] += roll[r, k]
+                            for k in range(width):
+                                roll[r, k] = 0.0
+                    n += 1
+                    for k in range(width):
+                        left[k] = 0.0
+                    for i in range(lo, hi):
+                        for k in range(width):
+                            left[k] += mpos[w, i, k]
+                    busy = False
+                    for k in range(width):  # a lane is done once its layer holds <= eps
+                        if done[k]:
+                            continue
+                        if left[k] <= eps or n >= max_pushes:
+                            done[k] = True
+                            for i in range(lo, hi):
+                                lost[c, k] += mpos[w, i, k]
+                                mpos[w, i, k] = 0.0
+                        else:
+                            busy = True
+                    if not busy:
+                        break
+                if n > pushes[c]:
+                    pushes[c] = n

@@ -176,12 +176,15 @@ class LayerSolve:
 
 def solve_layers(model: TurnModel, st: TurnStructure, u: FloatArray, stop_idx: IntArray,
                  bust_idx: IntArray, *, tol: float = DEFAULT_TOL,
-                 policy: dict[int, tuple[IntArray, BoolArray]] | None = None) -> LayerSolve:
+                 policy: dict[int, tuple[IntArray, BoolArray]] | None = None,
+                 per_lane: bool = False) -> LayerSolve:
     """Value iteration layer by layer (module doc) on a structure's rows, for the utility
     table `u` (lanes) indexed by `stop_idx` (full orbits) and `bust_idx` (rows).
 
     With `policy` (per world, kernel codes and Sorceress flags in lanes), the values are
-    those of following it (policy evaluation); the bound is certified either way.
+    those of following it (policy evaluation); the bound is certified either way. With
+    `per_lane`, every column stops on its own residual (:func:`.kernel.solve_layer`): its
+    numbers are then the same whatever the other columns of the batch.
     """
     n_c, _, width = u.shape
     factor = BETA / (1 - BETA)
@@ -211,7 +214,8 @@ def solve_layers(model: TurnModel, st: TurnStructure, u: FloatArray, stop_idx: I
             if cyclic:
                 n, residual = kernel.solve_layer(
                     V, e, q_now, u, w, st, s, factor=factor, budget=budget,
-                    max_sweeps=MAX_SWEEPS, bs=bs, code=code, sor=sor, q_used=q_used)
+                    max_sweeps=MAX_SWEEPS, bs=bs, code=code, sor=sor, q_used=q_used,
+                    per_lane=per_lane)
                 if factor * residual > budget:
                     raise ConvergenceError(
                         f"{model.card.id}: layer of {s} skull dice still moves by "

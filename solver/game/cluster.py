@@ -1,0 +1,174 @@
+"""The n-player game's improvements on a Dask cluster (``dask.distributed``), and its
+checkpoints.
+
+:class:`DaskRunner` is a runner of :mod:`.nsolve`: each improvement scatters the value table
+``Z`` to every worker (``broadcast``: a worker lost takes no input with it), submits one task a
+block of states (:func:`.nsolve.improve_block`, a pure function of its arguments) and yields
+the blocks as they finish. A worker that dies in the middle of a block loses only that block:
+the scheduler runs it again elsewhere, and since a block's numbers depend on its states alone
+the table is the same bits. What a block returns (its states' outcome distributions, or their
+values in the final round) goes to this process, which evaluates the phase (:mod:`.evaluate`:
+a few seconds; the improvements are the hours).
+
+:func:`local_cluster` starts a ``LocalCluster`` sized to the machine (one single-threaded
+worker a core: the kernel's own threads are then one, ``SABORDS_THREADS``); :func:`connect`
+joins an existing one (``dask scheduler`` and ``dask worker`` on the machines, README).
+
+:func:`save_checkpoint` and :func:`load_checkpoint` write and read the state of a solve after
+each improvement (:class:`.nsolve.Checkpoint`: the table so far, the phase, the iteration and
+what decides the next one), atomically, so that ``--resume`` continues an interrupted solve to
+the same bytes.
+
+Dask is imported here only, never on the advisor's path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..engine import FloatArray
+from ..engine.kernel import THREADS_ENV
+from ..errors import SettingsError, quote
+from ..rules import NUM_DICE, Rules
+from ..tablefile import (
+    checked_array,
+    open_envelope,
+    pack_array,
+    pack_envelope,
+    read_file,
+    unpack_array,
+    write_atomically,
+)
+from .nsolve import Checkpoint, PhaseRecord, improve_block
+
+CHECKPOINT_VERSION = 1
+
+
+class DaskRunner:
+    """Every block of an improvement a task on the cluster of `client`."""
+
+    def __init__(self, client: Any, rules: Rules, players: int, n_dice: int = NUM_DICE) -> None:
+        self.client, self.rules, self.players, self.n_dice = client, rules, players, n_dice
+
+    def improve(self, phase: str, blocks: Sequence[tuple[int, int]], Z: FloatArray,
+                tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
+        from distributed import as_completed
+
+        table = self.client.scatter(Z, broadcast=True, hash=False)
+        futures = [self.client.submit(improve_block, self.rules, self.players, self.n_dice,
+                                      phase, lo, hi, table, tol, eps, values,
+                                      key=f"improve-{phase}-{lo}-{hi}-{tol!r}-{id(table)}",
+                                      retries=2)
+                   for lo, hi in blocks]
+        where = {f.key: i for i, f in enumerate(futures)}
+        try:
+            for future in as_completed(futures):
+                yield where[future.key], future.result()
+                future.release()
+        finally:
+            for future in futures:
+                future.release()
+            table.release()
+
+
+def workers(cluster_workers: int | None = None) -> int:
+    """The workers of a local cluster: one a core unless said."""
+    if cluster_workers is not None:
+        return cluster_workers
+    return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def local_cluster(n_workers: int | None = None) -> Iterator[Any]:
+    """A client of a ``LocalCluster`` of `n_workers` single-threaded worker processes (one a
+    core by default), closed on exit."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=workers(n_workers), threads_per_worker=1, processes=True,
+                      env={THREADS_ENV: "1"}, dashboard_address=None,
+                      silence_logs=40) as cluster, Client(cluster) as client:
+        yield client
+
+
+@contextmanager
+def connect(address: str) -> Iterator[Any]:
+    """A client of the scheduler at `address` (``tcp://HOST:8786``), closed on exit; a
+    :class:`SettingsError` when none answers."""
+    from distributed import Client
+
+    try:
+        client = Client(address, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SettingsError(f"no Dask scheduler answers at {quote(address)}: {exc}",
+                            subject="scheduler") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Checkpoints
+# --------------------------------------------------------------------------------------------
+
+
+def _header(rules: Rules, players: int, n_dice: int) -> dict[str, Any]:
+    return {"kind": "game-checkpoint", "rules": rules.as_dict(), "rules_hash": rules.hash,
+            "players": players, "n_dice": n_dice}
+
+
+def save_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
+                    state: Checkpoint) -> None:
+    """Write `state` to `path`, atomically (the last complete checkpoint is always there)."""
+    payload = {
+        "header": _header(rules, players, n_dice),
+        "Z": pack_array(state.Z),
+        "done": list(state.done),
+        "records": {name: r.as_dict() for name, r in state.records.items()},
+        "phase": state.phase or "",
+        "iteration": state.iteration,
+        "digests": [pack_array(d) for d in state.digests],
+        "change": -1.0 if state.change is None else state.change,
+    }
+    write_atomically(path, pack_envelope(payload, CHECKPOINT_VERSION))
+
+
+def load_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
+                    rows: int) -> Checkpoint:
+    """The state saved at `path` by :func:`save_checkpoint`, refused (a
+    :class:`~solver.errors.StaleTableError`) unless it is intact and of this game."""
+    fix = "remove it to start the solve again"
+    data = read_file(path, "checkpoint", fix)
+    payload = open_envelope(data, source=str(path), fix=fix, kind="checkpoint",
+                            version=CHECKPOINT_VERSION)
+    from ..errors import StaleTableError
+
+    def refuse(why: str) -> StaleTableError:
+        return StaleTableError(f"checkpoint {path}: {why}; {fix}")
+
+    try:
+        if payload["header"] != _header(rules, players, n_dice):
+            raise refuse("made for another game (rules, players or dice)")
+        Z = checked_array(payload["Z"], "Z", (rows, players), "<f8", refuse)
+        records = {}
+        for name, r in payload["records"].items():
+            records[name] = PhaseRecord(**r)
+        size = Z.shape[0]
+        digests = [np.asarray(unpack_array(d)) for d in payload["digests"]]
+        if any(d.dtype != np.dtype("<u8") or d.ndim != 1 or d.shape[0] > size
+               for d in digests):
+            raise refuse("a digest is malformed")
+        change = float(payload["change"])
+        return Checkpoint(Z=Z.copy(), done=list(payload["done"]), records=records,
+                          phase=payload["phase"] or None, iteration=int(payload["iteration"]),
+                          digests=digests, change=None if change < 0 else change)
+    except StaleTableError:
+        raise
+    except (KeyError, TypeError, ValueError):
+        raise refuse("incomplete (a field is missing or malformed)") from None

@@ -1,0 +1,406 @@
+r"""Solving the game for any number of players: every phase by policy iteration on the turns.
+
+**What is solved.**  Every player maximises their own probability of winning (RULES.md,
+Objectives, *win*), the others' strategies given: in every state the mover plays the turn that
+is best for the mover, its ties broken by the engine's one rule
+(:data:`solver.engine.solve.TIE_TOL`), which fixes every other seat's value too. The values are
+those of this profile of strategies, a subgame-perfect equilibrium of the game's states:
+nobody gains by deviating in any one turn. With two players the game is zero-sum and its value
+unique; with more, equilibria need not be unique, and this is the one the iteration reaches
+from its start (every value ``1/N``), the same one on every machine.
+
+**Why not the two-player method.**  The two-player solve (:mod:`.iterate`) keeps every
+position value of every state's turn between sweeps: its value is a scalar, and 3600 states'
+turns fit in memory. For three players at the default target there are 216,000 states (13
+million for four) and a value is a vector: that store would be about 56 GB in float64. Turns
+re-solved at every sweep of value iteration would need only the value table, but a hundred
+sweeps of 216,000 x 12 turn solves (about 1.2 ms a state on the 2-core machine of
+``make bench``) is over seven hours.
+
+**Policy iteration on the turns** (Howard 1960; Puterman, *Markov Decision Processes*, 1994,
+§6.4, here for each mover in turn).  An *improvement* solves every state's turn from the
+current value table (:func:`.turns.improve`): the mover's best play, and the probability of
+every ending under it. An *evaluation* then solves the phase's linear equations for every
+seat's values under those turns (:mod:`.evaluate`: a sparse system of at most 135 endings a
+state, Gauss-Seidel, a few seconds). Repeat until an improvement changes no move at the final
+precision. Each improvement solves every turn once; the evaluations cost little. The
+improvements' precision follows the iteration (:func:`schedule`): early ones, whose values
+the next evaluation moves anyway, stop their solves sooner.
+
+The phases in order: sudden death, the final round's turns from the last to the first (each
+needs only those after it: one improvement and one evaluation, no iteration), normal play.
+
+**What is proved and what is measured** (:class:`PhaseRecord`, stored in the table).  Proved:
+every value of the table is within ``bound`` of the exact value of the table's profile of
+strategies (the evaluation's residual times a checked bound on the expected number of turns
+in the phase, :func:`.evaluate.turns_bound`, plus the phases before it, plus the probability
+the pushes left unassigned, :mod:`solver.engine.forward`). Measured: ``gap``, by how much
+the best turn of a mover beats the profile's at the final values (at most the turn solves'
+certified ``tol``: each turn is the best response, to that precision, given the values), and
+the last improvements' counts of changed moves. Not proved: that the iteration's fixed point
+is unique for three players or more (it is the one reached, and the tests meet it two other
+ways: an exact brute force on a reduced game, and whole games with real dice).
+
+The maths are plain functions of arrays (:mod:`.turns`, :mod:`.evaluate`); a *runner* places
+the improvements' blocks of states: in this process (:class:`LocalRunner`) or on a Dask
+cluster (:mod:`.cluster`). Every block's numbers are those of its states alone, so the table
+is the same bits for any runner, any number of workers and any block size.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..engine import FloatArray, IntArray, kernel
+from ..rules import NUM_DICE, Rules
+from .evaluate import evaluate, order_of, sweep, turns_bound
+from .model import NORMAL, SUDDEN, GameModel, game_model, point_range
+from .seats import Seats, seats_of
+from .turns import Improved, improve
+
+FINAL_TOL = 1e-12
+"""The certified bound of the last improvements' turn solves."""
+FINAL_EPS = 1e-14
+"""The probability a turn's pushes may leave unassigned per layer, at the end."""
+EVAL_TOL = 1e-15
+"""An evaluation sweeps until no value moves by more than this."""
+FIRST_TOL = 1e-5
+"""The first improvement's precision (its values are only a start)."""
+MAX_ITERATIONS = 60
+"""Improvements of one phase before giving up (a bug, not a user error)."""
+BLOCK = 4096
+"""States a task improves (each takes seconds; any size gives the same bits)."""
+
+ProgressFn = Callable[["Progress"], None]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a solve is: reported after every block of an improvement and every evaluation."""
+
+    phase: str
+    iteration: int
+    done: int
+    """Blocks of this improvement done."""
+    blocks: int
+    seconds: float
+    """Since this improvement began."""
+    change: float | None = None
+    """The last evaluation's largest change of a value (None during an improvement)."""
+    changed: int | None = None
+    """States whose moves the last improvement changed."""
+
+
+class Runner(Protocol):
+    """Where the improvements' blocks run (:class:`LocalRunner`, :class:`.cluster.DaskRunner`)."""
+
+    def improve(self, phase: str, blocks: Sequence[tuple[int, int]], Z: FloatArray,
+                tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
+        """Improve every block; yield (block number, result) as each finishes, in any
+        order: an :class:`.turns.Improved`, or with `values` (a phase whose endings all lead
+        out of it) the block's values (S, N)."""
+        ...
+
+
+def improve_block(rules: Rules, players: int, n_dice: int, phase: str, lo: int, hi: int,
+                  Z: FloatArray, tol: float, eps: float, values: bool) -> Any:
+    """One block's improvement (a runner's task: every argument is data)."""
+    gm = game_model(rules, n_dice)
+    seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties)
+    index = np.arange(lo, hi, dtype=np.int64)
+    with kernel.compiled_whenever_installed():
+        got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps)
+    if not values:
+        return got
+    points, island = seats.successors(phase, index)
+    out = np.zeros((hi - lo, players))
+    sweep(np.arange(hi - lo, dtype=np.int64), got.endings, np.ascontiguousarray(points.T),
+          np.ascontiguousarray(island.T), gm.island_deductions(), Z, seats.offset(phase) + lo,
+          seats.magic_row(), out)
+    return out, got.best, got.lost, got.columns
+
+
+class LocalRunner:
+    """Every block in this process, one after the other."""
+
+    def __init__(self, rules: Rules, players: int, n_dice: int = NUM_DICE) -> None:
+        self.rules, self.players, self.n_dice = rules, players, n_dice
+
+    def improve(self, phase: str, blocks: Sequence[tuple[int, int]], Z: FloatArray,
+                tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
+        for i, (lo, hi) in enumerate(blocks):
+            yield i, improve_block(self.rules, self.players, self.n_dice, phase, lo, hi, Z,
+                                   tol, eps, values)
+
+
+@dataclass
+class PhaseRecord:
+    """How a phase was solved, and what is proved about its values (module doc)."""
+
+    name: str
+    iterations: int = 0
+    changed: list[int] = field(default_factory=list)
+    """States whose moves each improvement changed (the first: every state)."""
+    tol: list[float] = field(default_factory=list)
+    """Each improvement's certified bound of the turn solves."""
+    gap: float = 0.0
+    """Measured: max over states of (the mover's best turn - the profile's), last improvement."""
+    residual: float = 0.0
+    """The last evaluation's residual (one more sweep's largest change)."""
+    sweeps: int = 0
+    """Sweeps of the last evaluation."""
+    turns: float = 1.0
+    """Proved: the bound on the expected turns played in the phase (1 when acyclic)."""
+    lost: float = 0.0
+    """The most probability a state's pushes left unassigned, last improvement."""
+    bound: float = 0.0
+    """Proved: max |value - the profile's exact value| over the phase's states and seats."""
+    columns: int = 0
+    """Distinct utility columns solved, over every improvement."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "iterations": self.iterations, "changed": self.changed,
+                "tol": self.tol, "gap": self.gap, "residual": self.residual,
+                "sweeps": self.sweeps, "turns": self.turns, "lost": self.lost,
+                "bound": self.bound, "columns": self.columns}
+
+
+@dataclass
+class NGameSolution:
+    """Every phase's values of an ``N``-player game (seat 0 the mover), and their records."""
+
+    rules: Rules
+    players: int
+    seats: Seats
+    values: dict[str, FloatArray]
+    """Per phase, (size, N): every state's value of every seat (the phase's box order)."""
+    records: dict[str, PhaseRecord]
+    n_dice: int = NUM_DICE
+
+    def stacked(self) -> FloatArray:
+        """The value table ``Z`` (every phase, then the terminal rows)."""
+        return np.concatenate([*(self.values[p] for p in self.seats.phases),
+                               self.seats.terminal])
+
+
+def schedule(change: float | None) -> tuple[float, float]:
+    """The next improvement's (tol, eps): about a thousandth of the last evaluation's change,
+    between the first and the final precision."""
+    if change is None:
+        return FIRST_TOL, FIRST_TOL / 10
+    tol = min(FIRST_TOL, max(FINAL_TOL, change * 1e-3))
+    return tol, max(FINAL_EPS, tol / 100)
+
+
+def blocks_of(size: int, block: int) -> list[tuple[int, int]]:
+    return [(lo, min(size, lo + block)) for lo in range(0, size, block)]
+
+
+@dataclass
+class Checkpoint:
+    """Everything a solve needs to go on after an interruption (module :mod:`.cluster` writes
+    and reads it): the table so far, the phase and iteration, the last digest and change."""
+
+    Z: FloatArray
+    done: list[str]
+    records: dict[str, PhaseRecord]
+    phase: str | None = None
+    iteration: int = 0
+    digests: list[np.ndarray] = field(default_factory=list)
+    """The moves' digests of the phase's last two improvements (the latest last)."""
+    change: float | None = None
+
+    @property
+    def digest(self) -> np.ndarray | None:
+        return self.digests[-1] if self.digests else None
+
+
+def solve_nplayer(rules: Rules, players: int, runner: Runner | None = None, *,
+                  n_dice: int = NUM_DICE, block: int = BLOCK,
+                  progress: ProgressFn | None = None,
+                  checkpoint: Callable[[Checkpoint], None] | None = None,
+                  resume: Checkpoint | None = None) -> NGameSolution:
+    """Solve every phase of the `players`-player game of `rules` (module doc)."""
+    with kernel.compiled_whenever_installed():
+        return _solve(rules, players, runner, n_dice, block, progress, checkpoint, resume)
+
+
+def _solve(rules: Rules, players: int, runner: Runner | None, n_dice: int, block: int,
+           progress: ProgressFn | None, checkpoint: Callable[[Checkpoint], None] | None,
+           resume: Checkpoint | None) -> NGameSolution:
+    gm = game_model(rules, n_dice)
+    seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties)
+    runner = runner or LocalRunner(rules, players, n_dice)
+    state = resume or _start(seats)
+    p_island = gm.island_deductions()
+    for name, phase in seats.phases.items():
+        if name in state.done:
+            continue
+        cyclic = phase.kind in (NORMAL, SUDDEN)
+        record = state.records.setdefault(name, PhaseRecord(name))
+        blocks = blocks_of(phase.size, block)
+        if not cyclic:
+            _acyclic(gm, seats, name, blocks, state, record, runner, progress)
+        else:
+            _cyclic(gm, seats, name, blocks, state, record, runner, p_island, progress,
+                    checkpoint)
+        state.done.append(name)
+        state.phase, state.iteration, state.digests, state.change = None, 0, [], None
+        if checkpoint is not None:
+            checkpoint(state)
+    values = {name: state.Z[seats.offset(name):seats.offset(name) + ph.size].copy()
+              for name, ph in seats.phases.items()}
+    return NGameSolution(rules=rules, players=players, seats=seats, values=values,
+                         records=state.records, n_dice=n_dice)
+
+
+def _start(seats: Seats) -> Checkpoint:
+    Z = np.full((seats.rows, seats.players), 1.0 / seats.players)
+    Z[:, -1] = 1.0 - (seats.players - 1) * (1.0 / seats.players)
+    Z[seats.offset("terminal"):] = seats.terminal
+    return Checkpoint(Z=Z, done=[], records={})
+
+
+def _acyclic(gm: GameModel, seats: Seats, name: str, blocks: list[tuple[int, int]],
+             state: Checkpoint, record: PhaseRecord, runner: Runner,
+             progress: ProgressFn | None) -> None:
+    """A final-round phase: every ending leads out of it, so one improvement at the final
+    precision and the values it gives are exact up to the solves' bounds."""
+    t0 = time.perf_counter()
+    offset = seats.offset(name)
+    size = seats.phases[name].size
+    new = np.empty((size, seats.players))
+    best = np.empty(size)
+    lost = 0.0
+    for i, (v, b, lst, cols) in runner.improve(name, blocks, state.Z, FINAL_TOL, FINAL_EPS,
+                                               True):
+        lo, hi = blocks[i]
+        new[lo:hi], best[lo:hi] = v, b
+        lost = max(lost, float(np.max(lst, initial=0.0)))
+        record.columns += cols
+        if progress is not None:
+            progress(Progress(name, 1, i + 1, len(blocks), time.perf_counter() - t0))
+    state.Z[offset:offset + size] = new
+    record.iterations, record.tol, record.changed = 1, [FINAL_TOL], [size]
+    record.gap = float(np.max(np.abs(best - new[:, 0]), initial=0.0))
+    record.lost = lost
+    before = max((r.bound for n, r in state.records.items() if n in state.done), default=0.0)
+    record.bound = before + lost
+
+
+def _cyclic(gm: GameModel, seats: Seats, name: str, blocks: list[tuple[int, int]],
+            state: Checkpoint, record: PhaseRecord, runner: Runner, p_island: FloatArray,
+            progress: ProgressFn | None, checkpoint: Callable[[Checkpoint], None] | None
+            ) -> None:
+    """Normal play or sudden death: improvements and evaluations until no move changes
+    (module doc); when some movers keep answering each other's changes (the improvements
+    change the same few moves back and forth), those moves change one at a time
+    (:func:`_one_at_a_time`)."""
+    phase = seats.phases[name]
+    offset = seats.offset(name)
+    size = phase.size
+    index = np.arange(size, dtype=np.int64)
+    points, island = seats.successors(name, index)
+    ev = _PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
+                         points=np.ascontiguousarray(points.T.astype(np.int64)),
+                         island=np.ascontiguousarray(island.T.astype(np.int64)),
+                         p_island=p_island, magic=seats.magic_row(),
+                         endings=np.empty((size, gm.n_u)))
+    del points, island
+    best = np.empty(size)
+    digest = np.empty(size, dtype=np.uint64)
+    state.phase = name
+    while True:
+        tol, eps = schedule(state.change)
+        t0 = time.perf_counter()
+        lost = 0.0
+        for i, got in runner.improve(name, blocks, state.Z, tol, eps, False):
+            lo, hi = blocks[i]
+            ev.endings[lo:hi], best[lo:hi], digest[lo:hi] = got.endings, got.best, got.digest
+            lost = max(lost, float(np.max(got.lost, initial=0.0)))
+            record.columns += got.columns
+            if progress is not None:
+                progress(Progress(name, state.iteration + 1, i + 1, len(blocks),
+                                  time.perf_counter() - t0))
+        moved = (np.ones(size, dtype=bool) if state.digest is None
+                 else digest != state.digest)
+        changed = int(np.count_nonzero(moved))
+        gap = float(np.max(np.abs(best - state.Z[offset:offset + size, 0]), initial=0.0))
+        swinging = (bool(changed) and len(state.digests) >= 2
+                    and np.array_equal(digest, state.digests[-2]))
+        if swinging:  # the same moves back and forth: settle them one at a time
+            _one_at_a_time(gm, seats, name, ev, state, digest, np.flatnonzero(moved))
+        change = ev.solve(state.Z)
+        state.iteration += 1
+        record.iterations = state.iteration
+        record.changed.append(changed)
+        record.tol.append(tol)
+        record.gap, record.residual, record.lost = gap, ev.residual, lost
+        record.sweeps = ev.sweeps
+        state.digests, state.change = [*state.digests[-1:], digest.copy()], change
+        if progress is not None:
+            progress(Progress(name, state.iteration, len(blocks), len(blocks),
+                              time.perf_counter() - t0, change=change, changed=changed))
+        if tol <= FINAL_TOL and changed == 0:
+            break  # (the phase's end is checkpointed by the caller)
+        if checkpoint is not None:
+            checkpoint(state)
+        if state.iteration >= MAX_ITERATIONS:
+            raise RuntimeError(f"{name}: moves still change after {MAX_ITERATIONS} improvements")
+    record.turns = turns_bound(offset, ev.order, ev.endings, ev.points, ev.island, p_island,
+                               state.Z.shape[0])
+    before = max((r.bound for n, r in state.records.items() if n in state.done), default=0.0)
+    record.bound = record.turns * (record.residual + before + lost)
+
+
+@dataclass
+class _PhaseEquations:
+    """A cyclic phase's evaluation: its successors, and every state's endings."""
+
+    offset: int
+    order: IntArray
+    points: IntArray
+    island: IntArray
+    p_island: FloatArray
+    magic: int
+    endings: FloatArray
+    residual: float = 0.0
+    sweeps: int = 0
+
+    def solve(self, Z: FloatArray) -> float:
+        """Evaluate the phase in `Z` from its current values; the largest change."""
+        size = self.endings.shape[0]
+        before = Z[self.offset:self.offset + size].copy()
+        got = evaluate(Z, self.offset, self.order, self.endings, self.points, self.island,
+                       self.p_island, self.magic, tol=EVAL_TOL)
+        self.residual, self.sweeps = got.residual, got.sweeps
+        return float(np.max(np.abs(Z[self.offset:self.offset + size] - before), initial=0.0))
+
+
+def _one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
+                   state: Checkpoint, digest: np.ndarray, swing: IntArray) -> None:
+    """Settle the moves that the improvements change back and forth (at the states `swing`):
+    from the last improvement's profile, evaluate the phase; the first of those states (in
+    index order) whose best move differs takes it; again, until none would change. Each step
+    is one mover's best response to all the others (sequential best responses); a profile
+    met twice is a cycle of them, and an error."""
+    order = np.sort(swing)
+    seen: set[bytes] = set()
+    while True:
+        ev.solve(state.Z)
+        now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
+        differ = np.flatnonzero(now.digest != digest[order])
+        if differ.shape[0] == 0:
+            return
+        key = digest[order].tobytes()
+        if key in seen:
+            raise RuntimeError(f"{name}: best responses cycle at {order.shape[0]} states")
+        seen.add(key)
+        j = int(differ[0])
+        ev.endings[order[j]] = now.endings[j]
+        digest[order[j]] = now.digest[j]

@@ -1,0 +1,235 @@
+r"""The game for any number of players as data: the states of every phase, and where each
+ending of a turn leads (RULES.md, "End of the game", read for ``N`` players).
+
+**States.**  Seats play in order. A state is every player's total (units of 100) seen from the
+seat about to move: seat 0 is the mover, seats 1, 2, ... follow in seat order. Its value is a
+vector, one probability of winning per seat (summing to 1); the tables store seats 0 to
+``N - 2``, the last is the rest. A turn's ending moves to a state seen from the next seat: its
+seat ``j`` is this state's seat ``j + 1`` (seat 0, the player who just moved, is its seat
+``N - 1``): *the rotation*, the same for every ending, so that one table serves every seat.
+
+**Phases** (each a dense box of totals, one range a seat):
+
+* ``normal``: every total below the target ``n``. A turn ending with ``k`` points (totals never
+  fall below 0) at ``t' < n`` passes the move; at ``t' >= n`` the player *triggers* the final
+  round: ``final{N-1}``.
+* ``final{r}``: ``r`` final turns to play, the mover's first. The mover and the ``r - 1`` seats
+  after it have not played theirs (below the target); seat ``r`` triggered (at or above the
+  target, unless Skull Island pushed it back); the seats after it have played. After the last
+  (``final1``): if someone is at or above the target, the highest total wins, a tie shared by
+  the tied players (``ties=trigger``: the one who reached the target first, the trigger and then
+  the final turns in seat order); if nobody is, play goes on in ``sudden`` death with the next
+  seat, the trigger.
+* ``sudden``: every total below the target; the next player to end a turn at or above it wins.
+
+Skull Island deducts from every other seat; pirate magic wins at once. The terminal results
+(who wins: a set of seats sharing) are rows of a small table too, written in the frame of the
+next state like every other ending, so that *every* ending is a row of one stacked value table
+``Z`` (:meth:`Seats.offset`), read through the same rotation.
+
+With two players this is the game of :mod:`.model` (``final1`` is its final turn ``G``), whose
+two-player solve reads its lookups from here (:func:`.model.lookup`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from math import prod
+
+import numpy as np
+
+from ..engine import FloatArray, IntArray
+from .model import FINAL, NORMAL, SUDDEN, PointRange
+
+MAX_PLAYERS = 5
+"""The most players a game has (the rulebooks' 2 to 5)."""
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase's states: a box of totals, one range a seat (seat 0 the mover)."""
+
+    name: str
+    kind: str
+    """:data:`~.model.NORMAL`, :data:`~.model.SUDDEN` or :data:`~.model.FINAL`."""
+    remaining: int
+    """Final turns still to play, the mover's included (``final`` phases; 0 otherwise)."""
+    lo: tuple[int, ...]
+    hi: tuple[int, ...]
+    """Seat ``i``'s totals are ``lo[i] .. hi[i] - 1`` units."""
+
+    @property
+    def size(self) -> int:
+        return prod(h - lo for lo, h in zip(self.lo, self.hi, strict=True))
+
+    @cached_property
+    def _radix(self) -> IntArray:
+        span = np.array([h - lo for lo, h in zip(self.lo, self.hi, strict=True)],
+                        dtype=np.int64)
+        return np.concatenate([np.cumprod(span[::-1])[::-1][1:], [1]]).astype(np.int64)
+
+    def decode(self, index: IntArray) -> IntArray:
+        """The totals (S, N) of states `index` (S,): seat 0 varies slowest."""
+        index = np.asarray(index, dtype=np.int64)
+        span = np.array(self.hi, dtype=np.int64) - np.array(self.lo, dtype=np.int64)
+        out = (index[:, None] // self._radix[None, :]) % span[None, :]
+        return out + np.array(self.lo, dtype=np.int64)[None, :]
+
+    def encode(self, totals: IntArray) -> IntArray:
+        """The index of each row of `totals` (S, N), which must lie in the box."""
+        return ((np.asarray(totals, dtype=np.int64) - np.array(self.lo, dtype=np.int64))
+                @ self._radix)
+
+    def contains(self, totals: IntArray) -> np.ndarray:
+        t = np.asarray(totals)
+        return np.all((t >= np.array(self.lo)) & (t < np.array(self.hi)), axis=-1)
+
+
+def final_name(remaining: int) -> str:
+    return f"{FINAL}{remaining}"
+
+
+@dataclass(frozen=True)
+class Seats:
+    """The phases of an ``N``-player game and the successors of every state's endings."""
+
+    players: int
+    n: int
+    """The target in units."""
+    k_min: int
+    k_max: int
+    n_ded: int
+    """Skull Island deducts 0 .. n_ded - 1 units."""
+    ties: str
+    """``shared`` or ``trigger``."""
+
+    @property
+    def high(self) -> int:
+        """One past the largest total a game can reach (units)."""
+        return self.n + max(self.k_max, 1)
+
+    @cached_property
+    def phases(self) -> dict[str, Phase]:
+        """Every phase, in the order they are solved (each needs only those before it)."""
+        big_n, n = self.players, self.n
+        out = {SUDDEN: Phase(SUDDEN, SUDDEN, 0, (0,) * big_n, (n,) * big_n)}
+        for r in range(1, big_n):
+            trigger_lo = max(0, n - (big_n - 1 - r) * (self.n_ded - 1))
+            lo = (0,) * r + (trigger_lo,) + (0,) * (big_n - 1 - r)
+            hi = (n,) * r + (self.high,) + (self.high,) * (big_n - 1 - r)
+            out[final_name(r)] = Phase(final_name(r), FINAL, r, lo, hi)
+        out[NORMAL] = Phase(NORMAL, NORMAL, 0, (0,) * big_n, (n,) * big_n)
+        return out
+
+    @cached_property
+    def offsets(self) -> dict[str, int]:
+        """Each phase's first row in the stacked value table ``Z``; the terminal rows last."""
+        out, at = {}, 0
+        for name, phase in self.phases.items():
+            out[name] = at
+            at += phase.size
+        out["terminal"] = at
+        return out
+
+    def offset(self, name: str) -> int:
+        return self.offsets[name]
+
+    @property
+    def rows(self) -> int:
+        """Rows of ``Z``: every phase's states, then one terminal row per set of winners."""
+        return self.offsets["terminal"] + 2**self.players
+
+    # -- terminal results --------------------------------------------------------------------
+
+    @cached_property
+    def terminal(self) -> FloatArray:
+        """(2^N, N): row ``mask`` is the result where the seats of `mask` share the win (seat
+        0 the mover), written in the next state's frame (seat ``j`` there is seat ``j + 1``
+        here): the rows of ``Z`` past :meth:`offset` ``("terminal")``. Row 0 is unused."""
+        big_n = self.players
+        out = np.zeros((2**big_n, big_n))
+        for mask in range(1, 2**big_n):
+            seats = [i for i in range(big_n) if mask >> i & 1]
+            here = np.zeros(big_n)
+            here[seats] = 1.0 / len(seats)
+            out[mask] = np.roll(here, -1)  # next-frame seat j is seat j + 1 here
+        return out
+
+    def winners(self, totals: IntArray) -> IntArray:
+        """The set of winners (a bit mask, seat 0 the last final turn's player) of final totals
+        (S, N) where someone is at or above the target (0 where nobody is): the highest; a tie
+        shared, or under ``ties=trigger`` won by the first to reach the target (seat 1 the
+        trigger, then seats 2, ..., N - 1, then seat 0)."""
+        t = np.asarray(totals)
+        top = t.max(axis=1)
+        at_top = (t == top[:, None]) & (top[:, None] >= self.n)
+        if self.ties == "trigger":
+            order = [*range(1, self.players), 0]
+            first = np.zeros_like(at_top)
+            taken = np.zeros(t.shape[0], dtype=bool)
+            for seat in order:
+                first[:, seat] = at_top[:, seat] & ~taken
+                taken |= at_top[:, seat]
+            at_top = first
+        weights = (1 << np.arange(self.players)).astype(np.int64)
+        return (at_top.astype(np.int64) @ weights).astype(np.int64)
+
+    # -- successors ----------------------------------------------------------------------------
+
+    def successors(self, name: str, index: IntArray) -> tuple[IntArray, IntArray]:
+        """For states `index` (S,) of phase `name`: the row of ``Z`` each ending leads to,
+        ``points`` (n_k, S) for ``k = k_min .. k_max`` units and ``island`` (n_ded, S) for
+        Skull Island deducting ``d = 0 .. n_ded - 1`` units from every other seat. Pirate
+        magic leads to the terminal row of the mover's win (:meth:`magic_row`)."""
+        phase = self.phases[name]
+        t = phase.decode(index)  # (S, N)
+        ks = np.arange(self.k_min, self.k_max + 1)
+        mine = np.maximum(t[None, :, 0] + ks[:, None], 0)  # (n_k, S)
+        others = np.broadcast_to(t[None, :, 1:], (ks.shape[0], *t[:, 1:].shape))
+        points = self._lead(phase, mine, others)
+        d = np.arange(self.n_ded)
+        cut = np.maximum(t[None, :, 1:] - d[:, None, None], 0)  # (n_ded, S, N - 1)
+        island = self._lead(phase, np.broadcast_to(t[None, :, 0], (d.shape[0], t.shape[0])),
+                            cut)
+        return points, island
+
+    def magic_row(self) -> int:
+        """The row of ``Z`` of the mover's win (pirate magic; a sudden-death target reached)."""
+        return self.offset("terminal") + 1
+
+    def _lead(self, phase: Phase, mine: IntArray, others: IntArray) -> IntArray:
+        """The rows of ``Z`` where the mover ends at `mine` (...) against `others` (..., N-1)."""
+        n = self.n
+        nxt = np.concatenate([others, mine[..., None]], axis=-1)  # the next state's frame
+        flat = nxt.reshape(-1, self.players)
+        out = np.empty(flat.shape[0], dtype=np.int64)
+        me = mine.reshape(-1)
+        if phase.kind == NORMAL:
+            here = me < n
+            out[here] = self.offset(NORMAL) + self.phases[NORMAL].encode(flat[here])
+            final = self.phases[final_name(self.players - 1)]
+            out[~here] = self.offset(final.name) + final.encode(flat[~here])
+        elif phase.kind == SUDDEN:
+            here = me < n
+            out[here] = self.offset(SUDDEN) + self.phases[SUDDEN].encode(flat[here])
+            out[~here] = self.magic_row()
+        elif phase.remaining > 1:
+            nxt_phase = self.phases[final_name(phase.remaining - 1)]
+            out[:] = self.offset(nxt_phase.name) + nxt_phase.encode(flat)
+        else:  # the last final turn: the result, or sudden death with the trigger to move
+            mine_first = np.concatenate([mine[..., None], others], axis=-1).reshape(
+                -1, self.players)
+            mask = self.winners(mine_first)
+            over = mask > 0
+            out[over] = self.offset("terminal") + mask[over]
+            out[~over] = self.offset(SUDDEN) + self.phases[SUDDEN].encode(flat[~over])
+        return out.reshape(mine.shape)
+
+
+def seats_of(players: int, ranges: PointRange, n: int, ties: str) -> Seats:
+    """The seats of a game of `players` at target `n` units with a point range."""
+    if not 2 <= players <= MAX_PLAYERS:
+        raise ValueError(f"a game has 2 to {MAX_PLAYERS} players, not {players}")
+    return Seats(players=players, n=n, k_min=ranges.k_min, k_max=ranges.k_max,
+                 n_ded=ranges.n_ded, ties=ties)

@@ -1,0 +1,132 @@
+"""The turns of a block of states, solved from a value table: the mover's best play, and the
+probability of every ending under it (the step of policy iteration that improves the policy).
+
+For states of one phase (:mod:`.seats`) and the stacked value table ``Z`` of every phase:
+
+1. each state's *utility column*: the mover's probability of winning after each ending of the
+   turn (``k`` points, pirate magic: the mover's seat of the row of ``Z`` it leads to);
+2. the columns that are equal are solved once (a state's numbers depend on its column only:
+   the kernel's solves and pushes stop lane by lane, :func:`solver.engine.solve.solve_layers`
+   and :mod:`solver.engine.forward`);
+3. every card's turn, for every column: the engine's certified layered solve of the mover's
+   objective (:func:`solver.engine.solve.solve_layers`), its moves by the one tie rule
+   (:func:`solver.engine.kernel.best_moves`, within :data:`~solver.engine.solve.TIE_TOL`), and
+   the outcome distribution of those moves (:func:`solver.engine.forward.endings`);
+4. per state, the deck-weighted distribution of the endings (summed in the deck's order), the
+   mover's value of its best play (Skull Island included, which happens before any decision,
+   by deduction), a digest of its moves (the policy, to see it change) and the probability
+   the pushes left unassigned.
+
+A pure function of arrays (:func:`improve`): it runs the same in this process or on a Dask
+worker (:mod:`.cluster`), and gives the same bits for any block of states.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine import TIE_TOL, FloatArray, IntArray, kernel
+from ..engine.arrays import turn_value_lanes
+from ..engine.forward import endings
+from ..engine.kernel import LANES, from_lanes, to_lanes
+from ..engine.model import UNUSED, USED
+from ..engine.solve import solve_layers
+from .model import GameModel
+from .seats import Seats
+
+DIGEST_PRIME = np.uint64(1_000_003)
+"""The multiplier of the moves' digest (a polynomial hash modulo 2**64)."""
+
+
+@dataclass(frozen=True)
+class Improved:
+    """What :func:`improve` found for a block of states (one row a state)."""
+
+    endings: FloatArray
+    """(S, n_u): the probability of every utility row (points ``k_min .. k_max``, then pirate
+    magic), Skull Island excluded (its probabilities are the deck's, by deduction)."""
+    best: FloatArray
+    """(S,): the mover's probability of winning with its best play, from ``Z``."""
+    digest: np.ndarray
+    """(S,) uint64: a digest of the mover's moves at every position of every card."""
+    lost: FloatArray
+    """(S,): the probability the pushes left unassigned (deck-weighted)."""
+    columns: int
+    """How many distinct utility columns were solved."""
+    sweeps: int
+    """The most sweeps a layer's solve took."""
+
+
+def mover_utilities(seats: Seats, phase: str, index: IntArray,
+                    Z: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The mover's utility of every ending for states `index`: (n_k + 1, S), the points rows
+    then pirate magic (a win), and Skull Island's (n_ded, S) by deduction. The mover is the
+    last seat of the state each ending leads to."""
+    points, island = seats.successors(phase, index)
+    last = seats.players - 1
+    u = np.empty((points.shape[0] + 1, points.shape[1]))
+    u[:-1] = Z[points, last]
+    u[-1] = 1.0
+    return u, Z[island, last]
+
+
+def _digest(code: IntArray, sor: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Fold one card's moves (C, n_fo, L) into the lanes' digests `h` (C * L,)."""
+    b = h.shape[0]
+    moves = (from_lanes(code, b).astype(np.int64) + 3) * 2 + from_lanes(sor, b).astype(np.int64)
+    for row in moves.astype(np.uint64):
+        h = h * DIGEST_PRIME + row
+    return h
+
+
+def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatArray, *,
+            tol: float, eps: float) -> Improved:
+    """Solve the turns of states `index` of `phase` from the value table `Z` (module doc):
+    every card's layered solve to the certified bound `tol`, its pushes until `eps`."""
+    u, island_u = mover_utilities(seats, phase, index, Z)
+    # equal columns are solved once: rows of the transposed table compared as bytes
+    rows = np.ascontiguousarray(u.T)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # the distinct columns in order of appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    cols = np.ascontiguousarray(u[:, first[order]])
+    inverse = rank[inverse.reshape(-1)]
+    b = cols.shape[1]
+    ul = to_lanes(cols, LANES)
+    mass = np.zeros((gm.n_u, b))
+    best = np.zeros(b)
+    lost = np.zeros(b)
+    digest = np.zeros(b, dtype=np.uint64)
+    sweeps = 0
+    with np.errstate(over="ignore"):
+        for card, weight in gm.weights.items():
+            ct = gm.cards[card]
+            w0 = ct.worlds[ct.model.worlds[0]]
+            solved = solve_layers(ct.model, ct.st, ul, w0.stop_idx, w0.bust_idx, tol=tol,
+                                  per_lane=True)
+            sweeps = max(sweeps, solved.sweeps)
+            code, sor = {}, {}
+            for world in ct.model.worlds:
+                w = ct.worlds[world]
+                q_used = solved.keeps[USED] if world == UNUSED else None
+                code[world], sor[world], _ = kernel.best_moves(
+                    solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok)
+                digest = _digest(code[world], sor[world], digest)
+            ends = endings(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first,
+                           ct.first_bust_row, gm.n_u, eps=eps)
+            turn = turn_value_lanes(solved.values[ct.model.start_world], ct.first,
+                                    ul[:, ct.first_bust_row, :], None)
+            mass = mass + weight * from_lanes(ends.mass, b)
+            best = best + weight * from_lanes(turn, b)
+            lost = lost + weight * from_lanes(ends.lost, b)
+    # Skull Island, by deduction (the deck's probabilities), in increasing deduction order
+    island = np.zeros(index.shape[0])
+    for d, p in enumerate(gm.island_deductions().tolist()):
+        if p:
+            island = island + p * island_u[d]
+    return Improved(endings=np.ascontiguousarray(mass[:, inverse].T), best=best[inverse] + island,
+                    digest=digest[inverse], lost=lost[inverse], columns=b, sweeps=sweeps)

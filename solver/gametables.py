@@ -1,0 +1,177 @@
+"""The game table of three players and more, ``game-<N>.msgpack``: every phase's values of an
+``N``-player game (:mod:`solver.game.nsolve`), and what was proved and measured of them.
+
+One envelope of :mod:`solver.tablefile`. Header: ``kind`` ``game``, ``players``, the rules
+(target and ties included) and their hash, ``n_dice``, the deck, the point range, every phase's
+box of totals (:class:`solver.game.seats.Phase`); ``solve``: each phase's record
+(:class:`solver.game.nsolve.PhaseRecord`: iterations, proved bound, measured gap...). Arrays:
+per phase the values of seats 0 to ``N - 2`` (the last seat's is the rest), float64, their
+bytes shuffled (the k-th byte of every value together) and compressed with zlib at level 9.
+The same rules give the same bytes. Loading checks the kind, the rules, the players, the point
+range and every phase's box, every array's shape and type, and that the values are
+probabilities.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .engine import FloatArray
+from .errors import StaleTableError
+from .rules import Rules
+from .tablefile import open_envelope, pack_envelope, read_file, write_atomically
+
+NGAME_FORMAT_VERSION = 1
+"""The format of ``game-<N>.msgpack``: a change bumps it, and older tables are refused."""
+RECORD_FIELDS = ("iterations", "changed", "tol", "gap", "residual", "sweeps", "turns",
+                 "lost", "bound")
+"""What a phase's record keeps in the table: everything that does not depend on how the solve
+was spread (the distinct columns solved do: they are counted per block)."""
+
+
+def ngame_file(players: int) -> str:
+    return f"game-{players}.msgpack"
+
+
+def ngame_table_path(directory: Path | str, players: int) -> Path:
+    return Path(directory) / ngame_file(players)
+
+
+def pack_values(values: FloatArray) -> dict[str, Any]:
+    """A phase's values (S, N - 1), byte-shuffled and compressed (deterministic)."""
+    a = np.ascontiguousarray(values, dtype="<f8")
+    shuffled = a.view(np.uint8).reshape(-1, 8).T.copy()
+    return {"dtype": "<f8", "shape": list(a.shape), "shuffle": 8,
+            "zlib": zlib.compress(shuffled.tobytes(), 9)}
+
+
+def unpack_values(entry: dict[str, Any], shape: tuple[int, ...]) -> FloatArray:
+    """The values of :func:`pack_values`, of `shape` (a ValueError when they are not)."""
+    if entry.get("dtype") != "<f8" or entry.get("shuffle") != 8:
+        raise ValueError("not shuffled float64")
+    if tuple(int(n) for n in entry["shape"]) != shape:
+        raise ValueError(f"shape {entry['shape']}, expected {list(shape)}")
+    raw = zlib.decompress(entry["zlib"])
+    count = int(np.prod(shape, dtype=np.int64))
+    if len(raw) != 8 * count:
+        raise ValueError("wrong length")
+    bytes_ = np.frombuffer(raw, dtype=np.uint8).reshape(8, count).T.copy()
+    return bytes_.view("<f8").reshape(shape)
+
+
+@dataclass(frozen=True)
+class NGameTable:
+    """A game table of ``N`` players as read: every phase's full value vectors."""
+
+    rules: Rules
+    players: int
+    n_dice: int
+    k_min: int
+    k_max: int
+    n_ded: int
+    values: dict[str, FloatArray]
+    """Per phase (size, N), seat 0 the mover; the last seat's is 1 minus the others'."""
+    records: dict[str, dict[str, Any]]
+
+    def seats(self) -> Any:
+        from .game.seats import Seats
+
+        return Seats(players=self.players, n=self.rules.target // 100, k_min=self.k_min,
+                     k_max=self.k_max, n_ded=self.n_ded, ties=self.rules.ties)
+
+    def stacked(self) -> FloatArray:
+        """The value table ``Z`` of :mod:`solver.game.seats` (every phase, the terminal rows)."""
+        seats = self.seats()
+        return np.concatenate([*(self.values[p] for p in seats.phases), seats.terminal])
+
+
+def _header(rules: Rules, players: int, n_dice: int, seats: Any) -> dict[str, Any]:
+    from .game import deck
+
+    return {
+        "kind": "game",
+        "format": NGAME_FORMAT_VERSION,
+        "solver_version": __version__,
+        "players": players,
+        "rules": rules.as_dict(),
+        "rules_hash": rules.hash,
+        "n_dice": n_dice,
+        "deck": deck(n_dice),
+        "k_min": seats.k_min,
+        "k_max": seats.k_max,
+        "n_ded": seats.n_ded,
+        "phases": {name: {"lo": list(p.lo), "hi": list(p.hi)}
+                   for name, p in seats.phases.items()},
+    }
+
+
+def pack_ngame(sol: Any) -> bytes:
+    """The bytes of the table of an :class:`solver.game.nsolve.NGameSolution`."""
+    header = _header(sol.rules, sol.players, sol.n_dice, sol.seats)
+    payload = {
+        "header": header,
+        "solve": {name: {k: r.as_dict()[k] for k in RECORD_FIELDS}
+                  for name, r in sol.records.items()},
+        "arrays": {name: pack_values(v[:, :-1]) for name, v in sol.values.items()},
+    }
+    return pack_envelope(payload, NGAME_FORMAT_VERSION)
+
+
+def unpack_ngame(data: bytes, rules: Rules, players: int, *, source: str,
+                 fix: str) -> NGameTable:
+    """Read a table of `players`, refusing it unless intact and made for exactly `rules`."""
+    from .game import point_range
+    from .game.seats import seats_of
+
+    def refuse(why: str) -> StaleTableError:
+        return StaleTableError(f"game table {source}: {why}; {fix}")
+
+    payload = open_envelope(data, source=source, fix=fix, kind="game table",
+                            version=NGAME_FORMAT_VERSION)
+    try:
+        header = payload["header"]
+        if header.get("kind") != "game" or header.get("players") != players:
+            raise refuse(f"not a game table of {players} players")
+        if header["rules_hash"] != rules.hash or header["rules"] != rules.as_dict():
+            raise refuse(f"made for other rules (hash {header['rules_hash']}, these rules have "
+                         f"{rules.hash})")
+        n_dice = int(header["n_dice"])
+        seats = seats_of(players, point_range(rules, n_dice), rules.target // 100, rules.ties)
+        if _header(rules, players, n_dice, seats) != {**header,
+                                                       "solver_version": __version__}:
+            raise refuse("its point range or phases are not these rules'")
+        values = {}
+        for name, phase in seats.phases.items():
+            stored = unpack_values(payload["arrays"][name], (phase.size, players - 1))
+            full = np.empty((phase.size, players))
+            full[:, :-1] = stored
+            others = np.zeros(phase.size)
+            for i in range(players - 1):  # in seat order, as the solve sums them
+                others = others + stored[:, i]
+            full[:, -1] = 1.0 - others
+            if not np.all((stored >= 0.0) & (stored <= 1.0)):
+                raise refuse(f"phase {name!r} holds values outside [0, 1]")
+            values[name] = full
+        records = {name: dict(payload["solve"][name]) for name in seats.phases}
+    except StaleTableError:
+        raise
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, zlib.error):
+        raise refuse("incomplete table (a field is missing or malformed)") from None
+    return NGameTable(rules=rules, players=players, n_dice=n_dice, k_min=seats.k_min,
+                      k_max=seats.k_max, n_ded=seats.n_ded, values=values, records=records)
+
+
+def write_ngame(sol: Any, directory: Path | str) -> Path:
+    return write_atomically(ngame_table_path(directory, sol.players), pack_ngame(sol))
+
+
+def read_ngame(directory: Path | str, rules: Rules, players: int, fix: str) -> NGameTable:
+    path = ngame_table_path(directory, players)
+    data = read_file(path, "game table", fix)
+    return unpack_ngame(data, rules, players, source=str(path), fix=fix)
