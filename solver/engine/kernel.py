@@ -315,6 +315,7 @@ def _compile() -> dict[str, Callable[..., Any]] | None:
         "gram_chunks": kn.gram_chunks,
         "combine": kn.combine,
         "forward": kn.forward,
+        "decision_margins": kn.decision_margins,
     }
 
 
@@ -634,6 +635,83 @@ def best_moves(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, 
            w.can_stop, w.live, w.keep_ok, s_ok, st.pairs_ptr, st.pairs_row, st.sor_ptr,
            st.sor_row, use_s, float(tol), best_, best_s_, code, sor, value)
     return code, sor, value
+
+
+def _np_decision_margins(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any,
+                         st: Any, tol: float, sorceress_ok: Any, code: Any, sor: Any
+                         ) -> FloatArray:
+    """:func:`decision_margins` on (n, B) columns: the compiled loops, lanes side by side."""
+    b_ = q.shape[1]
+    half = tol * 0.5
+    out = np.full(b_, np.inf)
+    use_s = q_used is not None
+    qs = q_used if q_used is not None else q
+    for i in range(st.n_fo):
+        if not w.live[i]:
+            continue
+        prow = st.pairs_row[st.pairs_ptr[i]:st.pairs_ptr[i + 1]].tolist()
+        srow = st.sor_row[st.sor_ptr[i]:st.sor_ptr[i + 1]].tolist()
+        best_n = np.full(b_, -np.inf)
+        for r in prow:
+            if w.keep_ok[r]:
+                best_n = np.where(q[r] > best_n, q[r], best_n)
+        best_s = np.full(b_, -np.inf)
+        if use_s:
+            for r in srow:
+                if sorceress_ok[r]:
+                    best_s = np.where(qs[r] > best_s, qs[r], best_s)
+        m = np.where(best_s > best_n, best_s, best_n)
+        margin = np.full(b_, np.inf)
+
+        def lower(margin: Any, d: Any, shift: float, where: Any) -> Any:
+            e = np.abs(d + shift) * 0.5
+            return np.where(where & (e < margin), e, margin)
+
+        if w.can_stop[i]:
+            d = u[w.stop_idx[i]] - m
+            margin = lower(margin, d, tol, (m > -np.inf) & (np.abs(d) >= half))
+        keeps = code[i] >= 0
+        if use_s:
+            d = best_s - best_n
+            margin = lower(margin, d, -tol, keeps & (best_s > -np.inf) & (best_n > -np.inf)
+                           & (np.abs(d) >= half))
+        for witch, rows, values, g in ((True, srow, qs, best_s), (False, prow, q, best_n)):
+            mine = keeps & (sor[i] == witch)
+            for r in rows:
+                if not (sorceress_ok[r] if witch else w.keep_ok[r]):
+                    continue
+                d = g - values[r]
+                margin = lower(margin, d, -tol, mine & (d >= half))
+        out = np.where(margin < out, margin, out)
+    return out
+
+
+def decision_margins(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, st: Any,
+                     tol: float, sorceress_ok: Any, code: Any, sor: Any) -> FloatArray:
+    """For every lane (C, L): how much every move value may move (each by at most this much)
+    without changing a move of :func:`best_moves` (the moves `code`, `sor`) at any live
+    position: half the smallest distance of one of its comparisons to its threshold (the
+    stop against the best keep less `tol`, the Sorceress's best against the plain best plus
+    `tol`, each keep of the chosen kind against its best less `tol`). A move within `tol` / 2
+    of the value it is compared with is a tie that the same rule breaks the same way while
+    the two move together (they are equal but for the rounding: the same dice, or the same
+    endings), and is left out: a tie of two moves that part is found by the improvement that
+    solves every state (:mod:`solver.game.nsolve`)."""
+    c_, _, width = q.shape
+    out = np.empty((c_, width))
+    k = compiled(c_)
+    if k is None:
+        b = c_ * width
+        out[:] = _np_decision_margins(
+            _to_2d(q), None if q_used is None else _to_2d(q_used), _to_2d(u), w, st, tol,
+            sorceress_ok, _to_2d(code), _to_2d(sor))[:b].reshape(c_, width)
+        return out
+    use_s = q_used is not None
+    q_used_ = q_used if q_used is not None else q
+    _split(k["decision_margins"], c_, q, q_used_, np.ascontiguousarray(u), w.stop_idx,
+           w.can_stop, w.live, w.keep_ok, sorceress_ok, st.pairs_ptr, st.pairs_row,
+           st.sor_ptr, st.sor_row, use_s, float(tol), code, sor, out)
+    return out
 
 
 def gram(steps: Any) -> list[list[float]]:

@@ -549,3 +549,64 @@ def forward(c_lo, c_hi, codes, sors, live, p_bust, stop_idx, bust_idx, child, le
                         break
                 if n > pushes[c]:
                     pushes[c] = n
+
+
+@_jit
+def decision_margins(c_lo, c_hi, q, q_used, u, stop_idx, can_stop, live, keep_ok,
+                     sorceress_ok, pairs_ptr, pairs_row, sor_ptr, sor_row, use_sorceress, tol,
+                     code, sor, out):
+    """For every lane, the least margin of the moves `code`/`sor` over the live positions
+    (:func:`solver.engine.kernel.decision_margins`), in the order of its numpy reference."""
+    n_fo = pairs_ptr.shape[0] - 1
+    width = q.shape[2]
+    half = tol * 0.5
+    for c in range(c_lo, c_hi):
+        for k in range(width):
+            out[c, k] = np.inf
+        for i in range(n_fo):
+            if not live[i]:
+                continue
+            for k in range(width):
+                best_n = -np.inf
+                for p in range(pairs_ptr[i], pairs_ptr[i + 1]):
+                    r = pairs_row[p]
+                    if keep_ok[r] and q[c, r, k] > best_n:
+                        best_n = q[c, r, k]
+                best_s = -np.inf
+                if use_sorceress:
+                    for p in range(sor_ptr[i], sor_ptr[i + 1]):
+                        r = sor_row[p]
+                        if sorceress_ok[r] and q_used[c, r, k] > best_s:
+                            best_s = q_used[c, r, k]
+                m = best_s if best_s > best_n else best_n
+                margin = np.inf
+                if can_stop[i] and m > -np.inf:
+                    d = u[c, stop_idx[i], k] - m
+                    if abs(d) >= half:
+                        e = abs(d + tol) * 0.5
+                        margin = e if e < margin else margin
+                if code[c, i, k] >= 0:
+                    if use_sorceress and best_s > -np.inf and best_n > -np.inf:
+                        d = best_s - best_n
+                        if abs(d) >= half:
+                            e = abs(d - tol) * 0.5
+                            margin = e if e < margin else margin
+                    witch = sor[c, i, k]
+                    g = best_s if witch else best_n
+                    lo = sor_ptr[i] if witch else pairs_ptr[i]
+                    hi = sor_ptr[i + 1] if witch else pairs_ptr[i + 1]
+                    for p in range(lo, hi):
+                        if witch:
+                            r = sor_row[p]
+                            ok = sorceress_ok[r]
+                            v = q_used[c, r, k]
+                        else:
+                            r = pairs_row[p]
+                            ok = keep_ok[r]
+                            v = q[c, r, k]
+                        if ok:
+                            d = g - v
+                            if d >= half:
+                                e = abs(d - tol) * 0.5
+                                margin = e if e < margin else margin
+                out[c, k] = margin if margin < out[c, k] else out[c, k]

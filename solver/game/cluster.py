@@ -135,6 +135,7 @@ def save_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
         "iteration": state.iteration,
         "digests": [pack_array(d) for d in state.digests],
         "change": -1.0 if state.change is None else state.change,
+        "work": {k: pack_array(v) for k, v in state.work.items()},
     }
     write_atomically(path, pack_envelope(payload, CHECKPOINT_VERSION))
 
@@ -165,9 +166,10 @@ def load_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
                for d in digests):
             raise refuse("a digest is malformed")
         change = float(payload["change"])
+        work = {k: np.array(unpack_array(v)) for k, v in payload["work"].items()}
         return Checkpoint(Z=Z.copy(), done=list(payload["done"]), records=records,
                           phase=payload["phase"] or None, iteration=int(payload["iteration"]),
-                          digests=digests, change=None if change < 0 else change)
+                          digests=digests, change=None if change < 0 else change, work=work)
     except StaleTableError:
         raise
     except (KeyError, TypeError, ValueError):

@@ -65,8 +65,9 @@ from .turns import Improved, improve
 
 FINAL_TOL = 1e-12
 """The certified bound of the last improvements' turn solves."""
-FINAL_EPS = 1e-14
-"""The probability a turn's pushes may leave unassigned per layer, at the end."""
+FINAL_EPS = 1e-13
+"""The probability a turn's pushes may leave unassigned per layer (every improvement: a state
+left alone keeps its endings, which must then be as good as the last improvement's)."""
 EVAL_TOL = 1e-15
 """An evaluation sweeps until no value moves by more than this."""
 FIRST_TOL = 1e-5
@@ -99,29 +100,31 @@ class Progress:
 class Runner(Protocol):
     """Where the improvements' blocks run (:class:`LocalRunner`, :class:`.cluster.DaskRunner`)."""
 
-    def improve(self, phase: str, blocks: Sequence[tuple[int, int]], Z: FloatArray,
+    def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
                 tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
-        """Improve every block; yield (block number, result) as each finishes, in any
-        order: an :class:`.turns.Improved`, or with `values` (a phase whose endings all lead
-        out of it) the block's values (S, N)."""
+        """Improve every block (the indices of its states); yield (block number, result) as
+        each finishes, in any order: an :class:`.turns.Improved`, or with `values` (a phase
+        whose endings all lead out of it) the block's values (S, N)."""
         ...
 
 
-def improve_block(rules: Rules, players: int, n_dice: int, phase: str, lo: int, hi: int,
+def improve_block(rules: Rules, players: int, n_dice: int, phase: str, index: IntArray,
                   Z: FloatArray, tol: float, eps: float, values: bool) -> Any:
-    """One block's improvement (a runner's task: every argument is data)."""
+    """One block's improvement (a runner's task: every argument is data). With `values` the
+    block's states must be consecutive (a final-round phase)."""
     gm = game_model(rules, n_dice)
     seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties)
-    index = np.arange(lo, hi, dtype=np.int64)
+    index = np.asarray(index, dtype=np.int64)
     with kernel.compiled_whenever_installed():
         got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps)
     if not values:
         return got
     points, island = seats.successors(phase, index)
-    out = np.zeros((hi - lo, players))
-    sweep(np.arange(hi - lo, dtype=np.int64), got.endings, np.ascontiguousarray(points.T),
-          np.ascontiguousarray(island.T), gm.island_deductions(), Z, seats.offset(phase) + lo,
-          seats.magic_row(), out)
+    out = np.zeros((index.shape[0], players))
+    sweep(np.arange(index.shape[0], dtype=np.int64), got.endings,
+          np.ascontiguousarray(points.T), np.ascontiguousarray(island.T),
+          gm.island_deductions(), Z, seats.offset(phase) + int(index[0]), seats.magic_row(),
+          out)
     return out, got.best, got.lost, got.columns
 
 
@@ -131,10 +134,10 @@ class LocalRunner:
     def __init__(self, rules: Rules, players: int, n_dice: int = NUM_DICE) -> None:
         self.rules, self.players, self.n_dice = rules, players, n_dice
 
-    def improve(self, phase: str, blocks: Sequence[tuple[int, int]], Z: FloatArray,
+    def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
                 tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
-        for i, (lo, hi) in enumerate(blocks):
-            yield i, improve_block(self.rules, self.players, self.n_dice, phase, lo, hi, Z,
+        for i, index in enumerate(blocks):
+            yield i, improve_block(self.rules, self.players, self.n_dice, phase, index, Z,
                                    tol, eps, values)
 
 
@@ -189,16 +192,17 @@ class NGameSolution:
 
 
 def schedule(change: float | None) -> tuple[float, float]:
-    """The next improvement's (tol, eps): about a thousandth of the last evaluation's change,
-    between the first and the final precision."""
+    """The next improvement's (tol, eps): the turn solves' certified bound about a thousandth
+    of the last evaluation's change, between the first and the final precision; the pushes
+    always to the final precision."""
     if change is None:
-        return FIRST_TOL, FIRST_TOL / 10
-    tol = min(FIRST_TOL, max(FINAL_TOL, change * 1e-3))
-    return tol, max(FINAL_EPS, tol / 100)
+        return FIRST_TOL, FINAL_EPS
+    return min(FIRST_TOL, max(FINAL_TOL, change * 1e-3)), FINAL_EPS
 
 
-def blocks_of(size: int, block: int) -> list[tuple[int, int]]:
-    return [(lo, min(size, lo + block)) for lo in range(0, size, block)]
+def blocks_of(index: IntArray, block: int) -> list[IntArray]:
+    """`index` in consecutive blocks of at most `block` states."""
+    return [index[lo:lo + block] for lo in range(0, index.shape[0], block)]
 
 
 @dataclass
@@ -214,6 +218,9 @@ class Checkpoint:
     digests: list[np.ndarray] = field(default_factory=list)
     """The moves' digests of the phase's last two improvements (the latest last)."""
     change: float | None = None
+    work: dict[str, np.ndarray] = field(default_factory=dict)
+    """The phase's arrays between improvements (every state's endings, margin...): what the
+    next improvement keeps for the states it does not solve again."""
 
     @property
     def digest(self) -> np.ndarray | None:
@@ -243,14 +250,15 @@ def _solve(rules: Rules, players: int, runner: Runner | None, n_dice: int, block
             continue
         cyclic = phase.kind in (NORMAL, SUDDEN)
         record = state.records.setdefault(name, PhaseRecord(name))
-        blocks = blocks_of(phase.size, block)
         if not cyclic:
-            _acyclic(gm, seats, name, blocks, state, record, runner, progress)
+            _acyclic(gm, seats, name, blocks_of(np.arange(phase.size), block), state, record,
+                     runner, progress)
         else:
-            _cyclic(gm, seats, name, blocks, state, record, runner, p_island, progress,
+            _cyclic(gm, seats, name, block, state, record, runner, p_island, progress,
                     checkpoint)
         state.done.append(name)
         state.phase, state.iteration, state.digests, state.change = None, 0, [], None
+        state.work = {}
         if checkpoint is not None:
             checkpoint(state)
     values = {name: state.Z[seats.offset(name):seats.offset(name) + ph.size].copy()
@@ -266,7 +274,7 @@ def _start(seats: Seats) -> Checkpoint:
     return Checkpoint(Z=Z, done=[], records={})
 
 
-def _acyclic(gm: GameModel, seats: Seats, name: str, blocks: list[tuple[int, int]],
+def _acyclic(gm: GameModel, seats: Seats, name: str, blocks: list[IntArray],
              state: Checkpoint, record: PhaseRecord, runner: Runner,
              progress: ProgressFn | None) -> None:
     """A final-round phase: every ending leads out of it, so one improvement at the final
@@ -279,8 +287,7 @@ def _acyclic(gm: GameModel, seats: Seats, name: str, blocks: list[tuple[int, int
     lost = 0.0
     for i, (v, b, lst, cols) in runner.improve(name, blocks, state.Z, FINAL_TOL, FINAL_EPS,
                                                True):
-        lo, hi = blocks[i]
-        new[lo:hi], best[lo:hi] = v, b
+        new[blocks[i]], best[blocks[i]] = v, b
         lost = max(lost, float(np.max(lst, initial=0.0)))
         record.columns += cols
         if progress is not None:
@@ -293,42 +300,63 @@ def _acyclic(gm: GameModel, seats: Seats, name: str, blocks: list[tuple[int, int
     record.bound = before + lost
 
 
-def _cyclic(gm: GameModel, seats: Seats, name: str, blocks: list[tuple[int, int]],
-            state: Checkpoint, record: PhaseRecord, runner: Runner, p_island: FloatArray,
+def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoint,
+            record: PhaseRecord, runner: Runner, p_island: FloatArray,
             progress: ProgressFn | None, checkpoint: Callable[[Checkpoint], None] | None
             ) -> None:
     """Normal play or sudden death: improvements and evaluations until no move changes
-    (module doc); when some movers keep answering each other's changes (the improvements
-    change the same few moves back and forth), those moves change one at a time
-    (:func:`_one_at_a_time`)."""
+    (module doc). An improvement solves again only the states whose utilities moved by at
+    least the margin of their moves at their last solve (the others' moves cannot have
+    changed, :func:`.turns.improve`), and the last one every state, at the final precision.
+    When some movers keep answering each other's changes (the improvements change the same
+    moves back and forth), those moves change one at a time (:func:`_one_at_a_time`)."""
     phase = seats.phases[name]
     offset = seats.offset(name)
     size = phase.size
     index = np.arange(size, dtype=np.int64)
     points, island = seats.successors(name, index)
+    if not state.work:
+        state.work = {
+            "endings": np.zeros((size, gm.n_u)),
+            "best": np.zeros(size),
+            "digest": np.zeros(size, dtype=np.uint64),
+            "margin": np.zeros(size),  # nothing known yet: every state is solved first
+            "solved_at": np.full(size, np.inf),  # the precision of each state's last solve
+            "columns": np.zeros((size, gm.n_k)),  # the utilities it was last solved for
+            "lost": np.zeros(size),
+            "full": np.ones(1, dtype=bool),  # the next improvement solves every state
+        }
+    work = state.work
     ev = _PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
                          points=np.ascontiguousarray(points.T.astype(np.int64)),
                          island=np.ascontiguousarray(island.T.astype(np.int64)),
-                         p_island=p_island, magic=seats.magic_row(),
-                         endings=np.empty((size, gm.n_u)))
+                         p_island=p_island, magic=seats.magic_row(), endings=work["endings"])
     del points, island
-    best = np.empty(size)
-    digest = np.empty(size, dtype=np.uint64)
+    best, digest, margin = work["best"], work["digest"], work["margin"]
+    solved_at, columns, lost = work["solved_at"], work["columns"], work["lost"]
     state.phase = name
     while True:
         tol, eps = schedule(state.change)
         t0 = time.perf_counter()
-        lost = 0.0
+        now = state.Z[ev.points, seats.players - 1]  # (size, n_k): every state's utilities
+        if work["full"][0] or state.digest is None:
+            active = index
+        else:
+            moved_by = np.max(np.abs(now - columns), axis=1)
+            active = np.flatnonzero(moved_by + solved_at + tol >= margin)
+        blocks = blocks_of(active, block)
+        before_digest = digest.copy()
         for i, got in runner.improve(name, blocks, state.Z, tol, eps, False):
-            lo, hi = blocks[i]
-            ev.endings[lo:hi], best[lo:hi], digest[lo:hi] = got.endings, got.best, got.digest
-            lost = max(lost, float(np.max(got.lost, initial=0.0)))
+            at = blocks[i]
+            ev.endings[at], best[at], digest[at] = got.endings, got.best, got.digest
+            margin[at], lost[at], solved_at[at] = got.margin, got.lost, tol
+            columns[at] = now[at]
             record.columns += got.columns
             if progress is not None:
                 progress(Progress(name, state.iteration + 1, i + 1, len(blocks),
                                   time.perf_counter() - t0))
         moved = (np.ones(size, dtype=bool) if state.digest is None
-                 else digest != state.digest)
+                 else digest != before_digest)
         changed = int(np.count_nonzero(moved))
         gap = float(np.max(np.abs(best - state.Z[offset:offset + size, 0]), initial=0.0))
         swinging = (bool(changed) and len(state.digests) >= 2
@@ -340,14 +368,17 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, blocks: list[tuple[int, int]
         record.iterations = state.iteration
         record.changed.append(changed)
         record.tol.append(tol)
-        record.gap, record.residual, record.lost = gap, ev.residual, lost
-        record.sweeps = ev.sweeps
+        record.gap, record.residual, record.sweeps = gap, ev.residual, ev.sweeps
+        record.lost = float(lost.max(initial=0.0))
         state.digests, state.change = [*state.digests[-1:], digest.copy()], change
         if progress is not None:
             progress(Progress(name, state.iteration, len(blocks), len(blocks),
                               time.perf_counter() - t0, change=change, changed=changed))
-        if tol <= FINAL_TOL and changed == 0:
+        was_full = active.shape[0] == size
+        if tol <= FINAL_TOL and changed == 0 and was_full:
             break  # (the phase's end is checkpointed by the caller)
+        # the last improvement solves every state: once the moves settle at the final precision
+        work["full"][0] = tol <= FINAL_TOL and changed == 0
         if checkpoint is not None:
             checkpoint(state)
         if state.iteration >= MAX_ITERATIONS:
@@ -355,7 +386,7 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, blocks: list[tuple[int, int]
     record.turns = turns_bound(offset, ev.order, ev.endings, ev.points, ev.island, p_island,
                                state.Z.shape[0])
     before = max((r.bound for n, r in state.records.items() if n in state.done), default=0.0)
-    record.bound = record.turns * (record.residual + before + lost)
+    record.bound = record.turns * (record.residual + before + record.lost)
 
 
 @dataclass
@@ -387,20 +418,68 @@ def _one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
     """Settle the moves that the improvements change back and forth (at the states `swing`):
     from the last improvement's profile, evaluate the phase; the first of those states (in
     index order) whose best move differs takes it; again, until none would change. Each step
-    is one mover's best response to all the others (sequential best responses); a profile
-    met twice is a cycle of them, and an error."""
+    is one mover's best response to all the others (sequential best responses). When those
+    go round in a cycle, the profiles of the moves met at these states are tried in turn
+    (:func:`_stable_profile`)."""
     order = np.sort(swing)
     seen: set[bytes] = set()
+    met: list[dict[int, np.ndarray]] = [{} for _ in order]  # per state: digest -> endings
+    for j, s in enumerate(order.tolist()):
+        met[j][int(digest[s])] = ev.endings[s].copy()
     while True:
         ev.solve(state.Z)
         now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
+        for j in range(order.shape[0]):
+            met[j].setdefault(int(now.digest[j]), now.endings[j].copy())
         differ = np.flatnonzero(now.digest != digest[order])
         if differ.shape[0] == 0:
             return
         key = digest[order].tobytes()
         if key in seen:
-            raise RuntimeError(f"{name}: best responses cycle at {order.shape[0]} states")
+            _stable_profile(gm, seats, name, ev, state, digest, order, met)
+            return
         seen.add(key)
         j = int(differ[0])
         ev.endings[order[j]] = now.endings[j]
         digest[order[j]] = now.digest[j]
+
+
+MAX_PROFILES = 4096
+"""Profiles of moves :func:`_stable_profile` tries before giving up."""
+
+
+def _stable_profile(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
+                    state: Checkpoint, digest: np.ndarray, order: IntArray,
+                    met: list[dict[int, np.ndarray]]) -> None:
+    """Sequential best responses cycle at the states `order`: try every profile of the moves
+    met there (each state's in the order they were met, the first state's varying slowest)
+    until one is stable (every mover's best response is its own move), adding the best
+    responses met on the way and trying again; a :class:`RuntimeError` if none is and no new
+    move turns up."""
+    import itertools
+
+    while True:
+        options = [list(m.items()) for m in met]
+        count = 1
+        for o in options:
+            count *= len(o)
+        if count > MAX_PROFILES:
+            raise RuntimeError(f"{name}: best responses cycle at {order.shape[0]} states "
+                               f"({count} profiles of their moves: too many to try)")
+        new = False
+        for profile in itertools.product(*(range(len(o)) for o in options)):
+            for j, pick in enumerate(profile):
+                d, endings = options[j][pick]
+                ev.endings[order[j]] = endings
+                digest[order[j]] = np.uint64(d)
+            ev.solve(state.Z)
+            now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
+            if np.array_equal(now.digest, digest[order]):
+                return
+            for j in range(order.shape[0]):
+                if int(now.digest[j]) not in met[j]:
+                    met[j][int(now.digest[j])] = now.endings[j].copy()
+                    new = True
+        if not new:
+            raise RuntimeError(f"{name}: no profile of the moves met at {order.shape[0]} "
+                               f"states is stable (each mover's best response to the others)")

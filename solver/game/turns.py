@@ -14,8 +14,10 @@ For states of one phase (:mod:`.seats`) and the stacked value table ``Z`` of eve
    the outcome distribution of those moves (:func:`solver.engine.forward.endings`);
 4. per state, the deck-weighted distribution of the endings (summed in the deck's order), the
    mover's value of its best play (Skull Island included, which happens before any decision,
-   by deduction), a digest of its moves (the policy, to see it change) and the probability
-   the pushes left unassigned.
+   by deduction), a digest of its moves (the policy, to see it change), the probability the
+   pushes left unassigned, and the margin of its moves (how far every move value may move
+   before a move changes: :func:`solver.engine.kernel.decision_margins`), which lets the next
+   improvement leave the state alone when its utilities moved less.
 
 A pure function of arrays (:func:`improve`): it runs the same in this process or on a Dask
 worker (:mod:`.cluster`), and gives the same bits for any block of states.
@@ -53,6 +55,9 @@ class Improved:
     """(S,) uint64: a digest of the mover's moves at every position of every card."""
     lost: FloatArray
     """(S,): the probability the pushes left unassigned (deck-weighted)."""
+    margin: FloatArray
+    """(S,): by how much every move value may move without changing a move of the state
+    (:func:`solver.engine.kernel.decision_margins`, the least over its cards and worlds)."""
     columns: int
     """How many distinct utility columns were solved."""
     sweeps: int
@@ -101,6 +106,7 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
     best = np.zeros(b)
     lost = np.zeros(b)
     digest = np.zeros(b, dtype=np.uint64)
+    margin = np.full(b, np.inf)
     sweeps = 0
     with np.errstate(over="ignore"):
         for card, weight in gm.weights.items():
@@ -116,6 +122,9 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
                 code[world], sor[world], _ = kernel.best_moves(
                     solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok)
                 digest = _digest(code[world], sor[world], digest)
+                margin = np.minimum(margin, from_lanes(kernel.decision_margins(
+                    solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok,
+                    code[world], sor[world]), b))
             ends = endings(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first,
                            ct.first_bust_row, gm.n_u, eps=eps)
             turn = turn_value_lanes(solved.values[ct.model.start_world], ct.first,
@@ -129,4 +138,5 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
         if p:
             island = island + p * island_u[d]
     return Improved(endings=np.ascontiguousarray(mass[:, inverse].T), best=best[inverse] + island,
-                    digest=digest[inverse], lost=lost[inverse], columns=b, sweeps=sweeps)
+                    digest=digest[inverse], lost=lost[inverse], margin=margin[inverse],
+                    columns=b, sweeps=sweeps)
