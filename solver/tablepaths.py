@@ -1,5 +1,4 @@
-"""Where tables live: the repository's committed tables, the user's cache, and the command that
-makes a table again.
+"""Where tables live: the repository's committed tables and the user's cache.
 
 An explicit directory is used as it is. Without one, the default rules read the committed tables
 of the repository (``tables/``, made by ``make tables``), and any other variant is solved on
@@ -69,24 +68,3 @@ def game_default_dir(rules: Rules) -> Path:
     if rules == Rules() and repo.is_dir():
         return repo
     return game_cache_dir(rules)
-
-
-def _variants(rules: Rules) -> str:
-    return "".join(f" --variant {k}={('on' if v else 'off') if isinstance(v, bool) else v}"
-                   for k, v in rules.non_defaults().items())
-
-
-def regenerate_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the turn tables of `rules` into `directory`."""
-    directory = Path(directory)
-    if rules.turn_rules() == Rules() and directory.resolve() == repo_tables_dir():
-        return "make tables"
-    return f"sabords solve --all{_variants(rules.turn_rules())} --out {directory}"
-
-
-def regenerate_game_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the game table of `rules` into `directory`."""
-    directory = Path(directory)
-    if rules == Rules() and directory.resolve() == repo_tables_dir():
-        return "make tables"
-    return f"sabords solve-game{_variants(rules)} --out {directory}"

@@ -21,7 +21,8 @@ table lives is :mod:`solver.tablepaths`. This module says what the payloads hold
 Loading checks the format version, the checksum, the kind, the card and the rules, that
 every array has the shape and type the table's geometry calls for, and that the exact turn
 value and statistics round to the stored floats; anything else is refused
-with a :class:`StaleTableError` (one line: the file and the command that makes it again).
+with a :class:`StaleTableError` (the file, the reason, the table and its rules: the front ends
+word the fix).
 
 Where tables come from: an explicit directory is used as it is; otherwise the default rules
 read the committed tables of the repository (``tables/``, made by ``make tables``), and any
@@ -83,17 +84,13 @@ from .tablefile import (
     pack_compressed,
     pack_envelope,
     pack_exact,
+    Refusal,
     read_file,
+    refusal,
     unpack_exact,
     write_atomically,
 )
-from .tablepaths import (
-    default_dir,
-    game_default_dir,
-    is_repo_dir,
-    regenerate_command,
-    regenerate_game_command,
-)
+from .tablepaths import default_dir, game_default_dir, is_repo_dir
 
 if TYPE_CHECKING:
     from .game import GameSolution, ProgressFn
@@ -266,21 +263,14 @@ def pack_table(table: TurnTable) -> bytes:
     return pack_envelope(payload, FORMAT_VERSION)
 
 
-def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
-                 fix: str) -> TurnTable:
+def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules) -> TurnTable:
     """Read table bytes, refusing them unless they are intact, made for `card` and `rules`,
-    and every array has the shape and type of the geometry it claims.
-
-    `source` names the file and `fix` the way to regenerate it, in the error message.
-    """
+    and every array has the shape and type of the geometry it claims (`source` names the
+    file in the refusal)."""
     card_id = get_card(card).id
     turn = rules.turn_rules()
-
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"policy table {source}: {why}; {fix}")
-
-    payload = open_envelope(data, source=source, fix=fix, kind="policy table",
-                            version=FORMAT_VERSION)
+    refuse = refusal("turn", source, turn, card_id)
+    payload = open_envelope(data, refuse=refuse, kind="policy table", version=FORMAT_VERSION)
     try:
         header = payload["header"]
         if header.get("kind") != "turn":
@@ -302,7 +292,7 @@ def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
 
 
 def _table_of(payload: dict[str, Any], rules: Rules,
-              refuse: Callable[[str], StaleTableError]) -> TurnTable:
+              refuse: Refusal) -> TurnTable:
     header, arrays, solve = payload["header"], payload["arrays"], payload["solve"]
     g = geometry(NUM_DICE)
     model = turn_model(header["card"], rules)
@@ -355,7 +345,7 @@ def _table_of(payload: dict[str, Any], rules: Rules,
 
 
 def _check_exact_part(table: TurnTable, worlds: tuple[int, ...],
-                      refuse: Callable[[str], StaleTableError]) -> None:
+                      refuse: Refusal) -> None:
     """Refuse a malformed exact part, or one whose turn value and statistics do not round to
     the table's floats (the arrays are decoded on use only: the cold start)."""
     g = geometry(NUM_DICE)
@@ -395,9 +385,8 @@ def write_table(table: TurnTable, directory: Path | str) -> Path:
 def read_table(path: Path | str, card: Card | str, rules: Rules) -> TurnTable:
     """Load the table of `card` under `rules` from `path`, or raise :class:`StaleTableError`."""
     path = Path(path)
-    fix = f"run `{regenerate_command(rules, path.parent)}` to make the tables again"
-    data = read_file(path, "policy table", fix)
-    return unpack_table(data, source=str(path), card=card, rules=rules, fix=fix)
+    data = read_file(path, refusal("turn", path, rules.turn_rules(), get_card(card).id))
+    return unpack_table(data, source=str(path), card=card, rules=rules)
 
 
 def _cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
@@ -496,7 +485,7 @@ def pack_game(sol: GameSolution) -> bytes:
     return pack_envelope(payload, GAME_FORMAT_VERSION)
 
 
-def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolution:
+def unpack_game(data: bytes, rules: Rules, *, source: str) -> GameSolution:
     """Read game table bytes, refusing them unless intact, made for exactly `rules`, and
     every array of the shape the target and the point range call for."""
     from .game import (
@@ -512,11 +501,8 @@ def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolu
     )
     from .game.policies import StoredPolicies
 
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"game table {source}: {why}; {fix}")
-
-    payload = open_envelope(data, source=source, fix=fix, kind="game table",
-                            version=GAME_FORMAT_VERSION)
+    refuse = refusal("game", source, rules)
+    payload = open_envelope(data, refuse=refuse, kind="game table", version=GAME_FORMAT_VERSION)
     try:
         header = payload["header"]
         if header.get("kind") != "game":
@@ -575,9 +561,8 @@ def write_game(sol: GameSolution, directory: Path | str) -> Path:
 
 def read_game(directory: Path | str, rules: Rules) -> GameSolution:
     path = game_table_path(directory)
-    fix = f"run `{regenerate_game_command(rules, path.parent)}` to make it again"
-    data = read_file(path, "game table", fix)
-    return unpack_game(data, rules, source=str(path), fix=fix)
+    data = read_file(path, refusal("game", path, rules))
+    return unpack_game(data, rules, source=str(path))
 
 
 def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,

@@ -32,6 +32,7 @@ from solver.tablefile import (
     open_envelope,
     pack_array,
     pack_envelope,
+    refusal,
     unpack_array,
 )
 from solver.tablepaths import repo_tables_dir
@@ -49,7 +50,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def _rewrite(source: Path, target: Path, change: Callable[[dict[str, Any]], None]) -> None:
     """Copy a table file with `change` applied to its payload, under a valid checksum."""
     version = GAME_FORMAT_VERSION if source.name == GAME_FILE else FORMAT_VERSION
-    payload = open_envelope(source.read_bytes(), source=str(source), fix="", version=version)
+    payload = open_envelope(source.read_bytes(), refuse=refusal("turn", source, Rules()),
+                            version=version)
     change(payload)
     target.write_bytes(pack_envelope(payload, version))
 

@@ -86,7 +86,8 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     def build_table(card: Any, rules: Rules) -> Any:
         if rules.turn_rules() != Rules():
-            raise StaleTableError("not solved in the fuzz")
+            raise StaleTableError("not solved in the fuzz", table="turn", path="fuzz",
+                                  rules=rules.turn_rules())
         return tables.read_table(tables.table_path(repo_tables_dir(), card), card,
                                  Rules())
 
@@ -95,7 +96,8 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     def solve_game(rules: Rules, **kwargs: Any) -> Any:
         if rules != Rules():
-            raise StaleTableError("not solved in the fuzz")
+            raise StaleTableError("not solved in the fuzz", table="game", path="fuzz",
+                                  rules=rules)
         return tables.read_game(repo_tables_dir(), rules)
 
     def write_game(sol: Any, directory: Any) -> Any:  # the committed bytes, without packing

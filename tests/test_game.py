@@ -261,18 +261,18 @@ def test_first_player_advantage_and_symmetry_facts(small: game.GameSolution) -> 
 def test_game_table_round_trip_is_bit_exact_and_refuses_other_rules(
         tiny: game.GameSolution) -> None:
     data = pack_game(tiny)
-    back = unpack_game(data, Rules(target=300), source="t", fix="f")
+    back = unpack_game(data, Rules(target=300), source="t")
     assert np.array_equal(back.win, tiny.win) and np.array_equal(back.sudden, tiny.sudden)
     for phase, policy in tiny.policies.items():
         for key, codes in policy.codes.items():
             assert np.array_equal(back.policies[phase].codes[key], codes)
     assert pack_game(back) == data
     with pytest.raises(StaleTableError, match="other rules"):
-        unpack_game(data, Rules(target=300, ties="trigger"), source="t", fix="f")
+        unpack_game(data, Rules(target=300, ties="trigger"), source="t")
     broken = bytearray(data)
     broken[-5] ^= 0xFF
     with pytest.raises(StaleTableError):
-        unpack_game(bytes(broken), Rules(target=300), source="t", fix="f")
+        unpack_game(bytes(broken), Rules(target=300), source="t")
 
 
 def test_win_probability_checks_totals(tiny: game.GameSolution) -> None:

@@ -29,7 +29,7 @@ from solver.engine import TurnSolution, solve_cards, solve_turn
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
 from solver.stats import STAT_NAMES, deck_average, turn_stats
 from solver.tablefile import FORMAT_VERSION
-from solver.tablepaths import cache_dir, regenerate_command, repo_tables_dir
+from solver.tablepaths import cache_dir, repo_tables_dir
 from solver.tables import (
     StaleTableError,
     TurnTable,
@@ -192,12 +192,18 @@ def _written(fresh: dict[str, TurnTable], directory: Path, card: str = "skull2")
 
 
 def _refusal(path: Path, card: str = "skull2", rules: Rules = DEFAULT) -> str:
+    """The refusal's line on the command line (the library's message names no command: it
+    carries the table and the rules, and the command line words the fix)."""
+    from solver.cli.app import error_line
+
     with pytest.raises(StaleTableError) as info:
         read_table(path, card, rules)
     message = str(info.value)
-    assert "\n" not in message
+    assert "\n" not in message and "sabords" not in message and "make" not in message
     assert message.startswith(f"policy table {path}: ")
-    return message
+    assert (info.value.table, info.value.path, info.value.card) == ("turn", str(path), card)
+    assert info.value.rules == rules.turn_rules()
+    return error_line(info.value)
 
 
 def test_tampered_payload_is_refused_by_its_checksum(
@@ -261,7 +267,7 @@ def test_incomplete_payload_is_refused(fresh: dict[str, TurnTable], tmp_path: Pa
     data = msgpack.packb({"checksum": "sha256:" + __import__("hashlib").sha256(packed)
                           .hexdigest(), "format": FORMAT_VERSION, "payload": packed})
     with pytest.raises(StaleTableError, match="incomplete table"):
-        unpack_table(data, source="x", card="skull2", rules=DEFAULT, fix="fix")
+        unpack_table(data, source="x", card="skull2", rules=DEFAULT)
 
 
 def _sealed(payload: dict[str, Any]) -> bytes:
@@ -308,13 +314,13 @@ def test_malformed_exact_part_is_refused(fresh: dict[str, TurnTable], what: str,
     payload = _payload(pack_table(fresh["skull2"]))
     _edit_exact(payload, what)
     with pytest.raises(StaleTableError, match=re.escape(why)):
-        unpack_table(_sealed(payload), source="x", card="skull2", rules=DEFAULT, fix="fix")
+        unpack_table(_sealed(payload), source="x", card="skull2", rules=DEFAULT)
 
 
 def test_exact_part_round_trips(fresh: dict[str, TurnTable]) -> None:
     for card in ("sorceress", "battle4"):
         table = fresh[card]
-        back = unpack_table(pack_table(table), source="x", card=card, rules=DEFAULT, fix="fix")
+        back = unpack_table(pack_table(table), source="x", card=card, rules=DEFAULT)
         a, b = table.exact(), back.exact()
         assert a.turn_value == b.turn_value and a.proof == b.proof
         assert np.array_equal(a.first_value, b.first_value)
@@ -327,11 +333,13 @@ def test_exact_part_round_trips(fresh: dict[str, TurnTable]) -> None:
 def test_repository_tables_name_make_tables_as_the_fix(
     fresh: dict[str, TurnTable], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert regenerate_command(DEFAULT, repo_tables_dir()) == "make tables"
+    from solver.cli.app import error_line
+
     monkeypatch.setattr(tablepaths, "repo_tables_dir", lambda: tmp_path)
     with pytest.raises(StaleTableError) as info:
         turn_table("captain", DEFAULT)
-    assert str(info.value) == (
+    assert str(info.value) == f"policy table {tmp_path / 'turn-captain.msgpack'}: no such file"
+    assert error_line(info.value) == (
         f"policy table {tmp_path / 'turn-captain.msgpack'}: no such file; "
         "run `make tables` to make the tables again"
     )

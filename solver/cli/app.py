@@ -32,7 +32,7 @@ import click
 import typer
 
 from .. import __version__
-from ..errors import SabordsError, shorten
+from ..errors import SabordsError, StaleTableError, shorten
 from ..rules import VARIANT_NAMES, Rules, rules_with
 
 if TYPE_CHECKING:
@@ -106,12 +106,39 @@ SUBJECT_WORDS: dict[str, str] = {
 
 
 def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
-    """The one line of a library error, its subject worded with this command's flag."""
+    """The one line of a library error, its subject worded with this command's flag; a stale
+    table with the command that makes it again (:func:`fix_command`)."""
+    if isinstance(exc, StaleTableError):
+        again = "it" if exc.table == "game" else "the tables"
+        return f"{exc}; run `{fix_command(exc)}` to make {again} again"
     subject = exc.subject
     if subject in SUBJECT_WORDS:
         return SUBJECT_WORDS[subject]
     flag = {**FLAGS, **(flags or {})}.get(subject or "")
     return f"{flag}: {exc}" if flag else str(exc)
+
+
+def fix_command(exc: StaleTableError) -> str:
+    """The command that writes the refused table again, into the folder it was read from:
+    `make tables` for the repository's tables, else `sabords solve --all` (a turn table) or
+    `sabords solve-game` (the game table) with the rules' variants."""
+    from ..tablepaths import repo_tables_dir
+
+    rules: Rules = exc.rules
+    directory = Path(exc.path).parent
+    if exc.table == "game":
+        the_rules, command = rules, "solve-game"
+    else:
+        the_rules, command = rules.turn_rules(), "solve --all"
+    if the_rules == Rules() and directory.resolve() == repo_tables_dir():
+        return "make tables"
+    variants = "".join(f" --variant {name}={_shown(value)}"
+                       for name, value in the_rules.non_defaults().items())
+    return f"sabords {command}{variants} --out {directory}"
+
+
+def _shown(value: Any) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 _QUOTED = re.compile(r"'([^']{61,})'|(\S{61,})")
@@ -423,6 +450,7 @@ __all__ = [
     "echo",
     "error_line",
     "fail",
+    "fix_command",
     "main",
     "notation_from",
     "print_json",
