@@ -78,7 +78,9 @@ class SabordsError(ValueError):
         super().__init__(message)
         self.subject = subject
         self.kind = kind if kind is not None else self.default_kind
-        self.values: dict[str, Any] = dict(values or {})
+        self.values: dict[str, Any] = {
+            name: shorten(value) if isinstance(value, str) else value
+            for name, value in (values or {}).items()}
 
     @property
     def message(self) -> str:

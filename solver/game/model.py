@@ -51,7 +51,7 @@ from ..engine import (
 )
 from ..engine.arrays import FirstRoll, WorldArrays, first_roll, world_arrays
 from ..errors import RulesError, quote
-from ..rules import NUM_DICE, Rules, deck_weights
+from ..rules import NUM_DICE, Rules, deck_weights, floor_total
 
 UNIT = 100
 """Totals and points are multiples of 100; the tables count in these units."""
@@ -227,7 +227,7 @@ def lookup(phase: str, gm: GameModel) -> Lookup:
     a, b = np.divmod(np.arange(n * n), n)
     k = np.arange(gm.k_min, gm.k_max + 1)[:, None]
     after = a[None, :] + k
-    here = b[None, :] * n + np.maximum(after, 0)
+    here = b[None, :] * n + floor_total(after)
     if phase == NORMAL:
         beyond = n * n + (after - n) * n + b[None, :]  # G(a', b), a' >= n
     elif phase == SUDDEN:
@@ -236,7 +236,7 @@ def lookup(phase: str, gm: GameModel) -> Lookup:
         raise ValueError(f"no lookup for phase {phase!r}")
     points = np.where(after >= n, beyond, here)
     d = np.arange(gm.n_ded)[:, None]
-    island = np.maximum(b[None, :] - d, 0) * n + a[None, :]
+    island = floor_total(b[None, :] - d) * n + a[None, :]
     return Lookup(n=n, points=points, island=island)
 
 
