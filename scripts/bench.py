@@ -104,7 +104,7 @@ def median_figures(name: str, runs: list[Run], *, target: float | None = None,
 SOLVE_ALL = """
 import sys
 from solver.engine import solve_cards
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 solve_cards(list(CARD_IDS), Rules(), n_jobs=int(sys.argv[1]))
 """
 
@@ -120,7 +120,7 @@ t2 = time.perf_counter()
 out = {"import": t1 - t0, "geometry": t2 - t1, "cards": {}}
 for card in CARD_IDS:
     a = time.perf_counter()
-    model = turn_model(card, Rules())
+    model = turn_model(CARDS[card], Rules())
     b = time.perf_counter()
     sol = solve_payoff(model, payoff_for(model, ExpectedPoints()), ("ExpectedPoints",))
     c = time.perf_counter()
@@ -134,7 +134,7 @@ LOAD_ALL = """
 from solver.rules import CARD_IDS, Rules
 from solver.tables import turn_solution
 for card in CARD_IDS:
-    turn_solution(card, Rules())
+    turn_solution(CARDS[card], Rules())
 """
 
 CLI = """
@@ -289,7 +289,7 @@ from solver.engine import solve_turn
 from solver.rules import CARD_IDS, Rules
 t1 = time.perf_counter()
 for card in CARD_IDS:
-    solve_turn(card, Rules())
+    solve_turn(CARDS[card], Rules())
 print(json.dumps({"import": t1 - t0, "solve": time.perf_counter() - t1}))
 """
 
@@ -377,7 +377,7 @@ from solver.tables import OBJECTIVE
 out = {"import": time.perf_counter() - t0, "cards": {}}
 for card in CARD_IDS:
     a = time.perf_counter()
-    model = turn_model(card, Rules())
+    model = turn_model(CARDS[card], Rules())
     floats = solve_payoff(model, payoff_for(model, OBJECTIVE), OBJECTIVE.key())
     b = time.perf_counter()
     exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(), OBJECTIVE.key(),
@@ -393,7 +393,7 @@ from solver.rules import CARD_IDS, Rules
 from solver.tables import build_table, pack_table
 out = {}
 for card in CARD_IDS:
-    table = build_table(card, Rules())
+    table = build_table(CARDS[card], Rules())
     out[card] = {"file": len(pack_table(table)),
                  "exact": len(msgpack.packb(table.exact_data, use_bin_type=True))}
 print(json.dumps(out))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .advisor import WIN, Advice, ExactValues, GoalSolution, advise_for
 from .dice import Dice
-from .rules import CARD_IDS, Card, Rules
+from .rules import CARD_IDS, CARDS, Card, Rules
 
 if TYPE_CHECKING:
     from .engine.exact import ExactSolution
@@ -83,7 +83,7 @@ class AdviceAnswer:
         return data
 
 
-def advice_answer(card: Card | str, dice: Dice, rules: Rules, solved: GoalSolution, *,
+def advice_answer(card: Card, dice: Dice, rules: Rules, solved: GoalSolution, *,
                   sorceress_used: bool = False, chest: Dice | None = None, first: bool = False,
                   points: Callable[[], GoalSolution] | None = None,
                   exact: Callable[[], ExactSolution] | None = None) -> AdviceAnswer:
@@ -141,21 +141,21 @@ class EvAnswer:
         return data
 
 
-def ev_answer(rules: Rules, cards: Sequence[str] | None = None, *, exact: bool = False,
+def ev_answer(rules: Rules, cards: Sequence[Card] | None = None, *, exact: bool = False,
               tables_dir: Path | str | None = None,
-              load: Callable[[str], TurnTable] | None = None) -> EvAnswer:
-    """The answer of `sabords ev` for `cards` (ids; all 12 by default), each card's table from
-    `load` (by default :func:`solver.tables.turn_table` with `tables_dir`)."""
+              load: Callable[[Card], TurnTable] | None = None) -> EvAnswer:
+    """The answer of `sabords ev` for `cards` (all 12 by default, each once), each card's table
+    from `load` (by default :func:`solver.tables.turn_table` with `tables_dir`)."""
     from .stats import STAT_NAMES, deck_average, exact_deck_average
 
     if load is None:
         from .tables import turn_table
 
-        def load(card: str) -> TurnTable:
+        def load(card: Card) -> TurnTable:
             return turn_table(card, rules, tables_dir)
 
-    chosen = tuple(cards) if cards else CARD_IDS
-    loaded = {c: load(c) for c in CARD_IDS}
+    chosen = tuple(dict.fromkeys(c.id for c in cards)) if cards else CARD_IDS
+    loaded = {c.id: load(c) for c in CARDS.values()}
     stats = {c: t.stats for c, t in loaded.items()}
     bound = max(max(t.solution.bound, t.stats.bound) for t in loaded.values())
     deck = {name: deck_average({c: getattr(s, name) for c, s in stats.items()})

@@ -37,10 +37,11 @@ from .advisor import (
     advise_for,
     solve_goal,
 )
-from .choices import chosen_option, next_roll
-from .dice import DEFAULT_LETTERS, Dice, DiceNotationError, Letters
+from .choices import chosen_option, next_roll, option_stays
+from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from .errors import IllegalMoveError, quote
-from .rules import NUM_DICE, Card, Rules, get_card
+from .moves import Reroll
+from .rules import NUM_DICE, Card, Rules
 from .scoring import Outcome, island_continues, island_deduction, skulls_of, stop_score
 
 if TYPE_CHECKING:
@@ -167,9 +168,9 @@ class TurnPlay:
     """One turn at the table (module docstring): :meth:`enter_roll`, :meth:`choose`,
     :meth:`undo`, :meth:`graded`. Entries are read in `letters` (the player's notation)."""
 
-    def __init__(self, card: Card | str, rules: Rules, solved: GoalSolution, *,
+    def __init__(self, card: Card, rules: Rules, solved: GoalSolution, *,
                  letters: Letters = DEFAULT_LETTERS) -> None:
-        self.card = get_card(card)
+        self.card = card
         self.rules = rules
         self.solved = solved
         self.letters = letters
@@ -177,7 +178,7 @@ class TurnPlay:
         self._state = _State()
 
     @classmethod
-    def new(cls, card: Card | str, rules: Rules, goal: Goal | None = None, *,
+    def new(cls, card: Card, rules: Rules, goal: Goal | None = None, *,
             tables_dir: Path | str | None = None, game: GameSolution | None = None,
             letters: Letters = DEFAULT_LETTERS) -> TurnPlay:
         """A new turn of `card` played for `goal` (expected points by default; winning the
@@ -229,12 +230,11 @@ class TurnPlay:
     def stays(self) -> Dice:
         """The dice that stay on the table during the awaited roll (none before the first)."""
         s = self._state
-        if s.phase is Phase.ISLAND and s.dice is not None:
-            return Dice.of((s.dice.skulls, 0, 0, 0, 0, 0))
+        if s.phase is Phase.ISLAND and s.dice is not None:  # every die but the skulls rolls
+            return Reroll(EMPTY).kept_after(s.dice)
         if s.phase is Phase.ROLL and s.pending is not None and s.advice is not None:
-            return s.pending.keep + Dice.of((s.advice.dice.skulls - s.pending.sorceress,
-                                             0, 0, 0, 0, 0))
-        return Dice.of((0, 0, 0, 0, 0, 0))
+            return option_stays(s.advice, s.pending)
+        return EMPTY
 
     def rolled(self) -> int:
         """How many dice the awaited roll rolls."""
@@ -394,7 +394,7 @@ class TurnPlay:
             s.phase = Phase.MOVE
 
 
-def new_turn(card: Card | str, rules: Rules, goal: Goal | None = None, *,
+def new_turn(card: Card, rules: Rules, goal: Goal | None = None, *,
              tables_dir: Path | str | None = None, game: GameSolution | None = None,
              letters: Letters = DEFAULT_LETTERS) -> TurnPlay:
     """:meth:`TurnPlay.new`: a new turn of `card` for `goal`."""

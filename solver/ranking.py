@@ -38,15 +38,17 @@ def ranked(items: Iterable[T], value: Callable[[T], float], key: Callable[[T], A
         from .engine.solve import TIE_TOL  # numpy's import only where values are ranked
 
         tol = TIE_TOL
-    pool = sorted(items, key=lambda x: (-value(x), key(x)))
+    values = [(value(x), x) for x in items]
+    values.sort(key=lambda vx: -vx[0])  # stable: the key decides among ties below
     out: list[T] = []
     i = 0
-    while i < len(pool):
-        top = value(pool[i])
+    while i < len(values):
+        top = values[i][0]
         j = i + 1
-        while j < len(pool) and value(pool[j]) >= top - tol:
+        while j < len(values) and values[j][0] >= top - tol:
             j += 1
-        out.extend(sorted(pool[i:j], key=key))
+        run = [x for _, x in values[i:j]]
+        out.extend(sorted(run, key=key) if len(run) > 1 else run)  # keys of ties only
         i = j
     return out
 

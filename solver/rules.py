@@ -289,7 +289,7 @@ _Total = TypeVar("_Total")
 def floor_total(total: _Total) -> _Total:
     """A player's total after a turn: never below 0 (RULES.md, End of the game: a lost battle
     or Skull Island's deduction stops at 0). For a number or an array of numbers."""
-    return total * (total > 0)  # type: ignore[operator, no-any-return]
+    return total * (total > 0)  # type: ignore[operator, return-value]
 
 
 VARIANT_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))

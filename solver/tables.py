@@ -66,7 +66,7 @@ from .engine.exact import (
     solve_exact,
 )
 from .errors import StaleTableError
-from .rules import NUM_DICE, Card, Rules, get_card
+from .rules import NUM_DICE, Card, Rules
 from .stats import (
     STAT_NAMES,
     ExactTurnStats,
@@ -77,6 +77,7 @@ from .stats import (
 from .tablefile import (
     FORMAT_VERSION,
     GAME_FORMAT_VERSION,
+    Refusal,
     check_exact,
     checked_array,
     open_envelope,
@@ -84,7 +85,6 @@ from .tablefile import (
     pack_compressed,
     pack_envelope,
     pack_exact,
-    Refusal,
     read_file,
     refusal,
     unpack_exact,
@@ -154,7 +154,7 @@ class TurnTable:
         return ProofRecord(**{k: int(v) for k, v in self.exact_data["proof"].items()})
 
 
-def build_table(card: Card | str, rules: Rules) -> TurnTable:
+def build_table(card: Card, rules: Rules) -> TurnTable:
     """Solve one card's turn for expected points: floats (:func:`solver.engine.solve_payoff`),
     then exactly from their policy, proved optimal (:func:`solver.engine.exact.solve_exact`,
     the statistics' columns evaluated under it); the floats stored are the exact values
@@ -208,7 +208,7 @@ def _decode_exact(table: TurnTable) -> ExactSolution:
 
 
 def build_tables(
-    cards: Sequence[Card | str], rules: Rules, *, n_jobs: int = 1
+    cards: Sequence[Card], rules: Rules, *, n_jobs: int = 1
 ) -> Iterator[TurnTable]:
     """Build the tables of `cards` in order, in parallel with joblib when `n_jobs` != 1.
 
@@ -263,11 +263,11 @@ def pack_table(table: TurnTable) -> bytes:
     return pack_envelope(payload, FORMAT_VERSION)
 
 
-def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules) -> TurnTable:
+def unpack_table(data: bytes, *, source: str, card: Card, rules: Rules) -> TurnTable:
     """Read table bytes, refusing them unless they are intact, made for `card` and `rules`,
     and every array has the shape and type of the geometry it claims (`source` names the
     file in the refusal)."""
-    card_id = get_card(card).id
+    card_id = card.id
     turn = rules.turn_rules()
     refuse = refusal("turn", source, turn, card_id)
     payload = open_envelope(data, refuse=refuse, kind="policy table", version=FORMAT_VERSION)
@@ -284,18 +284,18 @@ def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules) ->
             )
         if header["n_dice"] != NUM_DICE:
             raise refuse(f"made for {header['n_dice']!r} dice, not {NUM_DICE}")
-        return _table_of(payload, turn, refuse)
+        return _table_of(payload, card, turn, refuse)
     except StaleTableError:
         raise
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
         raise refuse("incomplete table (a field is missing or malformed)") from None
 
 
-def _table_of(payload: dict[str, Any], rules: Rules,
+def _table_of(payload: dict[str, Any], card: Card, rules: Rules,
               refuse: Refusal) -> TurnTable:
     header, arrays, solve = payload["header"], payload["arrays"], payload["solve"]
     g = geometry(NUM_DICE)
-    model = turn_model(header["card"], rules)
+    model = turn_model(card, rules)
     n_b = 1
     full, partial = (g.n_full, n_b), (g.n_partial, n_b)
     expected_worlds = {WORLD_NAMES[w] for w in model.worlds}
@@ -372,20 +372,24 @@ def _check_exact_part(table: TurnTable, worlds: tuple[int, ...],
         raise refuse("its exact statistics do not round to its float statistics")
 
 
-def table_path(directory: Path | str, card: Card | str) -> Path:
+def table_path(directory: Path | str, card: Card) -> Path:
     """The file of `card`'s table in `directory`."""
-    return Path(directory) / f"turn-{get_card(card).id}.msgpack"
+    return _table_file(directory, card.id)
+
+
+def _table_file(directory: Path | str, card_id: str) -> Path:
+    return Path(directory) / f"turn-{card_id}.msgpack"
 
 
 def write_table(table: TurnTable, directory: Path | str) -> Path:
     """Write `table` into `directory` (created if needed), atomically; return its path."""
-    return write_atomically(table_path(directory, table.card), pack_table(table))
+    return write_atomically(_table_file(directory, table.card), pack_table(table))
 
 
-def read_table(path: Path | str, card: Card | str, rules: Rules) -> TurnTable:
+def read_table(path: Path | str, card: Card, rules: Rules) -> TurnTable:
     """Load the table of `card` under `rules` from `path`, or raise :class:`StaleTableError`."""
     path = Path(path)
-    data = read_file(path, refusal("turn", path, rules.turn_rules(), get_card(card).id))
+    data = read_file(path, refusal("turn", path, rules.turn_rules(), card.id))
     return unpack_table(data, source=str(path), card=card, rules=rules)
 
 
@@ -407,7 +411,7 @@ def _cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
     return value
 
 
-def turn_table(card: Card | str, rules: Rules, tables_dir: Path | str | None = None) -> TurnTable:
+def turn_table(card: Card, rules: Rules, tables_dir: Path | str | None = None) -> TurnTable:
     """The table of `card` under `rules` (see the module docstring for where it comes from).
 
     From `tables_dir` or the repository's tables, a missing or stale table raises
@@ -421,14 +425,14 @@ def turn_table(card: Card | str, rules: Rules, tables_dir: Path | str | None = N
 
 
 def turn_solution(
-    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+    card: Card, rules: Rules, tables_dir: Path | str | None = None
 ) -> TurnSolution:
     """The optimal expected-points solution of `card`'s turn, from its table."""
     return turn_table(card, rules, tables_dir).solution
 
 
 def exact_solution(
-    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+    card: Card, rules: Rules, tables_dir: Path | str | None = None
 ) -> ExactSolution:
     """The exact expected-points solution of `card`'s turn, proved optimal, from its table:
     every value and keep value as a fraction (:class:`solver.engine.exact.ExactSolution`)."""
@@ -436,7 +440,7 @@ def exact_solution(
 
 
 def exact_stats(
-    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+    card: Card, rules: Rules, tables_dir: Path | str | None = None
 ) -> ExactTurnStats:
     """The exact expected points, P(bust), P(Skull Island) and island deduction of `card`'s
     turn under the proved optimal policy, from its table."""

@@ -20,7 +20,7 @@ from .dice import Dice, DiceNotationError
 from .errors import RulesError
 from .notes import Note
 from .rational import fraction_text
-from .rules import NUM_DICE, Card, Rules, get_card
+from .rules import NUM_DICE, Card, Rules
 from .scoring import (
     Outcome,
     classify_roll,
@@ -174,7 +174,7 @@ def check_chest(card: Card, dice: Dice, chest: Dice | None, *, first: bool) -> N
 
 
 def score_turn(
-    card: Card | str,
+    card: Card,
     dice: Dice,
     rules: Rules,
     *,
@@ -182,7 +182,6 @@ def score_turn(
     first: bool = False,
 ) -> Verdict:
     """The verdict on a turn that ends with these 8 dice (see the module docstring)."""
-    card = get_card(card)
     if dice.total != NUM_DICE:
         raise DiceNotationError(f"{str(dice)!r} has {dice.total} dice, expected {NUM_DICE}")
     check_chest(card, dice, chest, first=first)

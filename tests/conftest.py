@@ -25,6 +25,7 @@ import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 from solver.dice import Dice  # noqa: E402
+from solver.rules import CARDS  # noqa: E402
 
 # Hypothesis is derandomised everywhere (the same examples on every run, in CI and locally), so
 # a failure is reproducible; HYPOTHESIS_PROFILE=explore searches with fresh random examples.
@@ -104,7 +105,7 @@ def solved() -> Callable[..., Any]:
         objective = objective if objective is not None else ExpectedPoints()
         key = (card, rules, objective.key(), n_dice)
         if key not in cache:
-            cache[key] = solve_turn(card, rules, objective, n_dice=n_dice)
+            cache[key] = solve_turn(CARDS[card], rules, objective, n_dice=n_dice)
         return cache[key]
 
     return solve

@@ -25,7 +25,7 @@ import pytest
 
 from solver.errors import QUOTE_LIMIT, SabordsError
 from solver.limits import check_jobs, cores
-from solver.rules import MAX_TARGET, Rules, rules_with
+from solver.rules import CARDS, MAX_TARGET, Rules, rules_with
 from solver.tablefile import (
     FORMAT_VERSION,
     GAME_FORMAT_VERSION,
@@ -431,7 +431,7 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
     numba = tmp_path / "numba"
     for folder in (current, old, game, numba):
         folder.mkdir()
-    shutil.copy(table_path(repo_tables_dir(), "none"), current / "turn-none.msgpack")
+    shutil.copy(table_path(repo_tables_dir(), CARDS["none"]), current / "turn-none.msgpack")
     (old / "turn-none.msgpack").write_bytes(b"x" * 1000)
     (numba / "kernel.nbi").write_bytes(b"y" * 10)
     (tmp_path / "mine.txt").write_text("not the project's")

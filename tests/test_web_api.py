@@ -235,7 +235,8 @@ def random_turn(rng: random.Random, card: str, goal: Query) -> list[str]:
     the_goal = Goal(need=int(g["need"]) if "need" in g else None,
                     me=int(g["me"]) if "me" in g else None,
                     opp=int(g["opp"]) if "opp" in g else None, final=g.get("final") == "true")
-    play = TurnPlay(card, Rules(), Solutions(Settings(warm=False)).goal(card, Rules(), the_goal))
+    play = TurnPlay(CARDS[card], Rules(), Solutions(Settings(warm=False)).goal(card, Rules(),
+                                                                               the_goal))
     entries: list[str] = []
     while play.phase is not Phase.OVER and len(entries) < 40:
         if play.phase is Phase.MOVE:

@@ -26,6 +26,7 @@ from .render import progress_bar
 
 if TYPE_CHECKING:
     from ..caches import CacheEntry
+    from ..rules import Card
 
 CardsOption = Annotated[
     list[str] | None,
@@ -37,10 +38,10 @@ CardsOption = Annotated[
 ]
 
 
-def card_ids(cards: list[str], notation: str) -> list[str]:
-    """The ids of the named cards, in the given order, each once."""
+def cards_named(cards: list[str], notation: str) -> list[Card]:
+    """The named cards, in the given order, each once."""
     notes = notation_from(notation)
-    return list(dict.fromkeys(notes.parse_card(c).id for c in cards))
+    return list(dict.fromkeys(notes.parse_card(c) for c in cards))
 
 
 @command("solve")
@@ -80,7 +81,7 @@ def solve(
       sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
     """
     from ..limits import check_jobs, check_writable
-    from ..rules import CARD_IDS
+    from ..rules import CARDS
     from ..tablepaths import default_dir
     from ..tables import build_tables, table_path, write_table
 
@@ -89,13 +90,14 @@ def solve(
         fail("give either --card CARD... or --all, not both")
     if not all_cards and not card:
         fail("name the cards to solve with --card CARD (repeatable), or use --all")
-    cards = list(CARD_IDS) if all_cards else card_ids(card or [], notation)
+    cards = list(CARDS.values()) if all_cards else cards_named(card or [], notation)
     workers = check_jobs(jobs, len(cards))
     directory = check_writable(out if out is not None else default_dir(rules))
     lines = []
     with progress_bar(len(cards), "solving") as advance:
-        for done, table in enumerate(build_tables(cards, rules, n_jobs=workers), 1):
-            path = table_path(directory, table.card)
+        built = zip(cards, build_tables(cards, rules, n_jobs=workers), strict=True)
+        for done, (solved_card, table) in enumerate(built, 1):
+            path = table_path(directory, solved_card)
             before = path.read_bytes() if path.is_file() else None
             try:
                 write_table(table, directory)
@@ -144,7 +146,7 @@ def ev(
 
     rules = rules_from(variant)
     notes = notation_from(notation)
-    chosen = card_ids(card, notation) if card else None
+    chosen = cards_named(card, notation) if card else None
     answer = ev_answer(rules, chosen, exact=exact, tables_dir=tables)
     if as_json:
         print_json(answer.as_dict())

@@ -145,7 +145,7 @@ Policy = dict[int, tuple[IntArray, NDArray[np.bool_]]]
 
 
 def solve_turn(
-    card: Card | str,
+    card: Card,
     rules: Rules,
     objective: Objective | None = None,
     *,
@@ -414,7 +414,7 @@ def roll_expectation(model: TurnModel, world: int, values: FloatArray) -> FloatA
 
 
 def solve_cards(
-    cards: Sequence[str],
+    cards: Sequence[Card],
     rules: Rules,
     objective_factory: Callable[[], Objective] | None = None,
     *,
@@ -428,13 +428,13 @@ def solve_cards(
     """
     factory = objective_factory or ExpectedPoints
     if n_jobs == 1 or len(cards) <= 1:
-        return {c: solve_turn(c, rules, factory(), tol=tol) for c in cards}
+        return {c.id: solve_turn(c, rules, factory(), tol=tol) for c in cards}
     from joblib import Parallel, delayed
 
     results = Parallel(n_jobs=n_jobs)(
         delayed(solve_turn)(c, rules, factory(), tol=tol) for c in cards
     )
-    return dict(zip(cards, results, strict=True))
+    return dict(zip((c.id for c in cards), results, strict=True))
 
 
 def finite_horizon_values(model: TurnModel, payoff: Payoff, rerolls: int) -> FloatArray:

@@ -51,7 +51,7 @@ from ..engine import (
 )
 from ..engine.arrays import FirstRoll, WorldArrays, first_roll, world_arrays
 from ..errors import RulesError, quote
-from ..rules import NUM_DICE, Rules, deck_weights, floor_total
+from ..rules import CARDS, NUM_DICE, Rules, deck_weights, floor_total
 
 UNIT = 100
 """Totals and points are multiples of 100; the tables count in these units."""
@@ -158,7 +158,7 @@ def point_range(rules: Rules, n_dice: int = NUM_DICE) -> PointRange:
 
 @lru_cache(maxsize=8)
 def _point_range(turn_rules: Rules, n_dice: int) -> PointRange:
-    models = {c: turn_model(c, turn_rules, n_dice) for c in deck(n_dice)}
+    models = {c: turn_model(CARDS[c], turn_rules, n_dice) for c in deck(n_dice)}
     k_min = min(0, *(int(min(m.stop_points.min(), m.bust_points.min(), m.first_bust_points))
                      for m in models.values())) // UNIT
     k_max = max(int(max(m.stop_points.max(), m.bust_points.max())) for m in models.values())
@@ -170,7 +170,7 @@ def _point_range(turn_rules: Rules, n_dice: int) -> PointRange:
 @lru_cache(maxsize=8)
 def _game_model(turn_rules: Rules, n_dice: int) -> GameModel:
     weights = deck(n_dice)
-    models = {c: turn_model(c, turn_rules, n_dice) for c in weights}
+    models = {c: turn_model(CARDS[c], turn_rules, n_dice) for c in weights}
     ranges = _point_range(turn_rules, n_dice)
     k_min, k_max, n_ded = ranges.k_min, ranges.k_max, ranges.n_ded
     deductions = {c: {s: m.island_deduction(s) for s in range(n_dice + 1)}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import TIE_TOL, FloatArray, Objective
-from ..rules import NUM_DICE, Rules, floor_total
+from ..rules import CARDS, NUM_DICE, Rules, floor_total
 from .certify import PhaseCertificate, certify
 from .final import FinalTable, solve_final
 from .iterate import ProgressFn, bellman_at, iterate, start
@@ -193,7 +193,7 @@ def win_probability(sol: GameSolution, me: int, opp: int, *,
 
     obj = win_objective(sol, me, opp, final=True)
     weights = deck(sol.n_dice)
-    cards = {c: float(solve_turn(c, sol.rules.turn_rules(), obj).turn_value[0])
+    cards = {c: float(solve_turn(CARDS[c], sol.rules.turn_rules(), obj).turn_value[0])
              for c in weights}
     total = 0.0
     for c, w in weights.items():

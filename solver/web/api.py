@@ -167,7 +167,7 @@ def ev(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 
     rules = _rules(q)
     notes = _notation(q)
-    cards = list(dict.fromkeys(notes.parse_card(c).id for c in q["card"])) or None
+    cards = [notes.parse_card(c) for c in q["card"]] or None
     return ev_answer(rules, cards, exact=q["exact"],
                      load=lambda c: solutions.table(c, rules)).as_dict()
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..advisor import NEED, POINTS, Goal, GoalSolution, objective_for, solve_goal
 from ..errors import SettingsError
-from ..rules import CARD_IDS, Card, Rules, get_card
+from ..rules import CARDS, Card, Rules
 from .cache import BoundedCache
 
 if TYPE_CHECKING:
@@ -115,19 +115,16 @@ class Solutions:
 
     # -- turn tables and goals -----------------------------------------------------------------
 
-    def table(self, card: Card | str, rules: Rules) -> TurnTable:
+    def table(self, card: Card, rules: Rules) -> TurnTable:
         """The expected-points table of `card` under `rules` (:func:`solver.tables.turn_table`)."""
         from ..tables import turn_table
-
-        card = get_card(card)
         turn = rules.turn_rules()
         return self.tables.get((card.id, turn), lambda: self._solve(
             lambda: turn_table(card, turn, self.settings.tables_dir)))
 
-    def goal(self, card: Card | str, rules: Rules, goal: Goal) -> GoalSolution:
+    def goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
         """`card`'s turn solved for `goal` (:func:`solver.advisor.solve_goal`): points from
         its table, a need or a win solved now (or found in the cache)."""
-        card = get_card(card)
         if goal.name == POINTS:
             return GoalSolution(goal, objective_for(None), self.table(card, rules).solution)
         goal.check(rules)
@@ -139,9 +136,8 @@ class Solutions:
         return self.goals.get((card.id, key_rules, goal), lambda: self._solve(
             lambda: solve_goal(card, rules, goal, game=game)))
 
-    def cached_goal(self, card: Card | str, rules: Rules, goal: Goal) -> GoalSolution | None:
+    def cached_goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution | None:
         """The solution of `goal` if nothing needs to be read or solved for it, else None."""
-        card = get_card(card)
         if goal.name == POINTS:
             table = self.tables.peek((card.id, rules.turn_rules()))
             return None if table is None else GoalSolution(goal, objective_for(None),
@@ -175,7 +171,7 @@ class Solutions:
     def warm_up(self) -> None:
         """Read the default rules' twelve turn tables and the game table."""
         rules = Rules()
-        for card in CARD_IDS:
+        for card in CARDS.values():
             self.table(card, rules)
         self.game(rules)
 
