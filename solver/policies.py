@@ -5,7 +5,7 @@ A policy is what :func:`solver.engine.solve_turn` evaluates exactly (``policy=``
 dice, or ``NO_MOVE`` where the turn is over) and whether the move uses the Sorceress. The
 heuristics are built here position by position from the single sources of the rules
 (:func:`solver.scoring.stop_score`, :func:`~solver.scoring.classify_roll`,
-:func:`solver.moves.reroll_is_legal`); the engine then values them on the same equations as the
+:func:`solver.moves.keep_is_legal`); the engine then values them on the same equations as the
 optimum, so "loss against optimal play" is a difference of two exact numbers.
 
 **The heuristics' reroll.**  Every heuristic that rerolls rolls the *non-scoring dice*. A die
@@ -15,7 +15,7 @@ card's ninth symbol and the animals merge, showing 3 or more); while a battle is
 scores that way, and on a battle card the swords the battle needs (up to its number) always
 count as scoring. The skull dice are locked. With the Sorceress unused and a skull die on the
 table, that skull die is rolled with them (she is used at once; this is what her card is for).
-The reroll must be legal (:func:`~solver.moves.reroll_is_legal`): if the Sorceress version is
+The reroll must be legal (:func:`~solver.moves.keep_is_legal`): if the Sorceress version is
 not, the plain one is tried; if neither is, the heuristic stops. In a rescue position (3 skulls,
 Sorceress unused: stopping is a bust) the move must use her; if the heuristic's Sorceress reroll
 is not legal there (only under ``sorceress_alone=off`` with every die scoring) the optimal move
@@ -60,7 +60,7 @@ from .engine import (
     turn_model,
 )
 from .errors import SettingsError, quote
-from .moves import reroll_is_legal
+from .moves import Reroll, keep_is_legal
 from .rules import Card, Face, Rules
 from .scoring import Outcome, classify_roll, skulls_of, stop_score
 
@@ -135,28 +135,20 @@ def scoring_dice(card: Card, dice: Dice, rules: Rules) -> Dice:
     return Dice.of(counts)
 
 
-@dataclass(frozen=True)
-class HeuristicReroll:
-    """Keep `keep` (the scoring non-skull dice), roll the rest; `sorceress`: a skull die too."""
-
-    keep: Dice
-    sorceress: bool
-
-
 def heuristic_reroll(card: Card, dice: Dice, rules: Rules, *,
-                     sorceress_unused: bool = False) -> HeuristicReroll | None:
-    """The heuristics' reroll from `dice` (after a roll): the non-scoring dice, and the
-    Sorceress's skull die when she is unused; ``None`` when no such reroll is legal (in a
-    rescue position only her reroll is)."""
+                     sorceress_unused: bool = False) -> Reroll | None:
+    """The heuristics' reroll from `dice` (after a roll): keep the scoring dice, roll the
+    non-scoring ones, and the Sorceress's skull die when she is unused; ``None`` when no such
+    reroll is legal (:func:`solver.moves.keep_is_legal`: in a rescue position only her reroll
+    is)."""
     outcome = classify_roll(card, dice, rules, first=False, sorceress_unused=sorceress_unused)
     if outcome is Outcome.BUST:
         return None
     keep = scoring_dice(card, dice, rules)
-    with_sorceress = card.sorceress and sorceress_unused and dice.skulls >= 1
-    if with_sorceress and reroll_is_legal(rules, dice.skulls, keep.total, sorceress=True):
-        return HeuristicReroll(keep, True)
-    if outcome is Outcome.ALIVE and reroll_is_legal(rules, dice.skulls, keep.total):
-        return HeuristicReroll(keep, False)
+    for sorceress in (True, False):  # she is used at once: what her card is for
+        if keep_is_legal(card, rules, dice.skulls, keep.total, sorceress=sorceress,
+                         sorceress_unused=sorceress_unused):
+            return Reroll(keep, sorceress)
     return None
 
 
@@ -232,8 +224,7 @@ def _heuristic_tables(card: Card, rules: Rules) -> HeuristicTables:
             move = heuristic_reroll(card, full[j], rules, sorceress_unused=(w == UNUSED))
             if move is None:
                 continue
-            s = full[j].skulls - (1 if move.sorceress else 0)
-            k = g.index((s, *move.keep.counts[1:]))
+            k = g.index(move.kept_after(full[j]).counts)
             dest = USED if move.sorceress else w
             keep_w[j] = k
             sor_w[j] = move.sorceress
