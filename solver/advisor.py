@@ -55,7 +55,14 @@ from .moves import Reroll, can_stop, legal_rerolls
 from .notes import Note
 from .ranking import ranked
 from .rules import NUM_DICE, Card, Rules
-from .scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from .scoring import (
+    Outcome,
+    bust_score,
+    classify_roll,
+    island_distribution,
+    skulls_of,
+    stop_score,
+)
 from .verdict import IslandNote, check_chest
 
 if TYPE_CHECKING:
@@ -217,7 +224,7 @@ class Advice:
         return f"{text}: {worth}, {100 * best.p_bust:.1f} % bust risk."
 
     def _bust_sentence(self, letters: Letters) -> str:
-        skulls = self.dice.skulls + self.card.skulls
+        skulls = skulls_of(self.card, self.dice)
         text = f"Bust ({skulls} skulls): the turn is over"
         if self.card.is_battle:
             text += f", the battle is lost: {self.points} points"
@@ -263,6 +270,7 @@ class Advice:
             "value": self.value,
             "options": [o.as_dict() for o in self.options],
             "kind": self.kind.value,
+            "skulls": skulls_of(self.card, self.dice),
             "first": self.first,
             "sorceress_used": self.sorceress_used,
             "chest": None if self.chest is None else str(self.chest),

@@ -26,26 +26,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .advisor import (
-    Advice,
-    Goal,
-    GoalSolution,
-    Option,
-    advise_for,
-    solve_goal,
-)
+from .advisor import Advice, Goal, GoalSolution, Option, advise_for
 from .choices import chosen_option, next_roll, option_stays
 from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from .errors import IllegalMoveError, quote
 from .moves import Reroll
 from .rules import NUM_DICE, Card, Rules
 from .scoring import Outcome, island_continues, island_deduction, skulls_of, stop_score
+from .sources import TablesDirectory
 
 if TYPE_CHECKING:
-    from .game import GameSolution
+    from .sources import SolutionSource
 
 
 class Phase(str, Enum):
@@ -179,14 +172,13 @@ class TurnPlay:
 
     @classmethod
     def new(cls, card: Card, rules: Rules, goal: Goal | None = None, *,
-            tables_dir: Path | str | None = None, game: GameSolution | None = None,
+            solutions: SolutionSource | None = None,
             letters: Letters = DEFAULT_LETTERS) -> TurnPlay:
-        """A new turn of `card` played for `goal` (expected points by default; winning the
-        game needs the game table `game`)."""
+        """A new turn of `card` played for `goal` (expected points by default), its solution
+        from `solutions` (default: the committed tables, or the cache, :class:`TablesDirectory`)."""
         goal = goal if goal is not None else Goal()
-        goal.check(rules)
-        solved = solve_goal(card, rules, goal, tables_dir=tables_dir, game=game)
-        return cls(card, rules, solved, letters=letters)
+        source = solutions if solutions is not None else TablesDirectory()
+        return cls(card, rules, source.goal(card, rules, goal), letters=letters)
 
     # -- what the turn shows ---------------------------------------------------------------
 
@@ -305,8 +297,10 @@ class TurnPlay:
         advice showing, and the graded turn."""
         s = self._state
         expected: list[int] = []
+        rolled = None
         if s.phase in (Phase.ROLL, Phase.ISLAND):
-            expected = sorted({self.rolled(), NUM_DICE})
+            rolled = self.rolled()
+            expected = sorted({rolled, NUM_DICE})
         return {
             "card": self.card.id,
             **self.goal.as_dict(),
@@ -315,6 +309,7 @@ class TurnPlay:
             "roll": s.roll,
             "dice": None if s.dice is None else str(s.dice),
             "stays": str(self.stays()),
+            "rolled": rolled,
             "dice_expected": expected,
             "sorceress_used": s.sorceress_used,
             "chest": None if s.chest is None else str(s.chest),
@@ -395,10 +390,10 @@ class TurnPlay:
 
 
 def new_turn(card: Card, rules: Rules, goal: Goal | None = None, *,
-             tables_dir: Path | str | None = None, game: GameSolution | None = None,
+             solutions: SolutionSource | None = None,
              letters: Letters = DEFAULT_LETTERS) -> TurnPlay:
     """:meth:`TurnPlay.new`: a new turn of `card` for `goal`."""
-    return TurnPlay.new(card, rules, goal, tables_dir=tables_dir, game=game, letters=letters)
+    return TurnPlay.new(card, rules, goal, solutions=solutions, letters=letters)
 
 
 __all__ = ["Decision", "GradedTurn", "Phase", "TurnPlay", "new_turn"]

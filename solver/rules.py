@@ -20,7 +20,8 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from .errors import NotationError, RulesError, quote  # noqa: F401  (re-exported)
-from .limits import MAX_TARGET, target_cost_words
+from .limits import MAX_TARGET as MAX_TARGET  # re-exported: the rules enforce it
+from .limits import target_cost_words
 
 NUM_DICE = 8
 """Eight dice are rolled in every turn."""
@@ -49,6 +50,8 @@ NUM_FACES = 6
 
 class UnknownCardError(NotationError):
     """A card name that is not one of the deck's cards."""
+
+    default_kind = "unknown_card"
 
 
 class VariantError(RulesError):

@@ -33,10 +33,12 @@ import typer
 
 from .. import __version__
 from ..errors import SabordsError, StaleTableError, shorten
-from ..rules import VARIANT_NAMES, Rules, rules_with
+from ..inputs import ALL_INPUTS, EXACT, NOTATION, VARIANT, Input
+from ..rules import Rules, rules_with
 
 if TYPE_CHECKING:
     from ..notation import Notation
+    from ..sources import TablesDirectory
 
 EXIT_BAD_INPUT = 2
 """Exit code of every refusal: bad input, a stale table, an unwritable output."""
@@ -82,21 +84,18 @@ def print_json(data: dict[str, Any], *, indent: int | None = 2) -> None:
 
 
 FLAGS: dict[str, str] = {
-    "need": "--need",
-    "me": "--me",
-    "opp": "--opp",
-    "chest": "--chest",
-    "sorceress_used": "--sorceress-used",
+    **{given.name: given.flag for given in ALL_INPUTS
+       if not given.positional and given.name != "variant"},
     "jobs": "--jobs",
     "turns": "--turns",
     "games": "--games",
     "seed": "--seed",
     "policy": "--policy",
     "out": "--out",
-    "notation": "--notation",
 }
-"""The flag of each error subject (:attr:`solver.errors.SabordsError.subject`); subjects not
-here (dice, card, variant, move, roll...) are named by the message itself."""
+"""The flag of each error subject (:attr:`solver.errors.SabordsError.subject`): the option of
+each input (:mod:`solver.inputs`) and of the command line's own settings; subjects not here
+(dice, card, variant, move, roll...) are named by the message itself."""
 
 SUBJECT_WORDS: dict[str, str] = {
     "totals": "--me and --opp go together (both totals), --final with them",
@@ -265,41 +264,25 @@ def command(name: str, *, flags: dict[str, str] | None = None,
 
 # -- options shared by the commands ------------------------------------------------------------
 
-VariantOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--variant",
-        metavar="NAME=VALUE",
-        help=(
-            "Switch a rules variant (repeatable, once per variant): on/off switches, "
-            "nine_of_a_kind=magic|set, target=N (up to 20000), ties=shared|trigger. Variants: "
-            + ", ".join(VARIANT_NAMES) + "."
-        ),
-    ),
-]
-ExactOption = Annotated[
-    bool,
-    typer.Option("--exact", help=(
-        "Also the exact values, as fractions, proved optimal in exact arithmetic (the "
-        "expected points and need N; not the game's win probabilities).")),
-]
+
+def option(given: Input, *, more: str = "", **extra: Any) -> Any:
+    """The typer option of an input (:mod:`solver.inputs`): its flag, placeholder, range and
+    help, with what the command line adds to the help (`more`) and to the option (`extra`)."""
+    return typer.Option(given.flag, metavar=given.metavar, help=given.help + more,
+                        min=given.minimum, max=given.maximum, **extra)
+
+
+def argument(given: Input) -> Any:
+    """The typer argument of an input (:mod:`solver.inputs`): its placeholder and help."""
+    return typer.Argument(metavar=given.metavar, help=given.help, show_default=False)
+
+
+VariantOption = Annotated[list[str] | None, option(VARIANT)]
+ExactOption = Annotated[bool, option(EXACT)]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object (with rules_hash) instead of text.")
 ]
-NotationOption = Annotated[
-    str,
-    typer.Option(
-        "--notation",
-        metavar="NAME",
-        envvar=NOTATION_ENV,
-        show_envvar=True,
-        help=(
-            "The letters of dice and cards, read and printed: default (k m p s c d) or braille "
-            "(the adaptation for blind players: dice m s p é o d, cards p t m1 m2 b2 b3 b4 g o "
-            "d a). JSON always uses the default letters."
-        ),
-    ),
-]
+NotationOption = Annotated[str, option(NOTATION, envvar=NOTATION_ENV, show_envvar=True)]
 TablesOption = Annotated[
     Path | None,
     typer.Option(
@@ -329,6 +312,17 @@ GameTablesOption = Annotated[
 def rules_from(variants: list[str] | None) -> Rules:
     """The rules object of the `--variant` options (defaults when none is given)."""
     return rules_with(variants or [])
+
+
+def solutions_from(tables: Path | None = None, game_tables: Path | None = None
+                   ) -> TablesDirectory:
+    """The solutions of `--tables` and `--game-tables`, a game solve reported on stderr."""
+    from ..sources import TablesDirectory
+    from .render import end_progress, game_progress, game_solve_notice
+
+    return TablesDirectory(tables, game_tables, before_game_solve=game_solve_notice,
+                           progress=game_progress("solving the game tables"),
+                           after_game_solve=lambda _: end_progress())
 
 
 def notation_from(name: str) -> Notation:
@@ -445,6 +439,7 @@ __all__ = [
     "TablesOption",
     "VariantOption",
     "app",
+    "argument",
     "command",
     "describe_rules",
     "echo",
@@ -453,7 +448,9 @@ __all__ = [
     "fix_command",
     "main",
     "notation_from",
+    "option",
     "print_json",
     "rules_from",
+    "solutions_from",
     "usage_line",
 ]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..inputs import CARD_LIST
 from .app import (
     ExactOption,
     JsonOption,
@@ -19,8 +20,10 @@ from .app import (
     echo,
     fail,
     notation_from,
+    option,
     print_json,
     rules_from,
+    solutions_from,
 )
 from .render import progress_bar
 
@@ -28,14 +31,7 @@ if TYPE_CHECKING:
     from ..caches import CacheEntry
     from ..rules import Card
 
-CardsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--card",
-        metavar="CARD",
-        help="A card (repeatable): an id (captain, battle3...) or a rulebook name.",
-    ),
-]
+CardsOption = Annotated[list[str] | None, option(CARD_LIST)]
 
 
 def cards_named(cards: list[str], notation: str) -> list[Card]:
@@ -147,7 +143,7 @@ def ev(
     rules = rules_from(variant)
     notes = notation_from(notation)
     chosen = cards_named(card, notation) if card else None
-    answer = ev_answer(rules, chosen, exact=exact, tables_dir=tables)
+    answer = ev_answer(rules, chosen, solutions_from(tables), exact=exact)
     if as_json:
         print_json(answer.as_dict())
         return

@@ -97,7 +97,8 @@ class GameTooLarge(SettingsError):
 
 
 class Solutions:
-    """The solutions behind the answers, in bounded caches (module docstring)."""
+    """The solutions behind the answers, in bounded caches (module docstring): the server's
+    :class:`solver.sources.SolutionSource`."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -153,17 +154,17 @@ class Solutions:
         return self.games.get(rules, lambda: self._solve(lambda: self._read_game(rules)))
 
     def _read_game(self, rules: Rules) -> GameSolution:
-        from ..tablepaths import game_default_dir
-        from ..tables import game_table_path, game_tables
+        from ..sources import game_on_disk
+        from ..tables import game_tables
 
         directory = self.settings.game_tables_dir
-        on_disk = directory is not None or game_table_path(game_default_dir(rules)).is_file()
         limit = self.settings.max_game_target
-        if not on_disk and rules.target > limit:
+        if not game_on_disk(rules, directory) and rules.target > limit:
             raise GameTooLarge(
                 f"this server solves the two-player game on demand up to target={limit}; the "
-                f"game of target={rules.target} is not solved here (`sabords solve-game` with "
-                f"these variants, run on the server, makes its table)", subject="variant")
+                f"game of target={rules.target} is not solved here (its keeper can make its "
+                f"table on the server)", subject="variant", kind="game_too_large",
+                values={"target": rules.target, "max_game_target": limit})
         return game_tables(rules, directory)
 
     # -- start-up ------------------------------------------------------------------------------
