@@ -38,10 +38,7 @@ Pure Python, no imports beyond the standard library (every command's start-up pa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
-
-if TYPE_CHECKING:
-    from .rules import Rules
+from typing import Any, ClassVar
 
 QUOTE_LIMIT = 60
 """Quoted inputs longer than this are shortened (:func:`quote`)."""
@@ -119,7 +116,7 @@ class StaleTableError(SabordsError):
 
     default_kind = "stale_table"
 
-    def __init__(self, message: str, *, table: str, path: str, rules: Rules,
+    def __init__(self, message: str, *, table: str, path: str, rules: Any,
                  card: str | None = None, reason: str = "") -> None:
         super().__init__(message, subject="tables",
                          values={"table": table, "path": path, "card": card, "reason": reason,
@@ -127,6 +124,7 @@ class StaleTableError(SabordsError):
         self.table = table
         self.path = path
         self.rules = rules
+        """The :class:`solver.rules.Rules` the table was asked for (this module imports none)."""
         self.card = card
         self.reason = reason
 
