@@ -89,7 +89,8 @@ def check_need(need: int | None) -> None:
     if isinstance(need, bool) or not isinstance(need, int) or need < 0 or need % 100:
         raise AdviceError(
             f"the points needed must be a non-negative multiple of 100 (points always are), "
-            f"not {quote(need)}", subject="need"
+            f"not {quote(need)}", subject="need", kind="not_points",
+            values={"value": need if isinstance(need, int) else str(need), "unit": 100}
         )
 
 
@@ -422,10 +423,11 @@ class Goal:
         check_need(self.need)
         if (self.me is None) != (self.opp is None) or (self.final and self.me is None):
             raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
-                              "final turn too)", subject="totals")
+                              "final turn too)", subject="totals", kind="both_totals")
         if self.need is not None and self.me is not None:
             raise AdviceError("the points needed and the totals of the game are two "
-                              "objectives: give one of them", subject="objective")
+                              "objectives: give one of them", subject="objective",
+                              kind="two_objectives")
 
     @property
     def name(self) -> str:

@@ -384,7 +384,7 @@ def test_bad_input_is_a_4xx_with_the_librarys_data_in_the_webs_words(
     ([("card", "none")], "missing", "dice", "the dice is missing"),
     ([("card", "none"), ("dice", "kkmppscd"), ("sorceress_used", "maybe")], "not_true_or_false",
      "sorceress_used", "'maybe' is not true or false"),
-    ([("card", "none"), ("dice", "kkmppscd"), ("me", "6000"), ("opp", "0")], "rules", "me",
+    ([("card", "none"), ("dice", "kkmppscd"), ("me", "6000"), ("opp", "0")], "game_over", "me",
      "your total 6000 is at or above the target 6000"),
     ([("card", "none"), ("dice", "kkmppscd"), ("variant", "keep_one=maybe")], "variant_value",
      "variant", "variant 'keep_one' takes on or off, not 'maybe'"),

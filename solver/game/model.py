@@ -272,17 +272,21 @@ def check_totals(rules: Rules, me: int, opp: int, *, final: bool = False) -> tup
     for who, subject, x in (("your total", "me", me), ("the opponent's total", "opp", opp)):
         if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x % UNIT:
             raise GameError(f"{who} must be a non-negative multiple of 100, not {quote(x)}",
-                            subject=subject)
+                            subject=subject, kind="not_points",
+                            values={"value": x if isinstance(x, int) else str(x), "unit": UNIT})
+    values = {"me": me, "opp": opp, "target": rules.target}
     if me >= rules.target:
         raise GameError(f"your total {me} is at or above the target {rules.target}: the game "
-                        f"is over (the target is the variant target=N)", subject="me")
+                        f"is over (the target is the variant target=N)", subject="me",
+                        kind="game_over", values=values)
     if final and opp < rules.target:
         raise GameError(f"a final turn comes after the opponent reached the target "
                         f"{rules.target}: their total must be at least {rules.target}, "
-                        f"not {opp}", subject="opp")
+                        f"not {opp}", subject="opp", kind="not_final", values=values)
     if not final and opp >= rules.target:
         raise GameError(f"the opponent's total {opp} is at or above the target "
-                        f"{rules.target}: this is your final turn", subject="opp")
+                        f"{rules.target}: this is your final turn", subject="opp",
+                        kind="final_turn", values=values)
     return me // UNIT, opp // UNIT
 
 
