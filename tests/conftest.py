@@ -20,6 +20,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir()))
 
 from collections.abc import Callable, Iterator  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
@@ -46,22 +47,23 @@ class CliResult:
     stderr: str
 
 
-@pytest.fixture
-def sabords() -> Callable[..., CliResult]:
-    """Run `sabords ARGS...` in-process through typer's CliRunner (stdout and stderr apart)."""
+def run_sabords(*args: str, input: str | bytes | Any = None) -> CliResult:
+    """Run `sabords ARGS...` in-process through typer's CliRunner (stdout and stderr apart),
+    `input` on its standard input (a text, or a stream)."""
     from typer.testing import CliRunner
 
     from solver.cli import app
 
-    runner = CliRunner()
+    result = CliRunner().invoke(app, list(args), input=input, prog_name="sabords")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # a bug, not a user error: show the traceback
+    return CliResult(result.exit_code, result.stdout, result.stderr)
 
-    def run(*args: str) -> CliResult:
-        result = runner.invoke(app, list(args), prog_name="sabords")
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise result.exception  # a bug, not a user error: show the traceback
-        return CliResult(result.exit_code, result.stdout, result.stderr)
 
-    return run
+@pytest.fixture
+def sabords() -> Callable[..., CliResult]:
+    """:func:`run_sabords`: `sabords(*args, input=None)`."""
+    return run_sabords
 
 
 def assert_one_line_error(result: CliResult, *fragments: str) -> str:
@@ -86,9 +88,6 @@ def _private_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
     patch.setenv("SABORDS_CACHE_DIR", str(tmp_path_factory.mktemp("table-cache")))
     yield
     patch.undo()
-
-
-from typing import Any  # noqa: E402
 
 
 @pytest.fixture(scope="session")

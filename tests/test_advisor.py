@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from solver.advisor import (
     BEST_TOLERANCE,
@@ -49,7 +48,7 @@ from solver.notes import Note, note_text
 from solver.rules import CARD_IDS, CARDS, NUM_DICE, Rules, get_card
 from solver.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
 
-from .conftest import CliResult, assert_one_line_error, dice
+from .conftest import assert_one_line_error, dice, run_sabords
 
 RULES = Rules()
 
@@ -448,13 +447,7 @@ def test_chosen_option_reads_the_moves(solutions: dict[str, TurnSolution]) -> No
 # -- the command line -----------------------------------------------------------------------------
 
 
-def run(*args: str, input: str | None = None) -> CliResult:
-    from solver.cli import app
-
-    result = CliRunner().invoke(app, list(args), input=input, prog_name="sabords")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return CliResult(result.exit_code, result.stdout, result.stderr)
+run = run_sabords  # `sabords ARGS...` with its input (tests/conftest.py)
 
 
 def test_advise_text_sentence_first_then_table(tables_dir: Path) -> None:

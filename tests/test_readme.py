@@ -13,9 +13,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from solver.cli import app
+from .conftest import run_sabords
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -69,9 +68,7 @@ def test_transcript_matches_a_real_run(line: int, command: str, expected: str,
         stdin = printf[1].encode().decode("unicode_escape")
     args = shlex.split(command)
     assert args[0] == "sabords"
-    result = CliRunner().invoke(app, args[1:], input=stdin, prog_name="sabords")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = run_sabords(*args[1:], input=stdin)
     # A run that succeeds shows stdout (stderr carries only progress bars, which a terminal
     # redraws); a refused one shows its error line.
     shown = (result.stdout if result.exit_code == 0 else result.stdout + result.stderr)

@@ -13,7 +13,6 @@ import io
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from solver.advisor import Goal, advise, solution_for
 from solver.dice import BRAILLE_LETTERS, Dice
@@ -23,18 +22,12 @@ from solver.play import Phase, TurnPlay, new_turn
 from solver.rules import CARD_IDS, CARDS, Rules, get_card
 from solver.scoring import Outcome, classify_roll
 
-from .conftest import CliResult, dice
+from .conftest import dice, run_sabords
 
 RULES = Rules()
 
 
-def run(*args: str, input: str | io.IOBase | None = None) -> CliResult:
-    from solver.cli import app
-
-    result = CliRunner().invoke(app, list(args), input=input, prog_name="sabords")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return CliResult(result.exit_code, result.stdout, result.stderr)
+run = run_sabords  # `sabords ARGS...` with its input (tests/conftest.py)
 
 
 # -- the state machine ---------------------------------------------------------------------------

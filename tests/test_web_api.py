@@ -261,19 +261,15 @@ def random_turn(rng: random.Random, card: str, goal: Query) -> list[str]:
     *((c, "points") for c in CARD_IDS), ("captain", "need"), ("sorceress", "need"),
     ("none", "win"), ("chest", "win"),
 ])
-def test_a_turn_is_the_command_lines_last_json_line(client: TestClient, card: str,
-                                                    objective: str) -> None:
-    from typer.testing import CliRunner
-
-    from solver.cli import app
-
+def test_a_turn_is_the_command_lines_last_json_line(client: TestClient, sabords: Run,
+                                                    card: str, objective: str) -> None:
     rng = random.Random(f"turn {card} {objective}")
     goal = random_goal(rng, objective)
     entries = random_turn(rng, card, goal)
     query = [("card", card), *goal, *(("entry", e) for e in entries)]
     web = get(client, "/api/turn", query)
-    result = CliRunner().invoke(app, cli_args("turn", [("card", card), *goal]) + ["--json"],
-                                input="".join(e + "\n" for e in entries), prog_name="sabords")
+    result = sabords(*cli_args("turn", [("card", card), *goal]), "--json",
+                     input="".join(e + "\n" for e in entries))
     assert result.exit_code == 0, result.stderr
     last = json.loads(result.stdout.splitlines()[-1])
     assert last.pop("event") in ("over", "move", "roll")
@@ -281,17 +277,13 @@ def test_a_turn_is_the_command_lines_last_json_line(client: TestClient, card: st
     assert web["phase"] == "over" or len(entries) == 40
 
 
-def test_a_refused_entry_of_a_turn_is_the_command_lines_message(client: TestClient) -> None:
-    from typer.testing import CliRunner
-
-    from solver.cli import app
-
+def test_a_refused_entry_of_a_turn_is_the_command_lines_message(client: TestClient,
+                                                                sabords: Run) -> None:
     entries = ["kkmmmpsc", "keep kk"]
     response = client.get("/api/turn", params=[("card", "captain"),
                                                *(("entry", e) for e in entries)])
     assert response.status_code == 422
-    result = CliRunner().invoke(app, ["turn", "captain", "--json"],
-                                input="kkmmmpsc\nkeep kk\nquit\n", prog_name="sabords")
+    result = sabords("turn", "captain", "--json", input="kkmmmpsc\nkeep kk\nquit\n")
     errors = [json.loads(line) for line in result.stdout.splitlines()
               if json.loads(line)["event"] == "error"]
     assert response.json() == {"error": errors[0]["error"], "entry": 1, "kind": "illegal_move",
