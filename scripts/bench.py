@@ -104,15 +104,15 @@ def median_figures(name: str, runs: list[Run], *, target: float | None = None,
 SOLVE_ALL = """
 import sys
 from solver.engine import solve_cards
-from solver.rules import CARDS, CARD_IDS, Rules
-solve_cards(list(CARD_IDS), Rules(), n_jobs=int(sys.argv[1]))
+from solver.rules import CARDS, Rules
+solve_cards(list(CARDS.values()), Rules(), n_jobs=int(sys.argv[1]))
 """
 
 PER_CARD = """
 import json, time
 t0 = time.perf_counter()
 from solver.engine import geometry, solve_payoff, payoff_for, turn_model, ExpectedPoints
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 from solver.stats import turn_stats
 t1 = time.perf_counter()
 geometry()
@@ -131,7 +131,7 @@ print(json.dumps(out))
 """
 
 LOAD_ALL = """
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 from solver.tables import turn_solution
 for card in CARD_IDS:
     turn_solution(CARDS[card], Rules())
@@ -215,16 +215,16 @@ t.append(time.perf_counter())
 import solver.advisor, solver.engine, solver.tables
 t.append(time.perf_counter())
 from solver.dice import Dice
-from solver.rules import Rules
+from solver.rules import CARDS, Rules
 solver.engine.geometry()
 t.append(time.perf_counter())
-sol = solver.advisor.solution_for("chest", Rules())
+sol = solver.advisor.solution_for(CARDS["chest"], Rules())
 t.append(time.perf_counter())
-solver.advisor.advise("chest", Dice.parse("kkmpsssc"), Rules(), solution=sol)
+solver.advisor.advise(CARDS["chest"], Dice.parse("kkmpsssc"), Rules(), solution=sol)
 t.append(time.perf_counter())
-model = solver.engine.turn_model("chest", Rules())
+model = solver.engine.turn_model(CARDS["chest"], Rules())
 t.append(time.perf_counter())
-solver.engine.solve_turn("chest", Rules(), solver.engine.AtLeast(1500))
+solver.engine.solve_turn(CARDS["chest"], Rules(), solver.engine.AtLeast(1500))
 t.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(t, t[1:])]))
 """
@@ -286,7 +286,7 @@ TURN_FLOATS = """
 import json, time
 t0 = time.perf_counter()
 from solver.engine import solve_turn
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 t1 = time.perf_counter()
 for card in CARD_IDS:
     solve_turn(CARDS[card], Rules())
@@ -371,7 +371,7 @@ t0 = time.perf_counter()
 import flint, scipy.sparse.csgraph  # the exact solve's libraries, before the per-card clocks
 from solver.engine import payoff_for, solve_payoff, turn_model
 from solver.engine.exact import exact_payoff, solve_exact
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 from solver.stats import exact_ending_payoff
 from solver.tables import OBJECTIVE
 out = {"import": time.perf_counter() - t0, "cards": {}}
@@ -389,7 +389,7 @@ print(json.dumps(out))
 
 EXACT_SIZES = """
 import json, msgpack
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 from solver.tables import build_table, pack_table
 out = {}
 for card in CARD_IDS:
