@@ -662,13 +662,12 @@ def _candidates(card: Card, dice: Dice, rules: Rules, solution: TurnSolution,
                               0.0, STOP_KEY, stop.points))
     risks: dict[tuple[bool, int], float] = {}  # a few distinct (sorceress, rolled) pairs
     for move in legal_rerolls(card, dice, rules, sorceress_unused=unused):
-        rolled = move.rolled(dice)
+        rolled, kept = move.rolled(dice), move.kept_after(dice)
         risk = (move.sorceress, rolled.total)
-        if risk not in risks:
+        if risk not in risks:  # the skull dice that stay, the dice rolled
             risks[risk] = float(bust_probability(
-                card, rules, dice.skulls - move.sorceress, rolled.total,
+                card, rules, kept.skulls, rolled.total,
                 sorceress_unused=unused and not move.sorceress))
-        kept = move.kept_after(dice)
         index = g.index(kept.counts)
         value = float((used if move.sorceress else here)[index, 0])
         out.append(_Candidate(move, rolled, value, risks[risk], _reroll_key(move, kept, index)))
