@@ -8,7 +8,7 @@ the web reads its query parameter (:mod:`solver.web.params`), neither through th
 An input's :attr:`~Input.name` is also the `subject` of the library's errors about it
 (:mod:`solver.errors`), so that each front end words an error with its own name for it: the
 command line with its flag (:attr:`Input.flag`), the web with :attr:`Input.words`, the input in
-the player's words.
+the player's words (the errors of reading a query: :mod:`solver.web.params`).
 
 Values are read by kind: a flag is true or false, an integer a whole number (within
 :attr:`~Input.minimum` and :attr:`~Input.maximum` when they are given), a text is passed to the
@@ -132,27 +132,6 @@ POINTS = Input("points", INT, "The points the turn just played scored for its pl
 DEDUCTION = Input("deduction", INT, "Skull Island: the points each other player loses.",
                   "Skull Island's deduction", metavar="POINTS", minimum=0)
 
-SUBJECT_WORDS: dict[str, str] = {
-    "totals": "both totals, yours and the opponent's",
-    "objective": "the objective",
-    "variant": "the rules variants",
-    "move": "the move",
-    "roll": "the dice of the roll",
-    "tables": "the tables",
-}
-"""The words of the errors' subjects that are no single input (a combination, an entry)."""
-
-
-def words_of(subject: str | None) -> str | None:
-    """A subject of the library's errors in a player's words (None: the error names none)."""
-    if subject is None:
-        return None
-    for given in ALL_INPUTS:
-        if given.name == subject:
-            return given.words
-    return SUBJECT_WORDS.get(subject)
-
-
 ALL_INPUTS: tuple[Input, ...] = (
     CARD, CARD_LIST, DICE, CHEST, SORCERESS_USED, FIRST, NEED, ME, OPP, FINAL, TOP, VARIANT,
     NOTATION, EXACT, ENTRY, TOTAL, MOVER, POINTS, DEDUCTION)
@@ -190,5 +169,4 @@ __all__ = [
     "TOTAL",
     "VARIANT",
     "Input",
-    "words_of",
 ]
