@@ -33,9 +33,9 @@ def ranked(items: Iterable[T], value: Callable[[T], float], key: Callable[[T], A
            tol: float | None = None) -> list[T]:
     """`items` from the largest value down, each run of values within `tol` of the run's
     best in the order of `key` (default: the policy's tie tolerance,
-    :data:`solver.engine.solve.TIE_TOL`)."""
+    :data:`solver.engine.results.TIE_TOL`)."""
     if tol is None:
-        from .engine.solve import TIE_TOL  # numpy's import only where values are ranked
+        from .engine.results import TIE_TOL  # numpy's import only where values are ranked
 
         tol = TIE_TOL
     values = [(value(x), x) for x in items]

@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .engine import Payoff, TurnModel, TurnSolution, solve_payoff, turn_model
+from .engine.model import TurnModel, turn_model
+from .engine.objectives import Payoff
+from .engine.results import TurnSolution
 from .rational import fraction_text
 from .rules import CARD_IDS, CARDS, DECK_SIZE, Card, Rules, deck_weights
 from .scoring import island_deduction, island_distribution
@@ -109,6 +111,8 @@ def turn_stats(solution: TurnSolution) -> TurnStats:
     """Bust and island statistics of a points solution's policy (its column 0)."""
     model = turn_model(CARDS[solution.card], solution.rules, solution.n_dice)
     policy = {w: (ws.policy, ws.sorceress) for w, ws in solution.worlds.items()}
+    from .engine.solve import solve_payoff
+
     endings = solve_payoff(model, ending_payoff(model), ("endings",), policy=policy)
     p_bust, p_island, deduction = (float(x) for x in endings.turn_value)
     return TurnStats(

@@ -26,7 +26,7 @@ import msgpack
 import numpy as np
 from numpy.typing import NDArray
 
-from .engine.exact_linear import ObjectArray
+from .engine.geometry import ObjectArray
 from .errors import StaleTableError
 from .rules import Rules
 

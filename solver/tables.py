@@ -25,7 +25,8 @@ with a :class:`StaleTableError` (the file, the reason, the table and its rules: 
 word the fix).
 
 Where tables come from: an explicit directory is used as it is; otherwise the default rules
-read the committed tables of the repository (``tables/``, made by ``make tables``), and any
+read the committed tables (the repository's ``tables/``, made by ``make tables``, installed
+with the package: :func:`solver.tablepaths.committed_dir`), and any
 other variant is solved on demand and cached under the user's cache directory
 (:func:`solver.caches.cache_root`), keyed by the kind, the solver and format versions and the
 rules hash (:func:`solver.tablepaths.default_dir`).
@@ -44,27 +45,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from . import __version__
-from .engine import (
-    NO_MOVE,
-    USED,
-    WORLD_NAMES,
-    ExpectedPoints,
-    FloatArray,
-    TurnSolution,
-    WorldSolution,
-    geometry,
-    payoff_for,
-    solve_payoff,
-    turn_model,
-)
-from .engine.exact import (
-    ExactSolution,
-    ExactWorld,
-    ProofRecord,
-    exact_payoff,
-    rounded_solution,
-    solve_exact,
-)
+from .engine.geometry import FloatArray, geometry
+from .engine.model import USED, WORLD_NAMES, TurnModel, card_worlds, turn_model
+from .engine.objectives import ExpectedPoints, payoff_for
+from .engine.results import NO_MOVE, ProofRecord, TurnSolution, WorldSolution
 from .errors import StaleTableError
 from .rules import NUM_DICE, Card, Rules
 from .stats import (
@@ -90,9 +74,10 @@ from .tablefile import (
     unpack_exact,
     write_atomically,
 )
-from .tablepaths import default_dir, game_default_dir, is_repo_dir
+from .tablepaths import default_dir, game_default_dir, is_committed_dir
 
 if TYPE_CHECKING:
+    from .engine.exact import ExactSolution
     from .game import GameSolution, ProgressFn
 
 _T = TypeVar("_T")
@@ -137,10 +122,9 @@ class TurnTable:
 
     def exact(self) -> ExactSolution:
         """The exact solution: every value and keep value as a fraction (one column)."""
-        cached = self.cache.get("exact")
-        if not isinstance(cached, ExactSolution):
-            cached = self.cache["exact"] = _decode_exact(self)
-        return cached
+        if "exact" not in self.cache:
+            self.cache["exact"] = _decode_exact(self)
+        return self.cache["exact"]  # type: ignore[no-any-return]
 
     def exact_stats(self) -> ExactTurnStats:
         """The exact statistics of the turn (expected points, P(bust), P(Skull Island) and the
@@ -155,24 +139,35 @@ class TurnTable:
 
 
 def build_table(card: Card, rules: Rules) -> TurnTable:
-    """Solve one card's turn for expected points: floats (:func:`solver.engine.solve_payoff`),
-    then exactly from their policy, proved optimal (:func:`solver.engine.exact.solve_exact`,
-    the statistics' columns evaluated under it); the floats stored are the exact values
-    rounded."""
+    """Solve one card's turn for expected points: floats (:func:`solver.engine.solve_cards`,
+    in the card's batch), then exactly from their policy, proved optimal
+    (:func:`solver.engine.exact.solve_exact`, the statistics' columns evaluated under it);
+    the floats stored are the exact values rounded."""
+    from .engine.solve import solve_cards
+
     turn = rules.turn_rules()
-    model = turn_model(card, turn)
-    payoff = payoff_for(model, OBJECTIVE)
-    floats = solve_payoff(model, payoff, OBJECTIVE.key())
+    return _exact_table_of(card, turn, solve_cards([card], turn)[card.id])
+
+
+def _exact_table(model: TurnModel, floats: TurnSolution) -> TurnTable:
+    """The table of a card from its float solution: the exact values from its policy."""
+    from .engine.exact import exact_payoff, rounded_solution, solve_exact
+
     exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(),
                         OBJECTIVE.key(), evaluate=exact_ending_payoff(model))
     stats = exact_stats_of(exact)
     return TurnTable(
         solution=rounded_solution(exact, floats),
-        stop_value=np.where(model.can_stop[USED][:, None], payoff.stop, np.nan),
+        stop_value=np.where(model.can_stop[USED][:, None], payoff_for(model, OBJECTIVE).stop,
+                            np.nan),
         stats=stats.rounded(),
         solver_version=__version__,
         exact_data=_encode_exact(exact, stats, floats.bound),
     )
+
+
+def _exact_table_of(card: Card, rules: Rules, floats: TurnSolution) -> TurnTable:
+    return _exact_table(turn_model(card, rules), floats)
 
 
 def _encode_exact(exact: ExactSolution, stats: ExactTurnStats, float_bound: float
@@ -193,6 +188,8 @@ def _encode_exact(exact: ExactSolution, stats: ExactTurnStats, float_bound: floa
 
 
 def _decode_exact(table: TurnTable) -> ExactSolution:
+    from .engine.exact import ExactSolution, ExactWorld
+
     data = table.exact_data["arrays"]
     sol = table.solution
     worlds = {}
@@ -210,19 +207,36 @@ def _decode_exact(table: TurnTable) -> ExactSolution:
 def build_tables(
     cards: Sequence[Card], rules: Rules, *, n_jobs: int = 1
 ) -> Iterator[TurnTable]:
-    """Build the tables of `cards` in order, in parallel with joblib when `n_jobs` != 1.
+    """Build the tables of `cards` in order: the float solves of all the cards at once (the
+    cards that share a batch together, :func:`solver.engine.solve_cards`), then each card's
+    exact solve, in parallel over `n_jobs` processes (forked: they inherit what this one has
+    imported and computed).
 
     Every card is solved by the same code in whichever process, so the tables are the same
     bit for bit whatever the number of workers.
     """
+    from .engine.solve import solve_cards
+
+    turn = rules.turn_rules()
+    floats = solve_cards(cards, turn)
     if n_jobs == 1 or len(cards) <= 1:
         for card in cards:
-            yield build_table(card, rules)
+            yield _exact_table_of(card, turn, floats[card.id])
         return
     from joblib import Parallel, delayed
 
+    # the slowest exact solves first, so that the workers finish together
+    order = sorted(range(len(cards)), key=lambda i: -len(turn_model(cards[i], turn).worlds))
     parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-    yield from parallel(delayed(build_table)(card, rules) for card in cards)
+    done: dict[int, TurnTable] = {}
+    results = parallel(delayed(_exact_table_of)(cards[i], turn, floats[cards[i].id])
+                       for i in order)
+    next_out = 0
+    for i, table in zip(order, results, strict=True):
+        done[i] = table
+        while next_out in done:
+            yield done.pop(next_out)
+            next_out += 1
 
 
 def pack_table(table: TurnTable) -> bytes:
@@ -295,10 +309,10 @@ def _table_of(payload: dict[str, Any], card: Card, rules: Rules,
               refuse: Refusal) -> TurnTable:
     header, arrays, solve = payload["header"], payload["arrays"], payload["solve"]
     g = geometry(NUM_DICE)
-    model = turn_model(card, rules)
+    worlds_of_card = card_worlds(card)
     n_b = 1
     full, partial = (g.n_full, n_b), (g.n_partial, n_b)
-    expected_worlds = {WORLD_NAMES[w] for w in model.worlds}
+    expected_worlds = {WORLD_NAMES[w] for w in worlds_of_card}
     if set(arrays["worlds"]) != expected_worlds:
         raise refuse(f"worlds {sorted(arrays['worlds'])}, expected {sorted(expected_worlds)}")
     worlds = {}
@@ -340,7 +354,7 @@ def _table_of(payload: dict[str, Any], card: Card, rules: Rules,
         solver_version=header["solver_version"],
         exact_data=payload["exact"],
     )
-    _check_exact_part(table, model.worlds, refuse)
+    _check_exact_part(table, worlds_of_card, refuse)
     return table
 
 
@@ -395,9 +409,9 @@ def read_table(path: Path | str, card: Card, rules: Rules) -> TurnTable:
 
 def _cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
             write: Callable[[_T], object]) -> _T:
-    """From the repository's tables: read (refusing what is stale). From the cache: read,
-    or build and cache (an unwritable cache only costs a solve next time)."""
-    if is_repo_dir(directory):
+    """From the committed tables: read (refusing what is stale). From the cache: read, or
+    build and cache (an unwritable cache only costs a solve next time)."""
+    if is_committed_dir(directory):
         return read()
     try:
         return read()

@@ -34,7 +34,7 @@ from solver.tablefile import (
     refusal,
     unpack_array,
 )
-from solver.tablepaths import repo_tables_dir
+from solver.tablepaths import committed_dir
 from solver.tables import GAME_FILE, game_table_path, read_game, read_table, table_path
 
 from .conftest import CliResult, assert_one_line_error
@@ -87,7 +87,7 @@ def bad_tables(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]
     """Every committed table, each broken the same way, checksums valid."""
     turn = {"shape": _turn_shape, "dtype": _turn_dtype, "range": _turn_range}[request.param]
     game = _game_range if request.param == "range" else _game_shape
-    for path in repo_tables_dir().glob("*.msgpack"):
+    for path in committed_dir().glob("*.msgpack"):
         _rewrite(path, tmp_path / path.name, game if path.name == "game.msgpack" else turn)
     yield tmp_path
 
@@ -129,7 +129,7 @@ def test_a_broken_policy_of_the_game_table_is_refused_where_it_is_played(
             codes = codes[:-1]
         entry[name] = pack_compressed(codes)
 
-    _rewrite(game_table_path(repo_tables_dir()), tmp_path / GAME_FILE, broken)
+    _rewrite(game_table_path(committed_dir()), tmp_path / GAME_FILE, broken)
     assert sabords("winprob", "--me", "0", "--opp", "0", "--game-tables",
                    str(tmp_path)).exit_code == 0
     line = assert_one_line_error(sabords("game", "--games", "2", "--game-tables", str(tmp_path)),
@@ -156,7 +156,7 @@ def test_a_broken_game_table_names_solve_game_into_that_directory(
     import solver.game
 
     monkeypatch.setattr(solver.game, "solve_game",
-                        lambda rules, **_: read_game(repo_tables_dir(), rules))
+                        lambda rules, **_: read_game(committed_dir(), rules))
     fix = line.split("run `sabords ")[1].split("`")[0].split()
     assert sabords(*fix).exit_code == 0
     assert sabords("winprob", "--me", "0", "--opp", "0", "--game-tables",
@@ -171,7 +171,7 @@ def test_a_broken_turn_table_names_solve_into_that_directory(
 
     rules = Rules()
     monkeypatch.setattr(solver.tables, "build_tables", lambda cards, rules_, n_jobs=1: (
-        read_table(table_path(repo_tables_dir(), c), c, rules) for c in cards))
+        read_table(table_path(committed_dir(), c), c, rules) for c in cards))
     fix = line.split("run `sabords ")[1].split("`")[0].split()
     assert fix[:2] == ["solve", "--all"] and fix[-2:] == ["--out", str(tmp_path)]
     assert sabords(*fix).exit_code == 0
@@ -473,7 +473,7 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
     numba = tmp_path / "numba"
     for folder in (current, old, game, numba):
         folder.mkdir()
-    shutil.copy(table_path(repo_tables_dir(), CARDS["none"]), current / "turn-none.msgpack")
+    shutil.copy(table_path(committed_dir(), CARDS["none"]), current / "turn-none.msgpack")
     (old / "turn-none.msgpack").write_bytes(b"x" * 1000)
     (numba / "kernel.nbi").write_bytes(b"y" * 10)
     (tmp_path / "mine.txt").write_text("not the project's")

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from solver.errors import StaleTableError
 from solver.rules import Rules
-from solver.tablepaths import repo_tables_dir
+from solver.tablepaths import committed_dir
 
 from .conftest import run_sabords
 
@@ -89,7 +89,7 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if rules.turn_rules() != Rules():
             raise StaleTableError("not solved in the fuzz", table="turn", path="fuzz",
                                   rules=rules.turn_rules())
-        return tables.read_table(tables.table_path(repo_tables_dir(), card), card,
+        return tables.read_table(tables.table_path(committed_dir(), card), card,
                                  Rules())
 
     def build_tables(cards: Any, rules: Rules, n_jobs: int = 1) -> Any:
@@ -99,11 +99,11 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if rules != Rules():
             raise StaleTableError("not solved in the fuzz", table="game", path="fuzz",
                                   rules=rules)
-        return tables.read_game(repo_tables_dir(), rules)
+        return tables.read_game(committed_dir(), rules)
 
     def write_game(sol: Any, directory: Any) -> Any:  # the committed bytes, without packing
         path = tables.game_table_path(directory)
-        path.write_bytes(tables.game_table_path(repo_tables_dir()).read_bytes())
+        path.write_bytes(tables.game_table_path(committed_dir()).read_bytes())
         return path
 
     monkeypatch.setattr(tables, "write_game", write_game)

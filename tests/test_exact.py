@@ -61,7 +61,7 @@ from solver.stats import (
     exact_stats_of,
     turn_stats,
 )
-from solver.tablepaths import repo_tables_dir
+from solver.tablepaths import committed_dir
 from solver.tables import exact_solution, exact_stats, turn_table
 
 from .conftest import dice
@@ -381,7 +381,7 @@ def test_the_block_triangular_solve_is_the_dense_solve() -> None:
 
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_the_shipped_floats_are_the_exact_values_rounded(card: str) -> None:
-    table = turn_table(CARDS[card], DEFAULT, repo_tables_dir())
+    table = turn_table(CARDS[card], DEFAULT, committed_dir())
     exact, sol = table.exact(), table.solution
     assert to_floats(np.array(exact.turn_value, dtype=object)).tolist() == sol.turn_value.tolist()
     assert np.array_equal(to_floats(exact.first_value), sol.first_value)

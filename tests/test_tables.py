@@ -29,7 +29,7 @@ from solver.engine import TurnSolution, solve_cards, solve_turn
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
 from solver.stats import STAT_NAMES, deck_average, turn_stats
 from solver.tablefile import FORMAT_VERSION
-from solver.tablepaths import cache_dir, repo_tables_dir
+from solver.tablepaths import cache_dir, committed_dir
 from solver.tables import (
     StaleTableError,
     TurnTable,
@@ -171,7 +171,7 @@ def _assert_matches(committed: Any, fresh: Any, where: str) -> None:
 
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_committed_tables_match_a_fresh_solve(fresh: dict[str, TurnTable], card: str) -> None:
-    path = table_path(repo_tables_dir(), CARDS[card])
+    path = table_path(committed_dir(), CARDS[card])
     assert path.is_file(), f"{path} is missing: run `make tables`"
     committed = path.read_bytes()
     read_table(path, CARDS[card], DEFAULT)  # intact and made for these rules
@@ -181,7 +181,7 @@ def test_committed_tables_match_a_fresh_solve(fresh: dict[str, TurnTable], card:
 def test_default_tables_come_from_the_repository(fresh: dict[str, TurnTable]) -> None:
     sol = turn_solution(CARDS["battle3"], rules_with(["target=5000"]))  # a game-level variant
     assert np.array_equal(sol.turn_value, fresh["battle3"].solution.turn_value)
-    assert repo_tables_dir() == Path(tables_module.__file__).resolve().parent.parent / "tables"
+    assert committed_dir() == Path(tables_module.__file__).resolve().parent.parent / "tables"
 
 
 # -- refusals ---------------------------------------------------------------------------------
@@ -335,7 +335,7 @@ def test_repository_tables_name_make_tables_as_the_fix(
 ) -> None:
     from solver.cli.app import error_line
 
-    monkeypatch.setattr(tablepaths, "repo_tables_dir", lambda: tmp_path)
+    monkeypatch.setattr(tablepaths, "committed_dir", lambda: tmp_path)
     with pytest.raises(StaleTableError) as info:
         turn_table(CARDS["captain"], DEFAULT)
     assert str(info.value) == f"policy table {tmp_path / 'turn-captain.msgpack'}: no such file"
@@ -557,10 +557,10 @@ def test_an_installed_package_without_the_repository_solves_default_tables_into_
     # A wheel ships `solver/` but not the repository's `tables/`: the default rules are then
     # solved on demand and cached like any other variant, never refused.
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(tablepaths, "repo_tables_dir",
+    monkeypatch.setattr(tablepaths, "committed_dir",
                         lambda: tmp_path / "no-repo" / "tables")
     rules = Rules()
     table = turn_table(CARDS["skull2"], rules)
     assert table_path(cache_dir(rules), CARDS["skull2"]).exists()
-    committed = read_table(table_path(repo_tables_dir(), CARDS["skull2"]), CARDS["skull2"], rules)
+    committed = read_table(table_path(committed_dir(), CARDS["skull2"]), CARDS["skull2"], rules)
     assert table.solution.turn_value.tobytes() == committed.solution.turn_value.tobytes()

@@ -108,8 +108,7 @@ def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
     """The one line of a library error, its subject worded with this command's flag; a stale
     table with the command that makes it again (:func:`fix_command`)."""
     if isinstance(exc, StaleTableError):
-        again = "it" if exc.table == "game" else "the tables"
-        return f"{exc}; run `{fix_command(exc)}` to make {again} again"
+        return f"{exc}; {fix_words(exc)}"
     subject = exc.subject
     if subject in SUBJECT_WORDS:
         return SUBJECT_WORDS[subject]
@@ -117,23 +116,42 @@ def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
     return f"{flag}: {exc}" if flag else str(exc)
 
 
-def fix_command(exc: StaleTableError) -> str:
-    """The command that writes the refused table again, into the folder it was read from:
-    `make tables` for the repository's tables, else `sabords solve --all` (a turn table) or
-    `sabords solve-game` (the game table) with the rules' variants."""
-    from ..tablepaths import repo_tables_dir
+def fix_words(exc: StaleTableError) -> str:
+    """What makes the refused table again, as a clause of the refusal: a command the user can
+    run where they are (:func:`fix_command`). The committed tables are never overwritten with
+    other rules' tables, and an installed package's are reinstalled, not rebuilt."""
+    from ..tablepaths import in_checkout, is_committed_dir
 
     rules: Rules = exc.rules
     directory = Path(exc.path).parent
-    if exc.table == "game":
-        the_rules, command = rules, "solve-game"
-    else:
-        the_rules, command = rules.turn_rules(), "solve --all"
-    if the_rules == Rules() and directory.resolve() == repo_tables_dir():
+    if is_committed_dir(directory):
+        if rules != Rules():
+            other = fix_command(exc, "DIR")
+            return (f"{directory} holds the committed tables of the default rules: leave out "
+                    f"the tables directory to solve these rules on demand (cached), or write "
+                    f"them into another directory with `{other}`")
+        if not in_checkout():
+            return ("the tables installed with mille-sabords do not match it: reinstall "
+                    "mille-sabords (with the pip or pipx command that installed it)")
+    what = "it" if exc.table == "game" else "the tables"
+    return f"run `{fix_command(exc)}` to make {what} again"
+
+
+def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> str:
+    """The command that writes the refused table again into `directory` (default: the folder
+    it was read from): `make tables` for the committed tables of a checkout, else `sabords
+    solve --all` (turn tables) or `sabords solve-game` (the game table) with the variants of
+    its rules (the refusal carries them: a turn table's are its turn rules)."""
+    from ..tablepaths import in_checkout, is_committed_dir
+
+    rules: Rules = exc.rules
+    where = Path(exc.path).parent if directory is None else directory
+    if rules == Rules() and is_committed_dir(where) and in_checkout():
         return "make tables"
+    command = "solve-game" if exc.table == "game" else "solve --all"
     variants = "".join(f" --variant {name}={_shown(value)}"
-                       for name, value in the_rules.non_defaults().items())
-    return f"sabords {command}{variants} --out {directory}"
+                       for name, value in rules.non_defaults().items())
+    return f"sabords {command}{variants} --out {where}"
 
 
 def _shown(value: Any) -> str:
@@ -446,6 +464,7 @@ __all__ = [
     "error_line",
     "fail",
     "fix_command",
+    "fix_words",
     "main",
     "notation_from",
     "option",

@@ -106,10 +106,12 @@ def solve_game_command(
 
     from ..game import solve_game
     from ..limits import check_writable, game_cost
-    from ..tablepaths import game_default_dir
+    from ..tablepaths import check_output, game_default_dir
     from ..tables import game_table_path, write_game
 
     rules = rules_from(variant)
+    if out is not None:
+        check_output(rules, out, "game")
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
     seconds, memory = game_cost(rules.target)

@@ -59,9 +59,10 @@ def solve(
         ),
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", metavar="N",
-                          help="Solve N cards at once (joblib), at most one per core.")
-    ] = 1,
+        int | None, typer.Option("--jobs", metavar="N",
+                                 help="Solve the cards exactly in N processes at once "
+                                      "(joblib), at most one per core. Default: every core.")
+    ] = None,
     notation: NotationOption = "default",
 ) -> None:
     """Solve turns for expected points and write their policy tables (one file per card).
@@ -76,9 +77,9 @@ def solve(
       sabords solve --card captain --card sorceress --out /tmp/t
       sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
     """
-    from ..limits import check_jobs, check_writable
+    from ..limits import check_jobs, check_writable, cores
     from ..rules import CARDS
-    from ..tablepaths import default_dir
+    from ..tablepaths import check_output, default_dir
     from ..tables import build_tables, table_path, write_table
 
     rules = rules_from(variant)
@@ -87,7 +88,9 @@ def solve(
     if not all_cards and not card:
         fail("name the cards to solve with --card CARD (repeatable), or use --all")
     cards = list(CARDS.values()) if all_cards else cards_named(card or [], notation)
-    workers = check_jobs(jobs, len(cards))
+    workers = check_jobs(cores() if jobs is None else jobs, len(cards))
+    if out is not None:
+        check_output(rules, out, "turn")
     directory = check_writable(out if out is not None else default_dir(rules))
     lines = []
     with progress_bar(len(cards), "solving") as advance:

@@ -112,6 +112,12 @@ class TurnModel:
         return int(skull_dice[live].max()) if live.any() else -1
 
 
+def card_worlds(card: Card) -> tuple[int, ...]:
+    """The worlds of a card's turn, in the order they are solved: ``used`` only, or ``used``
+    then ``unused`` for the Sorceress (her reroll still to come)."""
+    return (USED, UNUSED) if card.sorceress else (USED,)
+
+
 def turn_model(card: Card, rules: Rules, n_dice: int = NUM_DICE) -> TurnModel:
     """Tabulate the rules for one card (8 dice; fewer for the tests' reduced games)."""
     return _turn_model(card, rules, n_dice)
@@ -120,8 +126,8 @@ def turn_model(card: Card, rules: Rules, n_dice: int = NUM_DICE) -> TurnModel:
 @lru_cache(maxsize=64)
 def _turn_model(card: Card, rules: Rules, n_dice: int) -> TurnModel:
     g = geometry(n_dice)
-    full = [Dice.of(c) for c in g.full_counts.tolist()]
-    worlds = (USED, UNUSED) if card.sorceress else (USED,)
+    full = _dice_of(n_dice, full=True)
+    worlds = card_worlds(card)
     skull_dice = g.full_counts[:, 0]
     # classify_roll and can_stop read only the skull count: one position per count
     sample = [full[int(np.argmax(skull_dice == s))] for s in range(n_dice + 1)]
@@ -145,7 +151,7 @@ def _turn_model(card: Card, rules: Rules, n_dice: int) -> TurnModel:
     }
     stops = [stop_score(card, d, rules) for d in full]
     if card.chest:
-        partial = [Dice.of(c) for c in g.counts.tolist()]
+        partial = _dice_of(n_dice, full=False)
         bust_points = np.array([bust_score(card, d, rules) for d in partial], dtype=np.int64)
     else:  # the bust payoff does not depend on the dice (bust_score ignores them)
         bust_points = np.full(g.n_partial, bust_score(card, None, rules), dtype=np.int64)
@@ -180,6 +186,15 @@ def _turn_model(card: Card, rules: Rules, n_dice: int) -> TurnModel:
         keep_legal=keep_legal,
         sorceress_legal=sorceress,
     )
+
+
+@lru_cache(maxsize=16)
+def _dice_of(n_dice: int, *, full: bool) -> tuple[Dice, ...]:
+    """The dice of every position (`full`) or partial position, in index order: one list for
+    every card's tabulation."""
+    g = geometry(n_dice)
+    counts = g.full_counts if full else g.counts
+    return tuple(Dice.unchecked(tuple(c)) for c in counts.tolist())
 
 
 def symmetries(model: TurnModel) -> IntArray:
