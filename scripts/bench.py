@@ -65,11 +65,15 @@ class Run:
 
 def fresh_process(code: str, *args: str, env: dict[str, str] | None = None) -> Run:
     """Run `python -c code args...` in a fresh process from the repository's root."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    return _measured([PYTHON, "-c", code, *args], REPO,
+                     {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, "benchmark process")
+
+
+def _measured(command: list[str], cwd: Path, env: dict[str, str], what: str) -> Run:
+    """Run `command` in a fresh process: its output, wall time, peak memory and CPU."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen([PYTHON, "-c", code, *args], cwd=REPO, env=env,
-                                stdout=subprocess.PIPE, stderr=err)
+        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
         assert proc.stdout is not None
         out = proc.stdout.read().decode()
         proc.stdout.close()
@@ -77,10 +81,9 @@ def fresh_process(code: str, *args: str, env: dict[str, str] | None = None) -> R
         # it waited for), which Popen.wait would discard.
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode:
+        if os.waitstatus_to_exitcode(status):
             err.seek(0)
-            raise RuntimeError(f"benchmark process failed:\n{err.read().decode()}")
+            raise RuntimeError(f"{what} failed:\n{err.read().decode()}")
     return Run(wall=wall, peak_mb=usage.ru_maxrss / 1024, stdout=out,
                cpu=usage.ru_utime + usage.ru_stime)
 
@@ -296,20 +299,7 @@ print(json.dumps({"import": t1 - t0, "solve": time.perf_counter() - t1}))
 
 def _shell(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
     """Run a command (not Python) in a fresh process: wall time and peak memory."""
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, env={**os.environ, **(env or {})},
-                                stdout=subprocess.PIPE, stderr=err)
-        assert proc.stdout is not None
-        out = proc.stdout.read().decode()
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status):
-            err.seek(0)
-            raise RuntimeError(f"{' '.join(command)} failed:\n{err.read().decode()}")
-    return Run(wall=wall, peak_mb=usage.ru_maxrss / 1024, stdout=out,
-               cpu=usage.ru_utime + usage.ru_stime)
+    return _measured(command, cwd, {**os.environ, **(env or {})}, " ".join(command))
 
 
 def bench_engine(repeat: int) -> list[Figure]:
