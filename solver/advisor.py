@@ -41,7 +41,6 @@ skull, which is in ``reroll``).
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -53,7 +52,7 @@ from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from .errors import RulesError, quote
 from .moves import Reroll, can_stop, legal_rerolls
 from .notes import Note
-from .ranking import ranked
+from .ranking import ranked_runs
 from .rules import NUM_DICE, Card, Rules
 from .scoring import (
     Outcome,
@@ -117,8 +116,9 @@ class Option:
     points: int | None = None
     """A stop: the points it scores."""
     ties: tuple[int, ...] = ()
-    """The ranks (1-based) of the other options of the same value, within the engine's tie
-    tolerance (:data:`TIE_TOL`)."""
+    """The ranks (1-based) of the other options of the same value: its run of ties, the values
+    within the engine's tie tolerance (:data:`TIE_TOL`) of the run's best, which the engine's
+    tie order ranks among themselves."""
 
     @property
     def key(self) -> tuple[str, str, str, bool]:
@@ -679,30 +679,20 @@ def _ranked(dice: Dice, candidates: list[_Candidate]) -> tuple[Option, ...]:
     (:func:`tie_key`), each with its regret, whether it is best and the ranks of its ties."""
     from .engine import TIE_TOL
 
-    ordered = ranked(candidates, value=lambda c: c.value, key=lambda c: c.key, tol=TIE_TOL)
-    top = max(c.value for c in ordered)
-    ties = _ties([c.value for c in ordered], TIE_TOL)
-    options = []
-    for c, tied in zip(ordered, ties, strict=True):
-        keep = dice.without_skulls() if c.move is None else c.move.keep
-        options.append(Option(
-            action="stop" if c.move is None else "reroll", keep=keep, reroll=c.rolled,
-            sorceress=c.move is not None and c.move.sorceress, value=c.value, p_bust=c.p_bust,
-            regret=top - c.value, best=top - c.value <= BEST_TOLERANCE, points=c.points,
-            ties=tied))
+    runs = ranked_runs(candidates, value=lambda c: c.value, key=lambda c: c.key, tol=TIE_TOL)
+    top = runs[0][0].value
+    options: list[Option] = []
+    for run in runs:
+        ranks = tuple(range(len(options) + 1, len(options) + len(run) + 1))
+        for rank, c in zip(ranks, run, strict=True):
+            move = c.move
+            options.append(Option(
+                "stop" if move is None else "reroll",
+                dice.without_skulls() if move is None else move.keep, c.rolled,
+                move is not None and move.sorceress, c.value, c.p_bust, top - c.value,
+                top - c.value <= BEST_TOLERANCE, c.points,
+                () if len(ranks) == 1 else tuple(r for r in ranks if r != rank)))
     return tuple(options)
-
-
-def _ties(values: list[float], tol: float) -> list[tuple[int, ...]]:
-    """For each value, the ranks (1-based) of the other values within `tol` of it."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    sorted_values = [values[i] for i in order]
-    out: list[tuple[int, ...]] = []
-    for i, v in enumerate(values):
-        lo, hi = bisect_left(sorted_values, v - tol), bisect_right(sorted_values, v + tol)
-        out.append(() if hi - lo == 1 else
-                   tuple(sorted(j + 1 for j in order[lo:hi] if j != i)))
-    return out
 
 
 def _keep_value(move: Reroll, dice: Dice, g: Any, keep_value: Any, used_keep_value: Any) -> Any:

@@ -187,10 +187,17 @@ def test_option_values_equal_the_solution_and_the_sum_over_outcomes(
             if b.value > a.value:  # only a tie may put a smaller value first
                 assert abs(a.value - b.value) <= TIE_TOL
                 assert tie_key(position, a.move) < tie_key(position, b.move)
+        # each option's ties are the others of its run: the options the engine's tie order
+        # ranks among themselves, all within the tie tolerance of the run's first, which is
+        # more than the tolerance below the run before
+        values = [o.value for o in advice.options]
         for rank, option in enumerate(advice.options, 1):
-            assert list(option.ties) == [j for j, other in enumerate(advice.options, 1)
-                                         if j != rank and abs(other.value - option.value)
-                                         <= TIE_TOL]
+            run = sorted((rank, *option.ties))
+            assert run == list(range(run[0], run[-1] + 1)), (rank, run)
+            first, last = run[0] - 1, run[-1]
+            top = max(values[first:last])  # the best value left takes every value within
+            assert min(values[first:last]) >= top - TIE_TOL  # the tolerance of it, no other
+            assert all(v < top - TIE_TOL for v in values[last:])
 
 
 def test_tables_give_the_solution_values(solutions: dict[str, TurnSolution],
