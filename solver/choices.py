@@ -11,7 +11,7 @@ from __future__ import annotations
 from .advisor import Advice, Option
 from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from .errors import IllegalMoveError, quote
-from .moves import Reroll, move_refusal
+from .moves import Reroll, move_refusal, stop_refusal
 from .rules import NUM_DICE, Face
 
 
@@ -28,13 +28,14 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
     if not words:
         return advice.options[0]
     verb, rest = words[0], (words[1] if len(words) > 1 else "")
+    unused = advice.card.sorceress and not advice.sorceress_used
     if verb == "stop" and not rest:
         for option in advice.options:
             if option.action == "stop":
                 return option
-        raise IllegalMoveError(
-            "stopping now is a bust: with 3 skulls and the Sorceress unused, the move must use "
-            "her (reroll a skull die)", subject="move")
+        reason = stop_refusal(advice.card, advice.dice, advice.rules, sorceress_unused=unused)
+        raise IllegalMoveError(reason or "stopping is not a legal move here", subject="move",
+                               kind="illegal_stop", values={"dice": str(advice.dice)})
     if verb not in ("keep", "reroll"):
         verb, rest = "keep", text
     if verb == "keep" and rest.strip().lower() in ("", "nothing", "none", "-"):
@@ -60,7 +61,6 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
         if (option.action == "reroll" and option.keep == move.keep
                 and option.sorceress == move.sorceress):
             return option
-    unused = advice.card.sorceress and not advice.sorceress_used
     reason = move_refusal(advice.card, advice.dice, advice.rules, move, sorceress_unused=unused)
     rolled = move.rolled(advice.dice)
     what = (f"keeping {move.keep.spaced(letters) or 'nothing'} and rolling "
@@ -89,8 +89,8 @@ def next_roll(advice: Advice, option: Option, text: str,
 
 def option_stays(advice: Advice, option: Option) -> Dice:
     """The dice that stay on the table during `option`'s reroll: the kept dice and the locked
-    skull dice (the Sorceress's skull is rolled)."""
-    return option.keep + Dice.of((advice.dice.skulls - option.sorceress, 0, 0, 0, 0, 0))
+    skull dice (the Sorceress's skull is rolled): :meth:`solver.moves.Reroll.kept_after`."""
+    return Reroll(option.keep, option.sorceress).kept_after(advice.dice)
 
 
 def check_next_roll(advice: Advice, option: Option, after: Dice,

@@ -1,5 +1,4 @@
-"""Where tables live: the committed tables of the default rules, the user's cache, and the
-command that makes a table again.
+"""Where tables live: the committed tables of the default rules and the user's cache.
 
 An explicit directory is used as it is. Without one, the default rules read the committed tables
 (:func:`committed_dir`), and any other variant is solved on demand and cached under the user's
@@ -113,45 +112,6 @@ def game_default_dir(rules: Rules) -> Path:
     if rules == Rules() and committed.is_dir():
         return committed
     return game_cache_dir(rules)
-
-
-def _variants(rules: Rules) -> str:
-    return "".join(f" --variant {k}={('on' if v else 'off') if isinstance(v, bool) else v}"
-                   for k, v in rules.non_defaults().items())
-
-
-def regenerate_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the turn tables of `rules` into `directory`."""
-    if rules.turn_rules() == Rules() and is_committed_dir(directory) and in_checkout():
-        return "make tables"
-    return f"sabords solve --all{_variants(rules.turn_rules())} --out {directory}"
-
-
-def regenerate_game_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the game table of `rules` into `directory`."""
-    if rules == Rules() and is_committed_dir(directory) and in_checkout():
-        return "make tables"
-    return f"sabords solve-game{_variants(rules)} --out {directory}"
-
-
-def table_fix(rules: Rules, directory: Path | str, kind: str) -> str:
-    """What makes the `kind` (``turn`` or ``game``) tables of `rules` in `directory` again, as
-    a clause for a refusal: a command the user can run where they are. The committed tables
-    are never overwritten with other rules' tables, and an installed package's are reinstalled,
-    not rebuilt."""
-    default = (rules.turn_rules() if kind == "turn" else rules) == Rules()
-    command = (regenerate_command if kind == "turn" else regenerate_game_command)
-    if is_committed_dir(directory):
-        if not default:
-            other = command(rules, "DIR")
-            return (f"{directory} holds the committed tables of the default rules: leave out "
-                    f"the tables directory to solve these rules on demand (cached), or write "
-                    f"them into another directory with `{other}`")
-        if not in_checkout():
-            return ("the tables installed with mille-sabords do not match it: reinstall "
-                    "mille-sabords (with the pip or pipx command that installed it)")
-    what = "the tables" if kind == "turn" else "it"
-    return f"run `{command(rules, directory)}` to make {what} again"
 
 
 def check_output(rules: Rules, directory: Path | str, kind: str) -> None:

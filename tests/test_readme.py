@@ -77,13 +77,9 @@ def test_transcript_matches_a_real_run(line: int, command: str, expected: str,
     if installed:
         exit_code, stdout, stderr = _run_installed(installed, args[1:], stdin, tmp_path)
     else:
-        from typer.testing import CliRunner
+        from .conftest import run_sabords
 
-        from solver.cli import app
-
-        result = CliRunner().invoke(app, args[1:], input=stdin, prog_name="sabords")
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise result.exception
+        result = run_sabords(*args[1:], input=stdin)
         exit_code, stdout, stderr = result.exit_code, result.stdout, result.stderr
     # A run that succeeds shows stdout (stderr carries only progress bars, which a terminal
     # redraws); a refused one shows its error line.

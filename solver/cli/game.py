@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import quote
+from ..inputs import MY_TOTAL, OPP_TOTAL
 from ..ranking import ranked_cards
 from .advise import FinalOption
 from .app import (
@@ -22,17 +23,18 @@ from .app import (
     echo,
     fail,
     notation_from,
+    option,
     print_json,
     rules_from,
+    solutions_from,
 )
-from .render import end_progress, game_progress, game_tables, progress_bar
+from .render import end_progress, game_progress, progress_bar
 
 
 @command("winprob")
 def winprob(
-    me: Annotated[int, typer.Option("--me", metavar="POINTS", help="Your total.")],
-    opp: Annotated[int, typer.Option("--opp", metavar="POINTS",
-                                     help="The opponent's total.")],
+    me: Annotated[int, option(MY_TOTAL)],
+    opp: Annotated[int, option(OPP_TOTAL)],
     final: FinalOption = False,
     variant: VariantOption = None,
     game_tables_dir: GameTablesOption = None,
@@ -52,14 +54,12 @@ def winprob(
       sabords winprob --me 0 --opp 0 --variant target=5000
     """
     from ..answers import win_answer
-    from ..game import check_totals
     from ..rules import CARDS
 
     rules = rules_from(variant)
     notes = notation_from(notation)
-    check_totals(rules, me, opp, final=final)  # before the table is read or solved
-    sol = game_tables(rules, game_tables_dir)
-    answer = win_answer(sol, me, opp, final=final)
+    answer = win_answer(rules, me, opp, solutions_from(game_tables=game_tables_dir),
+                        final=final)
     win, cards = answer.win, answer.cards
     if as_json:
         print_json(answer.as_dict())
@@ -211,7 +211,7 @@ def game_command(
         check_policy_name(name)
     check_games(games)
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
-    sol = game_tables(rules, game_tables_dir) if WIN in names else None
+    sol = solutions_from(game_tables=game_tables_dir).game(rules) if WIN in names else None
     if sol is not None:
         check_win_tables(sol)
     with progress_bar(games, "playing") as advance:

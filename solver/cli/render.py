@@ -15,11 +15,8 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ..advisor import Advice, Option
     from ..dice import Dice
-    from ..game import GameSolution
     from ..notation import Notation
     from ..notes import Note
     from ..rules import Rules
@@ -27,8 +24,6 @@ if TYPE_CHECKING:
 
 SHOWN_OPTIONS = 15
 """Options shown by the text view of `advise` when --top is not given."""
-TIE = 1e-9
-"""Options whose values differ by at most this are a tie (the advisor's BEST_TOLERANCE)."""
 
 
 # -- values ------------------------------------------------------------------------------------
@@ -55,15 +50,6 @@ def move_text(option: Option, notation: Notation) -> str:
     if option.action == "stop":
         return "stop"
     return f"keep {letters_of(option.keep, notation)}, reroll {notation.dice(option.reroll)}"
-
-
-def ties(options: tuple[Option, ...] | list[Option]) -> list[list[int]]:
-    """For each option, the ranks (1-based) of the other options of the same value."""
-    out: list[list[int]] = []
-    for i, o in enumerate(options):
-        out.append([j + 1 for j, p in enumerate(options) if j != i
-                    and abs(p.value - o.value) <= TIE])
-    return out
 
 
 # -- notes -------------------------------------------------------------------------------------
@@ -179,25 +165,15 @@ def end_progress() -> None:
         sys.stderr.write("\n")
 
 
-def game_tables(rules: Rules, directory: Path | None) -> GameSolution:
-    """The game table of `rules` (:func:`solver.tables.game_tables`), with a progress report
-    on stderr when it has to be solved: what the solve will take first, then its sweeps."""
+def game_solve_notice(rules: Rules) -> None:
+    """Before a game table is solved (not read): what the solve will take, on stderr."""
     from ..limits import game_cost
-    from ..tablepaths import game_default_dir
-    from ..tables import game_table_path
 
-    if directory is None and not game_table_path(game_default_dir(rules)).is_file():
-        seconds, memory = game_cost(rules.target)
-        sys.stderr.write(
-            f"solving the two-player game for {rules.describe()}: about {seconds:.0f} s and "
-            f"{memory / 1e9:.1f} GB on a 2-core machine, once (then cached)\n")
-        sys.stderr.flush()
-    from ..tables import game_tables as load
-
-    sol = load(rules, directory, progress=game_progress("solving the game tables"))
-    if sol.seconds:  # solved now, not read
-        end_progress()
-    return sol
+    seconds, memory = game_cost(rules.target)
+    sys.stderr.write(
+        f"solving the two-player game for {rules.describe()}: about {seconds:.0f} s and "
+        f"{memory / 1e9:.1f} GB on a 2-core machine, once (then cached)\n")
+    sys.stderr.flush()
 
 
 __all__ = [
@@ -205,7 +181,7 @@ __all__ = [
     "SHOWN_OPTIONS",
     "end_progress",
     "game_progress",
-    "game_tables",
+    "game_solve_notice",
     "island_lines",
     "letters_of",
     "move_text",
@@ -213,6 +189,5 @@ __all__ = [
     "option_key",
     "option_rows",
     "progress_bar",
-    "ties",
     "value_text",
 ]

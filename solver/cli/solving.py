@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..inputs import CARD_LIST
 from .app import (
     ExactOption,
     JsonOption,
@@ -19,28 +20,24 @@ from .app import (
     echo,
     fail,
     notation_from,
+    option,
     print_json,
     rules_from,
+    solutions_from,
 )
 from .render import progress_bar
 
 if TYPE_CHECKING:
     from ..caches import CacheEntry
+    from ..rules import Card
 
-CardsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--card",
-        metavar="CARD",
-        help="A card (repeatable): an id (captain, battle3...) or a rulebook name.",
-    ),
-]
+CardsOption = Annotated[list[str] | None, option(CARD_LIST)]
 
 
-def card_ids(cards: list[str], notation: str) -> list[str]:
-    """The ids of the named cards, in the given order, each once."""
+def cards_named(cards: list[str], notation: str) -> list[Card]:
+    """The named cards, in the given order, each once."""
     notes = notation_from(notation)
-    return list(dict.fromkeys(notes.parse_card(c).id for c in cards))
+    return list(dict.fromkeys(notes.parse_card(c) for c in cards))
 
 
 @command("solve")
@@ -81,7 +78,7 @@ def solve(
       sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
     """
     from ..limits import check_jobs, check_writable, cores
-    from ..rules import CARD_IDS
+    from ..rules import CARDS
     from ..tablepaths import check_output, default_dir
     from ..tables import build_tables, table_path, write_table
 
@@ -90,15 +87,16 @@ def solve(
         fail("give either --card CARD... or --all, not both")
     if not all_cards and not card:
         fail("name the cards to solve with --card CARD (repeatable), or use --all")
-    cards = list(CARD_IDS) if all_cards else card_ids(card or [], notation)
+    cards = list(CARDS.values()) if all_cards else cards_named(card or [], notation)
     workers = check_jobs(cores() if jobs is None else jobs, len(cards))
     if out is not None:
         check_output(rules, out, "turn")
     directory = check_writable(out if out is not None else default_dir(rules))
     lines = []
     with progress_bar(len(cards), "solving") as advance:
-        for done, table in enumerate(build_tables(cards, rules, n_jobs=workers), 1):
-            path = table_path(directory, table.card)
+        built = zip(cards, build_tables(cards, rules, n_jobs=workers), strict=True)
+        for done, (solved_card, table) in enumerate(built, 1):
+            path = table_path(directory, solved_card)
             before = path.read_bytes() if path.is_file() else None
             try:
                 write_table(table, directory)
@@ -147,8 +145,8 @@ def ev(
 
     rules = rules_from(variant)
     notes = notation_from(notation)
-    chosen = card_ids(card, notation) if card else None
-    answer = ev_answer(rules, chosen, exact=exact, tables_dir=tables)
+    chosen = cards_named(card, notation) if card else None
+    answer = ev_answer(rules, chosen, solutions_from(tables), exact=exact)
     if as_json:
         print_json(answer.as_dict())
         return

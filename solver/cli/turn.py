@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 import typer
 
 from ..errors import SabordsError
+from ..inputs import CARD_DRAWN
 from .advise import FinalOption, MeOption, NeedOption, OppOption
 from .app import (
     EXIT_INTERRUPTED,
@@ -23,6 +24,7 @@ from .app import (
     NotationOption,
     TablesOption,
     VariantOption,
+    argument,
     command,
     describe_rules,
     echo,
@@ -31,8 +33,9 @@ from .app import (
     notation_from,
     print_json,
     rules_from,
+    solutions_from,
 )
-from .render import move_text, note_line, ties, value_text
+from .render import move_text, note_line, value_text
 
 if TYPE_CHECKING:
     from ..advisor import Advice
@@ -53,11 +56,7 @@ SKIPPED_NOTES = ("chest_ignored", "island_if_first", "chest_unknown")
 
 @command("turn")
 def turn(
-    card: Annotated[
-        str,
-        typer.Argument(metavar="CARD", help="The card drawn: an id (captain, chest, battle3...) "
-                       "or a rulebook name.", show_default=False),
-    ],
+    card: Annotated[str, argument(CARD_DRAWN)],
     need: NeedOption = None,
     me: MeOption = None,
     opp: OppOption = None,
@@ -99,13 +98,7 @@ def turn(
     notes = notation_from(notation)
     the_card = notes.parse_card(card)
     goal = Goal(need=need, me=me, opp=opp, final=final)
-    goal.check(rules)
-    game = None
-    if goal.name == "win":
-        from .render import game_tables as load_game
-
-        game = load_game(rules, game_tables)
-    play = TurnPlay.new(the_card, rules, goal, tables_dir=tables, game=game,
+    play = TurnPlay.new(the_card, rules, goal, solutions=solutions_from(tables, game_tables),
                         letters=notes.letters)
     helper = _Helper(play, notes, as_json, sys.stdin)  # the CliRunner swaps sys.stdin
     try:
@@ -292,15 +285,14 @@ class _Helper:
         for line in self.notes(advice):
             echo(line)
         shown = advice.options[:SHOWN]
-        same = ties(advice.options)
         moves = [move_text(o, n) for o in shown]
         values = [self.value(o.value) for o in shown]
         wide, width = max(map(len, moves)), max(map(len, values))
-        for rank, (o, tied) in enumerate(zip(shown, same, strict=False), 1):
+        for rank, o in enumerate(shown, 1):
             marks = ["best"] if o.best else []
-            if tied:
-                marks.append("tie with " + ", ".join(map(str, tied[:3]))
-                             + ("..." if len(tied) > 3 else ""))
+            if o.ties:
+                marks.append("tie with " + ", ".join(map(str, o.ties[:3]))
+                             + ("..." if len(o.ties) > 3 else ""))
             echo(f"    {rank}. {moves[rank - 1]:<{wide}}  {values[rank - 1]:>{width}}  bust "
                  f"{100 * o.p_bust:4.1f} %  {', '.join(marks)}".rstrip())
 

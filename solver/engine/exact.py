@@ -75,7 +75,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules import NUM_DICE, Card, Rules
+from ..rules import CARDS, NUM_DICE, Card, Rules
 from ..scoring import Outcome
 from .exact_linear import (
     DICE_BITS,
@@ -557,13 +557,13 @@ def exact_from(solution: TurnSolution, objective: Objective | None = None, *,
     objective = objective or ExpectedPoints()
     if solution.objective != objective.key():
         raise ValueError(f"the solution is for {solution.objective}, not {objective.key()}")
-    model = turn_model(solution.card, solution.rules, solution.n_dice)
+    model = turn_model(CARDS[solution.card], solution.rules, solution.n_dice)
     return solve_exact(model, exact_payoff(model, objective), solution.policy(),
                        objective.key(), evaluate=evaluate)
 
 
 def exact_turn(
-    card: Card | str,
+    card: Card,
     rules: Rules,
     objective: Objective | None = None,
     *,

@@ -24,8 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..dice import Dice
-from ..moves import can_stop, reroll_is_legal
-from ..rules import NUM_DICE, NUM_FACES, Card, Rules, get_card
+from ..moves import can_stop, keep_is_legal
+from ..rules import NUM_DICE, NUM_FACES, Card, Rules
 from ..scoring import (
     Outcome,
     bust_score,
@@ -118,14 +118,13 @@ def card_worlds(card: Card) -> tuple[int, ...]:
     return (USED, UNUSED) if card.sorceress else (USED,)
 
 
-def turn_model(card: Card | str, rules: Rules, n_dice: int = NUM_DICE) -> TurnModel:
+def turn_model(card: Card, rules: Rules, n_dice: int = NUM_DICE) -> TurnModel:
     """Tabulate the rules for one card (8 dice; fewer for the tests' reduced games)."""
-    return _turn_model(get_card(card).id, rules, n_dice)
+    return _turn_model(card, rules, n_dice)
 
 
 @lru_cache(maxsize=64)
-def _turn_model(card_id: str, rules: Rules, n_dice: int) -> TurnModel:
-    card = get_card(card_id)
+def _turn_model(card: Card, rules: Rules, n_dice: int) -> TurnModel:
     g = geometry(n_dice)
     full = _dice_of(n_dice, full=True)
     worlds = card_worlds(card)
@@ -157,19 +156,19 @@ def _turn_model(card_id: str, rules: Rules, n_dice: int) -> TurnModel:
     else:  # the bust payoff does not depend on the dice (bust_score ignores them)
         bust_points = np.full(g.n_partial, bust_score(card, None, rules), dtype=np.int64)
     skulls, kept = g.counts[:, 0], g.total - g.counts[:, 0]
-    plain = np.array([[reroll_is_legal(rules, s, k, n_dice=n_dice) for k in range(n_dice + 1)]
-                      for s in range(n_dice + 1)])[skulls, kept]
-    keep_legal = {}
-    for w in worlds:
-        # a keep (s, K) is taken from positions with s skull dice: none where those are a
-        # rescue (only the Sorceress's rerolls are legal there)
-        rescue_skulls = [s for s in range(n_dice + 1)
-                         if outcome[w][int(np.argmax(skull_dice == s))] is Outcome.RESCUE]
-        keep_legal[w] = plain & ~np.isin(skulls, rescue_skulls)
-    sorceress = np.array(
-        [[card.sorceress and s + 1 + k <= n_dice
-          and reroll_is_legal(rules, s + 1, k, sorceress=True, n_dice=n_dice)
-          for k in range(n_dice + 1)] for s in range(n_dice + 1)])[skulls, kept]
+
+    def legal(sorceress: bool, unused: bool, extra: int) -> BoolArray:
+        # keep (s, K) from positions with s + extra skull dice (moves.keep_is_legal: the
+        # reroll's rules and the rescue's), by skull dice and kept count
+        table: BoolArray = np.array([[keep_is_legal(card, rules, s + extra, k,
+                                                    sorceress=sorceress, sorceress_unused=unused,
+                                                    n_dice=n_dice)
+                                      for k in range(n_dice + 1)] for s in range(n_dice + 1)])
+        out: BoolArray = table[skulls, kept]
+        return out
+
+    keep_legal = {w: legal(False, w == UNUSED, 0) for w in worlds}
+    sorceress = legal(True, True, 1)
     return TurnModel(
         card=card,
         rules=rules,

@@ -20,6 +20,12 @@ STOP = -1
 """Policy code for stopping; a keep is coded by its row (or its partial index outside the
 kernel); NO_MOVE where nothing is decided (the turn is over)."""
 NO_MOVE = -2
+TIE_TOL = 1e-11
+"""Moves whose values differ by less than this are ties for the policy
+(:mod:`solver.engine.solve`, Ties). It is far below the certified bound, so a tie-broken move
+loses at most TIE_TOL / (1 - BETA), and far above the rounding of the arithmetic, so the policy
+is stable to the last bits. Here, beside the policy codes, for the readers of a solution that
+rank its moves as the policy does (:mod:`solver.advisor`)."""
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rules import CARD_IDS, NUM_DICE, Card, Rules, get_card
+from ..rules import CARDS, NUM_DICE, Card, Rules
 from ..scoring import Outcome
 from . import kernel
 from .arrays import WorldArrays, first_roll, turn_value_lanes, world_arrays
@@ -65,7 +65,7 @@ from .geometry import BoolArray, FloatArray, IntArray
 from .kernel import from_lanes, lane_width, to_lanes
 from .model import UNUSED, USED, TurnModel, turn_model
 from .objectives import ExpectedPoints, Objective, Payoff, payoff_for
-from .results import NO_MOVE, STOP, Policy, TurnSolution, WorldSolution
+from .results import NO_MOVE, STOP, TIE_TOL, Policy, TurnSolution, WorldSolution
 from .structure import TurnStructure, structure
 
 BETA = (5 / 6) ** 2
@@ -74,10 +74,6 @@ DEFAULT_TOL = 1e-9
 """Certified bound required on every value (points, or probability for `need`)."""
 MAX_SWEEPS = 10_000
 """Sweeps of one layer (or of one game phase) before giving up: a bug, not a user error."""
-TIE_TOL = 1e-11
-"""Moves whose values differ by less than this are ties for the policy (module doc). It is far
-below the certified bound, so a tie-broken move loses at most TIE_TOL / (1 - BETA), and far
-above the rounding of the arithmetic, so the policy is stable to the last bits."""
 
 
 class ConvergenceError(RuntimeError):
@@ -90,7 +86,7 @@ class ConvergenceError(RuntimeError):
 
 
 def solve_turn(
-    card: Card | str,
+    card: Card,
     rules: Rules,
     objective: Objective | None = None,
     *,
@@ -420,7 +416,7 @@ def roll_expectation(model: TurnModel, world: int, values: FloatArray) -> FloatA
 
 
 def solve_cards(
-    cards: Sequence[str],
+    cards: Sequence[Card],
     rules: Rules,
     objective_factory: Callable[[], Objective] | None = None,
     *,
@@ -437,11 +433,11 @@ def solve_cards(
     for bit whatever the cards asked for with it and the number of workers.
     """
     factory = objective_factory or ExpectedPoints
-    wanted = {get_card(c).id for c in cards}
-    batches: dict[tuple[object, ...], list[str]] = {}
-    for card in CARD_IDS:
+    wanted = {c.id for c in cards}
+    batches: dict[tuple[object, ...], list[Card]] = {}
+    for card in CARDS.values():
         batches.setdefault(_batch_key(turn_model(card, rules)), []).append(card)
-    groups = [group for group in batches.values() if wanted & set(group)]
+    groups = [group for group in batches.values() if wanted & {c.id for c in group}]
     if n_jobs == 1 or len(groups) <= 1:
         solved = [_solve_cards(group, rules, factory, tol) for group in groups]
     else:
@@ -450,10 +446,10 @@ def solve_cards(
         solved = Parallel(n_jobs=n_jobs)(
             delayed(_solve_cards)(group, rules, factory, tol) for group in groups)
     by_card = {s.card: s for batch in solved for s in batch}
-    return {c: by_card[get_card(c).id] for c in cards}
+    return {c.id: by_card[c.id] for c in cards}
 
 
-def _solve_cards(cards: Sequence[str], rules: Rules, factory: Callable[[], Objective],
+def _solve_cards(cards: Sequence[Card], rules: Rules, factory: Callable[[], Objective],
                  tol: float) -> list[TurnSolution]:
     turns = []
     for card in cards:

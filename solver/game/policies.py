@@ -29,7 +29,7 @@ from ..engine.model import UNUSED, USED, WORLD_NAMES, symmetries
 from ..engine.solve import solve_layers
 from ..engine.structure import TurnStructure
 from ..errors import StaleTableError
-from ..rules import Rules
+from ..rules import CARDS, Rules
 from ..tablefile import checked_array
 from .final import final_utilities
 from .iterate import Moves, PhaseState, moves_at
@@ -215,7 +215,7 @@ def engine_policy(policy: PhasePolicy, rules: Rules, card: str, column: int,
     :func:`solver.engine.solve_payoff` evaluates them."""
     from ..engine import turn_model
 
-    model = turn_model(card, rules.turn_rules(), n_dice)
+    model = turn_model(CARDS[card], rules.turn_rules(), n_dice)
     orbit = orbit_of_positions(card, rules.turn_rules(), n_dice)
     positions = np.arange(model.n_full)
     out = {}
