@@ -135,7 +135,7 @@ print(json.dumps(out))
 
 LOAD_ALL = """
 from solver.rules import CARDS, CARD_IDS, Rules
-from solver.tables import turn_solution
+from solver.turntables import turn_solution
 for card in CARD_IDS:
     turn_solution(CARDS[card], Rules())
 """
@@ -215,7 +215,7 @@ import typer
 t.append(time.perf_counter())
 import numpy
 t.append(time.perf_counter())
-import solver.advisor, solver.engine, solver.tables
+import solver.advisor, solver.engine, solver.turntables
 t.append(time.perf_counter())
 from solver.dice import Dice
 from solver.rules import CARDS, Rules
@@ -363,7 +363,7 @@ from solver.engine import payoff_for, solve_payoff, turn_model
 from solver.engine.exact import exact_payoff, solve_exact
 from solver.rules import CARDS, CARD_IDS, Rules
 from solver.stats import exact_ending_payoff
-from solver.tables import OBJECTIVE
+from solver.turntables import OBJECTIVE
 out = {"import": time.perf_counter() - t0, "cards": {}}
 for card in CARD_IDS:
     a = time.perf_counter()
@@ -380,7 +380,7 @@ print(json.dumps(out))
 EXACT_SIZES = """
 import json, msgpack
 from solver.rules import CARDS, CARD_IDS, Rules
-from solver.tables import build_table, pack_table
+from solver.turntables import build_table, pack_table
 out = {}
 for card in CARD_IDS:
     table = build_table(CARDS[card], Rules())

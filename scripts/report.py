@@ -496,7 +496,7 @@ def section_playing_to_win(r: Report) -> str:
     from solver.duel import duel
     from solver.engine import ExpectedPoints
     from solver.game import GameUtility, deck, state_utility, win_probability
-    from solver.tables import game_tables
+    from solver.gametables import game_tables
 
     r.log("game tables")
     sol = game_tables(r.rules)

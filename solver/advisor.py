@@ -5,7 +5,7 @@ its inputs and of the solved turn (it prints nothing); the command line (`solver
 its answer, and what a player types for a move is read by :mod:`solver.choices`.
 
 - **Objectives.** ``need=None``: the expected points of the turn, read from the committed
-  policy tables (:func:`solver.tables.turn_solution`). ``need=N``: the probability that the
+  policy tables (:func:`solver.turntables.turn_solution`). ``need=N``: the probability that the
   turn ends with at least N points, :class:`solver.engine.AtLeast` solved on demand.
 - **Options.** Stopping (when :func:`solver.moves.can_stop`) and every distinct legal reroll
   of :func:`solver.moves.legal_rerolls` (the single source of legality): one per kept
@@ -321,13 +321,13 @@ def solution_for(
 ) -> TurnSolution:
     """The solved turn behind the advice: the points table, or `need` solved on demand.
 
-    Points come from the policy tables (:func:`solver.tables.turn_solution`: the committed
+    Points come from the policy tables (:func:`solver.turntables.turn_solution`: the committed
     tables for the default rules, `tables_dir` if given, the cache for other variants); a
     target `need` is solved now (:func:`solver.engine.solve_turn`, tens of milliseconds).
     """
     check_need(need)
     if need is None:
-        from .tables import turn_solution
+        from .turntables import turn_solution
 
         return turn_solution(card, rules.turn_rules(), tables_dir)
     from .engine import solve_turn
@@ -345,11 +345,11 @@ def exact_solution_for(
 ) -> ExactSolution:
     """The exact counterpart of :func:`solution_for`, proved optimal
     (:mod:`solver.engine.exact`): points from the tables' exact values
-    (:func:`solver.tables.exact_solution`); a target `need` solved now, from `solution` (the
+    (:func:`solver.turntables.exact_solution`); a target `need` solved now, from `solution` (the
     float solution of that need, e.g. the advice's) or solved first."""
     check_need(need)
     if need is None:
-        from .tables import exact_solution
+        from .turntables import exact_solution
 
         return exact_solution(card, rules.turn_rules(), tables_dir)
     from .engine.exact import exact_from
@@ -461,7 +461,7 @@ def solve_goal(card: Card, rules: Rules, goal: Goal, *,
                game: GameSolution | None = None) -> GoalSolution:
     """The solved turn behind advice for `goal`: expected points from the policy tables
     (`tables_dir`, see :func:`solution_for`), a `need` solved now, or winning the game from the
-    game table `game` (:func:`solver.tables.game_tables`; required for that goal)."""
+    game table `game` (:func:`solver.gametables.game_tables`; required for that goal)."""
     if goal.name != WIN:
         return GoalSolution(goal, objective_for(goal.need),
                             solution_for(card, rules, goal.need, tables_dir=tables_dir))

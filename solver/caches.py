@@ -2,7 +2,7 @@
 
 ``$SABORDS_CACHE_DIR``, else ``$XDG_CACHE_HOME/mille-sabords``, else
 ``~/.cache/mille-sabords``. Inside it: the tables of rules variants solved on demand
-(``turn-*``, ``game-*`` folders, see :mod:`solver.tables`) and numba's compiled kernels
+(``turn-*``, ``game-*`` folders, see :mod:`solver.tablepaths`) and numba's compiled kernels
 (``numba/``, see :mod:`solver.engine.kernel`), never inside the source tree.
 
 :func:`cache_entries` lists what is there (``sabords cache``); tables are keyed by the solver

@@ -1,15 +1,24 @@
-"""The game table of three players and more, ``game-<N>.msgpack``: every phase's values of an
-``N``-player game (:mod:`solver.game.nsolve`), and what was proved and measured of them.
+"""Game tables on disk: the two-player game, ``game.msgpack``, and the games of three
+players and more, ``game-<N>.msgpack``.
 
-One envelope of :mod:`solver.tablefile`. Header: ``kind`` ``game``, ``players``, the rules
-(target and ties included) and their hash, ``n_dice``, the deck, the point range, every phase's
-box of totals (:class:`solver.game.seats.Phase`); ``solve``: each phase's record
-(:class:`solver.game.nsolve.PhaseRecord`: iterations, proved bound, measured gap...). Arrays:
-per phase the values of seats 0 to ``N - 2`` (the last seat's is the rest), float64, their
-bytes shuffled (the k-th byte of every value together) and compressed with zlib at level 9.
-The same rules give the same bytes. Loading checks the kind, the rules, the players, the point
-range and every phase's box, every array's shape and type, and that the values are
-probabilities.
+Each file is one envelope of :mod:`solver.tablefile`; where a table lives is
+:mod:`solver.tablepaths`; the turn tables are :mod:`solver.turntables`.
+
+- ``game.msgpack``: the three phases of :mod:`solver.game` for one rules object, target and
+  ties included (:class:`solver.game.GameSolution`): the win probabilities, the certificates,
+  every state's win policy (zlib).
+- ``game-<N>.msgpack``: every phase's values of an ``N``-player game
+  (:mod:`solver.game.nsolve`) and what was proved and measured of them. Header: ``kind``
+  ``game``, ``players``, the rules (target and ties included) and their hash, ``n_dice``, the
+  deck, the point range, every phase's box of totals (:class:`solver.game.seats.Phase`);
+  ``solve``: each phase's record (:class:`solver.game.nsolve.PhaseRecord`: iterations, proved
+  bound, measured gap...). Arrays: per phase the values of seats 0 to ``N - 2`` (the last
+  seat's is 1 minus the others', as the solve sums them), float64, their bytes shuffled (the
+  k-th byte of every value together) and compressed with zlib at level 9.
+
+The same rules give the same bytes. Loading checks the kind, the rules
+(:func:`solver.tablefile.open_table`), the players, the point range and every phase's box,
+every array's shape and type, and that the values are probabilities.
 """
 
 from __future__ import annotations
@@ -17,15 +26,171 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import __version__
-from .engine import FloatArray
+from .engine.geometry import FloatArray
+from .engine.model import WORLD_NAMES
 from .errors import StaleTableError
 from .rules import Rules
-from .tablefile import open_envelope, pack_envelope, read_file, write_atomically
+from .tablefile import (
+    GAME_FORMAT_VERSION,
+    checked_array,
+    open_table,
+    pack_array,
+    pack_compressed,
+    pack_envelope,
+    read_file,
+    refusal,
+    write_atomically,
+)
+from .tablepaths import cached, game_default_dir
+
+if TYPE_CHECKING:
+    from .game import GameSolution, ProgressFn
+
+GAME_FILE = "game.msgpack"
+
+
+# --------------------------------------------------------------------------------------------
+# The game table
+# --------------------------------------------------------------------------------------------
+
+
+def game_table_path(directory: Path | str) -> Path:
+    return Path(directory) / GAME_FILE
+
+
+def pack_game(sol: GameSolution) -> bytes:
+    """The bytes of a game table (deterministic: the same solution gives the same bytes)."""
+    from .game import deck
+
+    payload = {
+        "header": {
+            "kind": "game",
+            "format": GAME_FORMAT_VERSION,
+            "solver_version": __version__,
+            "rules": sol.rules.as_dict(),
+            "rules_hash": sol.rules.hash,
+            "n_dice": sol.n_dice,
+            "deck": deck(sol.n_dice),
+            "k_min": sol.k_min,
+            "k_max": sol.k_max,
+        },
+        "solve": {"sweeps": sol.sweeps, "residual": sol.residual,
+                  "certified_bound": sol.certified_bound,
+                  "certificates": sol.certificates},
+        "arrays": {
+            "win": pack_array(sol.win),
+            "sudden": pack_array(sol.sudden),
+            "final": pack_array(sol.final.value),
+            "beyond": pack_array(sol.beyond),
+            "cards": {card: pack_array(v) for card, v in sol.cards.items()},
+            "policies": {phase: {f"{card}/{WORLD_NAMES[w]}": pack_compressed(codes)
+                                 for (card, w), codes in policy.codes.items()}
+                         for phase, policy in sol.policies.items()},
+        },
+    }
+    return pack_envelope(payload, GAME_FORMAT_VERSION)
+
+
+def unpack_game(data: bytes, rules: Rules, *, source: str) -> GameSolution:
+    """Read game table bytes, refusing them unless intact, made for exactly `rules`, and
+    every array of the shape the target and the point range call for."""
+    from .game import (
+        FINAL,
+        NORMAL,
+        SUDDEN,
+        UNIT,
+        FinalTable,
+        GameSolution,
+        deck,
+        point_range,
+        tail_rows,
+    )
+    from .game.policies import StoredPolicies
+
+    payload, refuse = open_table(data, table="game", source=source, rules=rules,
+                                 version=GAME_FORMAT_VERSION)
+    try:
+        header = payload["header"]
+        if header.get("players", 2) != 2:
+            raise refuse(f"a game table of {header['players']} players, not 2")
+        n_dice = int(header["n_dice"])
+        gm = point_range(rules, n_dice)
+        if (header["k_min"], header["k_max"]) != (gm.k_min, gm.k_max):
+            raise refuse("its point range is not these rules'")
+        arrays, solve = payload["arrays"], payload["solve"]
+        n = rules.target // UNIT
+        square = (n, n)
+        if set(arrays["cards"]) != set(deck(n_dice)):
+            raise refuse("its cards are not the deck's")
+        win = checked_array(arrays["win"], "win", square, "<f8", refuse)
+        sudden = checked_array(arrays["sudden"], "sudden", square, "<f8", refuse)
+        final = checked_array(arrays["final"], "final", (gm.k_max + 2,), "<f8", refuse)
+        beyond = checked_array(arrays["beyond"], "beyond", (tail_rows(gm), n), "<f8", refuse)
+        cards = {c: checked_array(v, f"cards.{c}", square, "<f8", refuse)
+                 for c, v in arrays["cards"].items()}
+        policies = StoredPolicies(arrays["policies"], rules, n_dice,
+                                  {NORMAL: n * n, SUDDEN: n * n, FINAL: gm.k_max + 1}, refuse)
+        for name, a in (("win", win), ("sudden", sudden), ("beyond", beyond)):
+            if not np.all((a >= 0.0) & (a <= 1.0)):
+                raise refuse(f"array {name!r} holds values outside [0, 1]")
+        return GameSolution(
+            rules=rules,
+            win=win,
+            sudden=sudden,
+            final=FinalTable(value=final, cards={}, sweeps=int(solve["sweeps"]["final"]),
+                             residual=float(solve["residual"]["final"]),
+                             bound=float(solve["certified_bound"]["final"])),
+            cards=cards,
+            k_min=gm.k_min,
+            k_max=gm.k_max,
+            beyond=beyond,
+            sweeps=dict(solve["sweeps"]),
+            residual=dict(solve["residual"]),
+            certified_bound=dict(solve["certified_bound"]),
+            certificates=dict(solve["certificates"]),
+            policies=policies,
+            seconds=0.0,
+            n_dice=n_dice,
+        )
+    except StaleTableError:
+        raise
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        raise refuse("incomplete table (a field is missing or malformed)") from None
+
+
+def write_game(sol: GameSolution, directory: Path | str) -> Path:
+    return write_atomically(game_table_path(directory), pack_game(sol))
+
+
+def read_game(directory: Path | str, rules: Rules) -> GameSolution:
+    path = game_table_path(directory)
+    data = read_file(path, refusal("game", path, rules))
+    return unpack_game(data, rules, source=str(path))
+
+
+def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,
+                progress: ProgressFn | None = None) -> GameSolution:
+    """The game table of `rules`: from `tables_dir`, the repository (default rules) or the
+    cache; other rules are solved now and cached."""
+    from .game import solve_game
+
+    if tables_dir is not None:
+        return read_game(tables_dir, rules)
+    directory = game_default_dir(rules)
+    return cached(directory, lambda: read_game(directory, rules),
+                   lambda: solve_game(rules, progress=progress),
+                   lambda s: write_game(s, directory))
+
+
+# --------------------------------------------------------------------------------------------
+# Three players and more
+# --------------------------------------------------------------------------------------------
+
 
 NGAME_FORMAT_VERSION = 1
 """The format of ``game-<N>.msgpack``: a change bumps it, and older tables are refused."""
@@ -62,7 +227,8 @@ def unpack_values(entry: dict[str, Any], shape: tuple[int, ...]) -> FloatArray:
     if len(raw) != 8 * count:
         raise ValueError("wrong length")
     bytes_ = np.frombuffer(raw, dtype=np.uint8).reshape(8, count).T.copy()
-    return bytes_.view("<f8").reshape(shape)
+    values: FloatArray = bytes_.view("<f8").reshape(shape)
+    return values
 
 
 @dataclass(frozen=True)
@@ -123,24 +289,17 @@ def pack_ngame(sol: Any) -> bytes:
     return pack_envelope(payload, NGAME_FORMAT_VERSION)
 
 
-def unpack_ngame(data: bytes, rules: Rules, players: int, *, source: str,
-                 fix: str) -> NGameTable:
+def unpack_ngame(data: bytes, rules: Rules, players: int, *, source: str) -> NGameTable:
     """Read a table of `players`, refusing it unless intact and made for exactly `rules`."""
     from .game import point_range
     from .game.seats import seats_of
 
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"game table {source}: {why}; {fix}")
-
-    payload = open_envelope(data, source=source, fix=fix, kind="game table",
-                            version=NGAME_FORMAT_VERSION)
+    payload, refuse = open_table(data, table="game", source=source, rules=rules,
+                                 version=NGAME_FORMAT_VERSION)
     try:
         header = payload["header"]
-        if header.get("kind") != "game" or header.get("players") != players:
-            raise refuse(f"not a game table of {players} players")
-        if header["rules_hash"] != rules.hash or header["rules"] != rules.as_dict():
-            raise refuse(f"made for other rules (hash {header['rules_hash']}, these rules have "
-                         f"{rules.hash})")
+        if header.get("players") != players:
+            raise refuse(f"a game table of {header.get('players', 2)} players, not {players}")
         n_dice = int(header["n_dice"])
         seats = seats_of(players, point_range(rules, n_dice), rules.target // 100, rules.ties)
         if _header(rules, players, n_dice, seats) != {**header,
@@ -171,7 +330,7 @@ def write_ngame(sol: Any, directory: Path | str) -> Path:
     return write_atomically(ngame_table_path(directory, sol.players), pack_ngame(sol))
 
 
-def read_ngame(directory: Path | str, rules: Rules, players: int, fix: str) -> NGameTable:
+def read_ngame(directory: Path | str, rules: Rules, players: int) -> NGameTable:
     path = ngame_table_path(directory, players)
-    data = read_file(path, "game table", fix)
-    return unpack_ngame(data, rules, players, source=str(path), fix=fix)
+    data = read_file(path, refusal("game", path, rules))
+    return unpack_ngame(data, rules, players, source=str(path))

@@ -7,8 +7,9 @@ need, a win). Two implement it:
 
 - :class:`TablesDirectory`, the command line's: the tables of a directory (``--tables``,
   ``--game-tables``), else the repository's committed tables for the default rules and the
-  cache for other variants (:mod:`solver.tables`), a need or a win solved on demand; a game
-  solve is reported through the callbacks it is given (the command line's progress);
+  cache for other variants (:mod:`solver.turntables`, :mod:`solver.gametables`), a need or
+  a win solved on demand; a game solve is reported through the callbacks it is given (the
+  command line's progress);
 - :class:`solver.web.solutions.Solutions`, the server's: the same, in bounded caches.
 
 So a front end only parses its inputs, asks :mod:`solver.answers` with its source, and renders.
@@ -26,7 +27,7 @@ from .rules import Card, Rules
 
 if TYPE_CHECKING:
     from .game import GameSolution, ProgressFn
-    from .tables import TurnTable
+    from .turntables import TurnTable
 
 
 class SolutionSource(Protocol):
@@ -48,8 +49,8 @@ class SolutionSource(Protocol):
 def game_on_disk(rules: Rules, directory: Path | None) -> bool:
     """Whether the game table of `rules` is read rather than solved: from `directory` (always
     read: a missing table there is refused), or the default place of these rules."""
+    from .gametables import game_table_path
     from .tablepaths import game_default_dir
-    from .tables import game_table_path
 
     return directory is not None or game_table_path(game_default_dir(rules)).is_file()
 
@@ -57,7 +58,7 @@ def game_on_disk(rules: Rules, directory: Path | None) -> bool:
 @dataclass
 class TablesDirectory:
     """The solutions of a tables directory (module docstring). Nothing is kept between calls
-    but what :mod:`solver.tables` and the engine cache themselves."""
+    but what :mod:`solver.turntables`, :mod:`solver.gametables` and the engine cache themselves."""
 
     tables_dir: Path | None = None
     """The turn tables' directory (None: the committed tables or the cache)."""
@@ -71,12 +72,12 @@ class TablesDirectory:
     """Called after a game table was solved."""
 
     def table(self, card: Card, rules: Rules) -> TurnTable:
-        from .tables import turn_table
+        from .turntables import turn_table
 
         return turn_table(card, rules.turn_rules(), self.tables_dir)
 
     def game(self, rules: Rules) -> GameSolution:
-        from .tables import game_tables
+        from .gametables import game_tables
 
         solving = not game_on_disk(rules, self.game_tables_dir)
         if solving and self.before_game_solve is not None:

@@ -5,9 +5,9 @@ A table file is a msgpack map ``{"format": <version>, "checksum": "sha256:<hex>"
 sorted (:func:`pack_envelope`, :func:`open_envelope`). Arrays are ``{"dtype", "shape",
 "data"}`` with the raw little-endian bytes (:func:`pack_array`; :func:`pack_compressed` with the
 data compressed), exact arrays a common denominator and fixed-width numerators
-(:func:`pack_exact`). What the payload holds is :mod:`solver.tables`'s business; this module
-only reads and writes the format, and refuses what does not fit it with a
-:class:`~solver.errors.StaleTableError`.
+(:func:`pack_exact`). What the payload holds is the business of :mod:`solver.turntables`
+and :mod:`solver.gametables`; this module only reads and writes the format, and refuses what
+does not fit it with a :class:`~solver.errors.StaleTableError`.
 """
 
 from __future__ import annotations
@@ -184,6 +184,24 @@ def open_envelope(data: bytes, *, refuse: Refusal, version: int,
     if not isinstance(payload, dict):
         raise refuse("incomplete table")
     return payload
+
+
+def open_table(data: bytes, *, table: str, source: Path | str, rules: Rules, version: int,
+               card: str | None = None) -> tuple[dict[str, Any], Refusal]:
+    """The payload of a `table` (``"turn"`` or ``"game"``) file made for exactly `rules`, and
+    the refusal of that file (for the caller's own checks of the rest): refused unless the
+    envelope is intact (:func:`open_envelope`), the header names this kind of table and the
+    header's rules are `rules`, with their hash."""
+    refuse = refusal(table, source, rules, card)
+    kind = "game table" if table == "game" else "policy table"
+    payload = open_envelope(data, refuse=refuse, kind=kind, version=version)
+    header = payload.get("header")
+    if not isinstance(header, dict) or header.get("kind") != table:
+        raise refuse(f"not a {'game' if table == 'game' else 'turn'} table")
+    if header.get("rules_hash") != rules.hash or header.get("rules") != rules.as_dict():
+        raise refuse(f"made for other rules (hash {header.get('rules_hash')}, these rules "
+                     f"have {rules.hash})")
+    return payload, refuse
 
 
 def checked_array(entry: dict[str, Any], name: str, shape: tuple[int, ...], dtype: str,

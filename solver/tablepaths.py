@@ -14,14 +14,18 @@ or the source on ``sys.path``) has no such package and reads ``tables/`` beside 
 from __future__ import annotations
 
 import importlib.resources
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from . import __version__
 from .caches import NUMBA_DIR, CacheEntry, cache_root
-from .errors import SettingsError, quote
+from .errors import SettingsError, StaleTableError, quote
 from .rules import Rules
 from .tablefile import FORMAT_VERSION, GAME_FORMAT_VERSION
+
+_T = TypeVar("_T")
 
 COMMITTED_PACKAGE = "solver.tabledata"
 """The package whose data are the committed tables, in an installed wheel."""
@@ -128,3 +132,22 @@ def check_output(rules: Rules, directory: Path | str, kind: str) -> None:
     if not in_checkout():
         raise SettingsError(f"{shown} holds the tables installed with mille-sabords: write "
                             f"tables into another directory", subject="out")
+
+
+def cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
+           write: Callable[[_T], object]) -> _T:
+    """A table from where it lives: from the committed tables, read (refusing what is
+    stale); from the cache, read, or build and cache (an unwritable cache only costs a solve
+    next time)."""
+    if is_committed_dir(directory):
+        return read()
+    try:
+        return read()
+    except StaleTableError:
+        pass
+    value = build()
+    try:
+        write(value)
+    except OSError:
+        pass
+    return value

@@ -63,7 +63,7 @@ def solutions() -> dict[str, TurnSolution]:
 def tables_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A policy table written like `sabords solve --out DIR` (the other tests read the
     repository's committed tables, as `sabords advise` does by default)."""
-    from solver.tables import build_table, write_table
+    from solver.turntables import build_table, write_table
 
     directory = tmp_path_factory.mktemp("advisor-tables")
     write_table(build_table(CARDS["chest"], RULES), directory)
@@ -239,7 +239,7 @@ def test_the_first_option_is_the_policy_move_at_every_live_position(goal: Goal) 
     for a need or a win), ties included. Before the fix (the advisor ordered ties by
     str(keep) within 1e-9) 2325, 3180 and 2352 of the 12831 live positions differed for these
     three goals (under `animals`, kkmpsccd kept mccd, the policy pccd)."""
-    from solver.tables import game_tables
+    from solver.gametables import game_tables
 
     g = geometry()
     game = game_tables(RULES) if goal.name == "win" else None

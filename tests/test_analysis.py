@@ -50,7 +50,7 @@ from solver.policies import (
 from solver.rules import CARD_IDS, CARDS, Rules, get_card, rules_with
 from solver.scoring import Outcome, bust_score, classify_roll, stop_score
 from solver.stats import deck_average, turn_stats
-from solver.tables import turn_table
+from solver.turntables import turn_table
 
 from .conftest import dice
 

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from solver.errors import QUOTE_LIMIT, SabordsError
+from solver.gametables import GAME_FILE, game_table_path, read_game
 from solver.limits import check_jobs, cores
 from solver.rules import CARDS, MAX_TARGET, Rules, rules_with
 from solver.tablefile import (
@@ -35,7 +36,7 @@ from solver.tablefile import (
     unpack_array,
 )
 from solver.tablepaths import committed_dir
-from solver.tables import GAME_FILE, game_table_path, read_game, read_table, table_path
+from solver.turntables import read_table, table_path
 
 from .conftest import CliResult, assert_one_line_error
 
@@ -167,10 +168,10 @@ def test_a_broken_turn_table_names_solve_into_that_directory(
         sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     line = assert_one_line_error(sabords("advise", "captain", "kkmmppsc", "--tables",
                                          str(tmp_path)))
-    import solver.tables
+    import solver.turntables
 
     rules = Rules()
-    monkeypatch.setattr(solver.tables, "build_tables", lambda cards, rules_, n_jobs=1: (
+    monkeypatch.setattr(solver.turntables, "build_tables", lambda cards, rules_, n_jobs=1: (
         read_table(table_path(committed_dir(), c), c, rules) for c in cards))
     fix = line.split("run `sabords ")[1].split("`")[0].split()
     assert fix[:2] == ["solve", "--all"] and fix[-2:] == ["--out", str(tmp_path)]
@@ -214,12 +215,12 @@ def test_solve_game_into_a_read_only_directory_is_refused_before_solving(
 
 def test_solve_into_a_read_only_directory_is_refused_before_solving(
         sabords: Run, read_only: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.tables
+    import solver.turntables
 
     def build(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the tables were solved before the directory was checked")
 
-    monkeypatch.setattr(solver.tables, "build_tables", build)
+    monkeypatch.setattr(solver.turntables, "build_tables", build)
     assert_one_line_error(sabords("solve", "--all", "--out", str(read_only / "sub")),
                           "cannot write the tables", "Read-only file system")
 

@@ -83,7 +83,8 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The committed tables stand for the solves of the default rules; other rules are
     refused as stale (a one-line answer like any other)."""
     import solver.game
-    import solver.tables as tables
+    import solver.gametables as gametables
+    import solver.turntables as tables
 
     def build_table(card: Any, rules: Rules) -> Any:
         if rules.turn_rules() != Rules():
@@ -99,14 +100,14 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if rules != Rules():
             raise StaleTableError("not solved in the fuzz", table="game", path="fuzz",
                                   rules=rules)
-        return tables.read_game(committed_dir(), rules)
+        return gametables.read_game(committed_dir(), rules)
 
     def write_game(sol: Any, directory: Any) -> Any:  # the committed bytes, without packing
-        path = tables.game_table_path(directory)
-        path.write_bytes(tables.game_table_path(committed_dir()).read_bytes())
+        path = gametables.game_table_path(directory)
+        path.write_bytes(gametables.game_table_path(committed_dir()).read_bytes())
         return path
 
-    monkeypatch.setattr(tables, "write_game", write_game)
+    monkeypatch.setattr(gametables, "write_game", write_game)
     monkeypatch.setattr(tables, "build_table", build_table)
     monkeypatch.setattr(tables, "build_tables", build_tables)
     monkeypatch.setattr(solver.game, "solve_game", solve_game)

@@ -62,7 +62,7 @@ from solver.stats import (
     turn_stats,
 )
 from solver.tablepaths import committed_dir
-from solver.tables import exact_solution, exact_stats, turn_table
+from solver.turntables import exact_solution, exact_stats, turn_table
 
 from .conftest import dice
 from .test_engine_bruteforce import (

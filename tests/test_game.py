@@ -36,6 +36,7 @@ from solver.dice import Dice
 from solver.duel import duel
 from solver.engine import AtLeast, kernel, solve_turn, symmetries, turn_model
 from solver.engine.kernel import LANES, to_lanes
+from solver.errors import StaleTableError
 from solver.game import (
     GameUtility,
     TurnUtility,
@@ -50,10 +51,10 @@ from solver.game import (
 from solver.game import iterate as it
 from solver.game.certify import certify
 from solver.game.policies import engine_policy
+from solver.gametables import pack_game, read_game, unpack_game
 from solver.moves import Reroll, reroll_is_legal, sub_multisets
 from solver.rules import CARDS, Rules
 from solver.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
-from solver.tables import StaleTableError, pack_game, read_game, unpack_game
 
 from .conftest import CliResult, assert_one_line_error
 

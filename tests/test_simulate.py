@@ -32,7 +32,7 @@ from solver.simulate import (
     play_turns,
     simulate,
 )
-from solver.tables import turn_table
+from solver.turntables import turn_table
 
 from .conftest import CliResult, assert_one_line_error
 

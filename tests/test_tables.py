@@ -23,15 +23,15 @@ import numpy as np
 import pytest
 
 import solver.tablepaths as tablepaths
-import solver.tables as tables_module
+import solver.turntables as tables_module
 from solver import __version__
 from solver.engine import TurnSolution, solve_cards, solve_turn
+from solver.errors import StaleTableError
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
 from solver.stats import STAT_NAMES, deck_average, turn_stats
 from solver.tablefile import FORMAT_VERSION
 from solver.tablepaths import cache_dir, committed_dir
-from solver.tables import (
-    StaleTableError,
+from solver.turntables import (
     TurnTable,
     build_table,
     build_tables,

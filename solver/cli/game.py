@@ -131,9 +131,9 @@ def solve_game_command(
     import sys
 
     from ..game import solve_game
+    from ..gametables import game_table_path, write_game
     from ..limits import check_writable, game_cost
     from ..tablepaths import check_output, game_default_dir
-    from ..tables import game_table_path, write_game
 
     rules = rules_from(variant)
     if out is not None:

@@ -45,6 +45,7 @@ class _Progress:
 def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str | None,
                   workers: int | None, resume: bool, block: int) -> None:
     """Solve the `players`-player game of `rules` into `directory` (module doc)."""
+    from ..game import game_model, point_range
     from ..game.cluster import (
         DaskRunner,
         connect,
@@ -52,10 +53,9 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
         local_cluster,
         save_checkpoint,
     )
-    from ..game.nsolve import LocalRunner, solve_nplayer
+    from ..game.nsolve import LocalRunner, Runner, solve_nplayer
     from ..game.seats import seats_of
     from ..gametables import ngame_table_path, write_ngame
-    from ..game import game_model, point_range
 
     gm = game_model(rules)
     seats = seats_of(players, point_range(rules), gm.n, rules.ties)
@@ -84,8 +84,8 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
         where = local_cluster(workers)
     started = time.perf_counter()
     with where as client:
-        runner = (LocalRunner(rules, players) if client is None
-                  else DaskRunner(client, rules, players))
+        runner: Runner = (LocalRunner(rules, players) if client is None
+                          else DaskRunner(client, rules, players))
         sol = solve_nplayer(rules, players, runner, block=block, progress=_Progress(),
                             checkpoint=checkpoint, resume=state)
     seconds = time.perf_counter() - started

@@ -80,7 +80,7 @@ def solve(
     from ..limits import check_jobs, check_writable, cores
     from ..rules import CARDS
     from ..tablepaths import check_output, default_dir
-    from ..tables import build_tables, table_path, write_table
+    from ..turntables import build_tables, table_path, write_table
 
     rules = rules_from(variant)
     if all_cards and card:

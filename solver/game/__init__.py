@@ -7,7 +7,7 @@
 - :mod:`.solve`: the three phases in order, and what the tables answer;
 - :mod:`.policies`: the win policy of many states at once (whole simulated games).
 
-The game table is read and written by :mod:`solver.tables`.
+The game table is read and written by :mod:`solver.gametables`.
 """
 
 from .final import FinalTable, solve_final

@@ -32,16 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import FloatArray
+from ..engine import FloatArray, IntArray
 from ..engine.kernel import THREADS_ENV
-from ..errors import SettingsError, quote
+from ..errors import SettingsError, StaleTableError, quote
 from ..rules import NUM_DICE, Rules
 from ..tablefile import (
-    checked_array,
     open_envelope,
     pack_array,
     pack_envelope,
-    read_file,
+    refusal,
     unpack_array,
     write_atomically,
 )
@@ -56,19 +55,18 @@ class DaskRunner:
     def __init__(self, client: Any, rules: Rules, players: int, n_dice: int = NUM_DICE) -> None:
         self.client, self.rules, self.players, self.n_dice = client, rules, players, n_dice
 
-    def improve(self, phase: str, blocks: Sequence[tuple[int, int]], Z: FloatArray,
+    def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
                 tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
         from distributed import as_completed
 
         table = self.client.scatter(Z, broadcast=True, hash=False)
         futures = [self.client.submit(improve_block, self.rules, self.players, self.n_dice,
-                                      phase, lo, hi, table, tol, eps, values,
-                                      key=f"improve-{phase}-{lo}-{hi}-{tol!r}-{id(table)}",
-                                      retries=2)
-                   for lo, hi in blocks]
+                                      phase, index, table, tol, eps, values,
+                                      key=f"improve-{phase}-{i}-{table.key}", retries=2)
+                   for i, index in enumerate(blocks)]
         where = {f.key: i for i, f in enumerate(futures)}
         try:
-            for future in as_completed(futures):
+            for future in as_completed(futures):  # type: ignore[no-untyped-call]
                 yield where[future.key], future.result()
                 future.release()
         finally:
@@ -92,7 +90,7 @@ def local_cluster(n_workers: int | None = None) -> Iterator[Any]:
 
     with LocalCluster(n_workers=workers(n_workers), threads_per_worker=1, processes=True,
                       env={THREADS_ENV: "1"}, dashboard_address=None,
-                      silence_logs=40) as cluster, Client(cluster) as client:
+                      silence_logs=40) as cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
         yield client
 
 
@@ -103,14 +101,14 @@ def connect(address: str) -> Iterator[Any]:
     from distributed import Client
 
     try:
-        client = Client(address, timeout="20s")
+        client = Client(address, timeout="20s")  # type: ignore[no-untyped-call]
     except (OSError, TimeoutError, ValueError) as exc:
         raise SettingsError(f"no Dask scheduler answers at {quote(address)}: {exc}",
                             subject="scheduler") from None
     try:
         yield client
     finally:
-        client.close()
+        client.close()  # type: ignore[no-untyped-call]
 
 
 # --------------------------------------------------------------------------------------------
@@ -143,34 +141,36 @@ def save_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
 def load_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
                     rows: int) -> Checkpoint:
     """The state saved at `path` by :func:`save_checkpoint`, refused (a
-    :class:`~solver.errors.StaleTableError`) unless it is intact and of this game."""
-    fix = "remove it to start the solve again"
-    data = read_file(path, "checkpoint", fix)
-    payload = open_envelope(data, source=str(path), fix=fix, kind="checkpoint",
-                            version=CHECKPOINT_VERSION)
-    from ..errors import StaleTableError
+    :class:`~solver.errors.SettingsError` of the ``resume`` input) unless it is intact and of
+    this game."""
 
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"checkpoint {path}: {why}; {fix}")
+    def refuse(why: str) -> SettingsError:
+        return SettingsError(f"cannot resume from {quote(str(path))}: {why}", subject="resume")
 
     try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise refuse(exc.strerror or "it cannot be read") from None
+    table_refusal = refusal("game", path, rules)
+    try:
+        payload = open_envelope(data, refuse=table_refusal, kind="checkpoint",
+                                version=CHECKPOINT_VERSION)
+    except StaleTableError as exc:
+        raise refuse(exc.reason) from None
+    try:
         if payload["header"] != _header(rules, players, n_dice):
-            raise refuse("made for another game (rules, players or dice)")
-        Z = checked_array(payload["Z"], "Z", (rows, players), "<f8", refuse)
-        records = {}
-        for name, r in payload["records"].items():
-            records[name] = PhaseRecord(**r)
-        size = Z.shape[0]
-        digests = [np.asarray(unpack_array(d)) for d in payload["digests"]]
-        if any(d.dtype != np.dtype("<u8") or d.ndim != 1 or d.shape[0] > size
-               for d in digests):
-            raise refuse("a digest is malformed")
-        change = float(payload["change"])
+            raise refuse("it was written by a solve of another game (rules, players or dice)")
+        Z = np.array(unpack_array(payload["Z"]))
+        if Z.shape != (rows, players) or Z.dtype != np.dtype("<f8"):
+            raise refuse("its value table is not of this game")
+        records = {name: PhaseRecord(**r) for name, r in payload["records"].items()}
+        digests = [np.array(unpack_array(d)) for d in payload["digests"]]
         work = {k: np.array(unpack_array(v)) for k, v in payload["work"].items()}
-        return Checkpoint(Z=Z.copy(), done=list(payload["done"]), records=records,
+        change = float(payload["change"])
+        return Checkpoint(Z=Z, done=list(payload["done"]), records=records,
                           phase=payload["phase"] or None, iteration=int(payload["iteration"]),
                           digests=digests, change=None if change < 0 else change, work=work)
-    except StaleTableError:
+    except SettingsError:
         raise
     except (KeyError, TypeError, ValueError):
-        raise refuse("incomplete (a field is missing or malformed)") from None
+        raise refuse("it is incomplete (a field is missing or malformed)") from None

@@ -61,7 +61,7 @@ from ..rules import NUM_DICE, Rules
 from .evaluate import evaluate, order_of, sweep, turns_bound
 from .model import NORMAL, SUDDEN, GameModel, game_model, point_range
 from .seats import Seats, seats_of
-from .turns import Improved, improve
+from .turns import improve
 
 FINAL_TOL = 1e-12
 """The certified bound of the last improvements' turn solves."""

@@ -4,7 +4,7 @@ The moves are chosen by the kernel's one tie-break rule (:func:`solver.engine.ke
 with :data:`solver.engine.TIE_TOL`: stop, then no Sorceress, then the most dice) at the solve's
 converged iterate (normal play, sudden death: residual 1e-12, ten times below the tie
 tolerance, so the choices are stable) and at the final turn's layered solve (by deficit). They
-are stored in the game table with the values (:mod:`solver.tables`), so the games read them.
+are stored in the game table with the values (:mod:`solver.gametables`), so the games read them.
 
 A policy names, per card and world, a move for every full orbit (the representative position of
 each orbit of the card's symmetries) and every column (state or deficit): :data:`STOP`,

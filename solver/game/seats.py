@@ -73,17 +73,19 @@ class Phase:
         """The totals (S, N) of states `index` (S,): seat 0 varies slowest."""
         index = np.asarray(index, dtype=np.int64)
         span = np.array(self.hi, dtype=np.int64) - np.array(self.lo, dtype=np.int64)
-        out = (index[:, None] // self._radix[None, :]) % span[None, :]
+        out: IntArray = (index[:, None] // self._radix[None, :]) % span[None, :]
         return out + np.array(self.lo, dtype=np.int64)[None, :]
 
     def encode(self, totals: IntArray) -> IntArray:
         """The index of each row of `totals` (S, N), which must lie in the box."""
-        return ((np.asarray(totals, dtype=np.int64) - np.array(self.lo, dtype=np.int64))
-                @ self._radix)
+        out: IntArray = ((np.asarray(totals, dtype=np.int64)
+                          - np.array(self.lo, dtype=np.int64)) @ self._radix)
+        return out
 
     def contains(self, totals: IntArray) -> np.ndarray:
         t = np.asarray(totals)
-        return np.all((t >= np.array(self.lo)) & (t < np.array(self.hi)), axis=-1)
+        inside: np.ndarray = np.all((t >= np.array(self.lo)) & (t < np.array(self.hi)), axis=-1)
+        return inside
 
 
 def final_name(remaining: int) -> str:
@@ -133,12 +135,12 @@ class Seats:
         return out
 
     def offset(self, name: str) -> int:
-        return self.offsets[name]
+        return int(self.offsets[name])
 
     @property
     def rows(self) -> int:
         """Rows of ``Z``: every phase's states, then one terminal row per set of winners."""
-        return self.offsets["terminal"] + 2**self.players
+        return int(self.offsets["terminal"]) + int(2**self.players)
 
     # -- terminal results --------------------------------------------------------------------
 
@@ -173,7 +175,8 @@ class Seats:
                 taken |= at_top[:, seat]
             at_top = first
         weights = (1 << np.arange(self.players)).astype(np.int64)
-        return (at_top.astype(np.int64) @ weights).astype(np.int64)
+        mask: IntArray = (at_top.astype(np.int64) @ weights).astype(np.int64)
+        return mask
 
     # -- successors ----------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ answer (the win probability at given totals, the win objective of a turn).
 
 :func:`solve_game` solves the final turn (:mod:`.final`), then sudden death, then normal play
 (:mod:`.iterate`), and certifies each (:mod:`.certify`); :class:`GameSolution` is the result,
-written and read by :mod:`solver.tables` (``game.msgpack``).
+written and read by :mod:`solver.gametables` (``game.msgpack``).
 """
 
 from __future__ import annotations

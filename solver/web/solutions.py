@@ -2,7 +2,7 @@
 
 What a request needs comes from the server's own configuration (:class:`Settings`: the tables
 directories, the limits), never from the request: the library decides where a table of given
-rules lives (:mod:`solver.tables`: the repository's tables for the default rules, the cache
+rules lives (:mod:`solver.turntables`: the repository's tables for the default rules, the cache
 directory, keyed by the rules hash, for other variants).
 
 - **Turn tables** (expected points), per card and turn rules: read once (the default rules'
@@ -35,7 +35,7 @@ from .cache import BoundedCache
 
 if TYPE_CHECKING:
     from ..game import GameSolution
-    from ..tables import TurnTable
+    from ..turntables import TurnTable
 
 T = TypeVar("T")
 
@@ -117,8 +117,9 @@ class Solutions:
     # -- turn tables and goals -----------------------------------------------------------------
 
     def table(self, card: Card, rules: Rules) -> TurnTable:
-        """The expected-points table of `card` under `rules` (:func:`solver.tables.turn_table`)."""
-        from ..tables import turn_table
+        """The expected-points table of `card` under `rules`
+        (:func:`solver.turntables.turn_table`)."""
+        from ..turntables import turn_table
         turn = rules.turn_rules()
         return self.tables.get((card.id, turn), lambda: self._solve(
             lambda: turn_table(card, turn, self.settings.tables_dir)))
@@ -149,13 +150,13 @@ class Solutions:
     # -- the game ------------------------------------------------------------------------------
 
     def game(self, rules: Rules) -> GameSolution:
-        """The game table of `rules` (:func:`solver.tables.game_tables`); a table that is not on
+        """The game table of `rules` (:func:`solver.gametables.game_tables`); a table that is not on
         disk is solved only up to :attr:`Settings.max_game_target`."""
         return self.games.get(rules, lambda: self._solve(lambda: self._read_game(rules)))
 
     def _read_game(self, rules: Rules) -> GameSolution:
+        from ..gametables import game_tables
         from ..sources import game_on_disk
-        from ..tables import game_tables
 
         directory = self.settings.game_tables_dir
         limit = self.settings.max_game_target

@@ -1,46 +1,43 @@
-"""Tables on disk: each card's solved turn and the two-player game, in msgpack.
+"""Turn tables on disk: each card's solved turn, ``turn-<card>.msgpack``.
 
 Each file is one envelope of :mod:`solver.tablefile` (format version, checksum, packed payload
 with sorted keys and raw little-endian arrays: the same rules give the same bytes); where a
-table lives is :mod:`solver.tablepaths`. This module says what the payloads hold:
+table lives is :mod:`solver.tablepaths`; the game tables are :mod:`solver.gametables`. A turn
+table holds the card's turn solved for expected points (:func:`build_table`): header ``card``,
+``rules`` (the turn rules: the game-level variants ``target`` and ``ties`` do not change a
+turn, :meth:`solver.rules.Rules.turn_rules`), ``rules_hash``, ``objective``, ``n_dice``,
+``solver_version``; ``solve`` (sweeps, residual, bound); ``stats`` (:mod:`solver.stats`);
+arrays ``first_value``, ``turn_value``, ``stop_value`` and per world (``used``, and ``unused``
+for the Sorceress) ``value``, ``keep_value``, ``policy``, ``sorceress``
+(:class:`solver.engine.TurnSolution`); and ``exact`` (:mod:`solver.engine.exact`): the same
+values as fractions (``first_value``, ``turn_value``, per world ``value`` and ``keep_value``,
+:func:`pack_exact`), the exact statistics as ``"p/q"`` strings, and the proof's record. The
+float arrays are the exact values rounded to the nearest double, so they too are the same
+bytes on every machine.
 
-- **Turn tables**, ``turn-<card>.msgpack``: the card's turn solved for expected points
-  (:func:`build_table`): header ``card``, ``rules`` (the turn rules: the game-level variants
-  ``target`` and ``ties`` do not change a turn, :meth:`solver.rules.Rules.turn_rules`),
-  ``rules_hash``, ``objective``, ``n_dice``, ``solver_version``; ``solve`` (sweeps, residual,
-  bound); ``stats`` (:mod:`solver.stats`); arrays ``first_value``, ``turn_value``,
-  ``stop_value`` and per world (``used``, and ``unused`` for the Sorceress) ``value``,
-  ``keep_value``, ``policy``, ``sorceress`` (:class:`solver.engine.TurnSolution`); and
-  ``exact`` (:mod:`solver.engine.exact`): the same values as fractions (``first_value``,
-  ``turn_value``, per world ``value`` and ``keep_value``, :func:`pack_exact`), the exact
-  statistics as ``"p/q"`` strings, and the proof's record. The float arrays are the exact
-  values rounded to the nearest double, so they too are the same bytes on every machine.
-- **The game table**, ``game.msgpack``: the three phases of :mod:`solver.game` for one rules
-  object, target and ties included (:class:`solver.game.GameSolution`).
-
-Loading checks the format version, the checksum, the kind, the card and the rules, that
-every array has the shape and type the table's geometry calls for, and that the exact turn
-value and statistics round to the stored floats; anything else is refused
-with a :class:`StaleTableError` (the file, the reason, the table and its rules: the front ends
-word the fix).
+Loading checks the format version, the checksum, the kind, the card and the rules
+(:func:`solver.tablefile.open_table`), that every array has the shape and type the table's
+geometry calls for, and that the exact turn value and statistics round to the stored floats;
+anything else is refused with a :class:`StaleTableError` (the file, the reason, the table and
+its rules: the front ends word the fix).
 
 Where tables come from: an explicit directory is used as it is; otherwise the default rules
 read the committed tables (the repository's ``tables/``, made by ``make tables``, installed
-with the package: :func:`solver.tablepaths.committed_dir`), and any
-other variant is solved on demand and cached under the user's cache directory
-(:func:`solver.caches.cache_root`), keyed by the kind, the solver and format versions and the
-rules hash (:func:`solver.tablepaths.default_dir`).
+with the package: :func:`solver.tablepaths.committed_dir`), and any other variant is solved on
+demand and cached under the user's cache directory (:func:`solver.caches.cache_root`), keyed
+by the kind, the solver and format versions and the rules hash
+(:func:`solver.tablepaths.default_dir`).
 
 This module imports no joblib or scipy on the loading path (the advisor's cold start).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,13 +57,11 @@ from .stats import (
 )
 from .tablefile import (
     FORMAT_VERSION,
-    GAME_FORMAT_VERSION,
     Refusal,
     check_exact,
     checked_array,
-    open_envelope,
+    open_table,
     pack_array,
-    pack_compressed,
     pack_envelope,
     pack_exact,
     read_file,
@@ -74,17 +69,13 @@ from .tablefile import (
     unpack_exact,
     write_atomically,
 )
-from .tablepaths import default_dir, game_default_dir, is_committed_dir
+from .tablepaths import cached, default_dir
 
 if TYPE_CHECKING:
     from .engine.exact import ExactSolution
-    from .game import GameSolution, ProgressFn
-
-_T = TypeVar("_T")
 
 OBJECTIVE = ExpectedPoints()
 """Turn tables hold the expected-points solution (other objectives are solved when needed)."""
-GAME_FILE = "game.msgpack"
 
 
 # --------------------------------------------------------------------------------------------
@@ -283,19 +274,12 @@ def unpack_table(data: bytes, *, source: str, card: Card, rules: Rules) -> TurnT
     file in the refusal)."""
     card_id = card.id
     turn = rules.turn_rules()
-    refuse = refusal("turn", source, turn, card_id)
-    payload = open_envelope(data, refuse=refuse, kind="policy table", version=FORMAT_VERSION)
+    payload, refuse = open_table(data, table="turn", source=source, rules=turn,
+                                 version=FORMAT_VERSION, card=card_id)
     try:
         header = payload["header"]
-        if header.get("kind") != "turn":
-            raise refuse("not a turn table")
         if header["card"] != card_id:
             raise refuse(f"made for card {header['card']!r}, not {card_id!r}")
-        if header["rules_hash"] != turn.hash or header["rules"] != turn.as_dict():
-            raise refuse(
-                f"made for other rules (hash {header['rules_hash']}, these rules have "
-                f"{turn.hash})"
-            )
         if header["n_dice"] != NUM_DICE:
             raise refuse(f"made for {header['n_dice']!r} dice, not {NUM_DICE}")
         return _table_of(payload, card, turn, refuse)
@@ -407,24 +391,6 @@ def read_table(path: Path | str, card: Card, rules: Rules) -> TurnTable:
     return unpack_table(data, source=str(path), card=card, rules=rules)
 
 
-def _cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
-            write: Callable[[_T], object]) -> _T:
-    """From the committed tables: read (refusing what is stale). From the cache: read, or
-    build and cache (an unwritable cache only costs a solve next time)."""
-    if is_committed_dir(directory):
-        return read()
-    try:
-        return read()
-    except StaleTableError:
-        pass
-    value = build()
-    try:
-        write(value)
-    except OSError:
-        pass
-    return value
-
-
 def turn_table(card: Card, rules: Rules, tables_dir: Path | str | None = None) -> TurnTable:
     """The table of `card` under `rules` (see the module docstring for where it comes from).
 
@@ -434,7 +400,7 @@ def turn_table(card: Card, rules: Rules, tables_dir: Path | str | None = None) -
     if tables_dir is not None:
         return read_table(table_path(tables_dir, card), card, rules)
     directory = default_dir(rules)
-    return _cached(directory, lambda: read_table(table_path(directory, card), card, rules),
+    return cached(directory, lambda: read_table(table_path(directory, card), card, rules),
                    lambda: build_table(card, rules), lambda t: write_table(t, directory))
 
 
@@ -459,139 +425,3 @@ def exact_stats(
     """The exact expected points, P(bust), P(Skull Island) and island deduction of `card`'s
     turn under the proved optimal policy, from its table."""
     return turn_table(card, rules, tables_dir).exact_stats()
-
-
-# --------------------------------------------------------------------------------------------
-# The game table
-# --------------------------------------------------------------------------------------------
-
-
-def game_table_path(directory: Path | str) -> Path:
-    return Path(directory) / GAME_FILE
-
-
-def pack_game(sol: GameSolution) -> bytes:
-    """The bytes of a game table (deterministic: the same solution gives the same bytes)."""
-    from .game import deck
-
-    payload = {
-        "header": {
-            "kind": "game",
-            "format": GAME_FORMAT_VERSION,
-            "solver_version": __version__,
-            "rules": sol.rules.as_dict(),
-            "rules_hash": sol.rules.hash,
-            "n_dice": sol.n_dice,
-            "deck": deck(sol.n_dice),
-            "k_min": sol.k_min,
-            "k_max": sol.k_max,
-        },
-        "solve": {"sweeps": sol.sweeps, "residual": sol.residual,
-                  "certified_bound": sol.certified_bound,
-                  "certificates": sol.certificates},
-        "arrays": {
-            "win": pack_array(sol.win),
-            "sudden": pack_array(sol.sudden),
-            "final": pack_array(sol.final.value),
-            "beyond": pack_array(sol.beyond),
-            "cards": {card: pack_array(v) for card, v in sol.cards.items()},
-            "policies": {phase: {f"{card}/{WORLD_NAMES[w]}": pack_compressed(codes)
-                                 for (card, w), codes in policy.codes.items()}
-                         for phase, policy in sol.policies.items()},
-        },
-    }
-    return pack_envelope(payload, GAME_FORMAT_VERSION)
-
-
-def unpack_game(data: bytes, rules: Rules, *, source: str) -> GameSolution:
-    """Read game table bytes, refusing them unless intact, made for exactly `rules`, and
-    every array of the shape the target and the point range call for."""
-    from .game import (
-        FINAL,
-        NORMAL,
-        SUDDEN,
-        UNIT,
-        FinalTable,
-        GameSolution,
-        deck,
-        point_range,
-        tail_rows,
-    )
-    from .game.policies import StoredPolicies
-
-    refuse = refusal("game", source, rules)
-    payload = open_envelope(data, refuse=refuse, kind="game table", version=GAME_FORMAT_VERSION)
-    try:
-        header = payload["header"]
-        if header.get("kind") != "game":
-            raise refuse("not a game table")
-        if header["rules_hash"] != rules.hash or header["rules"] != rules.as_dict():
-            raise refuse(f"made for other rules (hash {header['rules_hash']}, these rules have "
-                         f"{rules.hash})")
-        n_dice = int(header["n_dice"])
-        gm = point_range(rules, n_dice)
-        if (header["k_min"], header["k_max"]) != (gm.k_min, gm.k_max):
-            raise refuse("its point range is not these rules'")
-        arrays, solve = payload["arrays"], payload["solve"]
-        n = rules.target // UNIT
-        square = (n, n)
-        if set(arrays["cards"]) != set(deck(n_dice)):
-            raise refuse("its cards are not the deck's")
-        win = checked_array(arrays["win"], "win", square, "<f8", refuse)
-        sudden = checked_array(arrays["sudden"], "sudden", square, "<f8", refuse)
-        final = checked_array(arrays["final"], "final", (gm.k_max + 2,), "<f8", refuse)
-        beyond = checked_array(arrays["beyond"], "beyond", (tail_rows(gm), n), "<f8", refuse)
-        cards = {c: checked_array(v, f"cards.{c}", square, "<f8", refuse)
-                 for c, v in arrays["cards"].items()}
-        policies = StoredPolicies(arrays["policies"], rules, n_dice,
-                                  {NORMAL: n * n, SUDDEN: n * n, FINAL: gm.k_max + 1}, refuse)
-        for name, a in (("win", win), ("sudden", sudden), ("beyond", beyond)):
-            if not np.all((a >= 0.0) & (a <= 1.0)):
-                raise refuse(f"array {name!r} holds values outside [0, 1]")
-        return GameSolution(
-            rules=rules,
-            win=win,
-            sudden=sudden,
-            final=FinalTable(value=final, cards={}, sweeps=int(solve["sweeps"]["final"]),
-                             residual=float(solve["residual"]["final"]),
-                             bound=float(solve["certified_bound"]["final"])),
-            cards=cards,
-            k_min=gm.k_min,
-            k_max=gm.k_max,
-            beyond=beyond,
-            sweeps=dict(solve["sweeps"]),
-            residual=dict(solve["residual"]),
-            certified_bound=dict(solve["certified_bound"]),
-            certificates=dict(solve["certificates"]),
-            policies=policies,
-            seconds=0.0,
-            n_dice=n_dice,
-        )
-    except StaleTableError:
-        raise
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
-        raise refuse("incomplete table (a field is missing or malformed)") from None
-
-
-def write_game(sol: GameSolution, directory: Path | str) -> Path:
-    return write_atomically(game_table_path(directory), pack_game(sol))
-
-
-def read_game(directory: Path | str, rules: Rules) -> GameSolution:
-    path = game_table_path(directory)
-    data = read_file(path, refusal("game", path, rules))
-    return unpack_game(data, rules, source=str(path))
-
-
-def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,
-                progress: ProgressFn | None = None) -> GameSolution:
-    """The game table of `rules`: from `tables_dir`, the repository (default rules) or the
-    cache; other rules are solved now and cached."""
-    from .game import solve_game
-
-    if tables_dir is not None:
-        return read_game(tables_dir, rules)
-    directory = game_default_dir(rules)
-    return _cached(directory, lambda: read_game(directory, rules),
-                   lambda: solve_game(rules, progress=progress),
-                   lambda s: write_game(s, directory))
