@@ -223,21 +223,30 @@ class Lookup:
 
 
 def lookup(phase: str, gm: GameModel) -> Lookup:
+    """The two-player phase's lookups: the successors of the game of any number of players
+    (:meth:`.seats.Seats.successors`, ``N = 2``), as indices into the phase's values followed
+    by its tail (final turn ``G(a', b)`` at ``n * n + (a' - n) * n + b``; the win at
+    ``n * n``)."""
+    from .seats import Seats, final_name
+
     n = gm.n
-    a, b = np.divmod(np.arange(n * n), n)
-    k = np.arange(gm.k_min, gm.k_max + 1)[:, None]
-    after = a[None, :] + k
-    here = b[None, :] * n + floor_total(after)
-    if phase == NORMAL:
-        beyond = n * n + (after - n) * n + b[None, :]  # G(a', b), a' >= n
-    elif phase == SUDDEN:
-        beyond = np.full_like(after, n * n)  # the win
-    else:
+    seats = Seats(players=2, n=n, k_min=gm.k_min, k_max=gm.k_max, n_ded=gm.n_ded,
+                  ties="shared")  # the successors of normal play and sudden death know no ties
+    if phase not in (NORMAL, SUDDEN):
         raise ValueError(f"no lookup for phase {phase!r}")
-    points = np.where(after >= n, beyond, here)
-    d = np.arange(gm.n_ded)[:, None]
-    island = floor_total(b[None, :] - d) * n + a[None, :]
-    return Lookup(n=n, points=points, island=island)
+    points, island = seats.successors(phase, np.arange(n * n, dtype=np.int64))
+    final = seats.phases[final_name(1)]
+    start = seats.offset(final.name)
+
+    def index(rows: IntArray) -> IntArray:
+        out = rows - seats.offset(phase)
+        tail = (rows >= start) & (rows < start + final.size)
+        b, leader = final.decode((rows[tail] - start)).T  # the mover b against a' >= n
+        out[tail] = n * n + (leader - n) * n + b
+        out[rows == seats.magic_row()] = n * n
+        return out
+
+    return Lookup(n=n, points=index(points), island=index(island))
 
 
 def tail_rows(gm: GameModel | PointRange) -> int:

@@ -1,0 +1,254 @@
+"""The game of three players and more (issue 20): the seats model, the turns' endings, and the
+policy iteration of :mod:`solver.game.nsolve`, met by routes that share none of its code:
+
+- the two-player game's lookups are the seats model's successors, and its policy iteration
+  meets the certified two-player solve (a different algorithm) to its bounds;
+- the endings kernel (the forward pushes) in numba equals its numpy reference bit for bit, its
+  distribution gives the Bellman value back, and a column's numbers do not depend on the
+  columns beside it;
+- on reduced games (three dice, small targets) every state's table value is met by the
+  engine's plain turn solve of that state (no orbits, no pushes, no evaluation): the mover's
+  value is its best turn's, every other seat's the policy evaluation of that turn;
+- a naive expectimax over ordered dice (written from RULES.md alone, tests/
+  test_engine_bruteforce.py) gives the mover's best value at sample states.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from solver.engine import Objective, kernel, solve_turn
+from solver.engine.arrays import turn_value_lanes
+from solver.engine.forward import endings
+from solver.engine.kernel import LANES, from_lanes, to_lanes
+from solver.engine.model import UNUSED, USED
+from solver.engine.solve import TIE_TOL, solve_layers
+from solver.game import solve_game
+from solver.game.model import (
+    NORMAL,
+    SUDDEN,
+    GameUtility,
+    TurnUtility,
+    deck,
+    game_model,
+    lookup,
+    point_range,
+)
+from solver.game.nsolve import NGameSolution, solve_nplayer
+from solver.game.seats import seats_of
+from solver.rules import CARDS, Rules, floor_total
+
+from .test_engine_bruteforce import Level, Naive, Utility
+
+
+@pytest.fixture(scope="module")
+def three() -> NGameSolution:
+    return solve_nplayer(Rules(target=300), 3, n_dice=3)
+
+
+@pytest.fixture(scope="module")
+def four() -> NGameSolution:
+    return solve_nplayer(Rules(target=400), 4, n_dice=3)
+
+
+# -- the seats model ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", [1000, 6000])
+def test_two_player_lookups_are_the_seats_successors(target: int) -> None:
+    gm = game_model(Rules(target=target))
+    n = gm.n
+    a, b = np.divmod(np.arange(n * n), n)
+    k = np.arange(gm.k_min, gm.k_max + 1)[:, None]
+    after = a[None, :] + k
+    here = b[None, :] * n + floor_total(after)  # RULES.md: the move passes, totals >= 0
+    d = np.arange(gm.n_ded)[:, None]
+    island = floor_total(b[None, :] - d) * n + a[None, :]
+    for phase, beyond in ((NORMAL, n * n + (after - n) * n + b[None, :]),  # G(a', b)
+                          (SUDDEN, np.full_like(after, n * n))):  # the win
+        got = lookup(phase, gm)
+        assert np.array_equal(got.points, np.where(after >= n, beyond, here))
+        assert np.array_equal(got.island, island)
+
+
+def test_the_last_final_turn_shares_a_tie_or_gives_it_to_the_first_to_reach_the_target(
+) -> None:
+    ranges = point_range(Rules(), 8)
+    shared = seats_of(3, ranges, 60, "shared")
+    trigger = seats_of(3, ranges, 60, "trigger")
+    # seat 0 the last final turn, seat 1 the trigger, seat 2 the first final turn
+    totals = np.array([[6100, 6100, 6100], [6100, 6100, 5000], [6000, 6100, 6100],
+                       [5900, 5000, 5800]]) // 100
+    assert shared.winners(totals).tolist() == [0b111, 0b011, 0b110, 0]
+    assert trigger.winners(totals).tolist() == [0b010, 0b010, 0b010, 0]
+    assert np.allclose(shared.terminal[0b011], [0.5, 0.0, 0.5])  # next frame: seat j is j+1
+
+
+# -- the endings of a turn --------------------------------------------------------------------
+
+
+def _turns(n_dice: int, columns: int, seed: int) -> tuple[Any, np.ndarray]:
+    gm = game_model(Rules(target=1000), n_dice)
+    rng = np.random.default_rng(seed)
+    k = np.arange(gm.k_min, gm.k_max + 1)
+    u = np.vstack([np.array([1 / (1 + np.exp(-(k - rng.uniform(0, 15)) / 3))
+                             for _ in range(columns)]).T, np.ones((1, columns))])
+    return gm, u
+
+
+def _solve_and_push(gm: Any, u: np.ndarray, width: int, impl: str) -> dict[str, Any]:
+    kernel.force(impl)
+    try:
+        ul = to_lanes(u, width)
+        b = u.shape[1]
+        out = {}
+        for card, ct in gm.cards.items():
+            w0 = ct.worlds[ct.model.worlds[0]]
+            solved = solve_layers(ct.model, ct.st, ul, w0.stop_idx, w0.bust_idx, tol=1e-12,
+                                  per_lane=True)
+            code, sor = {}, {}
+            margin = np.full((ul.shape[0], ul.shape[2]), np.inf)
+            for world in ct.model.worlds:
+                w = ct.worlds[world]
+                q_used = solved.keeps[USED] if world == UNUSED else None
+                code[world], sor[world], _ = kernel.best_moves(solved.keeps[world], q_used, ul,
+                                                               w, ct.st, TIE_TOL, w.sorceress_ok)
+                margin = np.minimum(margin, kernel.decision_margins(
+                    solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok,
+                    code[world], sor[world]))
+            ends = endings(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first,
+                           ct.first_bust_row, gm.n_u, eps=1e-14)
+            turn = turn_value_lanes(solved.values[ct.model.start_world], ct.first,
+                                    ul[:, ct.first_bust_row, :], None)
+            out[card] = {"mass": from_lanes(ends.mass, b), "lost": from_lanes(ends.lost, b),
+                         "turn": from_lanes(turn, b), "margin": from_lanes(margin, b),
+                         "island": float(ct.island.sum())}
+        return out
+    finally:
+        kernel.force(None)
+
+
+def test_the_endings_and_margins_of_numba_are_numpys_bit_for_bit() -> None:
+    gm, u = _turns(5, 70, seed=2)  # two chunks of lanes
+    fast = _solve_and_push(gm, u, LANES, "numba")
+    reference = _solve_and_push(gm, u, LANES, "numpy")
+    for card in fast:
+        for name in ("mass", "lost", "turn", "margin"):
+            assert np.array_equal(fast[card][name], reference[card][name]), (card, name)
+
+
+def test_the_endings_give_the_best_turn_value_back_and_sum_to_one() -> None:
+    gm, u = _turns(8, 3, seed=1)
+    got = _solve_and_push(gm, u, LANES, "numba")
+    for card, g in got.items():
+        # at the Bellman fixed point the best moves' value is the Bellman value
+        assert np.abs((g["mass"] * u).sum(axis=0) - g["turn"]).max() <= 1e-12, card
+        total = g["mass"].sum(axis=0) + g["island"] + g["lost"]
+        assert np.abs(total - 1.0).max() <= 1e-14, card
+        assert g["lost"].max() <= 1e-13
+
+
+def test_a_column_alone_and_in_a_batch_gives_the_same_bits() -> None:
+    gm, u = _turns(5, 70, seed=3)
+    batch = _solve_and_push(gm, u, LANES, "numba")
+    alone = _solve_and_push(gm, u[:, 5:6], 1, "numba")
+    for card in batch:
+        for name in ("mass", "lost", "turn", "margin"):
+            b, a = batch[card][name], alone[card][name]
+            assert np.array_equal(b[..., 5], a[..., 0]), (card, name)
+
+
+# -- the solves ------------------------------------------------------------------------------
+
+
+def test_two_player_policy_iteration_meets_the_certified_two_player_solve() -> None:
+    rules = Rules(target=1000)
+    warm = solve_game(rules)
+    sol = solve_nplayer(rules, 2)
+    n = warm.n
+    bound = 1e-10  # both solves' proved bounds are below 1e-12 here
+    assert max(r.bound for r in sol.records.values()) < 1e-11
+    assert np.abs(sol.values[NORMAL][:, 0].reshape(n, n) - warm.win).max() <= bound
+    assert np.abs(sol.values[SUDDEN][:, 0].reshape(n, n) - warm.sudden).max() <= bound
+    final = sol.values["final1"][:, 0].reshape(n, -1)  # (the mover b, the leader a' - n)
+    assert np.abs(final.T - warm.beyond).max() <= bound
+
+
+class _Seat(Objective):
+    """Another seat's utility of a turn's endings (pirate magic: the mover wins, not it)."""
+
+    def __init__(self, k_min: int, points: np.ndarray, island: np.ndarray) -> None:
+        self.k_min, self.points, self.island = k_min, points, island
+
+    def of_points(self, points: np.ndarray) -> np.ndarray:
+        return self.points[np.asarray(points) // 100 - self.k_min][:, None]
+
+    def of_magic(self, points: np.ndarray) -> np.ndarray:
+        return np.zeros((np.asarray(points).shape[0], 1))
+
+    def of_island(self, deduction: np.ndarray) -> np.ndarray:
+        return self.island[np.asarray(deduction) // 100][:, None]
+
+    def key(self) -> tuple[object, ...]:
+        return ("seat", id(self))
+
+
+def _plain_turns(sol: NGameSolution, name: str, s: int) -> np.ndarray:
+    """Every seat's value at state `s` from the engine's plain turn solve of each card: the
+    mover's best turn, and the policy evaluation of that turn for every other seat."""
+    seats, Z, players = sol.seats, sol.stacked(), sol.players
+    points, island = seats.successors(name, np.array([s]))
+    rules = sol.rules.turn_rules()
+    out = np.zeros(players)
+    for card, weight in deck(sol.n_dice).items():
+        mover = GameUtility(TurnUtility(seats.k_min, Z[points[:, 0], players - 1][:, None],
+                                        Z[island[:, 0], players - 1][:, None]),
+                            key=("mover", name, s))
+        best = solve_turn(CARDS[card], rules, mover, n_dice=sol.n_dice, tol=1e-13)
+        out[0] += weight * best.turn_value[0]
+        for j in range(1, players):
+            seat = _Seat(seats.k_min, Z[points[:, 0], j - 1], Z[island[:, 0], j - 1])
+            evaluated = solve_turn(CARDS[card], rules, seat, n_dice=sol.n_dice,
+                                   policy=best.policy(), tol=1e-13)
+            out[j] += weight * evaluated.turn_value[0]
+    return out
+
+
+@pytest.mark.parametrize("game", ["three", "four"])
+def test_every_phase_is_what_each_state_s_plain_turn_solve_gives(
+        game: str, request: pytest.FixtureRequest) -> None:
+    sol: NGameSolution = request.getfixturevalue(game)
+    assert all(r.bound < 1e-11 for r in sol.records.values())
+    for name, phase in sol.seats.phases.items():
+        for s in np.linspace(0, phase.size - 1, 7).astype(int).tolist():
+            got = _plain_turns(sol, name, s)
+            assert np.abs(got - sol.values[name][s]).max() <= 1e-11, (name, s)
+            assert abs(sol.values[name][s].sum() - 1.0) <= 1e-14
+
+
+def test_the_mover_s_value_is_the_naive_expectimax_s(three: NGameSolution) -> None:
+    sol, seats, Z = three, three.seats, three.stacked()
+    rules = sol.rules.turn_rules()
+    last = sol.players - 1
+    name, phase = NORMAL, seats.phases[NORMAL]
+    for s in (phase.size // 2,):
+        points, island = seats.successors(name, np.array([s]))
+        ks, ds = points[:, 0], island[:, 0]
+
+        def stop(p: int, magic: bool, ks: Any = ks) -> float:
+            return 1.0 if magic else float(Z[ks[p // 100 - seats.k_min], last])
+
+        utility = Utility("mover", stop, lambda p, ks=ks: float(Z[ks[p // 100 - seats.k_min],
+                                                                 last]),
+                          lambda d, ds=ds: float(Z[ds[d // 100], last]))
+        total = 0.0
+        for card, weight in deck(sol.n_dice).items():
+            naive = Naive(card, rules, sol.n_dice, [utility])
+            values = Level.of(naive.horizon_zero())
+            for _ in range(100):  # to the fixed point: a reroll stays with at most 25/36
+                values = naive.bellman(values)
+            total += weight * float(naive.turn_value(values)[0])
+        assert abs(total - sol.values[name][s][0]) <= 1e-11
