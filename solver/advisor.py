@@ -41,12 +41,12 @@ skull, which is in ``reroll``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from .errors import RulesError, quote
@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from .engine import Objective, TurnSolution
     from .engine.exact import ExactSolution
     from .game import GameSolution
+    from .gametables import NGameTable
 
 BEST_TOLERANCE = 1e-9
 """Options within this of the best value are all marked best (the solver's certified bound
@@ -119,6 +120,9 @@ class Option:
     """The ranks (1-based) of the other options of the same value: its run of ties, the values
     within the engine's tie tolerance (:data:`TIE_TOL`) of the run's best, which the engine's
     tie order ranks among themselves."""
+    players: tuple[float, ...] = ()
+    """Playing to win: every player's probability of winning after this move, in seat order
+    from the player (the first is `value`); empty for points and need."""
 
     @property
     def key(self) -> tuple[str, str, str, bool]:
@@ -142,6 +146,7 @@ class Option:
             "regret": self.regret,
             "best": self.best,
             "ties": list(self.ties),
+            **({"players": list(self.players)} if self.players else {}),
         }
 
 
@@ -418,10 +423,16 @@ class Goal:
     me: int | None = None
     opp: int | None = None
     final: bool = False
+    others: tuple[int, ...] = ()
+    """The totals of the players after the opponent `opp` in seat order (three players and
+    more: `opp` is the next player's)."""
 
     def __post_init__(self) -> None:
         check_need(self.need)
         if (self.me is None) != (self.opp is None) or (self.final and self.me is None):
+            raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
+                              "final turn too)", subject="totals", kind="both_totals")
+        if self.others and self.opp is None:
             raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
                               "final turn too)", subject="totals", kind="both_totals")
         if self.need is not None and self.me is not None:
@@ -434,17 +445,31 @@ class Goal:
         """:data:`POINTS`, :data:`NEED` or :data:`WIN`."""
         return WIN if self.me is not None else POINTS if self.need is None else NEED
 
+    @property
+    def players(self) -> int:
+        """The players of a win goal (2 without `others`)."""
+        return 2 + len(self.others)
+
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        """The other players' totals in seat order after the player's."""
+        return () if self.opp is None else (self.opp, *self.others)
+
     def check(self, rules: Rules) -> None:
         """Raise :class:`solver.game.GameError` unless the totals are a state of the game under
-        `rules` (before the game tables are read or solved)."""
-        if self.me is not None and self.opp is not None:
+        `rules` (before the game tables are read or solved; with three players or more, when
+        the table is read)."""
+        if self.me is not None and self.opp is not None and not self.others:
             from .game import check_totals
 
             check_totals(rules, self.me, self.opp, final=self.final)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"objective": self.name, "need": self.need, "me": self.me, "opp": self.opp,
-                "final": self.final}
+        out: dict[str, Any] = {"objective": self.name, "need": self.need, "me": self.me,
+                               "opp": self.opp, "final": self.final}
+        if self.others:
+            out["others"] = list(self.others)
+        return out
 
 
 @dataclass(frozen=True)
@@ -454,11 +479,14 @@ class GoalSolution:
     goal: Goal
     objective: Objective
     solution: TurnSolution
+    seats: tuple[tuple[Objective, TurnSolution], ...] = ()
+    """Three players and more: every other seat's objective and the evaluation of the mover's
+    play for it (its probability of winning after each move)."""
 
 
 def solve_goal(card: Card, rules: Rules, goal: Goal, *,
                tables_dir: Path | str | None = None,
-               game: GameSolution | None = None) -> GoalSolution:
+               game: GameSolution | NGameTable | None = None) -> GoalSolution:
     """The solved turn behind advice for `goal`: expected points from the policy tables
     (`tables_dir`, see :func:`solution_for`), a `need` solved now, or winning the game from the
     game table `game` (:func:`solver.gametables.game_tables`; required for that goal)."""
@@ -469,10 +497,21 @@ def solve_goal(card: Card, rules: Rules, goal: Goal, *,
     if game is None:
         raise ValueError("playing to win needs the game table")
     from .engine import solve_turn
+
+    if goal.others:  # the table of three players or more (solver.gametables.NGameTable)
+        from .game.query import state_of, utilities
+
+        table = cast("NGameTable", game)
+        phase, index = state_of(table, goal.me, goal.opponents, final=goal.final)
+        mover, *others = utilities(table, phase, index)
+        best = solve_turn(card, rules.turn_rules(), mover)
+        seats = tuple((o, solve_turn(card, rules.turn_rules(), o, policy=best.policy()))
+                      for o in others)
+        return GoalSolution(goal, mover, best, seats)
     from .game import win_objective
 
     goal.check(rules)
-    objective = win_objective(game, goal.me, goal.opp, final=goal.final)
+    objective = win_objective(cast("GameSolution", game), goal.me, goal.opp, final=goal.final)
     return GoalSolution(goal, objective, solve_turn(card, rules.turn_rules(), objective))
 
 
@@ -482,7 +521,8 @@ def advise_for(card: Card, dice: Dice, rules: Rules, solved: GoalSolution, *,
     """:func:`advise` for a solved goal (:func:`solve_goal`)."""
     if solved.goal.name == WIN:
         return advise(card, dice, rules, sorceress_used=sorceress_used, chest=chest, first=first,
-                      solution=solved.solution, objective=solved.objective, objective_name=WIN)
+                      solution=solved.solution, objective=solved.objective, objective_name=WIN,
+                      seats=solved.seats or None)
     return advise(card, dice, rules, sorceress_used=sorceress_used, need=solved.goal.need,
                   chest=chest, first=first, solution=solved.solution)
 
@@ -572,6 +612,7 @@ def advise(
     solution: TurnSolution | None = None,
     objective: Objective | None = None,
     objective_name: str | None = None,
+    seats: tuple[tuple[Objective, TurnSolution], ...] | None = None,
 ) -> Advice:
     """Rank every legal option from the 8 `dice` showing (see the module docstring).
 
@@ -580,7 +621,11 @@ def advise(
     (the dice not rolled in the last roll), which score on a bust. `solution` reuses a solved
     turn (it must be this card's, for this objective); otherwise :func:`solution_for`.
     `objective` (with its `solution` and a name, e.g. ``win``) replaces the points / need
-    objective: any utility of the turn's endings (:class:`solver.engine.Objective`).
+    objective: any utility of the turn's endings (:class:`solver.engine.Objective`). With
+    `seats` (playing to win with three players or more: every other seat's objective and the
+    evaluation of the mover's play for it), each option carries every player's probability
+    of winning after it (:attr:`Option.players`); playing to win with two, the other's is the
+    rest.
     """
     _check_position(card, dice, sorceress_used=sorceress_used, need=need, chest=chest,
                     first=first)
@@ -609,6 +654,10 @@ def advise(
         return _island_advice(common, card, dice, solution)
     candidates = _candidates(card, dice, rules, solution, objective, unused=unused)
     options = _ranked(dice, candidates)
+    if seats is not None:
+        options = _with_seats(card, dice, rules, options, seats, unused=unused)
+    elif objective_name == WIN:
+        options = tuple(replace(o, players=(o.value, 1.0 - o.value)) for o in options)
     stop = candidates[0] if candidates and candidates[0].move is None else None
     return Advice(**common, value=options[0].value + options[0].regret, options=options,
                   points=None if stop is None else stop.points, bound=solution.bound)
@@ -693,6 +742,30 @@ def _ranked(dice: Dice, candidates: list[_Candidate]) -> tuple[Option, ...]:
                 top - c.value <= BEST_TOLERANCE, c.points,
                 () if len(ranks) == 1 else tuple(r for r in ranks if r != rank)))
     return tuple(options)
+
+
+def _with_seats(card: Card, dice: Dice, rules: Rules, options: tuple[Option, ...],
+                seats: tuple[tuple[Objective, TurnSolution], ...], *,
+                unused: bool) -> tuple[Option, ...]:
+    """The options with every player's probability of winning after each: the mover's value,
+    then each other seat's under the mover's play (its evaluation's keep values)."""
+    from .engine import UNUSED, USED, geometry
+
+    g = geometry()
+    out = []
+    for option in options:
+        chances = [option.value]
+        for objective, evaluated in seats:
+            move = option.move
+            if move is None:
+                stop = stop_score(card, dice, rules)
+                chances.append(_utility(objective, stop.points, magic=stop.magic))
+            else:
+                here = evaluated.worlds[UNUSED if unused else USED].keep_value
+                chances.append(float(_keep_value(move, dice, g, here,
+                                                 evaluated.worlds[USED].keep_value)))
+        out.append(replace(option, players=tuple(chances)))
+    return tuple(out)
 
 
 def _keep_value(move: Reroll, dice: Dice, g: Any, keep_value: Any, used_keep_value: Any) -> Any:

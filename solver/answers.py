@@ -188,23 +188,44 @@ class WinAnswer:
     final: bool
     win: float
     cards: dict[str, float]
+    others: tuple[int, ...] = ()
+    """Three players and more: the totals after `opp`'s, in seat order."""
+    players: tuple[float, ...] = ()
+    """Every player's probability of winning, in seat order from the player (`win` first)."""
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON of `sabords winprob --json`."""
-        return {"me": self.me, "target": self.rules.target, "opp": self.opp,
-                "rules_hash": self.rules.hash, "win": self.win, "cards": self.cards,
-                "final": self.final}
+        """The JSON of `sabords winprob --json`: ``players`` every seat in seat order from
+        the player, with its total and probability of winning."""
+        totals = (self.me, self.opp, *self.others)
+        out: dict[str, Any] = {
+            "me": self.me, "target": self.rules.target, "opp": self.opp,
+            "rules_hash": self.rules.hash, "win": self.win, "cards": self.cards,
+            "final": self.final,
+            "players": [{"total": t, "win": p} for t, p in zip(totals, self.players,
+                                                              strict=True)]}
+        if self.others:
+            out["others"] = list(self.others)
+        return out
 
 
 def win_answer(rules: Rules, me: int, opp: int, solutions: SolutionSource, *,
-               final: bool = False) -> WinAnswer:
+               final: bool = False, others: Sequence[int] = ()) -> WinAnswer:
     """The answer of `sabords winprob`: the totals checked, then the game table of `rules`
-    from `solutions`."""
+    (of two players, or of ``2 + len(others)``) from `solutions`."""
+    if others:
+        from .game.query import card_chances, state_of
+
+        table = solutions.ngame(rules, 2 + len(others))
+        phase, index = state_of(table, me, (opp, *others), final=final)
+        chances = table.values[phase][index]
+        cards = {c: float(v[0]) for c, v in card_chances(table, phase, index, seats=1).items()}
+        return WinAnswer(rules, me, opp, final, float(chances[0]), cards, tuple(others),
+                         tuple(float(x) for x in chances))
     from .game import check_totals, win_probability
 
     check_totals(rules, me, opp, final=final)  # before the table is read or solved
     win, cards = win_probability(solutions.game(rules), me, opp, final=final)
-    return WinAnswer(rules, me, opp, final, win, cards)
+    return WinAnswer(rules, me, opp, final, win, cards, (), (win, 1.0 - win))
 
 
 __all__ = [

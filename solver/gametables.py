@@ -294,7 +294,7 @@ def unpack_ngame(data: bytes, rules: Rules, players: int, *, source: str) -> NGa
     from .game import point_range
     from .game.seats import seats_of
 
-    payload, refuse = open_table(data, table="game", source=source, rules=rules,
+    payload, refuse = open_table(data, table=f"game-{players}", source=source, rules=rules,
                                  version=NGAME_FORMAT_VERSION)
     try:
         header = payload["header"]
@@ -332,5 +332,5 @@ def write_ngame(sol: Any, directory: Path | str) -> Path:
 
 def read_ngame(directory: Path | str, rules: Rules, players: int) -> NGameTable:
     path = ngame_table_path(directory, players)
-    data = read_file(path, refusal("game", path, rules))
+    data = read_file(path, refusal(f"game-{players}", path, rules))
     return unpack_ngame(data, rules, players, source=str(path))

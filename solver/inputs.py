@@ -97,13 +97,19 @@ NEED = Input("need", INT, (
     "100."), "the points needed", metavar="N")
 ME = Input("me", INT, "Your total (play to win the game: with --opp, objective 'win').",
            "your total", metavar="POINTS")
-OPP = Input("opp", INT, "The opponent's total.", "the opponent's total", metavar="POINTS")
+OPP = Input("opp", LIST, (
+    "An opponent's total; with three players or more, once per opponent in seat order after "
+    "you (the next player first)."), "the opponents' totals", metavar="POINTS", each=INT)
 MY_TOTAL = Input("me", INT, "Your total.", "your total", metavar="POINTS", required=True)
-OPP_TOTAL = Input("opp", INT, "The opponent's total.", "the opponent's total",
-                  metavar="POINTS", required=True)
+OPP_TOTAL = Input("opp", LIST, (
+    "An opponent's total; with three players or more, once per opponent in seat order after "
+    "you (the next player first)."), "the opponents' totals", metavar="POINTS",
+    required=True, each=INT)
 FINAL = Input("final", FLAG, (
-    "Your last turn: the opponent has reached the target (--opp at or above it); beat their "
-    "total."), "the final turn")
+    "Your final turn: an opponent has reached the target (--opp at or above it). With three "
+    "players or more, the first opponent in seat order at or above the target triggered the "
+    "final round: those between you and them still have their final turns."),
+    "the final turn")
 TOP = Input("top", INT, "Show the K best options (0: all).", "the number of options shown",
             metavar="K", minimum=0)
 VARIANT = Input("variant", LIST, (

@@ -27,6 +27,7 @@ from .rules import Card, Rules
 
 if TYPE_CHECKING:
     from .game import GameSolution, ProgressFn
+    from .gametables import NGameTable
     from .turntables import TurnTable
 
 
@@ -43,6 +44,11 @@ class SolutionSource(Protocol):
 
     def goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
         """`card`'s turn solved for `goal` (a win goal reads the game table first)."""
+        ...
+
+    def ngame(self, rules: Rules, players: int) -> NGameTable:
+        """The game table of `players` (three or more) under `rules`: read, never solved here
+        (an hour for three players at the default target: `sabords solve-game --players`)."""
         ...
 
 
@@ -91,8 +97,17 @@ class TablesDirectory:
         goal.check(rules)
         if goal.name == POINTS:
             return GoalSolution(goal, objective_for(None), self.table(card, rules).solution)
-        game = self.game(rules) if goal.name == WIN else None
+        game: GameSolution | NGameTable | None = None
+        if goal.name == WIN:
+            game = self.game(rules) if goal.players == 2 else self.ngame(rules, goal.players)
         return solve_goal(card, rules, goal, tables_dir=self.tables_dir, game=game)
+
+    def ngame(self, rules: Rules, players: int) -> NGameTable:
+        from .gametables import read_ngame
+        from .tablepaths import game_default_dir
+
+        directory = self.game_tables_dir or game_default_dir(rules)
+        return read_ngame(directory, rules, players)
 
 
 __all__ = ["SolutionSource", "TablesDirectory", "game_on_disk"]

@@ -47,7 +47,7 @@ def refusal(table: str, source: Path | str, rules: Rules, card: str | None = Non
     """How the table `table` (``"turn"`` or ``"game"``) of `rules` in file `source` is
     refused: a :class:`StaleTableError` naming the file and the reason, carrying the table
     and the rules (never a command: the front ends word the fix)."""
-    name = "game table" if table == "game" else "policy table"
+    name = "game table" if table.startswith("game") else "policy table"
 
     def refuse(why: str) -> StaleTableError:
         return StaleTableError(f"{name} {source}: {why}", table=table, path=str(source),
@@ -188,16 +188,18 @@ def open_envelope(data: bytes, *, refuse: Refusal, version: int,
 
 def open_table(data: bytes, *, table: str, source: Path | str, rules: Rules, version: int,
                card: str | None = None) -> tuple[dict[str, Any], Refusal]:
-    """The payload of a `table` (``"turn"`` or ``"game"``) file made for exactly `rules`, and
+    """The payload of a `table` (``"turn"``, ``"game"`` or ``"game-N"`` for ``N`` players) file
+    made for exactly `rules`, and
     the refusal of that file (for the caller's own checks of the rest): refused unless the
     envelope is intact (:func:`open_envelope`), the header names this kind of table and the
     header's rules are `rules`, with their hash."""
     refuse = refusal(table, source, rules, card)
-    kind = "game table" if table == "game" else "policy table"
-    payload = open_envelope(data, refuse=refuse, kind=kind, version=version)
+    game = table.startswith("game")
+    payload = open_envelope(data, refuse=refuse, kind="game table" if game else "policy table",
+                            version=version)
     header = payload.get("header")
-    if not isinstance(header, dict) or header.get("kind") != table:
-        raise refuse(f"not a {'game' if table == 'game' else 'turn'} table")
+    if not isinstance(header, dict) or header.get("kind") != ("game" if game else "turn"):
+        raise refuse(f"not a {'game' if game else 'turn'} table")
     if header.get("rules_hash") != rules.hash or header.get("rules") != rules.as_dict():
         raise refuse(f"made for other rules (hash {header.get('rules_hash')}, these rules "
                      f"have {rules.hash})")

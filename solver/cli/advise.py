@@ -36,13 +36,13 @@ from .render import (
 from .score import CardArgument
 
 if TYPE_CHECKING:
-    from ..advisor import Advice, ExactValues
+    from ..advisor import Advice, ExactValues, Goal
     from ..answers import AdviceAnswer
     from ..notation import Notation
 
 NeedOption = Annotated[int | None, option(NEED)]
 MeOption = Annotated[int | None, option(ME)]
-OppOption = Annotated[int | None, option(OPP)]
+OppOption = Annotated[list[int] | None, option(OPP)]
 FinalOption = Annotated[bool, option(FINAL)]
 DiceArgument = Annotated[list[str], argument(DICE)]
 
@@ -94,7 +94,6 @@ def advise(
       sabords advise captain ccmmmspk --me 4000 --opp 6200 --final
       sabords advise t mmspééeo --notation braille
     """
-    from ..advisor import Goal
     from ..answers import advice_answer
 
     rules = rules_from(variant)
@@ -102,7 +101,7 @@ def advise(
     the_card = notes.parse_card(card)
     the_dice = notes.parse_dice(" ".join(dice))
     the_chest = None if chest is None else notes.parse_dice(chest, n=None)
-    goal = Goal(need=need, me=me, opp=opp, final=final)
+    goal = goal_of(need, me, opp, final)
     answer = advice_answer(the_card, the_dice, rules, goal, solutions_from(tables, game_tables),
                            sorceress_used=sorceress_used, chest=the_chest, first=first,
                            exact=exact)
@@ -159,6 +158,15 @@ def advice_lines(advice: Advice, shown: int, notation: Notation) -> Iterator[str
     yield f"rules     {describe_rules(a.rules)}"
 
 
+def goal_of(need: int | None, me: int | None, opp: list[int] | None, final: bool) -> Goal:
+    """The goal of `--need` / `--me --opp [--opp...] [--final]`."""
+    from ..advisor import Goal
+
+    opps = opp or []
+    return Goal(need=need, me=me, opp=opps[0] if opps else None, final=final,
+                others=tuple(opps[1:]))
+
+
 def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[str]:
     """`advise --me/--opp`: every option with its probability of winning the game and its
     expected points."""
@@ -172,11 +180,21 @@ def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[
         yield f"  For expected points the best move would differ: " \
               f"{points.sentence(notation.letters)}"
     yield ""
-    where = "final turn, the opponent reached the target" if goal.final else "normal play"
-    yield f"score     you {goal.me}, opponent {goal.opp}, target {advice.rules.target} ({where})"
+    if goal.others:
+        where = "final round" if goal.final else "normal play"
+        others = ", ".join(str(t) for t in goal.opponents)
+        yield (f"score     you {goal.me}, then {others} in seat order, target "
+               f"{advice.rules.target} ({where})")
+    else:
+        where = "final turn, the opponent reached the target" if goal.final else "normal play"
+        yield (f"score     you {goal.me}, opponent {goal.opp}, target {advice.rules.target} "
+               f"({where})")
     yield f"card      {notation.card(advice.card)}"
     yield f"dice      {notation.dice(advice.dice)}" + ("  (first roll)" if advice.first else "")
     yield f"value     {100 * advice.value:.2f} % chance to win the game"
+    if goal.others and advice.options:
+        chances = ", ".join(f"{100 * p:.2f} %" for p in advice.options[0].players)
+        yield f"players   {chances} (you first, then in seat order, after the best move)"
     if advice.options:
         yield ""
         yield from option_rows(advice, shown, notation, answer.expected)

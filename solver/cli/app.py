@@ -133,7 +133,7 @@ def fix_words(exc: StaleTableError) -> str:
         if not in_checkout():
             return ("the tables installed with mille-sabords do not match it: reinstall "
                     "mille-sabords (with the pip or pipx command that installed it)")
-    what = "it" if exc.table == "game" else "the tables"
+    what = "it" if exc.table.startswith("game") else "the tables"
     return f"run `{fix_command(exc)}` to make {what} again"
 
 
@@ -146,9 +146,11 @@ def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> st
 
     rules: Rules = exc.rules
     where = Path(exc.path).parent if directory is None else directory
+    players = int(exc.table.split("-")[1]) if exc.table.startswith("game-") else 2
     if rules == Rules() and is_committed_dir(where) and in_checkout():
-        return "make tables"
-    command = "solve-game" if exc.table == "game" else "solve --all"
+        return "make tables" if players == 2 else f"make tables-{players}p"
+    command = ("solve --all" if exc.table == "turn" else "solve-game" if players == 2
+               else f"solve-game --players {players}")
     variants = "".join(f" --variant {name}={_shown(value)}"
                        for name, value in rules.non_defaults().items())
     return f"sabords {command}{variants} --out {where}"

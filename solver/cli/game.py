@@ -34,7 +34,7 @@ from .render import end_progress, game_progress, progress_bar
 @command("winprob")
 def winprob(
     me: Annotated[int, option(MY_TOTAL)],
-    opp: Annotated[int, option(OPP_TOTAL)],
+    opp: Annotated[list[int], option(OPP_TOTAL)],
     final: FinalOption = False,
     variant: VariantOption = None,
     game_tables_dir: GameTablesOption = None,
@@ -43,8 +43,11 @@ def winprob(
 ) -> None:
     """Your probability of winning the game, about to draw a card, with totals ME and OPP.
 
-    Both players play to win (the optimum of the two-player game), cards drawn independently
-    with the deck's frequencies; also the probability after drawing each card.
+    Every player plays to win (the optimum of the two-player game; with three players or
+    more, --opp once per opponent in seat order after you, each player maximising their own
+    chance: solver/game/nsolve.py), cards drawn independently with the deck's frequencies;
+    also your probability after drawing each card, and with three players or more every
+    player's.
 
     \b
     Examples:
@@ -52,21 +55,30 @@ def winprob(
       sabords winprob --me 2000 --opp 5500 --json
       sabords winprob --me 4000 --opp 6200 --final   # your last turn
       sabords winprob --me 0 --opp 0 --variant target=5000
+      sabords winprob --me 0 --opp 0 --opp 0         # three players: you move first
+      sabords winprob --me 3000 --opp 6300 --opp 4500 --final
     """
     from ..answers import win_answer
     from ..rules import CARDS
 
     rules = rules_from(variant)
     notes = notation_from(notation)
-    answer = win_answer(rules, me, opp, solutions_from(game_tables=game_tables_dir),
-                        final=final)
+    answer = win_answer(rules, me, opp[0], solutions_from(game_tables=game_tables_dir),
+                        final=final, others=tuple(opp[1:]))
     win, cards = answer.win, answer.cards
     if as_json:
         print_json(answer.as_dict())
         return
     what = "your final turn" if final else "about to draw"
-    echo(f"you {me}, opponent {opp}, target {rules.target} ({what})")
-    echo(f"P(win)    {100 * win:.2f} %")
+    if len(opp) == 1:
+        echo(f"you {me}, opponent {opp[0]}, target {rules.target} ({what})")
+        echo(f"P(win)    {100 * win:.2f} %")
+    else:
+        echo(f"you {me}, then {', '.join(map(str, opp))} in seat order, target "
+             f"{rules.target} ({what})")
+        echo(f"P(win)    {100 * win:.2f} %")
+        for seat, (total, p) in enumerate(zip(opp, answer.players[1:], strict=True), 2):
+            echo(f"player {seat} {100 * p:6.2f} %  (total {total})")
     echo("after drawing:")
     names = {card: notes.card(CARDS[card]) for card in cards}
     width = max(10, *map(len, names.values()))

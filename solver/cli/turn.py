@@ -16,7 +16,7 @@ import typer
 
 from ..errors import SabordsError
 from ..inputs import CARD_DRAWN
-from .advise import FinalOption, MeOption, NeedOption, OppOption
+from .advise import FinalOption, MeOption, NeedOption, OppOption, goal_of
 from .app import (
     EXIT_INTERRUPTED,
     GameTablesOption,
@@ -91,13 +91,12 @@ def turn(
       sabords turn none --me 2000 --opp 5500
       sabords turn p --notation braille
     """
-    from ..advisor import Goal
     from ..play import TurnPlay
 
     rules = rules_from(variant)
     notes = notation_from(notation)
     the_card = notes.parse_card(card)
-    goal = Goal(need=need, me=me, opp=opp, final=final)
+    goal = goal_of(need, me, opp, final)
     play = TurnPlay.new(the_card, rules, goal, solutions=solutions_from(tables, game_tables),
                         letters=notes.letters)
     helper = _Helper(play, notes, as_json, sys.stdin)  # the CliRunner swaps sys.stdin

@@ -56,12 +56,14 @@ class DaskRunner:
         self.client, self.rules, self.players, self.n_dice = client, rules, players, n_dice
 
     def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
-                tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
+                tol: float, eps: float, values: bool,
+                known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
         from distributed import as_completed
 
         table = self.client.scatter(Z, broadcast=True, hash=False)
         futures = [self.client.submit(improve_block, self.rules, self.players, self.n_dice,
                                       phase, index, table, tol, eps, values,
+                                      None if known is None else known[i],
                                       key=f"improve-{phase}-{i}-{table.key}", retries=2)
                    for i, index in enumerate(blocks)]
         where = {f.key: i for i, f in enumerate(futures)}

@@ -51,7 +51,7 @@ from ..engine import (
 )
 from ..engine.arrays import FirstRoll, WorldArrays, first_roll, world_arrays
 from ..errors import RulesError, quote
-from ..rules import CARDS, NUM_DICE, Rules, deck_weights, floor_total
+from ..rules import CARDS, NUM_DICE, Rules, deck_weights
 
 UNIT = 100
 """Totals and points are multiples of 100; the tables count in these units."""
@@ -241,7 +241,7 @@ def lookup(phase: str, gm: GameModel) -> Lookup:
     def index(rows: IntArray) -> IntArray:
         out = rows - seats.offset(phase)
         tail = (rows >= start) & (rows < start + final.size)
-        b, leader = final.decode((rows[tail] - start)).T  # the mover b against a' >= n
+        b, leader = final.decode(rows[tail] - start).T  # the mover b against a' >= n
         out[tail] = n * n + (leader - n) * n + b
         out[rows == seats.magic_row()] = n * n
         return out

@@ -101,22 +101,25 @@ class Runner(Protocol):
     """Where the improvements' blocks run (:class:`LocalRunner`, :class:`.cluster.DaskRunner`)."""
 
     def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
-                tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
-        """Improve every block (the indices of its states); yield (block number, result) as
-        each finishes, in any order: an :class:`.turns.Improved`, or with `values` (a phase
-        whose endings all lead out of it) the block's values (S, N)."""
+                tol: float, eps: float, values: bool,
+                known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
+        """Improve every block (the indices of its states; with `known`, the digests of their
+        moves at their last improvement); yield (block number, result) as each finishes, in
+        any order: an :class:`.turns.Improved`, or with `values` (a phase whose endings all
+        lead out of it) the block's values (S, N)."""
         ...
 
 
 def improve_block(rules: Rules, players: int, n_dice: int, phase: str, index: IntArray,
-                  Z: FloatArray, tol: float, eps: float, values: bool) -> Any:
+                  Z: FloatArray, tol: float, eps: float, values: bool,
+                  known: np.ndarray | None = None) -> Any:
     """One block's improvement (a runner's task: every argument is data). With `values` the
     block's states must be consecutive (a final-round phase)."""
     gm = game_model(rules, n_dice)
     seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties)
     index = np.asarray(index, dtype=np.int64)
     with kernel.compiled_whenever_installed():
-        got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps)
+        got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps, known=known)
     if not values:
         return got
     points, island = seats.successors(phase, index)
@@ -135,10 +138,11 @@ class LocalRunner:
         self.rules, self.players, self.n_dice = rules, players, n_dice
 
     def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
-                tol: float, eps: float, values: bool) -> Iterator[tuple[int, Any]]:
+                tol: float, eps: float, values: bool,
+                known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
         for i, index in enumerate(blocks):
             yield i, improve_block(self.rules, self.players, self.n_dice, phase, index, Z,
-                                   tol, eps, values)
+                                   tol, eps, values, None if known is None else known[i])
 
 
 @dataclass
@@ -346,10 +350,13 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
             active = np.flatnonzero(moved_by + solved_at + tol >= margin)
         blocks = blocks_of(active, block)
         before_digest = digest.copy()
-        for i, got in runner.improve(name, blocks, state.Z, tol, eps, False):
+        known = None if state.digest is None else [before_digest[at] for at in blocks]
+        for i, got in runner.improve(name, blocks, state.Z, tol, eps, False, known):
             at = blocks[i]
-            ev.endings[at], best[at], digest[at] = got.endings, got.best, got.digest
-            margin[at], lost[at], solved_at[at] = got.margin, got.lost, tol
+            best[at], digest[at] = got.best, got.digest
+            margin[at], solved_at[at] = got.margin, tol
+            new = at[got.fresh]  # the states pushed again (the others' moves are the last ones)
+            ev.endings[new], lost[new] = got.endings[got.fresh], got.lost[got.fresh]
             columns[at] = now[at]
             record.columns += got.columns
             if progress is not None:

@@ -60,6 +60,9 @@ class Improved:
     (:func:`solver.engine.kernel.decision_margins`, the least over its cards and worlds)."""
     columns: int
     """How many distinct utility columns were solved."""
+    fresh: np.ndarray
+    """(S,) bool: the states whose endings were pushed (the others' moves are the `known`
+    ones: their `endings` and `lost` are zeros here, their last ones stand)."""
     sweeps: int
     """The most sweeps a layer's solve took."""
 
@@ -87,9 +90,13 @@ def _digest(code: IntArray, sor: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 
 def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatArray, *,
-            tol: float, eps: float) -> Improved:
+            tol: float, eps: float, known: np.ndarray | None = None) -> Improved:
     """Solve the turns of states `index` of `phase` from the value table `Z` (module doc):
-    every card's layered solve to the certified bound `tol`, its pushes until `eps`."""
+    every card's layered solve to the certified bound `tol`, its pushes until `eps`. With
+    `known` (the digests of the states' moves at their last improvement, pushed to the same
+    `eps`), the pushes of a state whose moves are those again are left out (its endings are
+    the last ones: they depend on its moves only); :attr:`Improved.fresh` says which were
+    pushed."""
     u, island_u = mover_utilities(seats, phase, index, Z)
     # equal columns are solved once: rows of the transposed table compared as bytes
     rows = np.ascontiguousarray(u.T)
@@ -102,12 +109,11 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
     inverse = rank[inverse.reshape(-1)]
     b = cols.shape[1]
     ul = to_lanes(cols, LANES)
-    mass = np.zeros((gm.n_u, b))
     best = np.zeros(b)
-    lost = np.zeros(b)
     digest = np.zeros(b, dtype=np.uint64)
     margin = np.full(b, np.inf)
     sweeps = 0
+    moves: dict[str, tuple[dict[int, IntArray], dict[int, np.ndarray]]] = {}
     with np.errstate(over="ignore"):
         for card, weight in gm.weights.items():
             ct = gm.cards[card]
@@ -125,18 +131,42 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
                 margin = np.minimum(margin, from_lanes(kernel.decision_margins(
                     solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok,
                     code[world], sor[world]), b))
-            ends = endings(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first,
-                           ct.first_bust_row, gm.n_u, eps=eps)
+            moves[card] = code, sor
             turn = turn_value_lanes(solved.values[ct.model.start_world], ct.first,
                                     ul[:, ct.first_bust_row, :], None)
-            mass = mass + weight * from_lanes(ends.mass, b)
             best = best + weight * from_lanes(turn, b)
-            lost = lost + weight * from_lanes(ends.lost, b)
+            del solved
+    # the pushes, for the columns whose moves are new (a column of several states: new to one)
+    fresh_state = np.ones(index.shape[0], dtype=bool) if known is None else (
+        digest[inverse] != np.asarray(known, dtype=np.uint64))
+    fresh_col = np.zeros(b, dtype=bool)
+    fresh_col[inverse[fresh_state]] = True
+    pushed = np.flatnonzero(fresh_col)
+    mass = np.zeros((gm.n_u, pushed.shape[0]))
+    lost = np.zeros(pushed.shape[0])
+    if pushed.shape[0]:
+        for card, weight in gm.weights.items():
+            ct = gm.cards[card]
+            code, sor = moves.pop(card)
+            if pushed.shape[0] < b:  # the pushed columns, in lanes of their own
+                code = {w: to_lanes(from_lanes(c, b)[:, pushed], LANES) for w, c in code.items()}
+                sor = {w: to_lanes(from_lanes(c, b)[:, pushed], LANES) for w, c in sor.items()}
+            ends = endings(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first,
+                           ct.first_bust_row, gm.n_u, eps=eps)
+            mass = mass + weight * from_lanes(ends.mass, pushed.shape[0])
+            lost = lost + weight * from_lanes(ends.lost, pushed.shape[0])
     # Skull Island, by deduction (the deck's probabilities), in increasing deduction order
     island = np.zeros(index.shape[0])
     for d, p in enumerate(gm.island_deductions().tolist()):
         if p:
             island = island + p * island_u[d]
-    return Improved(endings=np.ascontiguousarray(mass[:, inverse].T), best=best[inverse] + island,
-                    digest=digest[inverse], lost=lost[inverse], margin=margin[inverse],
-                    columns=b, sweeps=sweeps)
+    slot = np.full(b, -1, dtype=np.int64)
+    slot[pushed] = np.arange(pushed.shape[0])
+    where = slot[inverse]  # each state's pushed column (-1: not pushed)
+    state_mass = np.zeros((index.shape[0], gm.n_u))
+    state_lost = np.zeros(index.shape[0])
+    state_mass[where >= 0] = mass[:, where[where >= 0]].T
+    state_lost[where >= 0] = lost[where[where >= 0]]
+    return Improved(endings=state_mass, best=best[inverse] + island, digest=digest[inverse],
+                    lost=state_lost, margin=margin[inverse], columns=b, sweeps=sweeps,
+                    fresh=where >= 0)

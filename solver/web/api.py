@@ -99,7 +99,8 @@ def error_words(exc: SabordsError) -> str:
     """A library error in the web's words: the library's sentence in the game's terms, a
     missing or stale table as the server's want of it."""
     if isinstance(exc, StaleTableError):
-        what = "game table" if exc.table == "game" else "turn table"
+        what = ("turn table" if exc.table == "turn" else "game table" if exc.table == "game"
+                else f"table of the {exc.table.split('-')[1]}-player game")
         card = f" of the {exc.card} card" if exc.card else ""
         return (f"this server has no {what}{card} for these rules (rules hash "
                 f"{exc.rules.hash}): ask its keeper to make it")
@@ -124,7 +125,9 @@ def _notation(q: dict[str, Any]) -> Notation:
 def _goal(q: dict[str, Any], rules: Rules) -> Goal:
     from ..advisor import Goal
 
-    goal = Goal(need=q["need"], me=q["me"], opp=q["opp"], final=q["final"])
+    opps = list(q["opp"] or [])
+    goal = Goal(need=q["need"], me=q["me"], opp=opps[0] if opps else None, final=q["final"],
+                others=tuple(opps[1:]))
     goal.check(rules)
     return goal
 
@@ -175,7 +178,9 @@ def winprob(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords winprob --json`."""
     from ..answers import win_answer
 
-    return win_answer(_rules(q), q["me"], q["opp"], solutions, final=q["final"]).as_dict()
+    opps = list(q["opp"])
+    return win_answer(_rules(q), q["me"], opps[0], solutions, final=q["final"],
+                      others=tuple(opps[1:])).as_dict()
 
 
 def turn(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from .cache import BoundedCache
 
 if TYPE_CHECKING:
     from ..game import GameSolution
+    from ..gametables import NGameTable
     from ..turntables import TurnTable
 
 T = TypeVar("T")
@@ -107,6 +108,8 @@ class Solutions:
         self.goals: BoundedCache[tuple[str, Rules, Goal], GoalSolution] = BoundedCache(
             settings.goal_solutions)
         self.games: BoundedCache[Rules, GameSolution] = BoundedCache(settings.game_tables)
+        self.ngames: BoundedCache[tuple[Rules, int], NGameTable] = BoundedCache(
+            settings.game_tables)
         self.answers: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(settings.answers)
         self._slots = threading.BoundedSemaphore(max(1, settings.solve_slots))
 
@@ -134,7 +137,9 @@ class Solutions:
         found = self.goals.peek((card.id, key_rules, goal))
         if found is not None:
             return found
-        game = self.game(rules) if goal.name != NEED else None
+        game: GameSolution | NGameTable | None = None
+        if goal.name != NEED:
+            game = self.game(rules) if goal.players == 2 else self.ngame(rules, goal.players)
         return self.goals.get((card.id, key_rules, goal), lambda: self._solve(
             lambda: solve_goal(card, rules, goal, game=game)))
 
@@ -168,6 +173,16 @@ class Solutions:
                 values={"target": rules.target, "max_game_target": limit})
         return game_tables(rules, directory)
 
+    def ngame(self, rules: Rules, players: int) -> NGameTable:
+        """The game table of `players` (three or more) under `rules`: read from the server's
+        game tables (never solved here: an hour for three players at the default target)."""
+        from ..gametables import read_ngame
+        from ..tablepaths import game_default_dir
+
+        directory = self.settings.game_tables_dir or game_default_dir(rules)
+        return self.ngames.get((rules, players), lambda: self._solve(
+            lambda: read_ngame(directory, rules, players)))
+
     # -- start-up ------------------------------------------------------------------------------
 
     def warm_up(self) -> None:
@@ -179,7 +194,8 @@ class Solutions:
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {"turn_tables": self.tables.stats(), "goal_solutions": self.goals.stats(),
-                "game_tables": self.games.stats(), "answers": self.answers.stats()}
+                "game_tables": self.games.stats(), "ngame_tables": self.ngames.stats(),
+                "answers": self.answers.stats()}
 
 
 __all__ = ["ENV_PREFIX", "GameTooLarge", "Settings", "Solutions"]

@@ -1,0 +1,139 @@
+"""What the table of a game of three players and more answers: the state of given totals, every
+seat's probability of winning there, and the utilities of the mover's turn (the advisor's
+objective) and of every other seat's (their probabilities under the mover's play).
+
+A state is given as the player's own total, the others' in seat order after them, and whether
+the final round is on. In the final round the trigger (:mod:`.seats`) is the first of the
+others, in seat order, at or above the target: the players between the mover and the trigger
+have their final turns still to play, those after it have played theirs. Sudden death (after
+a final round that Skull Island pushed back below the target) is a phase of the table too, but
+not one these answers are asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..engine import FloatArray, IntArray, Objective, solve_turn
+from ..errors import quote
+from ..rules import CARDS, Card, Rules
+from .model import NORMAL, UNIT, GameError, GameUtility, TurnUtility, deck
+from .seats import final_name
+
+
+def state_of(table: Any, me: int, others: Sequence[int], *, final: bool) -> tuple[str, int]:
+    """The phase and index of the state with totals `me` then `others` (points, seat order
+    after the mover), or a :class:`GameError` saying what is wrong with them."""
+    rules: Rules = table.rules
+    target = rules.target
+    players = 1 + len(others)
+    if players != table.players:
+        raise GameError(f"this table is of {table.players} players, not {players}",
+                        subject="opp", kind="players",
+                        values={"players": players, "table": table.players})
+    totals = [me, *others]
+    for i, x in enumerate(totals):
+        subject = "me" if i == 0 else "opp"
+        if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x % UNIT:
+            who = "your total" if i == 0 else f"the total of player {i + 1}"
+            raise GameError(f"{who} must be a non-negative multiple of 100, not {quote(x)}",
+                            subject=subject, kind="not_points",
+                            values={"value": x if isinstance(x, int) else str(x),
+                                    "unit": UNIT})
+    values = {"me": me, "opp": list(others), "target": target}
+    if me >= target:
+        raise GameError(f"your total {me} is at or above the target {target}: the game is "
+                        f"over (the target is the variant target=N)", subject="me",
+                        kind="game_over", values=values)
+    reached = [i for i, x in enumerate(others, 1) if x >= target]
+    seats = table.seats()
+    if not final:
+        if reached:
+            raise GameError(f"player {reached[0] + 1}'s total {others[reached[0] - 1]} is at "
+                            f"or above the target {target}: this is a final turn",
+                            subject="opp", kind="final_turn", values=values)
+        phase = seats.phases[NORMAL]
+        return NORMAL, int(phase.encode(np.array([totals]) // UNIT)[0])
+    if not reached:
+        raise GameError(f"a final turn comes after another player reached the target "
+                        f"{target}: nobody has", subject="opp", kind="not_final",
+                        values=values)
+    phase = seats.phases[final_name(reached[0])]
+    units = np.array([totals]) // UNIT
+    if not bool(phase.contains(units)[0]):
+        high = (seats.high - 1) * UNIT
+        raise GameError(f"these totals cannot be a final round of this game (a total is at "
+                        f"most {high}, a trigger pushed back by Skull Island at least "
+                        f"{phase.lo[reached[0]] * UNIT})", subject="opp", kind="final_round",
+                        values={**values, "high": high})
+    return phase.name, int(phase.encode(units)[0])
+
+
+def values_at(table: Any, phase: str, index: int) -> FloatArray:
+    """Every seat's probability of winning at the state (seat order from the mover)."""
+    out: FloatArray = table.values[phase][index].copy()
+    return out
+
+
+class SeatUtility(Objective):
+    """Another seat's probability of winning after each ending of the mover's turn (pirate
+    magic: the mover wins, this seat does not)."""
+
+    def __init__(self, utility: TurnUtility, key: tuple[object, ...]) -> None:
+        self.utility = utility
+        self._key = key
+
+    def of_points(self, points: IntArray) -> FloatArray:
+        u = self.utility
+        out: FloatArray = u.points[np.asarray(points) // UNIT - u.k_min]
+        return out
+
+    def of_magic(self, points: IntArray) -> FloatArray:
+        return np.zeros((np.asarray(points).shape[0], self.utility.points.shape[1]))
+
+    def of_island(self, deduction: IntArray) -> FloatArray:
+        out: FloatArray = self.utility.island[np.asarray(deduction) // UNIT]
+        return out
+
+    def key(self) -> tuple[object, ...]:
+        return self._key
+
+
+def utilities(table: Any, phase: str, index: int) -> list[Objective]:
+    """Every seat's objective for the mover's turn at the state: the mover's (seat 0, a
+    :class:`~.model.GameUtility`: its moves maximise it), then each other seat's
+    (:class:`SeatUtility`)."""
+    seats = table.seats()
+    Z = table.stacked()
+    points, island = seats.successors(phase, np.array([index], dtype=np.int64))
+    players = table.players
+    out: list[Objective] = []
+    for seat in range(players):
+        frame = (seat - 1) % players  # seat j of the next state is this state's seat j + 1
+        u = TurnUtility(seats.k_min, Z[points[:, 0], frame][:, None],
+                        Z[island[:, 0], frame][:, None])
+        key = ("win", players, phase, index, seat, table.rules.hash)
+        out.append(GameUtility(u, key=key) if seat == 0 else SeatUtility(u, key=key))
+    return out
+
+
+def card_chances(table: Any, phase: str, index: int, cards: Sequence[Card] | None = None, *,
+                 seats: int | None = None) -> dict[str, FloatArray]:
+    """Per card (the deck's, or `cards`): every seat's probability of winning once the mover
+    has drawn it (the mover's best turn, the others' under it); the first `seats` seats only
+    when given (1: the mover's)."""
+    objectives = utilities(table, phase, index)[:seats]
+    rules = table.rules.turn_rules()
+    out = {}
+    for card in cards or [CARDS[c] for c in deck(table.n_dice)]:
+        best = solve_turn(card, rules, objectives[0], n_dice=table.n_dice)
+        chances = [float(best.turn_value[0])]
+        for objective in objectives[1:]:
+            evaluated = solve_turn(card, rules, objective, policy=best.policy(),
+                                   n_dice=table.n_dice)
+            chances.append(float(evaluated.turn_value[0]))
+        out[card.id] = np.array(chances)
+    return out
