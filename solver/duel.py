@@ -22,7 +22,6 @@ policies and rules give the same games on every machine.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +35,7 @@ from .game.policies import actual_keep, orbit_of_positions
 from .policies import OPTIMAL, parse_policy, policy_for
 from .rules import NUM_DICE, NUM_FACES, Rules, get_card
 from .scoring import Outcome
+from .stats import INTERVAL_METHOD, wilson_interval
 
 WIN, POINTS = "win", "points"
 MAX_GAMES = 1_000_000
@@ -295,10 +295,9 @@ class SeatResult:
 
     @property
     def interval(self) -> tuple[float, float]:
-        """95 % normal-approximation confidence interval of the win rate."""
-        p, n = self.rate, self.games
-        half = 1.959964 * math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
-        return p - half, p + half
+        """The 95 % Wilson score interval of the win rate (:func:`solver.stats.wilson_interval`:
+        inside [0, 1], never of zero width)."""
+        return wilson_interval(self.score, self.games)
 
 
 @dataclass(frozen=True)
@@ -328,6 +327,7 @@ class DuelResult:
             "target": self.rules.target,
             "rules_hash": self.rules.hash,
             "mean_turns": self.mean_turns,
+            "ci95_method": INTERVAL_METHOD,
             "overall": [row(self.overall(p)) for p in dict.fromkeys(self.policies)],
             "by_seat": [row(r) for r in self.seats],
         }

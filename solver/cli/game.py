@@ -152,8 +152,8 @@ def game_command(
 ) -> None:
     """Play whole two-player games with real random dice between two policies.
 
-    Each policy's win rate (a shared tie counts 1/2) with a 95 % confidence interval, overall
-    and by seat (seat 1 moves first). The win policy needs the game table; it solves each
+    Each policy's win rate (a shared tie counts 1/2) with its 95 % Wilson score interval,
+    overall and by seat (seat 1 moves first). The win policy needs the game table; it solves each
     card's turns for all scores when first needed (a few seconds a card).
 
     \b
@@ -165,6 +165,7 @@ def game_command(
 
     from ..duel import WIN, check_games, check_policy_name, check_win_tables, duel
     from ..limits import check_seed
+    from ..stats import INTERVAL_METHOD
 
     rules = rules_from(variant)
     names = tuple(p.strip() for p in policies.split(","))
@@ -192,4 +193,6 @@ def game_command(
             seat = "both" if row.seat == 0 else str(row.seat)
             echo(f"{name:<14} {seat:<6} {row.games:>7} {100 * row.rate:>8.2f} %  "
                  f"[{100 * lo:.2f}, {100 * hi:.2f}]")
+    echo(f"interval: the 95 % {INTERVAL_METHOD} interval of the win rate (a shared tie counts "
+         "1/2)")
     echo(f"rules  {describe_rules(rules)}")
