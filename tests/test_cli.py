@@ -194,3 +194,20 @@ def test_python_dash_m_solver_runs_the_cli() -> None:
     )
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("args", [("score", "skull1", "kkkmmmmm", "--first"),
+                                  ("score", "captain", "kkkkmmpc", "--first"),
+                                  ("score", "skull2", "kkkkcccc", "--first"),
+                                  ("advise", "skull1", "kkkmmmmm", "--first")])
+def test_the_island_table_is_in_columns(sabords: Run, args: tuple[str, ...]) -> None:
+    """Issue 19: with skull1 the fractions outgrew a fixed width and pushed the last column."""
+    out = sabords(*args).stdout.splitlines()
+    header = next(i for i, line in enumerate(out) if "final skulls" in line)
+    rows = [out[header]]
+    rows += [line for line in out[header + 1:] if line.split()[0].isdigit()]
+    assert len(rows) > 5
+    starts = {len(line) - len(line.split()[-1]) for line in rows[1:]}
+    assert starts == {rows[0].index("each opponent loses")}, rows
+    probability = rows[0].index("probability")
+    assert {line.index(line.split()[1]) for line in rows[1:]} == {probability}, rows

@@ -92,13 +92,15 @@ def note_line(note: Note, notation: Notation) -> str:
 
 def island_lines(island: IslandNote, indent: str, expected: str = "expected loss"
                  ) -> Iterator[str]:
-    """The expected deduction and the exact distribution of the final skull count."""
+    """The expected deduction and the exact distribution of the final skull count, in columns
+    as wide as their longest entry."""
     yield (f"each opponent loses {island.cost_per_skull} per skull; {expected} "
            f"{float(island.expected_deduction):.2f} (exactly {island.expected_deduction})")
-    yield f"{indent}final skulls   probability              each opponent loses"
-    for skulls, p in island.distribution:
-        exact = f"{float(p):.6f} ({p})"
-        yield f"{indent}{skulls:<14} {exact:<24} {island.cost_per_skull * skulls}"
+    exact = [f"{float(p):.6f} ({p})" for _, p in island.distribution]
+    width = max(len("probability"), *map(len, exact))
+    yield f"{indent}{'final skulls':<14} {'probability':<{width}} each opponent loses"
+    for (skulls, _), text in zip(island.distribution, exact, strict=True):
+        yield f"{indent}{skulls:<14} {text:<{width}} {island.cost_per_skull * skulls}"
 
 
 # -- the table of options ----------------------------------------------------------------------
