@@ -7,7 +7,14 @@ command line:
   exit code 2, never a traceback; the error's ``subject`` is worded with this command's flag
   (:func:`error_line`), since the library names no flag;
 - a usage error (an unknown option, a malformed value) is one line too, its inputs shortened;
-- writing to a closed or full standard output is one line (:class:`OutputError`, :func:`echo`);
+- writing to a closed or full standard output is one line (:class:`OutputError`, :func:`echo`),
+  and a pipe closed by its reader (``sabords ev | head``) ends the command quietly;
+- whatever the streams can carry (:mod:`solver.cli.streams`): characters an encoding lacks
+  are printed as their nearest ASCII (``~`` for ``≈``), JSON escapes them; a closed or full
+  standard error loses the progress and the messages quietly; input the terminal's encoding
+  could not decode is refused in one line;
+- an option that takes one value, given twice with two values, is refused ("given twice"),
+  as a variant is;
 - ``--variant NAME=VALUE`` (repeatable), ``--json`` and ``--notation`` (:data:`VariantOption`,
   :data:`JsonOption`, :data:`NotationOption`) mean the same everywhere.
 
@@ -32,8 +39,9 @@ import click
 import typer
 
 from .. import __version__
-from ..errors import SabordsError, shorten
+from ..errors import SabordsError, quote, shorten
 from ..rules import VARIANT_NAMES, Rules, rules_with
+from .streams import is_utf, prepare_streams, say, undecodable, undecodable_line
 
 if TYPE_CHECKING:
     from ..notation import Notation
@@ -42,6 +50,9 @@ EXIT_BAD_INPUT = 2
 """Exit code of every refusal: bad input, a stale table, an unwritable output."""
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
+EXIT_BROKEN_PIPE = 141
+"""Exit code when the reader of standard output has gone (128 + SIGPIPE), as shells report a
+tool that a closed pipe ended; nothing is said."""
 NOTATION_ENV = "SABORDS_NOTATION"
 """Environment variable choosing the default notation (``default`` or ``braille``)."""
 
@@ -55,30 +66,45 @@ R = TypeVar("R")
 class OutputError(Exception):
     """Standard output is closed or cannot be written (a full disk, a closed pipe)."""
 
+    def __init__(self, message: str, errno_code: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno_code
+
+
+class BrokenPipe(Exception):
+    """The reader of standard output has gone: the command ends quietly
+    (:data:`EXIT_BROKEN_PIPE`)."""
+
 
 def fail(message: str) -> NoReturn:
     """Print `message` as one line on stderr and exit with code 2."""
     line = " ".join(message.split())
-    try:
-        typer.echo(f"sabords: error: {line}", err=True)
-    except OSError:  # stderr gone too: nothing left to tell
-        pass
+    say(f"sabords: error: {line}")
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def echo(text: str = "", *, nl: bool = True) -> None:
-    """Print on stdout; a closed or full stdout raises :class:`OutputError`."""
+    """Print on stdout, in the characters its encoding carries (:mod:`.streams`); a closed or
+    full stdout raises :class:`OutputError`, a pipe whose reader has gone
+    :class:`BrokenPipe`."""
     if sys.stdout is None:
         raise OutputError("standard output is closed")
     try:
-        typer.echo(text, nl=nl)
+        sys.stdout.write(text + "\n" if nl else text)
+        sys.stdout.flush()
+    except ValueError:  # a closed file
+        raise OutputError("standard output is closed") from None
     except OSError as exc:
-        raise OutputError(exc.strerror or str(exc)) from None
+        if exc.errno == errno.EPIPE:
+            raise BrokenPipe from None
+        raise OutputError(exc.strerror or str(exc), exc.errno) from None
 
 
 def print_json(data: dict[str, Any], *, indent: int | None = 2) -> None:
-    """Print one JSON object on stdout (the `--json` convention)."""
-    echo(json.dumps(data, indent=indent, ensure_ascii=False))
+    """Print one JSON object on stdout (the `--json` convention); characters the output's
+    encoding cannot carry are escaped (``\\u00e9``), so the JSON stays whole."""
+    unicode = is_utf(getattr(sys.stdout, "encoding", None))
+    echo(json.dumps(data, indent=indent, ensure_ascii=not unicode))
 
 
 FLAGS: dict[str, str] = {
@@ -152,13 +178,30 @@ _SHIELD = "\x00"
 class _Command(typer.core.TyperCommand):
     """A command whose arguments may start with a minus and a digit (`'-1 coin'`, a card
     '-1'): they are read as arguments, not as unknown options, so that the library judges
-    them. An option's value is never touched (`--me -100` stays the value -100)."""
+    them. An option's value is never touched (`--me -100` stays the value -100).
+
+    An option of one value given twice with two values is refused (click would keep the
+    last), and so is text the terminal's encoding could not decode (:func:`undecodable`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         takes_value = {name for p in self.params if isinstance(p, click.Option)
                        and not p.is_flag and not p.count for name in p.opts}
         options = {name for p in self.params if isinstance(p, click.Option)
                    for name in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
+        single = {name: p for p in self.params if isinstance(p, click.Option)
+                  and not p.multiple and not p.is_flag and not p.count for name in p.opts}
+        given: dict[str, str] = {}
+
+        def once(flag: str, value: str) -> None:
+            param = single.get(flag)
+            if param is None or param.name is None:
+                return
+            first = given.setdefault(param.name, value)
+            if first != value:
+                raise click.UsageError(
+                    f"{'/'.join(param.opts)} is given twice, as {quote(first)} and "
+                    f"{quote(value)}: give it once", ctx)
+
         shielded: list[str] = []
         previous = ""
         for arg in args:
@@ -168,6 +211,10 @@ class _Command(typer.core.TyperCommand):
             if previous in takes_value and arg in options:
                 # click would take the option as the value (`--out --all`: a folder "--all")
                 raise click.UsageError(f"{previous} needs a value, not the option {arg}", ctx)
+            if previous in takes_value:
+                once(previous, arg)
+            elif arg.startswith("--") and "=" in arg:
+                once(*arg.split("=", 1))
             if _NEGATIVE.match(arg) and previous not in takes_value:
                 arg = _SHIELD + arg
             shielded.append(arg)
@@ -179,6 +226,13 @@ class _Command(typer.core.TyperCommand):
             elif isinstance(value, list | tuple):
                 ctx.params[key] = type(value)(
                     v.removeprefix(_SHIELD) if isinstance(v, str) else v for v in value)
+        for param in self.params:
+            value = ctx.params.get(param.name or "")
+            texts = value if isinstance(value, list | tuple) else [value]
+            if any(isinstance(t, str) and undecodable(t) for t in texts):
+                name = param.opts[0] if isinstance(param, click.Option) else \
+                    param.human_readable_name
+                raise click.UsageError(undecodable_line(name), ctx)
         return rest
 
 
@@ -229,6 +283,8 @@ def command(name: str, *, flags: dict[str, str] | None = None,
                 fail(error_line(exc, flags))
             except OutputError as exc:
                 fail(f"cannot write the output: {exc}")
+            except BrokenPipe:
+                raise typer.Exit(EXIT_BROKEN_PIPE) from None
 
         app.command(name, cls=_Command, **kwargs)(wrapper)
         return wrapper
@@ -363,15 +419,17 @@ _OUTPUT_ERRNOS = frozenset(getattr(errno, name) for name in
 """The errors of writing to a full, closed or broken output."""
 
 
-def _stdout_broken() -> bool:
-    """Flush stdout; True if that fails (a full disk, a closed pipe)."""
+def _stdout_broken() -> int | None:
+    """Flush stdout; the error number if that fails (a full disk, a closed pipe)."""
     if sys.stdout is None:
-        return False
+        return None
     try:
         sys.stdout.flush()
-    except OSError:
-        return True
-    return False
+    except OSError as exc:
+        return exc.errno or errno.EIO
+    except ValueError:  # closed
+        return None
+    return None
 
 
 def main() -> None:
@@ -380,22 +438,28 @@ def main() -> None:
     # start (`scripts/bench.py`, advisor section), for nothing, since no command does dense
     # linear algebra. A value set by the user wins.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    prepare_streams()
     code: int | str | None = 0
     try:
         app(prog_name="sabords")
     except SystemExit as exc:
         code = exc.code
     except KeyboardInterrupt:
-        sys.stderr.write("\n")
+        say("")
         code = EXIT_INTERRUPTED
     except OSError as exc:  # the help or the version printed to a full or closed stdout
         if exc.errno not in _OUTPUT_ERRNOS:
             raise
-        sys.stderr.write(f"sabords: error: cannot write the output: {exc.strerror}\n")
-        code = EXIT_BAD_INPUT
-    if _stdout_broken():
-        sys.stderr.write("sabords: error: cannot write the output\n")
-        code = EXIT_BAD_INPUT
+        code = EXIT_BROKEN_PIPE
+        if exc.errno != errno.EPIPE:
+            say(f"sabords: error: cannot write the output: {exc.strerror}")
+            code = EXIT_BAD_INPUT
+    broken = _stdout_broken()
+    if broken is not None and code != EXIT_BROKEN_PIPE:
+        code = EXIT_BROKEN_PIPE
+        if broken != errno.EPIPE:
+            say("sabords: error: cannot write the output")
+            code = EXIT_BAD_INPUT
     if code not in (0, None) and sys.stdout is not None:
         # Nothing more may reach a broken stdout at exit (Python's own flush would print
         # "Exception ignored"): point it at /dev/null.
@@ -409,7 +473,9 @@ def main() -> None:
 
 __all__ = [
     "EXIT_BAD_INPUT",
+    "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
+    "BrokenPipe",
     "ExactOption",
     "GameTablesOption",
     "JsonOption",

@@ -32,7 +32,8 @@ from .app import (
     print_json,
     rules_from,
 )
-from .render import move_text, note_line, ties, value_text
+from .render import move_text, note_line, value_text
+from .streams import say, undecodable, undecodable_line
 
 if TYPE_CHECKING:
     from ..advisor import Advice
@@ -117,6 +118,14 @@ def turn(
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
+def rolled_dice(n: int, what: str, *, the: bool = False) -> str:
+    """'the rolled die' / 'the 3 rolled dice' (or without 'the': '1 other die', '3 other
+    dice')."""
+    if n == 1:
+        return f"the {what} die" if the else f"{what} die"
+    return f"the {n} {what} dice" if the else f"{n} {what} dice"
+
+
 class _Helper:
     """The dialogue of one turn: prompts, answers, the graded end."""
 
@@ -136,13 +145,17 @@ class _Helper:
         self.event("start")
         if not self.as_json:
             goal = self.goal_words()
-            echo(f"Turn with the {self.notation.card(play.card)} card, playing for {goal} "
-                 f"(rules: {describe_rules(play.rules)}).")
+            turn = ("A turn without a card" if play.card.id == "none" else
+                    f"Turn with the {self.notation.card(play.card)} card")
+            echo(f"{turn}, playing for {goal} (rules: {describe_rules(play.rules)}).")
             echo(f"Type the dice as they fall: letters "
                  f"{' '.join(self.notation.letters.faces)} (or words), one roll a line; "
                  "'help' for more.")
         while play.phase is not Phase.OVER:
             line = self.ask(self.prompt())
+            if line is None:  # the input ended before anything was entered
+                self.event("quit")
+                return
             word = WORDS.get(line.strip().lower())
             if word == HELP:
                 self.show_help()
@@ -163,15 +176,22 @@ class _Helper:
             self.show_end()
 
     def enter(self, line: str) -> None:
+        from ..choices import AmbiguousMoveError
         from ..play import Phase
 
         play = self.play
         phase = play.phase
         try:
+            if undecodable(line):
+                self.error(undecodable_line("the line", getattr(self.stdin, "encoding", None)))
+                return
             if phase is Phase.MOVE:
                 play.choose(line)
             else:
                 play.enter_roll(line)
+        except AmbiguousMoveError as exc:
+            self.error(str(exc), mark="?", choices=[o.as_dict() for o in exc.options])
+            return
         except SabordsError as exc:
             self.error(error_line(exc))
             return
@@ -199,17 +219,42 @@ class _Helper:
 
     # -- input -------------------------------------------------------------------------------
 
-    def ask(self, prompt: str) -> str:
-        if not self.as_json:
-            echo(prompt, nl=False)
-        line = self.stdin.readline()
+    def ask(self, prompt: str) -> str | None:
+        """The next line, stripped; None when the input ends before the turn's first entry
+        (Ctrl-D at the first prompt: the helper ends quietly). On a terminal the line is read
+        with the standard library's line editing (:mod:`readline`: the arrow keys, history)
+        where it exists."""
+        line: str | None
+        if self.line_editing():
+            try:
+                line = input(prompt) + "\n"
+            except EOFError:
+                line = ""
+        else:
+            if not self.as_json:
+                echo(prompt, nl=False)
+            line = self.stdin.readline()
         if not line:
             if not self.as_json:
                 echo("")
+            if not self.play.entries:
+                return None
             fail("the input ended in the middle of the turn")
         if self.echo_input:
             echo(line.rstrip("\n"))
         return line.strip()
+
+    def line_editing(self) -> bool:
+        """Whether lines are read by :func:`input` with :mod:`readline` loaded: the text view
+        on the process's own terminal (imported here only, never on another command's start)."""
+        if self.as_json or self.stdin is not sys.stdin or not sys.stdin.isatty() \
+                or not sys.stdout.isatty():
+            return False
+        try:
+            import readline  # noqa: F401  (loading it gives input() its line editing)
+        except ImportError:  # not on every platform
+            pass
+        return True
 
     def prompt(self) -> str:
         from ..play import Phase
@@ -219,20 +264,21 @@ class _Helper:
             return "Your move (Enter: as advised; stop; the dice you keep; reroll ...; help): "
         rolled = play.rolled()
         if play.phase is Phase.ISLAND:
-            return (f"Skull Island: roll the {rolled} other dice; the {rolled} rolled dice "
-                    "(or all 8): ")
+            return (f"Skull Island: roll the {rolled_dice(rolled, 'other')}; "
+                    f"{rolled_dice(rolled, 'rolled', the=True)} (or all 8): ")
         pending = play.pending
         if pending is None:
             return "Roll 1, the 8 dice showing: "
         stays = n.dice(play.stays()) or "nothing"
         return (f"Roll {play.roll + 1} (rolled {n.dice(pending.reroll)}; {stays} stayed), "
-                f"the {rolled} rolled dice or all 8: ")
+                f"{rolled_dice(rolled, 'rolled', the=True)} or all 8: ")
 
-    def error(self, message: str) -> None:
+    def error(self, message: str, *, mark: str = "!", **extra: Any) -> None:
+        """A line refused (``!``) or a question (``?``: which of two moves), asked again."""
         if self.as_json:
-            self.event("error", error=message)
+            self.event("error", error=message, **extra)
         else:
-            typer.echo(f"  ! {message}", err=True)
+            say(f"  {mark} {message}")
 
     # -- output ------------------------------------------------------------------------------
 
@@ -264,6 +310,13 @@ class _Helper:
             f"{self.notation.letters.example[2:6]}), or reroll and the dice you roll",
             "    undo: take back the last entry; quit: end the helper; help: this",
         ]
+        if self.play.card.sorceress:
+            skull = self.notation.letters.faces[0]
+            used = " (used this turn)" if self.play.sorceress_used else ""
+            lines.insert(3, (
+                f"    the Sorceress{used}: once a turn, reroll one skull die with the dice you "
+                f"roll, 'reroll {skull}' and those dice (e.g. 'reroll {skull}s'); the dice you "
+                "keep are enough when only her move keeps them"))
         if self.play.phase is Phase.MOVE:
             lines.append("  Now: your move.")
         else:
@@ -292,15 +345,15 @@ class _Helper:
         for line in self.notes(advice):
             echo(line)
         shown = advice.options[:SHOWN]
-        same = ties(advice.options)
         moves = [move_text(o, n) for o in shown]
         values = [self.value(o.value) for o in shown]
         wide, width = max(map(len, moves)), max(map(len, values))
-        for rank, (o, tied) in enumerate(zip(shown, same, strict=False), 1):
+        for rank, o in enumerate(shown, 1):
             marks = ["best"] if o.best else []
+            # a tie is what the player reads: the same value as printed, among those listed
+            tied = [j for j, v in enumerate(values, 1) if j != rank and v == values[rank - 1]]
             if tied:
-                marks.append("tie with " + ", ".join(map(str, tied[:3]))
-                             + ("..." if len(tied) > 3 else ""))
+                marks.append("tie with " + ", ".join(map(str, tied)))
             echo(f"    {rank}. {moves[rank - 1]:<{wide}}  {values[rank - 1]:>{width}}  bust "
                  f"{100 * o.p_bust:4.1f} %  {', '.join(marks)}".rstrip())
 
