@@ -265,7 +265,8 @@ def _words_of(folded: str) -> list[tuple[int, str]]:
         for n in range(min(_LONGEST_NAME, len(found) - i), 1, -1):
             run = found[i:i + n]
             joined = " ".join(w for _, _, w in run)
-            apart = any(_BETWEEN_DICE.search(folded[a[1]:b[0]]) for a, b in zip(run, run[1:]))
+            apart = any(_BETWEEN_DICE.search(folded[a[1]:b[0]])
+                        for a, b in zip(run, run[1:], strict=False))
             if joined in FACE_WORDS and not apart:
                 words.append((run[0][0], joined))
                 i += n

@@ -32,7 +32,7 @@ from .engine import NO_MOVE, STOP, UNUSED, USED, IntArray, geometry, turn_model
 from .errors import SabordsError, SettingsError, quote
 from .game import FINAL, NORMAL, SUDDEN, UNIT, GameSolution, deck
 from .game.policies import actual_keep, orbit_of_positions
-from .policies import OPTIMAL, parse_policy, policy_for
+from .policies import OPTIMAL, ThresholdError, parse_policy, policy_for
 from .rules import NUM_DICE, NUM_FACES, Rules, get_card
 from .scoring import Outcome
 from .stats import INTERVAL_METHOD, wilson_interval
@@ -163,16 +163,27 @@ class WinPolicy(TurnPolicy):
         return np.where(code == STOP, -1, keep), sor
 
 
-def check_policy_name(name: str) -> None:
-    """Raise :class:`GameSettingsError` unless `name` is a policy of whole games."""
+def policy_name(text: str) -> str:
+    """The canonical name of a policy of whole games, read in any case (``WIN``, ``Points``,
+    ``Threshold=600``); :class:`GameSettingsError` for an unknown one, the policy's own error
+    for a threshold out of range."""
+    name = text.strip().lower()
     if name in (WIN, POINTS):
-        return
+        return name
     try:
-        parse_policy(name)
+        return str(parse_policy(name))
+    except ThresholdError:
+        raise
     except SabordsError:
         raise GameSettingsError(
-            f"unknown policy {quote(name)}: expected win, points, first-roll, two-skulls, "
+            f"unknown policy {quote(text)}: expected win, points, first-roll, two-skulls, "
             f"greedy or threshold[=T]", subject="policy") from None
+
+
+def check_policy_name(name: str) -> None:
+    """Raise :class:`GameSettingsError` unless `name` is a policy of whole games
+    (:func:`policy_name`)."""
+    policy_name(name)
 
 
 def check_win_tables(sol: GameSolution) -> None:
@@ -184,7 +195,7 @@ def check_win_tables(sol: GameSolution) -> None:
 
 
 def make_policy(name: str, rules: Rules, sol: GameSolution | None) -> TurnPolicy:
-    check_policy_name(name)
+    name = policy_name(name)
     if name == WIN:
         if sol is None:
             raise ValueError("the win policy needs the game tables")
@@ -418,8 +429,7 @@ def duel(names: tuple[str, str], rules: Rules, *, games: int, seed: int,
          progress: Callable[[int], None] | None = None) -> DuelResult:
     """Play `games` games; the two policies swap seats every game (game 0: names[0] first)."""
     check_games(games)
-    for name in names:
-        check_policy_name(name)
+    names = (policy_name(names[0]), policy_name(names[1]))
     score, turns = play_games(names, rules, games=games, seed=seed, sol=sol, progress=progress)
     seat_scores: dict[tuple[str, int], float] = {}
     seat_games: dict[tuple[str, int], int] = {}

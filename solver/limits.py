@@ -9,7 +9,8 @@
   and tried with a scratch file first, so that a read-only or full disk is refused before the
   minute of solving, not after.
 - **The game's size** (:func:`game_cost`): the memory and time the two-player game takes at a
-  target, from measurements; the largest target is :data:`solver.rules.MAX_TARGET`.
+  target, from measurements; the largest target is :data:`solver.rules.MAX_TARGET`. Every
+  figure the project gives of it (help texts, the progress line) is :func:`game_cost_text`.
 
 Every refusal is a :class:`~solver.errors.SettingsError` whose `subject` names the setting.
 Pure Python (every command's start-up path).
@@ -58,6 +59,12 @@ def check_writable(directory: Path | str, what: str = "the tables") -> Path:
     """Create `directory` if needed and write and remove a scratch file in it; a
     :class:`SettingsError` naming the directory and the system's reason if that fails."""
     path = Path(directory)
+    shown = quote(str(path), PATH_LIMIT)
+    if str(directory) == "":
+        raise SettingsError(f"cannot write {what} into '': give a directory", subject="out")
+    if path.exists() and not path.is_dir():
+        raise SettingsError(f"cannot write {what} into {shown}: it is not a directory",
+                            subject="out")
     scratch = path / f".sabords-write-check.{os.getpid()}"
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -69,7 +76,6 @@ def check_writable(directory: Path | str, what: str = "the tables") -> Path:
             scratch.unlink(missing_ok=True)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        shown = quote(str(path), PATH_LIMIT)
         raise SettingsError(f"cannot write {what} into {shown}: {reason}",
                             subject="out") from None
     return path
@@ -86,4 +92,12 @@ def game_cost(target: int) -> tuple[float, float]:
     return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
 
 
-__all__ = ["MAX_SEED", "check_jobs", "check_seed", "check_writable", "cores", "game_cost"]
+def game_cost_text(target: int) -> str:
+    """:func:`game_cost` in words: 'about 20 s and 0.8 GB on a 2-core machine'."""
+    seconds, memory = game_cost(target)
+    time = f"{seconds:.0f} s" if seconds < 100 else f"{seconds / 60:.1f} minutes"
+    return f"about {time} and {memory / 1e9:.1f} GB on a 2-core machine"
+
+
+__all__ = ["MAX_SEED", "check_jobs", "check_seed", "check_writable", "cores", "game_cost",
+           "game_cost_text"]

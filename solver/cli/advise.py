@@ -30,6 +30,7 @@ from .render import (
     note_line,
     option_key,
     option_rows,
+    turn_cache_warning,
     value_text,
 )
 from .score import CardArgument
@@ -173,6 +174,7 @@ def advise(
         from .render import game_tables as load_game
 
         game = load_game(rules, game_tables)
+    turn_cache_warning(rules, [the_card.id], tables)
     solved = solve_goal(the_card, rules, goal, tables_dir=tables, game=game)
     points, exact_solution = None, None
     if goal.name == "win":

@@ -270,11 +270,16 @@ app = typer.Typer(
 
 
 def command(name: str, *, flags: dict[str, str] | None = None,
+            fill: dict[str, str] | None = None,
             **kwargs: Any) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Register a command on `app`: library errors become one line and exit code 2 (their
-    subjects worded with `flags`, over :data:`FLAGS`), and so does a closed or full stdout."""
+    subjects worded with `flags`, over :data:`FLAGS`), and so does a closed or full stdout.
+    Each ``{key}`` of `fill` in the help text (the docstring) is replaced by its value: a
+    figure the code computes."""
 
     def register(func: Callable[P, R]) -> Callable[P, R]:
+        for key, value in (fill or {}).items():
+            func.__doc__ = (func.__doc__ or "").replace("{" + key + "}", value)
         @functools.wraps(func)
         def wrapper(*args: P.args, **kw: P.kwargs) -> R:
             try:
@@ -329,11 +334,36 @@ NotationOption = Annotated[
         ),
     ),
 ]
+if TYPE_CHECKING:  # click 8.2 and later make the type generic; earlier ones do not
+    _ParamType = click.ParamType[Path, Any]
+else:
+    _ParamType = click.ParamType
+
+
+class Directory(_ParamType):
+    """A directory given on the command line: any path but the empty one (which would mean
+    the current directory without saying so)."""
+
+    name = "directory"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path:
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("an empty path names no directory: give one (. for this one)", param, ctx)
+        return Path(value)
+
+
+DIRECTORY = Directory()
+"""The type of every option that names a directory (``--tables``, ``--out``...)."""
+
 TablesOption = Annotated[
     Path | None,
     typer.Option(
         "--tables",
         metavar="DIR",
+        click_type=DIRECTORY,
         help=(
             "Read the policy tables from DIR (written by `sabords solve --all --out DIR`). "
             "Default: the repository's tables/ for the default rules; other variants are "
@@ -346,6 +376,7 @@ GameTablesOption = Annotated[
     typer.Option(
         "--game-tables",
         metavar="DIR",
+        click_type=DIRECTORY,
         help=(
             "Read the two-player game table from DIR (written by `sabords solve-game --out "
             "DIR`). Default: the repository's tables/ for the default rules; other variants "
@@ -484,6 +515,7 @@ __all__ = [
     "TablesOption",
     "VariantOption",
     "app",
+    "DIRECTORY",
     "command",
     "describe_rules",
     "echo",

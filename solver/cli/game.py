@@ -10,9 +10,12 @@ from typing import Annotated
 import typer
 
 from ..errors import quote
+from ..limits import game_cost_text
 from ..ranking import ranked_cards
+from ..rules import MAX_TARGET
 from .advise import FinalOption
 from .app import (
+    DIRECTORY,
     GameTablesOption,
     JsonOption,
     NotationOption,
@@ -26,6 +29,7 @@ from .app import (
     rules_from,
 )
 from .render import end_progress, game_progress, game_tables, progress_bar
+from .streams import say
 
 
 @command("winprob")
@@ -75,12 +79,13 @@ def winprob(
     echo(f"rules     {describe_rules(rules)}")
 
 
-@command("solve-game")
+@command("solve-game", fill={"cost_6000": game_cost_text(6000),
+                            "cost_20000": game_cost_text(MAX_TARGET)})
 def solve_game_command(
     variant: VariantOption = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", metavar="DIR", help=(
+        typer.Option("--out", metavar="DIR", click_type=DIRECTORY, help=(
             "Write the game table into DIR (checked for writing before the solve). Default: "
             "the repository's tables/ for the default rules, the cache directory for other "
             "variants.")),
@@ -93,28 +98,25 @@ def solve_game_command(
     (target and ties included) and their hash. The same rules give the same bytes. Each phase
     prints its sweeps, last residual and certified bound (a proven bound on every value, or
     none where the rules leave the proof no progress to count on; see
-    solver/game/certify.py). The default target takes about 15 s on 2 cores (`make bench`
-    measures it); the time and the memory grow with the square of the target (target is at
-    most 20000).
+    solver/game/certify.py). The default target 6000 takes {cost_6000}, the largest, 20000,
+    {cost_20000} (the cost model of solver/limits.py, fitted to `make bench`'s
+    measurements): the time and the memory grow with the square of the target.
 
     \b
     Examples:
       sabords solve-game --out tables/               # what `make tables` runs
       sabords solve-game --variant target=5000 --variant ties=trigger
     """
-    import sys
-
     from ..game import solve_game
-    from ..limits import check_writable, game_cost
+    from ..limits import check_writable
     from ..tablepaths import game_default_dir
     from ..tables import game_table_path, write_game
 
     rules = rules_from(variant)
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
-    seconds, memory = game_cost(rules.target)
-    sys.stderr.write(f"solving the two-player game for {rules.describe()}: about "
-                     f"{seconds:.0f} s and {memory / 1e9:.1f} GB on a 2-core machine\n")
+    say(f"solving the two-player game for {rules.describe()}: "
+        f"{game_cost_text(rules.target)}")
     sol = solve_game(rules, progress=game_progress("solving"))
     end_progress()
     path = game_table_path(directory)
@@ -163,16 +165,15 @@ def game_command(
     """
     import random
 
-    from ..duel import WIN, check_games, check_policy_name, check_win_tables, duel
+    from ..duel import WIN, check_games, check_win_tables, duel, policy_name
     from ..limits import check_seed
     from ..stats import INTERVAL_METHOD
 
     rules = rules_from(variant)
-    names = tuple(p.strip() for p in policies.split(","))
-    if len(names) != 2 or not all(names):
+    given = [p.strip() for p in policies.split(",")]
+    if len(given) != 2 or not all(given):
         fail(f"--policies takes two policy names separated by a comma, not {quote(policies)}")
-    for name in names:
-        check_policy_name(name)
+    names = tuple(policy_name(p) for p in given)
     check_games(games)
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
     sol = game_tables(rules, game_tables_dir) if WIN in names else None

@@ -8,15 +8,16 @@ probabilities as percentages with 2 decimals, bust risks with 1.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
-if TYPE_CHECKING:
-    from pathlib import Path
+from .streams import say
 
+if TYPE_CHECKING:
     from ..advisor import Advice, Option
     from ..dice import Dice
     from ..game import GameSolution
@@ -181,19 +182,49 @@ def end_progress() -> None:
         sys.stderr.write("\n")
 
 
+def cache_warning(files: Iterable[Path]) -> bool:
+    """Before a table is solved on demand into the cache: whether it will be cached there (or
+    is already, or is not the cache's). If the cache cannot hold it (not a directory, not
+    writable: :func:`solver.caches.cache_problem`), a warning on stderr says so, since every
+    run will then solve it again; False."""
+    from ..caches import cache_problem, cache_root, cache_source
+
+    root = cache_root()
+    missing = [f for f in files if root in f.parents and not f.is_file()]
+    if not missing:
+        return True
+    problem = cache_problem(root)
+    if problem is None:
+        return True
+    say(f"sabords: warning: {problem} (set by {cache_source()}); what is solved now is not "
+        "cached, and every run solves it again")
+    return False
+
+
+def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | None) -> None:
+    """:func:`cache_warning` for the turn tables of `cards` read from the default directory
+    (`directory` None): the cache's for rules other than the default ones."""
+    if directory is not None:
+        return
+    from ..tablepaths import default_dir
+
+    where = default_dir(rules)
+    cache_warning([where / f"turn-{card}.msgpack" for card in cards])
+
+
 def game_tables(rules: Rules, directory: Path | None) -> GameSolution:
     """The game table of `rules` (:func:`solver.tables.game_tables`), with a progress report
-    on stderr when it has to be solved: what the solve will take first, then its sweeps."""
-    from ..limits import game_cost
+    on stderr when it has to be solved: what the solve will take first (and whether it is
+    cached), then its sweeps."""
+    from ..limits import game_cost_text
     from ..tablepaths import game_default_dir
     from ..tables import game_table_path
 
-    if directory is None and not game_table_path(game_default_dir(rules)).is_file():
-        seconds, memory = game_cost(rules.target)
-        sys.stderr.write(
-            f"solving the two-player game for {rules.describe()}: about {seconds:.0f} s and "
-            f"{memory / 1e9:.1f} GB on a 2-core machine, once (then cached)\n")
-        sys.stderr.flush()
+    path = game_table_path(game_default_dir(rules))
+    if directory is None and not path.is_file():
+        cached = ", once (then cached)" if cache_warning([path]) else ""
+        say(f"solving the two-player game for {rules.describe()}: "
+            f"{game_cost_text(rules.target)}{cached}")
     from ..tables import game_tables as load
 
     sol = load(rules, directory, progress=game_progress("solving the game tables"))
@@ -205,6 +236,7 @@ def game_tables(rules: Rules, directory: Path | None) -> GameSolution:
 __all__ = [
     "CLI_NOTES",
     "SHOWN_OPTIONS",
+    "cache_warning",
     "end_progress",
     "game_progress",
     "game_tables",
@@ -216,5 +248,6 @@ __all__ = [
     "option_rows",
     "progress_bar",
     "ties",
+    "turn_cache_warning",
     "value_text",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .app import (
+    DIRECTORY,
     ExactOption,
     JsonOption,
     NotationOption,
@@ -22,7 +23,7 @@ from .app import (
     print_json,
     rules_from,
 )
-from .render import progress_bar
+from .render import progress_bar, turn_cache_warning
 
 if TYPE_CHECKING:
     from ..caches import CacheEntry
@@ -54,6 +55,7 @@ def solve(
             "--out",
             "--tables",
             metavar="DIR",
+            click_type=DIRECTORY,
             help=(
                 "Write the tables into DIR (checked for writing before the solve). Default: "
                 "the repository's tables/ for the default rules, the cache directory for other "
@@ -145,6 +147,7 @@ def ev(
     rules = rules_from(variant)
     notes = notation_from(notation)
     chosen = card_ids(card, notation) if card else None
+    turn_cache_warning(rules, chosen or CARDS, tables)
     answer = ev_answer(rules, chosen, exact=exact, tables_dir=tables)
     if as_json:
         print_json(answer.as_dict())
@@ -203,7 +206,8 @@ def cache(
 ) -> None:
     """Where the caches are, what they hold and their size; --clear or --prune empties them.
 
-    The cache directory is $SABORDS_CACHE_DIR, else $XDG_CACHE_HOME/mille-sabords, else
+    The cache directory is $SABORDS_CACHE_DIR (a leading ~ is the home directory), else
+    $XDG_CACHE_HOME/mille-sabords (if it is an absolute path, as the XDG rule says), else
     ~/.cache/mille-sabords. It holds the tables of rules variants solved on demand (a folder
     per kind, solver version, table format and rules hash: turn-... and game-...) and numba's
     compiled kernels (numba/). Nothing else in it is touched. The committed tables of the
@@ -215,12 +219,17 @@ def cache(
       sabords cache --prune        # the tables older versions left behind
       sabords cache --clear --json
     """
-    from ..caches import cache_entries, cache_root, remove_entry
+    from ..caches import cache_entries, cache_root, cache_source, remove_entry
+    from ..errors import quote
+    from ..limits import PATH_LIMIT
     from ..tablepaths import is_current
 
     if clear and prune:
         fail("give either --clear (everything) or --prune (other versions' tables), not both")
     root = cache_root()
+    if root.exists() and not root.is_dir():
+        fail(f"the cache directory {quote(str(root), PATH_LIMIT)} ({cache_source()}) is not a "
+             "directory")
     entries = cache_entries(root)
     removed = [e for e in entries if clear or (prune and not is_current(e))]
     for entry in removed:

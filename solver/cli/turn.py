@@ -32,7 +32,7 @@ from .app import (
     print_json,
     rules_from,
 )
-from .render import move_text, note_line, value_text
+from .render import move_text, note_line, turn_cache_warning, value_text
 from .streams import say, undecodable, undecodable_line
 
 if TYPE_CHECKING:
@@ -106,6 +106,7 @@ def turn(
         from .render import game_tables as load_game
 
         game = load_game(rules, game_tables)
+    turn_cache_warning(rules, [the_card.id], tables)
     play = TurnPlay.new(the_card, rules, goal, tables_dir=tables, game=game,
                         letters=notes.letters)
     helper = _Helper(play, notes, as_json, sys.stdin)  # the CliRunner swaps sys.stdin
