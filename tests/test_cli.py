@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -211,3 +212,37 @@ def test_the_island_table_is_in_columns(sabords: Run, args: tuple[str, ...]) -> 
     assert starts == {rows[0].index("each opponent loses")}, rows
     probability = rows[0].index("probability")
     assert {line.index(line.split()[1]) for line in rows[1:]} == {probability}, rows
+
+
+def _commands() -> dict[str, Any]:
+    import typer.main
+
+    from solver.cli import app
+
+    group = typer.main.get_command(app)
+    return dict(group.commands)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", sorted(_commands()))
+def test_every_argument_and_option_is_described_and_shown_in_an_example(sabords: Run,
+                                                                        name: str) -> None:
+    """Issue 19: click 8.3 dropped the help of positional arguments (advise --help said nothing
+    of CARD and DICE), and no example showed --tables, --game-tables or --variant for advise,
+    --final or --json for turn."""
+    import click
+
+    command = _commands()[name]
+    out = sabords(name, "--help").stdout
+    examples = out[out.index("Examples:"):out.index("Arguments:" if "Arguments:" in out
+                                                     else "Options:")]
+    for param in command.params:
+        if isinstance(param, click.Argument):
+            help_text = " ".join((param.help or "").split())
+            assert help_text and help_text in " ".join(out.split()), (name, param.name)
+            continue
+        assert param.help, (name, param.opts)
+        if "--help" in param.opts:
+            continue
+        assert any(opt in examples for opt in param.opts + param.secondary_opts), \
+            (name, param.opts)
+    assert out.count("rguments:") <= 1

@@ -93,8 +93,8 @@ def _joins_a_name(before: str, after: str) -> bool:
 def test_every_name_of_every_face_is_one_die(items: list[tuple[str, int, bool]],
                                              separator: str) -> None:
     if separator == " ":
-        assume(not any(_joins_a_name(a[0], b[0]) for a, b in zip(items, items[1:])
-                       if not b[1]))
+        assume(not any(_joins_a_name(a[0], b[0])
+                       for a, b in zip(items, items[1:], strict=False) if not b[1]))
     words = [(f"{n} " if n else "") + (name.upper() if upper else name)
              for name, n, upper in items]
     expected = [NAMES[name] for name, n, _ in items for _ in range(n or 1)]
@@ -117,7 +117,7 @@ def test_parse_is_lenient_on_case_order_and_words(fs: list[Face], data: st.DataO
             tokens.append(token)
     separator = ", " if data is None else data.draw(st.sampled_from([" ", ", ", ";", " / "]))
     if separator == " ":
-        assume(not any(_joins_a_name(a, b) for a, b in zip(tokens, tokens[1:])))
+        assume(not any(_joins_a_name(a, b) for a, b in zip(tokens, tokens[1:], strict=False)))
     assert Dice.parse(separator.join(tokens)) == Dice.from_faces(fs)
 
 

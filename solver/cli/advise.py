@@ -153,6 +153,9 @@ def advise(
       sabords advise none mmmpppsc --me 2000 --opp 5500      # play to win the game
       sabords advise captain ccmmmspk --me 4000 --opp 6200 --final
       sabords advise t mmspééeo --notation braille
+      sabords advise sorceress kkmmppsc --variant sorceress_alone=off
+      sabords advise captain kkmmppsc --tables /tmp/t      # from `solve --all --out /tmp/t`
+      sabords advise none mmmpppsc --me 0 --opp 0 --game-tables /tmp/g   # `solve-game`
     """
     from ..advisor import Goal, solve_goal
     from ..answers import advice_answer

@@ -183,6 +183,14 @@ class _Command(typer.core.TyperCommand):
     An option of one value given twice with two values is refused (click would keep the
     last), and so is text the terminal's encoding could not decode (:func:`undecodable`)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _restore_argument_help(self)
+
+    def format_arguments(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Nothing: typer's own "Arguments" section lists them (click 8.5 would add a second
+        one, "Positional arguments")."""
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         takes_value = {name for p in self.params if isinstance(p, click.Option)
                        and not p.is_flag and not p.count for name in p.opts}
@@ -234,6 +242,28 @@ class _Command(typer.core.TyperCommand):
                     param.human_readable_name
                 raise click.UsageError(undecodable_line(name), ctx)
         return rest
+
+
+def _restore_argument_help(command: click.Command) -> None:
+    """Give each positional argument back its help text: typer sets it before click's own
+    ``__init__``, which click 8.3 and later make set it again from their ``help`` argument,
+    None, so that ``--help`` described no argument. The text is read again from the
+    command's signature (``typer.Argument(help=...)``)."""
+    import inspect
+    import typing
+
+    if command.callback is None:
+        return
+    try:
+        hints = typing.get_type_hints(inspect.unwrap(command.callback), include_extras=True)
+    except (NameError, TypeError):  # an annotation that cannot be resolved: leave the help
+        return
+    for param in command.params:
+        if not isinstance(param, click.Argument) or getattr(param, "help", None):
+            continue
+        for info in typing.get_args(hints.get(param.name or "", None))[1:]:
+            if isinstance(info, typer.models.ArgumentInfo) and info.help:
+                param.help = info.help
 
 
 COMMAND_ORDER = ("score", "solve", "ev", "advise", "turn", "simulate", "winprob", "solve-game",

@@ -54,6 +54,8 @@ def winprob(
       sabords winprob --me 2000 --opp 5500 --json
       sabords winprob --me 4000 --opp 6200 --final   # your last turn
       sabords winprob --me 0 --opp 0 --variant target=5000
+      sabords winprob --me 0 --opp 0 --game-tables /tmp/g  # from `solve-game --out /tmp/g`
+      sabords winprob --me 0 --opp 0 --notation braille    # cards by their letters
     """
     from ..answers import win_answer
     from ..game import check_totals
@@ -162,6 +164,7 @@ def game_command(
     Examples:
       sabords game --games 2000 --seed 1
       sabords game --policies win,threshold=600 --variant target=3000 --json
+      sabords game --games 500 --game-tables /tmp/g      # from `solve-game --out /tmp/g`
     """
     import random
 

@@ -51,6 +51,7 @@ def serve(
       sabords serve                        # http://127.0.0.1:8000/ on this machine
       sabords serve --host 0.0.0.0         # phones on the same network: address and QR code
       sabords serve --port 8080 --workers 2 --log-level warning
+      sabords serve --tables /tmp/t --game-tables /tmp/g --max-game-target 3000
     """
     from ..limits import check_jobs
     from ..web.serve import serve as run

@@ -80,6 +80,7 @@ def solve(
       sabords solve --all --out tables/          # what `make tables` runs
       sabords solve --card captain --card sorceress --out /tmp/t
       sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
+      sabords solve --card g --card m2 --notation braille --out /tmp/t
     """
     from ..limits import check_jobs, check_writable
     from ..rules import CARD_IDS
@@ -139,6 +140,8 @@ def ev(
       sabords ev --card captain --card sorceress
       sabords ev --exact --card skull2
       sabords ev --variant battle_swords_fill_chest=off --json
+      sabords ev --tables /tmp/t --card captain     # from `sabords solve --out /tmp/t`
+      sabords ev --notation braille                 # cards by their letters
     """
     from ..answers import ev_answer
     from ..rational import decimal_text, fraction_text

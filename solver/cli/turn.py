@@ -92,6 +92,10 @@ def turn(
       sabords turn sorceress --need 1500
       sabords turn none --me 2000 --opp 5500
       sabords turn p --notation braille
+      sabords turn captain --me 4000 --opp 6200 --final    # your last turn
+      sabords turn sorceress --variant sorceress_alone=off --tables /tmp/t
+      sabords turn none --me 0 --opp 0 --game-tables /tmp/g
+      printf 'kkmpsssc\\nstop\\n' | sabords turn chest --json   # one JSON object a line
     """
     from ..advisor import Goal
     from ..play import TurnPlay
