@@ -248,10 +248,12 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-_WORD = re.compile(r"[0-9]+|[^\s0-9,;+/'\-]+")
-"""A word of dice text: a count, or a run of anything but separators and digits (``4coin`` is
-a count and a face)."""
-_BETWEEN_DICE = re.compile(r"[,;+/]")
+_WORD = re.compile(r"[0-9]+(?:[x×*](?=[\s,;:+/'\-]|$))?|[×*]|[^\s0-9,;:+/'\-×*]+")
+"""A word of dice text: a count (``4``, or ``4x`` before a face: ``4x coin``, never 4 swords),
+a multiplication sign (``4 × coin``), or a run of anything but separators, digits and signs
+(``4coin`` is a count and a face)."""
+_TIMES = "x×*"
+_BETWEEN_DICE = re.compile(r"[,;:+/]")
 """Separators that end a name: ``gold, coin`` is two dice, ``gold coin`` one."""
 
 
@@ -284,7 +286,7 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
     shown = quote(text)
     if not folded.strip():
         raise DiceNotationError(f"no dice in {shown}: expected {expected}")
-    negative = re.search(r"(?:^|[\s,;+/])-\s*(\d+)", folded)
+    negative = re.search(r"(?:^|[\s,;:+/])-\s*(\d+)", folded)
     if negative:
         raise DiceNotationError(
             f"a count of dice cannot be negative: {quote('-' + negative.group(1))} in {shown}; "
@@ -295,6 +297,13 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
     faces: list[Face] = []
     repeat: int | None = None  # a count before a face: "4 coin", "3 s", "trois singes"
     for start, word in words:
+        if word in _TIMES[1:]:  # a multiplication sign: only after a count ("4 × coin")
+            if repeat is None:
+                raise DiceNotationError(f"{quote(word)} in {shown} must follow a count: "
+                                        f"expected {expected}")
+            continue
+        if word[-1] in _TIMES and word[:-1].isdigit():  # "4x coin": a count
+            word = word[:-1]
         count = int(word) if word.isdigit() and len(word) < 4 else COUNT_WORDS.get(word)
         if word.isdigit() or count is not None:
             if repeat is not None:

@@ -98,7 +98,9 @@ def test_unknown_card_lists_the_ids() -> None:
         ("2 têtes de mort, pièce d'or, Pièces d’or, piece d or", "kkccc"),
         ("moneta d'oro, 2 Totenköpfen", "kkc"),
         ("trois singes deux épées une pièce d'or", "mmmssc"),
-        ("4coin 3x d", "sssccccd"),
+        ("4coin 3 x d", "sssccccd"),  # a count may touch its face; 'x' alone is a sword
+        ("2x skull 6x monkey", "kkmmmmmm"),  # "2x" is a count (it read 2 swords, a skull...)
+        ("8 × coin", "cccccccc"),
     ],
 )
 def test_dice_words_and_letters(text: str, canonical: str) -> None:
@@ -116,6 +118,8 @@ def test_dice_words_and_letters(text: str, canonical: str) -> None:
         ("Totenkopf singe parrot sciabola", "unknown word 'sciabola' in"),
         ("monkeyz", "unknown word 'monkeyz' (did you mean 'monkey'?)"),
         ("4", "a count with no face"),
+        ("2x", "a count with no face"),
+        ("skull × 2", "'×' in 'skull × 2' must follow a count"),
         ("4 cc ss", "a count must precede one face"),
         ("9 c", "more than 8 dice"),
         ("", "no dice"),

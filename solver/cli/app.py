@@ -168,7 +168,12 @@ def usage_line(exc: click.UsageError) -> str:
     shortened, with the command whose help to see."""
     ctx = getattr(exc, "ctx", None)
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-    return _short_usage(exc.format_message().replace(_SHIELD, "")) + hint
+    # typer adds its "Did you mean" to the same error each time click resolves the command
+    message = _REPEATED.sub(r"\1", exc.format_message().replace(_SHIELD, ""))
+    return _short_usage(message) + hint
+
+
+_REPEATED = re.compile(r"( Did you mean [^?]*\?)(?:\1)+")
 
 
 _NEGATIVE = re.compile(r"-\d")

@@ -34,7 +34,8 @@ def serve(
         "table already on disk is always read.")] = 6000,
     log_level: Annotated[str, typer.Option(
         "--log-level", metavar="LEVEL",
-        help="uvicorn's log: " + ", ".join(LOG_LEVELS) + " (info logs every request).")
+        help="uvicorn's log: " + ", ".join(LOG_LEVELS) + " (info logs every request; in any "
+        "case).")
     ] = "info",
 ) -> None:
     """Serve the advisor to a browser: one page for the table, and its JSON API.
@@ -57,7 +58,8 @@ def serve(
     from ..web.serve import serve as run
     from ..web.solutions import Settings
 
-    if log_level not in LOG_LEVELS:
+    level = log_level.strip().lower()
+    if level not in LOG_LEVELS:
         fail(f"--log-level takes one of {', '.join(LOG_LEVELS)}, not {log_level!r}")
     workers = check_jobs(workers, workers)
     if not host.strip():
@@ -70,6 +72,6 @@ def serve(
                         game_tables_dir=None if game_tables is None else game_tables.resolve(),
                         max_game_target=max_game_target)
     try:
-        run(settings, host=host, port=port, workers=workers, log_level=log_level, say=echo)
+        run(settings, host=host, port=port, workers=workers, log_level=level, say=echo)
     except KeyboardInterrupt:
         pass
