@@ -66,6 +66,8 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
         verb, rest = "keep", text.strip()
     if verb == "keep" and rest.strip().lower() in ("", "nothing", "none", "-"):
         chosen = EMPTY
+    elif verb == "reroll" and rest.strip().lower() in ("all", "everything"):
+        verb, chosen = "keep", EMPTY  # every die but the skulls
     else:
         chosen = Dice.parse(rest, None, letters)
     card = advice.card

@@ -487,3 +487,22 @@ def test_the_turn_helper_edits_lines_on_a_terminal_and_ctrl_d_ends_it() -> None:
     assert "Advice:" in text and "^[[D" not in text and "Turn abandoned." in text
     code, text = session([(b"showing: ", b"\x04")])
     assert code == 0 and "ended" not in text, text
+
+
+def test_an_option_is_chosen_by_its_number_and_reroll_all_keeps_none() -> None:
+    """Found trying the helper as a new user: the options are listed 1 to 4, and typing '2'
+    was 'a count with no face after it'; 'reroll all' was an unknown word; an empty roll
+    line was 'no dice in ''' and the letters' whole description."""
+    result = run("turn", "none", input="\nkkmppscd\n9\n2\nundo\nreroll all\nquit\n")
+    advice = advise("none", dice("kkmppscd"), RULES, first=True)
+    graded = result.stdout[result.stdout.index("Your turn, graded"):]
+    assert f"keep -, reroll {advice.dice.without_skulls()}" in graded
+    assert result.stderr.splitlines() == [
+        "  ! type the dice of the roll (the 8 dice showing: letters k m p s c d, or words); "
+        "'help' for more",
+        "  ! option 9 is not listed: type 1 to 4, or the move ('help' for more)"]
+    assert "  Undone: the last move." in result.stdout
+    events = [json.loads(line) for line in
+              run("turn", "none", "--json", input="kkmppscd\n2\n").stdout.splitlines()]
+    assert events[2]["event"] == "move"
+    assert events[2]["graded"]["decisions"][0]["chosen"] == advice.options[1].as_dict()

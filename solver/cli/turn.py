@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
-from ..errors import SabordsError
+from ..errors import SabordsError, shorten
 from .advise import FinalOption, MeOption, NeedOption, OppOption
 from .app import (
     EXIT_INTERRUPTED,
@@ -72,8 +72,9 @@ def turn(
     """Play a whole turn with advice, typing the dice as they fall; then the turn graded.
 
     After each roll the best move is shown with the next best ones (equal values marked as
-    ties). Answer with Enter to follow the advice, 'stop', the dice you keep ('sssc', or
-    'keep sssc'), or the dice you reroll ('reroll mp'; a skull in it uses the Sorceress).
+    ties). Answer with Enter to follow the advice, the number of an option listed, 'stop', the
+    dice you keep ('sssc', or 'keep sssc'), or the dice you reroll ('reroll mp'; a skull in it
+    uses the Sorceress).
     After a reroll type only the dice you rolled ('cs'), or all 8. Skull Island is followed
     roll by roll to its deduction. 'help' lists what you can type, 'undo' takes back the last
     entry, 'quit' ends the helper. At the end of the turn every decision you made is shown
@@ -191,7 +192,20 @@ class _Helper:
                 self.error(undecodable_line("the line", getattr(self.stdin, "encoding", None)))
                 return
             if phase is Phase.MOVE:
-                play.choose(line)
+                listed = play.advice.options[:SHOWN] if play.advice is not None else ()
+                if line.isdigit():  # an option by its rank in the list
+                    if not 1 <= int(line) <= len(listed):
+                        ranks = "1" if len(listed) == 1 else f"1 to {len(listed)}"
+                        self.error(f"option {shorten(line)} is not listed: type {ranks}, or "
+                                   "the move ('help' for more)")
+                        return
+                    play.choose(listed[int(line) - 1])
+                else:
+                    play.choose(line)
+            elif not line:
+                self.error(f"type the dice of the roll ({self.rolled_text()}: letters "
+                           f"{' '.join(self.notation.letters.faces)}, or words); 'help' for more")
+                return
             else:
                 play.enter_roll(line)
         except AmbiguousMoveError as exc:
@@ -278,6 +292,14 @@ class _Helper:
         return (f"Roll {play.roll + 1} (rolled {n.dice(pending.reroll)}; {stays} stayed), "
                 f"{rolled_dice(rolled, 'rolled', the=True)} or all 8: ")
 
+    def rolled_text(self) -> str:
+        """'the 8 dice showing', 'the 2 rolled dice or all 8'."""
+        from ..play import Phase
+
+        if self.play.phase is Phase.ROLL and self.play.pending is None:
+            return "the 8 dice showing"
+        return f"{rolled_dice(self.play.rolled(), 'rolled', the=True)} or all 8"
+
     def error(self, message: str, *, mark: str = "!", **extra: Any) -> None:
         """A line refused (``!``) or a question (``?``: which of two moves), asked again."""
         if self.as_json:
@@ -311,8 +333,9 @@ class _Helper:
             "  Type what the table shows, one line at a time:",
             f"    the dice of a roll ({' '.join(self.notation.letters.faces)}, or words); "
             "after a reroll only the rolled dice, or all 8",
-            "    your move: Enter (as advised), stop, the dice you keep (e.g. "
-            f"{self.notation.letters.example[2:6]}), or reroll and the dice you roll",
+            "    your move: Enter (as advised), the number of an option listed, stop, the dice "
+            f"you keep (e.g. {self.notation.letters.example[2:6]}), or reroll and the dice you "
+            "roll (reroll all: keep none)",
             "    undo: take back the last entry; quit: end the helper; help: this",
         ]
         if self.play.card.sorceress:
