@@ -735,3 +735,7 @@ def test_every_figure_of_the_game_solves_cost_is_the_cost_models(sabords: Run) -
         text = " ".join(sabords(command, "--help").stdout.split())
         assert figure in text
         assert "15 s" not in text and "a minute" not in text
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "The default target takes about 20 s and 0.8 GB on a 2-core machine" in readme
+    assert game_cost_text(MAX_TARGET) == "about 3.5 minutes and 6.7 GB on a 2-core machine"
+    assert "the two-player game at 20000 takes about 6.7 GB and 3.5 minutes" in readme
