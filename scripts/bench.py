@@ -65,11 +65,15 @@ class Run:
 
 def fresh_process(code: str, *args: str, env: dict[str, str] | None = None) -> Run:
     """Run `python -c code args...` in a fresh process from the repository's root."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    return _measured([PYTHON, "-c", code, *args], REPO,
+                     {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, "benchmark process")
+
+
+def _measured(command: list[str], cwd: Path, env: dict[str, str], what: str) -> Run:
+    """Run `command` in a fresh process: its output, wall time, peak memory and CPU."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen([PYTHON, "-c", code, *args], cwd=REPO, env=env,
-                                stdout=subprocess.PIPE, stderr=err)
+        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
         assert proc.stdout is not None
         out = proc.stdout.read().decode()
         proc.stdout.close()
@@ -77,10 +81,9 @@ def fresh_process(code: str, *args: str, env: dict[str, str] | None = None) -> R
         # it waited for), which Popen.wait would discard.
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode:
+        if os.waitstatus_to_exitcode(status):
             err.seek(0)
-            raise RuntimeError(f"benchmark process failed:\n{err.read().decode()}")
+            raise RuntimeError(f"{what} failed:\n{err.read().decode()}")
     return Run(wall=wall, peak_mb=usage.ru_maxrss / 1024, stdout=out,
                cpu=usage.ru_utime + usage.ru_stime)
 
@@ -104,15 +107,15 @@ def median_figures(name: str, runs: list[Run], *, target: float | None = None,
 SOLVE_ALL = """
 import sys
 from solver.engine import solve_cards
-from solver.rules import CARD_IDS, Rules
-solve_cards(list(CARD_IDS), Rules(), n_jobs=int(sys.argv[1]))
+from solver.rules import CARDS, Rules
+solve_cards(list(CARDS.values()), Rules(), n_jobs=int(sys.argv[1]))
 """
 
 PER_CARD = """
 import json, time
 t0 = time.perf_counter()
 from solver.engine import geometry, solve_payoff, payoff_for, turn_model, ExpectedPoints
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 from solver.stats import turn_stats
 t1 = time.perf_counter()
 geometry()
@@ -120,7 +123,7 @@ t2 = time.perf_counter()
 out = {"import": t1 - t0, "geometry": t2 - t1, "cards": {}}
 for card in CARD_IDS:
     a = time.perf_counter()
-    model = turn_model(card, Rules())
+    model = turn_model(CARDS[card], Rules())
     b = time.perf_counter()
     sol = solve_payoff(model, payoff_for(model, ExpectedPoints()), ("ExpectedPoints",))
     c = time.perf_counter()
@@ -131,10 +134,10 @@ print(json.dumps(out))
 """
 
 LOAD_ALL = """
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 from solver.tables import turn_solution
 for card in CARD_IDS:
-    turn_solution(card, Rules())
+    turn_solution(CARDS[card], Rules())
 """
 
 CLI = """
@@ -215,16 +218,16 @@ t.append(time.perf_counter())
 import solver.advisor, solver.engine, solver.tables
 t.append(time.perf_counter())
 from solver.dice import Dice
-from solver.rules import Rules
+from solver.rules import CARDS, Rules
 solver.engine.geometry()
 t.append(time.perf_counter())
-sol = solver.advisor.solution_for("chest", Rules())
+sol = solver.advisor.solution_for(CARDS["chest"], Rules())
 t.append(time.perf_counter())
-solver.advisor.advise("chest", Dice.parse("kkmpsssc"), Rules(), solution=sol)
+solver.advisor.advise(CARDS["chest"], Dice.parse("kkmpsssc"), Rules(), solution=sol)
 t.append(time.perf_counter())
-model = solver.engine.turn_model("chest", Rules())
+model = solver.engine.turn_model(CARDS["chest"], Rules())
 t.append(time.perf_counter())
-solver.engine.solve_turn("chest", Rules(), solver.engine.AtLeast(1500))
+solver.engine.solve_turn(CARDS["chest"], Rules(), solver.engine.AtLeast(1500))
 t.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(t, t[1:])]))
 """
@@ -286,30 +289,17 @@ TURN_FLOATS = """
 import json, time
 t0 = time.perf_counter()
 from solver.engine import solve_turn
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 t1 = time.perf_counter()
 for card in CARD_IDS:
-    solve_turn(card, Rules())
+    solve_turn(CARDS[card], Rules())
 print(json.dumps({"import": t1 - t0, "solve": time.perf_counter() - t1}))
 """
 
 
 def _shell(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
     """Run a command (not Python) in a fresh process: wall time and peak memory."""
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, env={**os.environ, **(env or {})},
-                                stdout=subprocess.PIPE, stderr=err)
-        assert proc.stdout is not None
-        out = proc.stdout.read().decode()
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status):
-            err.seek(0)
-            raise RuntimeError(f"{' '.join(command)} failed:\n{err.read().decode()}")
-    return Run(wall=wall, peak_mb=usage.ru_maxrss / 1024, stdout=out,
-               cpu=usage.ru_utime + usage.ru_stime)
+    return _measured(command, cwd, {**os.environ, **(env or {})}, " ".join(command))
 
 
 def bench_engine(repeat: int) -> list[Figure]:
@@ -371,13 +361,13 @@ t0 = time.perf_counter()
 import flint, scipy.sparse.csgraph  # the exact solve's libraries, before the per-card clocks
 from solver.engine import payoff_for, solve_payoff, turn_model
 from solver.engine.exact import exact_payoff, solve_exact
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 from solver.stats import exact_ending_payoff
 from solver.tables import OBJECTIVE
 out = {"import": time.perf_counter() - t0, "cards": {}}
 for card in CARD_IDS:
     a = time.perf_counter()
-    model = turn_model(card, Rules())
+    model = turn_model(CARDS[card], Rules())
     floats = solve_payoff(model, payoff_for(model, OBJECTIVE), OBJECTIVE.key())
     b = time.perf_counter()
     exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(), OBJECTIVE.key(),
@@ -389,11 +379,11 @@ print(json.dumps(out))
 
 EXACT_SIZES = """
 import json, msgpack
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARDS, CARD_IDS, Rules
 from solver.tables import build_table, pack_table
 out = {}
 for card in CARD_IDS:
-    table = build_table(card, Rules())
+    table = build_table(CARDS[card], Rules())
     out[card] = {"file": len(pack_table(table)),
                  "exact": len(msgpack.packb(table.exact_data, use_bin_type=True))}
 print(json.dumps(out))

@@ -140,12 +140,12 @@ class Report:
     @cached_property
     def optimal(self) -> dict[str, float]:
         self.log("optimal values")
-        return {c: float(optimal_solution(c, self.rules).turn_value[0]) for c in self.cards}
+        return {c: float(optimal_solution(CARDS[c], self.rules).turn_value[0]) for c in self.cards}
 
     @cached_property
     def distributions(self) -> dict[str, ScoreDistribution]:
         self.log("score distributions (forward propagation)")
-        return {c: optimal_distribution(c, self.rules) for c in self.cards}
+        return {c: optimal_distribution(CARDS[c], self.rules) for c in self.cards}
 
     @cached_property
     def deck_distribution(self) -> ScoreDistribution:
@@ -159,29 +159,30 @@ class Report:
         out: dict[str, dict[str, float]] = {"optimal": self.optimal}
         for name in HEURISTICS:
             if name == THRESHOLD:
-                out[name] = {c: best_threshold(c, self.rules)[1] for c in self.cards}
+                out[name] = {c: best_threshold(CARDS[c], self.rules)[1] for c in self.cards}
             else:
-                out[name] = {c: evaluate(c, self.rules, heuristic_policy(name, c, self.rules))
+                out[name] = {c: evaluate(CARDS[c], self.rules,
+                                         heuristic_policy(name, CARDS[c], self.rules))
                              for c in self.cards}
         return out
 
     @cached_property
     def thresholds(self) -> dict[str, int]:
-        return {c: best_threshold(c, self.rules)[0] for c in self.cards}
+        return {c: best_threshold(CARDS[c], self.rules)[0] for c in self.cards}
 
     @cached_property
     def variants(self) -> dict[str, dict[str, float]]:
         """Variant -> card -> optimal expected points with that variant flipped alone."""
         self.log("variants")
         return {
-            v: {c: float(solve_turn(c, rules_with([v])).turn_value[0]) for c in self.cards}
+            v: {c: float(solve_turn(CARDS[c], rules_with([v])).turn_value[0]) for c in self.cards}
             for v in VARIANTS
         }
 
     @cached_property
     def thumbs(self) -> dict[str, tuple[ThumbRule, ...]]:
         self.log("rules of thumb")
-        return {c: rules_of_thumb(c, self.rules) for c in self.cards}
+        return {c: rules_of_thumb(CARDS[c], self.rules) for c in self.cards}
 
     @cached_property
     def thumb_values(self) -> dict[str, float]:
@@ -189,8 +190,9 @@ class Report:
         out = {}
         for c, rules in self.thumbs.items():
             limits = {(r.world, r.skulls): thumb_limit(r) for r in rules}
-            reroll = threshold_reroll(c, self.rules, limits)
-            out[c] = evaluate(c, self.rules, policy_from_rerolls(c, self.rules, reroll))
+            reroll = threshold_reroll(CARDS[c], self.rules, limits)
+            out[c] = evaluate(CARDS[c], self.rules,
+                              policy_from_rerolls(CARDS[c], self.rules, reroll))
         return out
 
     def figure(self, name: str, fig: Any, alt: str) -> str:
@@ -335,7 +337,7 @@ def section_heuristics(r: Report) -> str:
     img = r.figure("strategy-heuristics.png", plot_heuristics(r),
                    "expected points of optimal play and of the heuristics per card")
     never = ", ".join(f"`{c}`" for c in r.cards
-                      if r.thresholds[c] == threshold_candidates(c, r.rules)[-1])
+                      if r.thresholds[c] == threshold_candidates(CARDS[c], r.rules)[-1])
     return f"""## Simple heuristics against optimal play
 
 Each heuristic is a fixed policy evaluated exactly on the same engine (policy evaluation,
@@ -456,8 +458,8 @@ def section_method(r: Report) -> str:
     worst_mean = max(abs(r.distributions[c].mean - r.optimal[c]) for c in r.cards)
     worst_mass = max(r.distributions[c].unresolved for c in r.cards)
     steps = max(r.distributions[c].steps for c in r.cards)
-    bound = max(optimal_solution(c, r.rules).bound for c in r.cards)
-    stats = {c: turn_stats(optimal_solution(c, r.rules)) for c in r.cards}
+    bound = max(optimal_solution(CARDS[c], r.rules).bound for c in r.cards)
+    stats = {c: turn_stats(optimal_solution(CARDS[c], r.rules)) for c in r.cards}
     worst_bust = max(abs(stats[c].p_bust - r.distributions[c].p_bust) for c in r.cards)
     return f"""## How the numbers are made
 
@@ -513,8 +515,8 @@ def section_playing_to_win(r: Report) -> str:
             u = state_utility(sol, a, b)
             ev, differs = 0.0, 0.0
             for card, weight in deck().items():
-                pol = solve_turn(card, r.rules.turn_rules(), GameUtility(u)).policy()
-                ev += weight * float(solve_turn(card, r.rules.turn_rules(), ExpectedPoints(),
+                pol = solve_turn(CARDS[card], r.rules.turn_rules(), GameUtility(u)).policy()
+                ev += weight * float(solve_turn(CARDS[card], r.rules.turn_rules(), ExpectedPoints(),
                                                 policy=pol).turn_value[0])
                 differs += weight * _points_move_loses(card, r.rules, u)
             ev_row.append(signed(ev - optimum))
@@ -580,10 +582,10 @@ def _points_move_loses(card: str, rules: Rules, u: Any) -> float:
     from solver.game import GameUtility
 
     objective = GameUtility(u)
-    win = solve_turn(card, rules.turn_rules(), objective)
+    win = solve_turn(CARDS[card], rules.turn_rules(), objective)
     start = max(win.worlds)
-    points = optimal_solution(card, rules).worlds[start]
-    stop = payoff_for(turn_model(card, rules.turn_rules()), objective).stop[:, 0]
+    points = optimal_solution(CARDS[card], rules).worlds[start]
+    stop = payoff_for(turn_model(CARDS[card], rules.turn_rules()), objective).stop[:, 0]
     code, sor = points.policy[:, 0], points.sorceress[:, 0]
     live = code != -2
     idx = np.maximum(code, 0)
@@ -620,7 +622,7 @@ def section_exact(r: Report) -> str:
     from solver.stats import exact_deck_average, exact_turn_stats
 
     r.log("exact values (exact policy iteration)")
-    solved = {c: exact_turn_stats(c, r.rules) for c in r.cards}
+    solved = {c: exact_turn_stats(CARDS[c], r.rules) for c in r.cards}
     stats = {c: s for c, (s, _) in solved.items()}
     proofs = [e.proof for _, e in solved.values()]
     rows = [[f"`{c}`", f"{fraction_text(s.ev)}", decimal_text(s.ev)] for c, s in stats.items()]

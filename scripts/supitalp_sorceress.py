@@ -26,7 +26,7 @@ import dataclasses
 import numpy as np
 
 from solver.engine import ExpectedPoints, geometry, payoff_for, solve_payoff, turn_model
-from solver.rules import NUM_DICE, Rules, rules_with
+from solver.rules import CARDS, NUM_DICE, Rules, rules_with
 
 
 def sorceress_value(rules: Rules, *, voluntary_alone: bool, rescue_with_dice: bool) -> float:
@@ -34,7 +34,7 @@ def sorceress_value(rules: Rules, *, voluntary_alone: bool, rescue_with_dice: bo
 
     Our reading is both True (under the default `sorceress_alone`); supitalp's both False.
     """
-    model = turn_model("sorceress", rules)
+    model = turn_model(CARDS["sorceress"], rules)
     g = geometry()
     skulls_after, kept = g.counts[:, 0], g.total - g.counts[:, 0]
     ours = model.sorceress_legal

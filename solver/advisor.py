@@ -14,6 +14,13 @@ its answer, and what a player types for a move is read by :mod:`solver.choices`.
   is ``keep_value`` of the partial position ``(s, K)`` in the position's world; a Sorceress
   reroll is ``keep_value`` of ``(s - 1, K)`` in the *used* world (RULES.md, Sorceress). A stop
   is the objective's utility of :func:`solver.scoring.stop_score`.
+- **Ranking.** Best value first; options whose values differ by at most the engine's tie
+  tolerance (:data:`solver.engine.TIE_TOL`) are ties, in the engine's tie order
+  (:func:`tie_key`: a stop first, then a reroll without the Sorceress, then the keep with the
+  most dice, then the largest partial index), so the first option is the policy's move of the
+  solution (the table's, for expected points). Each option lists the ranks of its ties; the
+  options within :data:`BEST_TOLERANCE` of the best (the solver's certified bound: they
+  cannot be told apart) are marked best.
 - **Bust risk.** ``p_bust`` is the probability that this very roll ends the turn in a bust:
   the rolled dice show a number of skulls that is Binomial(rolled, 1/6), and each count is
   classified by :func:`solver.scoring.classify_roll` (so a rescue, exactly 3 skulls with the
@@ -45,9 +52,16 @@ from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from .errors import RulesError, quote
 from .moves import Reroll, can_stop, legal_rerolls
 from .notes import Note
-from .ranking import ranked
-from .rules import NUM_DICE, Card, Face, Rules, get_card
-from .scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from .ranking import ranked_runs
+from .rules import NUM_DICE, Card, Rules
+from .scoring import (
+    Outcome,
+    bust_score,
+    classify_roll,
+    island_distribution,
+    skulls_of,
+    stop_score,
+)
 from .verdict import IslandNote, check_chest
 
 if TYPE_CHECKING:
@@ -74,7 +88,8 @@ def check_need(need: int | None) -> None:
     if isinstance(need, bool) or not isinstance(need, int) or need < 0 or need % 100:
         raise AdviceError(
             f"the points needed must be a non-negative multiple of 100 (points always are), "
-            f"not {quote(need)}", subject="need"
+            f"not {quote(need)}", subject="need", kind="not_points",
+            values={"value": need if isinstance(need, int) else str(need), "unit": 100}
         )
 
 
@@ -89,6 +104,7 @@ class Option:
     reroll: Dice
     """Dice rolled; a skull (``k``) when the Sorceress rerolls one. Empty for a stop."""
     sorceress: bool
+    """The reroll uses the Sorceress (one skull die is rolled with the others)."""
     value: float
     """Expected points, or the probability of ending with at least `need` points."""
     p_bust: float
@@ -99,11 +115,20 @@ class Option:
     """Within :data:`BEST_TOLERANCE` of the best value."""
     points: int | None = None
     """A stop: the points it scores."""
+    ties: tuple[int, ...] = ()
+    """The ranks (1-based) of the other options of the same value: its run of ties, the values
+    within the engine's tie tolerance (:data:`TIE_TOL`) of the run's best, which the engine's
+    tie order ranks among themselves."""
 
     @property
     def key(self) -> tuple[str, str, str, bool]:
         """The identity of the move across objectives: action, keep, reroll, Sorceress."""
         return (self.action, str(self.keep), str(self.reroll), self.sorceress)
+
+    @property
+    def move(self) -> Reroll | None:
+        """The reroll (None for a stop)."""
+        return None if self.action == "stop" else Reroll(self.keep, self.sorceress)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form (keys of `sabords advise --json`)."""
@@ -111,10 +136,12 @@ class Option:
             "action": self.action,
             "keep": str(self.keep),
             "reroll": str(self.reroll),
+            "sorceress": self.sorceress,
             "value": self.value,
             "p_bust": self.p_bust,
             "regret": self.regret,
             "best": self.best,
+            "ties": list(self.ties),
         }
 
 
@@ -198,7 +225,7 @@ class Advice:
         return f"{text}: {worth}, {100 * best.p_bust:.1f} % bust risk."
 
     def _bust_sentence(self, letters: Letters) -> str:
-        skulls = self.dice.skulls + self.card.skulls
+        skulls = skulls_of(self.card, self.dice)
         text = f"Bust ({skulls} skulls): the turn is over"
         if self.card.is_battle:
             text += f", the battle is lost: {self.points} points"
@@ -244,6 +271,7 @@ class Advice:
             "value": self.value,
             "options": [o.as_dict() for o in self.options],
             "kind": self.kind.value,
+            "skulls": skulls_of(self.card, self.dice),
             "first": self.first,
             "sorceress_used": self.sorceress_used,
             "chest": None if self.chest is None else str(self.chest),
@@ -285,7 +313,7 @@ def objective_for(need: int | None) -> Objective:
 
 
 def solution_for(
-    card: Card | str,
+    card: Card,
     rules: Rules,
     need: int | None = None,
     *,
@@ -298,7 +326,6 @@ def solution_for(
     target `need` is solved now (:func:`solver.engine.solve_turn`, tens of milliseconds).
     """
     check_need(need)
-    card = get_card(card)
     if need is None:
         from .tables import turn_solution
 
@@ -309,7 +336,7 @@ def solution_for(
 
 
 def exact_solution_for(
-    card: Card | str,
+    card: Card,
     rules: Rules,
     need: int | None = None,
     *,
@@ -321,7 +348,6 @@ def exact_solution_for(
     (:func:`solver.tables.exact_solution`); a target `need` solved now, from `solution` (the
     float solution of that need, e.g. the advice's) or solved first."""
     check_need(need)
-    card = get_card(card)
     if need is None:
         from .tables import exact_solution
 
@@ -372,13 +398,12 @@ def exact_values(advice: Advice, exact: ExactSolution) -> ExactValues:
     used = exact.worlds[USED].keep_value
     values = []
     for option in advice.options:
-        if option.action == "stop":
+        move = option.move
+        if move is None:
             stop = stop_score(advice.card, advice.dice, advice.rules)
             values.append(Fraction(_utility(objective, stop.points, magic=stop.magic)))
         else:
-            move = Reroll(option.keep, option.sorceress)
-            values.append(_valued(move, advice.dice, advice.dice.skulls, g, here, used,
-                                  exact=True))
+            values.append(_keep_value(move, advice.dice, g, here, used))
     return ExactValues(value=max(values), options=tuple(values))
 # -- what the turn is played for ---------------------------------------------------------------
 
@@ -398,10 +423,11 @@ class Goal:
         check_need(self.need)
         if (self.me is None) != (self.opp is None) or (self.final and self.me is None):
             raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
-                              "final turn too)", subject="totals")
+                              "final turn too)", subject="totals", kind="both_totals")
         if self.need is not None and self.me is not None:
             raise AdviceError("the points needed and the totals of the game are two "
-                              "objectives: give one of them", subject="objective")
+                              "objectives: give one of them", subject="objective",
+                              kind="two_objectives")
 
     @property
     def name(self) -> str:
@@ -430,13 +456,12 @@ class GoalSolution:
     solution: TurnSolution
 
 
-def solve_goal(card: Card | str, rules: Rules, goal: Goal, *,
+def solve_goal(card: Card, rules: Rules, goal: Goal, *,
                tables_dir: Path | str | None = None,
                game: GameSolution | None = None) -> GoalSolution:
     """The solved turn behind advice for `goal`: expected points from the policy tables
     (`tables_dir`, see :func:`solution_for`), a `need` solved now, or winning the game from the
     game table `game` (:func:`solver.tables.game_tables`; required for that goal)."""
-    card = get_card(card)
     if goal.name != WIN:
         return GoalSolution(goal, objective_for(goal.need),
                             solution_for(card, rules, goal.need, tables_dir=tables_dir))
@@ -451,7 +476,7 @@ def solve_goal(card: Card | str, rules: Rules, goal: Goal, *,
     return GoalSolution(goal, objective, solve_turn(card, rules.turn_rules(), objective))
 
 
-def advise_for(card: Card | str, dice: Dice, rules: Rules, solved: GoalSolution, *,
+def advise_for(card: Card, dice: Dice, rules: Rules, solved: GoalSolution, *,
                sorceress_used: bool = False, chest: Dice | None = None,
                first: bool = False) -> Advice:
     """:func:`advise` for a solved goal (:func:`solve_goal`)."""
@@ -499,13 +524,43 @@ def _utility(objective: Objective, points: int, *, magic: bool = False) -> float
     return float(column[0, 0])
 
 
-def option_order(option: Option) -> tuple[bool, bool, int, str]:
-    """Among equally good options: stop first, then without the Sorceress, fewest dice rolled."""
-    return (option.action != "stop", option.sorceress, option.reroll.total, str(option.keep))
+TieKey = tuple[bool, bool, int, int]
+STOP_KEY: TieKey = (False, False, 0, 0)
+
+
+def tie_key(dice: Dice, move: Reroll | None) -> TieKey:
+    """The engine's order among moves of equal value (:mod:`solver.engine.solve`, Ties): a stop
+    (`move` None) first, then a reroll without the Sorceress, then the keep with the most dice
+    on the table (the skull dice that stay included), then the largest partial index of what
+    stays (:meth:`solver.engine.Geometry.index`)."""
+    if move is None:
+        return STOP_KEY
+    from .engine import geometry
+
+    kept = move.kept_after(dice)
+    return _reroll_key(move, kept, geometry(dice.total).index(kept.counts))
+
+
+def _reroll_key(move: Reroll, kept: Dice, index: int) -> TieKey:
+    return (True, move.sorceress, -kept.total, -index)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A legal move from the position, valued, before the ranking."""
+
+    move: Reroll | None
+    """The reroll, None for the stop."""
+    rolled: Dice
+    value: float
+    p_bust: float
+    key: TieKey
+    """Its place among ties (:func:`tie_key`)."""
+    points: int | None = None
 
 
 def advise(
-    card: Card | str,
+    card: Card,
     dice: Dice,
     rules: Rules,
     *,
@@ -527,19 +582,8 @@ def advise(
     `objective` (with its `solution` and a name, e.g. ``win``) replaces the points / need
     objective: any utility of the turn's endings (:class:`solver.engine.Objective`).
     """
-    card = get_card(card)
-    check_need(need)
-    if dice.total != NUM_DICE:
-        raise DiceNotationError(f"{str(dice)!r} has {dice.total} dice, expected {NUM_DICE}")
-    if sorceress_used and not card.sorceress:
-        raise AdviceError(
-            f"only the sorceress card has a Sorceress to use, not {card.id!r}",
-            subject="sorceress_used",
-        )
-    if sorceress_used and first:
-        raise AdviceError("on the first roll the Sorceress cannot have been used yet",
-                          subject="sorceress_used")
-    check_chest(card, dice, chest, first=first)
+    _check_position(card, dice, sorceress_used=sorceress_used, need=need, chest=chest,
+                    first=first)
     if objective is None:
         objective = objective_for(need)
     elif solution is None or need is not None:
@@ -556,67 +600,107 @@ def advise(
     if kind is Outcome.BUST:
         points = bust_score(card, None if first else chest, rules)
         return Advice(**common, value=_utility(objective, points), options=(), points=points)
-
     if solution is None:
         solution = solution_for(card, rules, need, tables_dir=tables_dir)
     elif solution.card != card.id or solution.objective != objective.key():
         raise ValueError(f"the solution given is for {solution.card} {solution.objective}, "
                          f"not {card.id} {objective.key()}")
-    from .engine import UNUSED, USED, geometry
-
-    g = geometry()
     if kind is Outcome.ISLAND:
-        distribution = island_distribution(card, dice.skulls)
-        island = IslandNote(card, dice.skulls, tuple(sorted(distribution.items())))
-        value = float(solution.first_value[g.full_index(dice), 0])
-        return Advice(**common, value=value, options=(), points=0, island=island,
-                      bound=solution.bound)
+        return _island_advice(common, card, dice, solution)
+    candidates = _candidates(card, dice, rules, solution, objective, unused=unused)
+    options = _ranked(dice, candidates)
+    stop = candidates[0] if candidates and candidates[0].move is None else None
+    return Advice(**common, value=options[0].value + options[0].regret, options=options,
+                  points=None if stop is None else stop.points, bound=solution.bound)
 
-    world = UNUSED if unused else USED
-    here, used = solution.worlds[world], solution.worlds[USED]
-    s = dice.skulls
-    raw: list[tuple[str, Dice, Dice, bool, float, float, int | None]] = []
-    stop_points: int | None = None
-    if can_stop(card, dice, rules, sorceress_unused=unused):
-        stop = stop_score(card, dice, rules)
-        stop_points = stop.points
-        raw.append(("stop", dice.without_skulls(), EMPTY, False,
-                    _utility(objective, stop.points, magic=stop.magic), 0.0, stop.points))
-    risks: dict[tuple[bool, int], float] = {}  # a few distinct (sorceress, rolled) pairs
-    for move in legal_rerolls(card, dice, rules, sorceress_unused=unused):
-        move_ = _valued(move, dice, s, g, here.keep_value, used.keep_value)
-        rolled = move.rolled(dice)
-        risk = (move.sorceress, rolled.total)
-        if risk not in risks:
-            risks[risk] = float(bust_probability(
-                card, rules, s - move.sorceress, rolled.total,
-                sorceress_unused=unused and not move.sorceress))
-        raw.append(("reroll", move.keep, rolled, move.sorceress, move_, risks[risk], None))
-    top = max(r[4] for r in raw)
-    options = [
-        Option(action=a, keep=k, reroll=r, sorceress=sor, value=v, p_bust=pb, regret=top - v,
-               best=top - v <= BEST_TOLERANCE, points=pts)
-        for a, k, r, sor, v, pb, pts in raw
-    ]
-    # best first; options within BEST_TOLERANCE of each other in the policy's tie-break order
-    ordered = ranked(options, value=lambda o: o.value, key=option_order, tol=BEST_TOLERANCE)
-    return Advice(**common, value=top, options=tuple(ordered), points=stop_points,
+
+def _check_position(card: Card, dice: Dice, *, sorceress_used: bool, need: int | None,
+                    chest: Dice | None, first: bool) -> None:
+    """Raise the library's error unless the position and the objective can be."""
+    check_need(need)
+    if dice.total != NUM_DICE:
+        raise DiceNotationError(f"{str(dice)!r} has {dice.total} dice, expected {NUM_DICE}",
+                                subject="dice", kind="dice_count",
+                                values={"dice": str(dice), "count": dice.total,
+                                        "expected": NUM_DICE})
+    if sorceress_used and not card.sorceress:
+        raise AdviceError(
+            f"only the sorceress card has a Sorceress to use, not {card.id!r}",
+            subject="sorceress_used", kind="no_sorceress", values={"card": card.id},
+        )
+    if sorceress_used and first:
+        raise AdviceError("on the first roll the Sorceress cannot have been used yet",
+                          subject="sorceress_used", kind="sorceress_used_on_first_roll")
+    check_chest(card, dice, chest, first=first)
+
+
+def _island_advice(common: dict[str, Any], card: Card, dice: Dice,
+                   solution: TurnSolution) -> Advice:
+    """Skull Island: nothing to decide; its value and the distribution of the final skulls."""
+    from .engine import geometry
+
+    distribution = island_distribution(card, dice.skulls)
+    island = IslandNote(card, dice.skulls, tuple(sorted(distribution.items())))
+    value = float(solution.first_value[geometry().full_index(dice), 0])
+    return Advice(**common, value=value, options=(), points=0, island=island,
                   bound=solution.bound)
 
 
-def _valued(move: Reroll, dice: Dice, skulls: int, g: Any, keep_value: Any,
-            used_keep_value: Any, *, exact: bool = False) -> Any:
-    """The solution's value of a reroll: keep_value of the partial position left on the table
-    ((s, K); with the Sorceress (s - 1, K) in the used world), a float (or, with `exact`, the
-    exact solution's fraction)."""
-    counts = list(move.keep.counts)
-    table = keep_value
-    counts[Face.SKULL] = skulls
-    if move.sorceress:
-        counts[Face.SKULL] = skulls - 1
-        table = used_keep_value
-    value = table[g.index(counts), 0]
-    return value if exact else float(value)
+def _candidates(card: Card, dice: Dice, rules: Rules, solution: TurnSolution,
+                objective: Objective, *, unused: bool) -> list[_Candidate]:
+    """Every legal move valued: the stop (first, when allowed) and each legal reroll, its
+    value the solution's keep value of what stays on the table and its bust risk."""
+    from .engine import UNUSED, USED, geometry
+
+    g = geometry()
+    here = solution.worlds[UNUSED if unused else USED].keep_value
+    used = solution.worlds[USED].keep_value
+    out: list[_Candidate] = []
+    if can_stop(card, dice, rules, sorceress_unused=unused):
+        stop = stop_score(card, dice, rules)
+        out.append(_Candidate(None, EMPTY, _utility(objective, stop.points, magic=stop.magic),
+                              0.0, STOP_KEY, stop.points))
+    risks: dict[tuple[bool, int], float] = {}  # a few distinct (sorceress, rolled) pairs
+    for move in legal_rerolls(card, dice, rules, sorceress_unused=unused):
+        rolled, kept = move.rolled(dice), move.kept_after(dice)
+        risk = (move.sorceress, rolled.total)
+        if risk not in risks:  # the skull dice that stay, the dice rolled
+            risks[risk] = float(bust_probability(
+                card, rules, kept.skulls, rolled.total,
+                sorceress_unused=unused and not move.sorceress))
+        index = g.index(kept.counts)
+        value = float((used if move.sorceress else here)[index, 0])
+        out.append(_Candidate(move, rolled, value, risks[risk], _reroll_key(move, kept, index)))
+    return out
+
+
+def _ranked(dice: Dice, candidates: list[_Candidate]) -> tuple[Option, ...]:
+    """The options best first, ties (within :data:`TIE_TOL`) in the engine's tie order
+    (:func:`tie_key`), each with its regret, whether it is best and the ranks of its ties."""
+    from .engine import TIE_TOL
+
+    runs = ranked_runs(candidates, value=lambda c: c.value, key=lambda c: c.key, tol=TIE_TOL)
+    top = runs[0][0].value
+    options: list[Option] = []
+    for run in runs:
+        ranks = tuple(range(len(options) + 1, len(options) + len(run) + 1))
+        for rank, c in zip(ranks, run, strict=True):
+            move = c.move
+            options.append(Option(
+                "stop" if move is None else "reroll",
+                dice.without_skulls() if move is None else move.keep, c.rolled,
+                move is not None and move.sorceress, c.value, c.p_bust, top - c.value,
+                top - c.value <= BEST_TOLERANCE, c.points,
+                () if len(ranks) == 1 else tuple(r for r in ranks if r != rank)))
+    return tuple(options)
+
+
+def _keep_value(move: Reroll, dice: Dice, g: Any, keep_value: Any, used_keep_value: Any) -> Any:
+    """The solution's value of a reroll: the keep value of what stays on the table
+    (:meth:`~solver.moves.Reroll.kept_after`), in the used world's keep values for a Sorceress
+    reroll (a float, or the exact solution's fraction)."""
+    table = used_keep_value if move.sorceress else keep_value
+    return table[g.index(move.kept_after(dice).counts), 0]
 
 
 __all__ = [
@@ -635,7 +719,7 @@ __all__ = [
     "check_need",
     "exact_solution_for",
     "exact_values",
-    "option_order",
     "objective_for",
+    "tie_key",
     "solution_for",
 ]

@@ -53,7 +53,7 @@ from .engine import (
 )
 from .moves import reroll_is_legal
 from .policies import PolicySpec, heuristic_tables, optimal_policy, optimal_solution, policy_for
-from .rules import NUM_DICE, Card, Rules, get_card
+from .rules import NUM_DICE, Card, Rules
 from .scoring import Outcome, island_deduction
 
 DEFAULT_MASS_TOL = 1e-15
@@ -156,10 +156,9 @@ class ScoreDistribution:
         return float(sum(loss * q for loss, q in self.island_losses))
 
 
-def distribution(card: Card | str, rules: Rules, policy: Policy | None = None, *,
+def distribution(card: Card, rules: Rules, policy: Policy | None = None, *,
                  name: str = "optimal", tol: float = DEFAULT_MASS_TOL) -> ScoreDistribution:
     """The exact outcome distribution of one card's turn under `policy` (default: optimal)."""
-    card = get_card(card)
     if policy is None:
         policy = optimal_policy(card, rules)
     model = turn_model(card, rules)
@@ -294,17 +293,17 @@ def _roll_matrix() -> sparse.csr_matrix:
     return sparse.csr_matrix((g.prob, g.col, g.ptr), shape=(g.n_partial, g.n_full))
 
 
-def optimal_distribution(card: Card | str, rules: Rules) -> ScoreDistribution:
+def optimal_distribution(card: Card, rules: Rules) -> ScoreDistribution:
     """The outcome distribution under the optimal (expected points) policy, cached."""
-    return _optimal_distribution(get_card(card).id, rules)
+    return _optimal_distribution(card, rules)
 
 
 @lru_cache(maxsize=256)
-def _optimal_distribution(card_id: str, rules: Rules) -> ScoreDistribution:
-    return distribution(card_id, rules)
+def _optimal_distribution(card: Card, rules: Rules) -> ScoreDistribution:
+    return distribution(card, rules)
 
 
-def policy_distribution(spec: PolicySpec | str, card: Card | str,
+def policy_distribution(spec: PolicySpec | str, card: Card,
                         rules: Rules) -> ScoreDistribution:
     """The outcome distribution under a named policy (see :mod:`solver.policies`)."""
     return distribution(card, rules, policy_for(spec, card, rules), name=str(spec))
@@ -326,11 +325,10 @@ class _Indicators(Objective):
         return hits
 
 
-def indicator_check(card: Card | str, rules: Rules, values: Iterable[int],
+def indicator_check(card: Card, rules: Rules, values: Iterable[int],
                     policy: Policy | None = None) -> FloatArray:
     """P(score == v) for each v by policy evaluation on the engine (indicator payoffs, all
     kinds of ending merged), a route independent of the forward propagation."""
-    card = get_card(card)
     policy = policy if policy is not None else optimal_policy(card, rules)
     model = turn_model(card, rules)
     objective = _Indicators(tuple(int(v) for v in values))
@@ -364,13 +362,12 @@ class ThumbRule:
         return self.agree / self.visits if self.visits else 1.0
 
 
-def rules_of_thumb(card: Card | str, rules: Rules) -> tuple[ThumbRule, ...]:
+def rules_of_thumb(card: Card, rules: Rules) -> tuple[ThumbRule, ...]:
     """Per world and skulls of the turn, the safe stop value and the occupancy-weighted
     agreement of the threshold rule with the optimal stop-or-reroll decision.
 
     The rule rerolls below the safe stop value when some reroll is legal (otherwise it stops,
     like every policy must); rescue positions (a forced Sorceress move) are not decisions."""
-    card = get_card(card)
     sol = optimal_solution(card, rules)
     model = turn_model(card, rules)
     dist = optimal_distribution(card, rules)

@@ -3,8 +3,9 @@
 One place assembles what `sabords advise`, `sabords ev` and `sabords winprob` answer (and
 `sabords score`, which is :meth:`solver.verdict.Verdict.as_dict`), so that the command line
 (:mod:`solver.cli`) and the web API (:mod:`solver.web`) give the same JSON from the same
-library calls: each front end only parses its inputs, finds the solutions (the command line
-from the tables directory it is given, the server from its bounded caches) and renders.
+library calls: each front end only parses its inputs, asks here with its source of solutions
+(:class:`solver.sources.SolutionSource`: the command line's tables directory, the server's
+bounded caches) and renders.
 
 - :class:`AdviceAnswer` (:func:`advice_answer`): a position's ranked options for a goal; for
   the win goal also each option's expected points and the best move for points, and with an
@@ -19,21 +20,19 @@ Prints nothing and raises the library's errors (:mod:`solver.errors`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .advisor import WIN, Advice, ExactValues, GoalSolution, advise_for
+from .advisor import WIN, Advice, AdviceError, ExactValues, Goal, GoalSolution, advise_for
 from .dice import Dice
-from .rules import CARD_IDS, Card, Rules
+from .rules import CARD_IDS, CARDS, Card, Rules
 
 if TYPE_CHECKING:
     from .engine.exact import ExactSolution
-    from .game import GameSolution
+    from .sources import SolutionSource
     from .stats import TurnStats
-    from .tables import TurnTable
 
 
 # -- advise ------------------------------------------------------------------------------------
@@ -83,26 +82,43 @@ class AdviceAnswer:
         return data
 
 
-def advice_answer(card: Card | str, dice: Dice, rules: Rules, solved: GoalSolution, *,
-                  sorceress_used: bool = False, chest: Dice | None = None, first: bool = False,
-                  points: Callable[[], GoalSolution] | None = None,
-                  exact: Callable[[], ExactSolution] | None = None) -> AdviceAnswer:
-    """The answer of `sabords advise` for the position, from its solved goal (`solved`,
-    :func:`solver.advisor.solve_goal`). For the win goal, `points` gives the card's
-    expected-points solution; `exact` (points or a need) the exact solution, for the exact
-    values. Both are asked for only once the position has been checked."""
+def advice_answer(card: Card, dice: Dice, rules: Rules, goal: Goal, solutions: SolutionSource,
+                  *, sorceress_used: bool = False, chest: Dice | None = None,
+                  first: bool = False, exact: bool = False) -> AdviceAnswer:
+    """The answer of `sabords advise` for the position and `goal`, its solutions from
+    `solutions`. For the win goal also the position's advice for expected points; with
+    `exact` (points or a need) the exact value of every option, proved optimal. The goal is
+    checked first, then solved (the game table read first for a win), then the position."""
     from .advisor import exact_values
 
+    goal.check(rules)
+    if exact and goal.name == WIN:
+        raise AdviceError("exact values are for expected points and a need; the chances of "
+                          "winning come from the game table's floats", subject="exact",
+                          kind="exact_win")
+    solved = solutions.goal(card, rules, goal)
     position: dict[str, Any] = {"sorceress_used": sorceress_used, "chest": chest,
                                 "first": first}
     advice = advise_for(card, dice, rules, solved, **position)
-    if solved.goal.name == WIN:
-        if points is None:
-            raise ValueError("the win goal's answer needs the expected-points solution too")
-        return AdviceAnswer(advice, solved, points=advise_for(card, dice, rules, points(),
+    if goal.name == WIN:
+        points = solutions.goal(card, rules, Goal())
+        return AdviceAnswer(advice, solved, points=advise_for(card, dice, rules, points,
                                                               **position))
-    values = None if exact is None else exact_values(advice, exact())
-    return AdviceAnswer(advice, solved, exact=values)
+    if not exact:
+        return AdviceAnswer(advice, solved)
+    return AdviceAnswer(advice, solved, exact=exact_values(advice, _exact(card, rules, solved,
+                                                                          solutions)))
+
+
+def _exact(card: Card, rules: Rules, solved: GoalSolution,
+           solutions: SolutionSource) -> ExactSolution:
+    """The exact solution behind `solved`: the table's exact values for expected points, a
+    need solved exactly from its float policy (:func:`solver.engine.exact.exact_from`)."""
+    if solved.goal.need is None:
+        return solutions.table(card, rules).exact()
+    from .engine.exact import exact_from
+
+    return exact_from(solved.solution, solved.objective)
 
 
 # -- ev ----------------------------------------------------------------------------------------
@@ -141,21 +157,14 @@ class EvAnswer:
         return data
 
 
-def ev_answer(rules: Rules, cards: Sequence[str] | None = None, *, exact: bool = False,
-              tables_dir: Path | str | None = None,
-              load: Callable[[str], TurnTable] | None = None) -> EvAnswer:
-    """The answer of `sabords ev` for `cards` (ids; all 12 by default), each card's table from
-    `load` (by default :func:`solver.tables.turn_table` with `tables_dir`)."""
+def ev_answer(rules: Rules, cards: Sequence[Card] | None, solutions: SolutionSource, *,
+              exact: bool = False) -> EvAnswer:
+    """The answer of `sabords ev` for `cards` (all 12 by default, each once), every card's
+    table from `solutions` (the deck's average needs them all)."""
     from .stats import STAT_NAMES, deck_average, exact_deck_average
 
-    if load is None:
-        from .tables import turn_table
-
-        def load(card: str) -> TurnTable:
-            return turn_table(card, rules, tables_dir)
-
-    chosen = tuple(cards) if cards else CARD_IDS
-    loaded = {c: load(c) for c in CARD_IDS}
+    chosen = tuple(dict.fromkeys(c.id for c in cards)) if cards else CARD_IDS
+    loaded = {c.id: solutions.table(c, rules) for c in CARDS.values()}
     stats = {c: t.stats for c, t in loaded.items()}
     bound = max(max(t.solution.bound, t.stats.bound) for t in loaded.values())
     deck = {name: deck_average({c: getattr(s, name) for c, s in stats.items()})
@@ -187,12 +196,15 @@ class WinAnswer:
                 "final": self.final}
 
 
-def win_answer(game: GameSolution, me: int, opp: int, *, final: bool = False) -> WinAnswer:
-    """The answer of `sabords winprob` from the game table `game`."""
-    from .game import win_probability
+def win_answer(rules: Rules, me: int, opp: int, solutions: SolutionSource, *,
+               final: bool = False) -> WinAnswer:
+    """The answer of `sabords winprob`: the totals checked, then the game table of `rules`
+    from `solutions`."""
+    from .game import check_totals, win_probability
 
-    win, cards = win_probability(game, me, opp, final=final)
-    return WinAnswer(game.rules, me, opp, final, win, cards)
+    check_totals(rules, me, opp, final=final)  # before the table is read or solved
+    win, cards = win_probability(solutions.game(rules), me, opp, final=final)
+    return WinAnswer(rules, me, opp, final, win, cards)
 
 
 __all__ = [

@@ -90,8 +90,8 @@ def numba_cache_dir() -> Path:
 
 _TABLE_ENTRY = re.compile(
     r"(?P<kind>turn|game)-(?P<version>.+)-v(?P<format>\d+)-(?P<hash>[0-9a-f]{16})")
-"""A table folder's name (:func:`solver.tables.cache_key`): kind, solver version, table format
-and rules hash."""
+"""A table folder's name (:func:`solver.tablepaths.cache_key`): kind, solver version, table
+format and rules hash."""
 
 
 @dataclass(frozen=True)

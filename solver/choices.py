@@ -11,7 +11,7 @@ from __future__ import annotations
 from .advisor import Advice, Option
 from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from .errors import IllegalMoveError, SabordsError, quote
-from .moves import Reroll, move_refusal
+from .moves import Reroll, move_refusal, stop_refusal
 from .rules import NUM_DICE, Face
 
 FACE_NAMES = ("skull", "monkey", "parrot", "sword", "coin", "diamond")
@@ -22,8 +22,12 @@ class AmbiguousMoveError(SabordsError):
     """A keep that two legal moves complete: with the Sorceress's reroll of a skull die, and
     without it. The player says which (:attr:`options`: both, the one without her first)."""
 
+    default_kind = "ambiguous_move"
+
     def __init__(self, message: str, options: tuple[Option, ...]) -> None:
-        super().__init__(message, subject="move")
+        super().__init__(message, subject="move",
+                         values={"keep": str(options[0].keep),
+                                 "rerolls": [str(o.reroll) for o in options]})
         self.options = options
 
 
@@ -55,13 +59,14 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
     if not words:
         return advice.options[0]
     verb, rest = words[0], (words[1] if len(words) > 1 else "")
+    unused = advice.card.sorceress and not advice.sorceress_used
     if verb == "stop" and not rest:
         for option in advice.options:
             if option.action == "stop":
                 return option
-        raise IllegalMoveError(
-            "stopping now is a bust: with 3 skulls and the Sorceress unused, the move must use "
-            "her (reroll a skull die)", subject="move")
+        reason = stop_refusal(advice.card, advice.dice, advice.rules, sorceress_unused=unused)
+        raise IllegalMoveError(reason or "stopping is not a legal move here", subject="move",
+                               kind="illegal_stop", values={"dice": str(advice.dice)})
     if verb not in ("keep", "reroll"):
         verb, rest = "keep", text.strip()
     if verb == "keep" and rest.strip().lower() in ("", "nothing", "none", "-"):
@@ -71,13 +76,16 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
     else:
         chosen = Dice.parse(rest, None, letters)
     card = advice.card
-    unused = card.sorceress and not advice.sorceress_used
     if not chosen <= advice.dice:
         raise IllegalMoveError(f"{quote(rest.strip())} is not among the dice "
                                f"{quote(advice.dice.show(letters))}: "
-                               f"{_missing(chosen, advice.dice)}", subject="move")
+                               f"{_missing(chosen, advice.dice)}", subject="move",
+                               kind="dice_not_showing",
+                               values={"typed": rest.strip(), "dice": str(advice.dice)})
     if chosen.skulls and (verb == "keep" or not unused):
+        kind = "skulls_stay"
         if verb == "reroll" and card.sorceress:
+            kind = "sorceress_used"
             skulls = "the Sorceress's reroll is already used this turn (once per turn)"
         elif verb == "keep":
             skulls = "skull dice stay on the table by themselves: name the other dice you keep"
@@ -87,7 +95,8 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
         else:
             skulls = ("skull dice stay on the table until the turn ends: name the dice you "
                       "reroll, without skulls")
-        raise IllegalMoveError(skulls, subject="move")
+        raise IllegalMoveError(skulls, subject="move", kind=kind,
+                               values={"dice": str(advice.dice)})
     if chosen.skulls > 1:
         raise IllegalMoveError(
             f"the Sorceress rerolls one skull die, not {chosen.skulls}", subject="move")
@@ -141,8 +150,8 @@ def next_roll(advice: Advice, option: Option, text: str,
 
 def option_stays(advice: Advice, option: Option) -> Dice:
     """The dice that stay on the table during `option`'s reroll: the kept dice and the locked
-    skull dice (the Sorceress's skull is rolled)."""
-    return option.keep + Dice.of((advice.dice.skulls - option.sorceress, 0, 0, 0, 0, 0))
+    skull dice (the Sorceress's skull is rolled): :meth:`solver.moves.Reroll.kept_after`."""
+    return Reroll(option.keep, option.sorceress).kept_after(advice.dice)
 
 
 def check_next_roll(advice: Advice, option: Option, after: Dice,

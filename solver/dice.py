@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from .errors import NotationError, quote
 from .rules import FACE_LETTERS, NUM_DICE, NUM_FACES, Face
@@ -27,8 +28,11 @@ from .rules import FACE_LETTERS, NUM_DICE, NUM_FACES, Face
 class DiceNotationError(NotationError):
     """Dice text that cannot be read, or the wrong number of dice."""
 
-    def __init__(self, message: str, *, subject: str | None = "dice") -> None:
-        super().__init__(message, subject=subject)
+    default_kind = "dice"
+
+    def __init__(self, message: str, *, subject: str | None = "dice", kind: str | None = None,
+                 values: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message, subject=subject, kind=kind, values=values)
 
 
 def fold(text: str) -> str:
@@ -170,7 +174,8 @@ class Dice:
         if n is not None and dice.total != n:
             raise DiceNotationError(
                 f"{quote(text)} has {dice.total} dice, expected {n}"
-                + (f" (one per die, e.g. {letters.example!r})" if n == NUM_DICE else "")
+                + (f" (one per die, e.g. {letters.example!r})" if n == NUM_DICE else ""),
+                kind="dice_count", values={"dice": text, "count": dice.total, "expected": n}
             )
         return dice
 

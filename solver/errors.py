@@ -15,9 +15,19 @@ on stderr and exit code 2, the web page into a 4xx answer. The hierarchy::
 Modules refine them where a caller may care (:class:`solver.dice.DiceNotationError`,
 :class:`solver.rules.VariantError`, :class:`solver.game.GameError`...).
 
-Each error carries, besides its message, a ``subject``: the input it is about, in the game's
-words (``"need"``, ``"me"``, ``"opp"``, ``"chest"``, ``"jobs"``, ``"target"``...). The message
-never names a command-line flag; the command line names its own flag from the subject.
+Each error is data besides its message (:meth:`SabordsError.as_data`):
+
+- ``kind``: what went wrong, a stable code (``"dice_count"``, ``"unknown_card"``,
+  ``"need_not_points"``, ``"stale_table"``...; each class has a default, a raise site may
+  be more precise);
+- ``subject``: the input it is about, in the game's words (``"dice"``, ``"need"``, ``"me"``,
+  ``"opp"``, ``"chest"``, ``"variant"``, ``"jobs"``...; the web's ``param``);
+- ``values``: the values the error is about, JSON-ready (the input as typed, the count found
+  and the count expected...).
+
+A front end words an error from those three alone, in its own terms and language: the command
+line with its flags, the web in the player's words. The message is the library's wording in
+the game's terms, in English: it never names a command-line flag or a command.
 
 Inputs are quoted with :func:`quote`, shortened to about :data:`QUOTE_LIMIT` characters, so
 that a 100 000-character input makes a short message.
@@ -27,7 +37,8 @@ Pure Python, no imports beyond the standard library (every command's start-up pa
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 QUOTE_LIMIT = 60
 """Quoted inputs longer than this are shortened (:func:`quote`)."""
@@ -52,40 +63,77 @@ class SabordsError(ValueError):
     """Base class of every error that is the user's input (the CLI: one line, exit code 2).
 
     `subject` names the input the error is about in the game's words (``"need"``, ``"dice"``,
-    ``"jobs"``...), so that a front end can point at its own field or flag.
+    ``"jobs"``...), so that a front end can point at its own field or flag; `kind` says what
+    went wrong (default: the class's :attr:`default_kind`) and `values` the values concerned
+    (module docstring).
     """
 
-    def __init__(self, message: str, *, subject: str | None = None) -> None:
+    default_kind: ClassVar[str] = "bad_input"
+
+    def __init__(self, message: str, *, subject: str | None = None, kind: str | None = None,
+                 values: Mapping[str, Any] | None = None) -> None:
         super().__init__(message)
         self.subject = subject
+        self.kind = kind if kind is not None else self.default_kind
+        self.values: dict[str, Any] = {
+            name: shorten(value) if isinstance(value, str) else value
+            for name, value in (values or {}).items()}
 
     @property
     def message(self) -> str:
         return str(self.args[0]) if self.args else ""
 
+    def as_data(self) -> dict[str, Any]:
+        """The error as data: its kind, the input it concerns (``param``) and the values."""
+        return {"kind": self.kind, "param": self.subject, "values": self.values}
+
 
 class NotationError(SabordsError):
     """Text that cannot be read: dice, a card name, a ``NAME=VALUE`` variant."""
+
+    default_kind = "notation"
 
 
 class RulesError(SabordsError):
     """A position, a variant or a game state that the rules do not allow."""
 
+    default_kind = "rules"
+
 
 class IllegalMoveError(SabordsError):
     """A move the rules do not allow from this position (the message names the one rule)."""
+
+    default_kind = "illegal_move"
 
 
 class StaleTableError(SabordsError):
     """A table that is missing, corrupt, or made for other rules, geometry or format.
 
-    The message names the file and the command that makes it again.
+    It carries which table (`table`: ``"turn"`` or ``"game"``, the file `path`, the `card` of
+    a turn table) and for which `rules`, never a command: the command line words the command
+    that makes it again, a server says it has no table for these rules.
     """
+
+    default_kind = "stale_table"
+
+    def __init__(self, message: str, *, table: str, path: str, rules: Any,
+                 card: str | None = None, reason: str = "") -> None:
+        super().__init__(message, subject="tables",
+                         values={"table": table, "path": path, "card": card, "reason": reason,
+                                 "rules_hash": rules.hash})
+        self.table = table
+        self.path = path
+        self.rules = rules
+        """The :class:`solver.rules.Rules` the table was asked for (this module imports none)."""
+        self.card = card
+        self.reason = reason
 
 
 class SettingsError(SabordsError):
     """A setting of a computation out of range (workers, turns, games, a seed) or an output
     that cannot be written."""
+
+    default_kind = "settings"
 
 
 __all__ = [

@@ -9,8 +9,9 @@
   and tried with a scratch file first, so that a read-only or full disk is refused before the
   minute of solving, not after.
 - **The game's size** (:func:`game_cost`): the memory and time the two-player game takes at a
-  target, from measurements; the largest target is :data:`solver.rules.MAX_TARGET`. Every
-  figure the project gives of it (help texts, the progress line) is :func:`game_cost_text`.
+  target, from measurements; the largest target is :data:`MAX_TARGET`, which the rules object
+  enforces (:class:`solver.rules.Rules`). Every figure the project gives of it (help texts,
+  the progress line, the refusal of a target) is :func:`game_cost_text`.
 
 Every refusal is a :class:`~solver.errors.SettingsError` whose `subject` names the setting.
 Pure Python (every command's start-up path).
@@ -24,6 +25,12 @@ from pathlib import Path
 from .errors import SettingsError, quote
 
 MAX_SEED = 2**64 - 1
+MAX_TARGET = 20_000
+"""The largest `target`: what a 2-core machine with 24 GB solves. The two-player game grows
+with the square of the target in memory and time (one column per pair of totals): measured
+0.84 GB and 20 s at target 6000, 3.4 GB and 106 s at 14000 on that machine (`sabords
+solve-game`), about 0.24 GB + 0.16 MB x (target/100)^2 and 5.2 ms x (target/100)^2: at 20000
+about 6.7 GB and 3.5 minutes (:func:`game_cost`)."""
 PATH_LIMIT = 240
 """Paths are quoted whole up to this length (a path is needed whole to be found)."""
 
@@ -99,5 +106,12 @@ def game_cost_text(target: int) -> str:
     return f"about {time} and {memory / 1e9:.1f} GB on a 2-core machine"
 
 
-__all__ = ["MAX_SEED", "check_jobs", "check_seed", "check_writable", "cores", "game_cost",
-           "game_cost_text"]
+def target_cost_words(target: int) -> str:
+    """Why a target is limited, in words: what its game costs this machine
+    (:func:`game_cost_text`)."""
+    return (f"the two-player game grows with the square of the target: at {target} it takes "
+            f"{game_cost_text(target)} with 24 GB")
+
+
+__all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
+           "game_cost", "game_cost_text", "target_cost_words"]

@@ -122,7 +122,8 @@ def _expected() -> str:
 
 
 def _unknown(text: str, why: str = "unknown card") -> UnknownCardError:
-    return UnknownCardError(f"{why} {quote(text)}: {_expected()}", subject="card")
+    return UnknownCardError(f"{why} {quote(text)}: {_expected()}", subject="card",
+                            values={"card": text})
 
 
 def parse_card(text: str | Card) -> Card:
@@ -171,13 +172,13 @@ def _battle(text: str, numbers: list[int]) -> Card:
             many = "that many" if n == _TOO_BIG else str(n)
             raise UnknownCardError(
                 f"no battle card has {many} swords or bonus in {quote(text)}: {_BATTLES}",
-                subject="card",
+                subject="card", values={"card": text},
             )
         ids.add(card_id)
     if len(ids) != 1:
         problem = "gives no swords or bonus" if not ids else "has conflicting numbers"
         raise UnknownCardError(f"battle card {quote(text)} {problem}: {_BATTLES}",
-                               subject="card")
+                               subject="card", values={"card": text})
     return CARDS[ids.pop()]
 
 
@@ -196,7 +197,7 @@ def _skull(text: str, numbers: list[int], *, plural: bool) -> Card:
         which = ", ".join(_SKULL_CARDS.values())
         raise UnknownCardError(
             f"no skull card matches {quote(text)}: expected one of {which}, e.g. 'tete2', "
-            "'skull 1'", subject="card"
+            "'skull 1'", subject="card", values={"card": text}
         )
     return CARDS[_SKULL_CARDS[numbers[0]]]
 
@@ -276,7 +277,7 @@ def _braille_card(text: str) -> Card | None:
     if not numbers:
         raise UnknownCardError(
             f"skull card {quote(text)} without its skulls: write m1 or m2 (the count on the card)",
-            subject="card",
+            subject="card", values={"card": text},
         )
     return _skull(text, numbers, plural=False)
 
@@ -292,7 +293,8 @@ def get_notation(name: str) -> Notation:
         return NOTATIONS[name.strip().lower()]
     except KeyError:
         raise NotationError(f"unknown notation {quote(name)}: expected one of "
-                            f"{', '.join(NOTATIONS)}", subject="notation") from None
+                            f"{', '.join(NOTATIONS)}", subject="notation",
+                            kind="unknown_notation", values={"notation": name}) from None
 
 
 __all__ = [

@@ -26,25 +26,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .advisor import (
-    Advice,
-    Goal,
-    GoalSolution,
-    Option,
-    advise_for,
-    solve_goal,
-)
-from .choices import chosen_option, next_roll
-from .dice import DEFAULT_LETTERS, Dice, DiceNotationError, Letters
+from .advisor import Advice, Goal, GoalSolution, Option, advise_for
+from .choices import chosen_option, next_roll, option_stays
+from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from .errors import IllegalMoveError, quote
-from .rules import NUM_DICE, Card, Rules, get_card
+from .moves import Reroll
+from .rules import NUM_DICE, Card, Rules
 from .scoring import Outcome, island_continues, island_deduction, skulls_of, stop_score
+from .sources import TablesDirectory
 
 if TYPE_CHECKING:
-    from .game import GameSolution
+    from .sources import SolutionSource
 
 
 class Phase(str, Enum):
@@ -167,9 +161,9 @@ class TurnPlay:
     """One turn at the table (module docstring): :meth:`enter_roll`, :meth:`choose`,
     :meth:`undo`, :meth:`graded`. Entries are read in `letters` (the player's notation)."""
 
-    def __init__(self, card: Card | str, rules: Rules, solved: GoalSolution, *,
+    def __init__(self, card: Card, rules: Rules, solved: GoalSolution, *,
                  letters: Letters = DEFAULT_LETTERS) -> None:
-        self.card = get_card(card)
+        self.card = card
         self.rules = rules
         self.solved = solved
         self.letters = letters
@@ -177,15 +171,14 @@ class TurnPlay:
         self._state = _State()
 
     @classmethod
-    def new(cls, card: Card | str, rules: Rules, goal: Goal | None = None, *,
-            tables_dir: Path | str | None = None, game: GameSolution | None = None,
+    def new(cls, card: Card, rules: Rules, goal: Goal | None = None, *,
+            solutions: SolutionSource | None = None,
             letters: Letters = DEFAULT_LETTERS) -> TurnPlay:
-        """A new turn of `card` played for `goal` (expected points by default; winning the
-        game needs the game table `game`)."""
+        """A new turn of `card` played for `goal` (expected points by default), its solution
+        from `solutions` (default: the committed tables, or the cache, :class:`TablesDirectory`)."""
         goal = goal if goal is not None else Goal()
-        goal.check(rules)
-        solved = solve_goal(card, rules, goal, tables_dir=tables_dir, game=game)
-        return cls(card, rules, solved, letters=letters)
+        source = solutions if solutions is not None else TablesDirectory()
+        return cls(card, rules, source.goal(card, rules, goal), letters=letters)
 
     # -- what the turn shows ---------------------------------------------------------------
 
@@ -229,12 +222,11 @@ class TurnPlay:
     def stays(self) -> Dice:
         """The dice that stay on the table during the awaited roll (none before the first)."""
         s = self._state
-        if s.phase is Phase.ISLAND and s.dice is not None:
-            return Dice.of((s.dice.skulls, 0, 0, 0, 0, 0))
+        if s.phase is Phase.ISLAND and s.dice is not None:  # every die but the skulls rolls
+            return Reroll(EMPTY).kept_after(s.dice)
         if s.phase is Phase.ROLL and s.pending is not None and s.advice is not None:
-            return s.pending.keep + Dice.of((s.advice.dice.skulls - s.pending.sorceress,
-                                             0, 0, 0, 0, 0))
-        return Dice.of((0, 0, 0, 0, 0, 0))
+            return option_stays(s.advice, s.pending)
+        return EMPTY
 
     def rolled(self) -> int:
         """How many dice the awaited roll rolls."""
@@ -305,8 +297,10 @@ class TurnPlay:
         advice showing, and the graded turn."""
         s = self._state
         expected: list[int] = []
+        rolled = None
         if s.phase in (Phase.ROLL, Phase.ISLAND):
-            expected = sorted({self.rolled(), NUM_DICE})
+            rolled = self.rolled()
+            expected = sorted({rolled, NUM_DICE})
         return {
             "card": self.card.id,
             **self.goal.as_dict(),
@@ -315,6 +309,7 @@ class TurnPlay:
             "roll": s.roll,
             "dice": None if s.dice is None else str(s.dice),
             "stays": str(self.stays()),
+            "rolled": rolled,
             "dice_expected": expected,
             "sorceress_used": s.sorceress_used,
             "chest": None if s.chest is None else str(s.chest),
@@ -394,11 +389,11 @@ class TurnPlay:
             s.phase = Phase.MOVE
 
 
-def new_turn(card: Card | str, rules: Rules, goal: Goal | None = None, *,
-             tables_dir: Path | str | None = None, game: GameSolution | None = None,
+def new_turn(card: Card, rules: Rules, goal: Goal | None = None, *,
+             solutions: SolutionSource | None = None,
              letters: Letters = DEFAULT_LETTERS) -> TurnPlay:
     """:meth:`TurnPlay.new`: a new turn of `card` for `goal`."""
-    return TurnPlay.new(card, rules, goal, tables_dir=tables_dir, game=game, letters=letters)
+    return TurnPlay.new(card, rules, goal, solutions=solutions, letters=letters)
 
 
 __all__ = ["Decision", "GradedTurn", "Phase", "TurnPlay", "new_turn"]

@@ -5,7 +5,7 @@ A policy is what :func:`solver.engine.solve_turn` evaluates exactly (``policy=``
 dice, or ``NO_MOVE`` where the turn is over) and whether the move uses the Sorceress. The
 heuristics are built here position by position from the single sources of the rules
 (:func:`solver.scoring.stop_score`, :func:`~solver.scoring.classify_roll`,
-:func:`solver.moves.reroll_is_legal`); the engine then values them on the same equations as the
+:func:`solver.moves.keep_is_legal`); the engine then values them on the same equations as the
 optimum, so "loss against optimal play" is a difference of two exact numbers.
 
 **The heuristics' reroll.**  Every heuristic that rerolls rolls the *non-scoring dice*. A die
@@ -15,7 +15,7 @@ card's ninth symbol and the animals merge, showing 3 or more); while a battle is
 scores that way, and on a battle card the swords the battle needs (up to its number) always
 count as scoring. The skull dice are locked. With the Sorceress unused and a skull die on the
 table, that skull die is rolled with them (she is used at once; this is what her card is for).
-The reroll must be legal (:func:`~solver.moves.reroll_is_legal`): if the Sorceress version is
+The reroll must be legal (:func:`~solver.moves.keep_is_legal`): if the Sorceress version is
 not, the plain one is tried; if neither is, the heuristic stops. In a rescue position (3 skulls,
 Sorceress unused: stopping is a bust) the move must use her; if the heuristic's Sorceress reroll
 is not legal there (only under ``sorceress_alone=off`` with every die scoring) the optimal move
@@ -60,8 +60,8 @@ from .engine import (
     turn_model,
 )
 from .errors import SettingsError, quote
-from .moves import reroll_is_legal
-from .rules import Card, Face, Rules, get_card
+from .moves import Reroll, keep_is_legal
+from .rules import Card, Face, Rules
 from .scoring import Outcome, classify_roll, skulls_of, stop_score
 
 OPTIMAL = "optimal"
@@ -128,10 +128,9 @@ def parse_policy(text: str) -> PolicySpec:
 # --------------------------------------------------------------------------------------------
 
 
-def scoring_dice(card: Card | str, dice: Dice, rules: Rules) -> Dice:
+def scoring_dice(card: Card, dice: Dice, rules: Rules) -> Dice:
     """The dice that score (see the module doc): each die whose removal lowers the stop
     score, and on a battle card the swords the battle needs. Skull dice are never among them."""
-    card = get_card(card)
     points = stop_score(card, dice, rules).points
     counts = [0] * len(dice.counts)
     for face in Face:
@@ -147,29 +146,20 @@ def scoring_dice(card: Card | str, dice: Dice, rules: Rules) -> Dice:
     return Dice.of(counts)
 
 
-@dataclass(frozen=True)
-class HeuristicReroll:
-    """Keep `keep` (the scoring non-skull dice), roll the rest; `sorceress`: a skull die too."""
-
-    keep: Dice
-    sorceress: bool
-
-
-def heuristic_reroll(card: Card | str, dice: Dice, rules: Rules, *,
-                     sorceress_unused: bool = False) -> HeuristicReroll | None:
-    """The heuristics' reroll from `dice` (after a roll): the non-scoring dice, and the
-    Sorceress's skull die when she is unused; ``None`` when no such reroll is legal (in a
-    rescue position only her reroll is)."""
-    card = get_card(card)
+def heuristic_reroll(card: Card, dice: Dice, rules: Rules, *,
+                     sorceress_unused: bool = False) -> Reroll | None:
+    """The heuristics' reroll from `dice` (after a roll): keep the scoring dice, roll the
+    non-scoring ones, and the Sorceress's skull die when she is unused; ``None`` when no such
+    reroll is legal (:func:`solver.moves.keep_is_legal`: in a rescue position only her reroll
+    is)."""
     outcome = classify_roll(card, dice, rules, first=False, sorceress_unused=sorceress_unused)
     if outcome is Outcome.BUST:
         return None
     keep = scoring_dice(card, dice, rules)
-    with_sorceress = card.sorceress and sorceress_unused and dice.skulls >= 1
-    if with_sorceress and reroll_is_legal(rules, dice.skulls, keep.total, sorceress=True):
-        return HeuristicReroll(keep, True)
-    if outcome is Outcome.ALIVE and reroll_is_legal(rules, dice.skulls, keep.total):
-        return HeuristicReroll(keep, False)
+    for sorceress in (True, False):  # she is used at once: what her card is for
+        if keep_is_legal(card, rules, dice.skulls, keep.total, sorceress=sorceress,
+                         sorceress_unused=sorceress_unused):
+            return Reroll(keep, sorceress)
     return None
 
 
@@ -210,14 +200,13 @@ def _frozen(a: _A) -> _A:
     return a
 
 
-def heuristic_tables(card: Card | str, rules: Rules) -> HeuristicTables:
+def heuristic_tables(card: Card, rules: Rules) -> HeuristicTables:
     """Tabulate the heuristics' reroll and one-step expectation for one card (cached)."""
-    return _heuristic_tables(get_card(card).id, rules)
+    return _heuristic_tables(card, rules)
 
 
 @lru_cache(maxsize=128)
-def _heuristic_tables(card_id: str, rules: Rules) -> HeuristicTables:
-    card = get_card(card_id)
+def _heuristic_tables(card: Card, rules: Rules) -> HeuristicTables:
     model = turn_model(card, rules)
     g = geometry()
     full = [g.dice(g.full_offset + j) for j in range(g.n_full)]
@@ -246,8 +235,7 @@ def _heuristic_tables(card_id: str, rules: Rules) -> HeuristicTables:
             move = heuristic_reroll(card, full[j], rules, sorceress_unused=(w == UNUSED))
             if move is None:
                 continue
-            s = full[j].skulls - (1 if move.sorceress else 0)
-            k = g.index((s, *move.keep.counts[1:]))
+            k = g.index(move.kept_after(full[j]).counts)
             dest = USED if move.sorceress else w
             keep_w[j] = k
             sor_w[j] = move.sorceress
@@ -271,23 +259,23 @@ def _heuristic_tables(card_id: str, rules: Rules) -> HeuristicTables:
 # --------------------------------------------------------------------------------------------
 
 
-def optimal_solution(card: Card | str, rules: Rules) -> TurnSolution:
+def optimal_solution(card: Card, rules: Rules) -> TurnSolution:
     """The expected-points solution of one card (cached per process)."""
-    return _optimal_solution(get_card(card).id, rules)
+    return _optimal_solution(card, rules)
 
 
 @lru_cache(maxsize=128)
-def _optimal_solution(card_id: str, rules: Rules) -> TurnSolution:
-    return solve_turn(card_id, rules)
+def _optimal_solution(card: Card, rules: Rules) -> TurnSolution:
+    return solve_turn(card, rules)
 
 
-def optimal_policy(card: Card | str, rules: Rules) -> Policy:
+def optimal_policy(card: Card, rules: Rules) -> Policy:
     """The optimal policy's arrays, as :func:`solver.engine.solve_turn` evaluates them."""
     sol = optimal_solution(card, rules)
     return {w: (ws.policy[:, :1], ws.sorceress[:, :1]) for w, ws in sol.worlds.items()}
 
 
-def policy_from_rerolls(card: Card | str, rules: Rules,
+def policy_from_rerolls(card: Card, rules: Rules,
                         reroll: dict[int, NDArray[np.bool_]]) -> Policy:
     """The heuristic policy that rerolls (the non-scoring dice) where `reroll[world]` is true
     and the reroll is legal, and stops elsewhere; rescue positions always reroll."""
@@ -307,7 +295,7 @@ def policy_from_rerolls(card: Card | str, rules: Rules,
     return policy
 
 
-def threshold_reroll(card: Card | str, rules: Rules,
+def threshold_reroll(card: Card, rules: Rules,
                      threshold: int | dict[tuple[int, int], int]) -> dict[int, NDArray[np.bool_]]:
     """Where a stop-value threshold rerolls: below ``T`` (one ``T``, or one per (world, skulls)
     of the turn, missing keys meaning 'always stop')."""
@@ -322,7 +310,7 @@ def threshold_reroll(card: Card | str, rules: Rules,
     return out
 
 
-def heuristic_policy(name: str, card: Card | str, rules: Rules,
+def heuristic_policy(name: str, card: Card, rules: Rules,
                      threshold: int | None = None) -> Policy:
     """The policy arrays of heuristic `name` (see the module doc) for one card."""
     t = heuristic_tables(card, rules)
@@ -343,7 +331,7 @@ def heuristic_policy(name: str, card: Card | str, rules: Rules,
     return policy_from_rerolls(card, rules, reroll)
 
 
-def policy_for(spec: PolicySpec | str, card: Card | str, rules: Rules) -> Policy:
+def policy_for(spec: PolicySpec | str, card: Card, rules: Rules) -> Policy:
     """The arrays of a named policy for one card."""
     spec = parse_policy(spec) if isinstance(spec, str) else spec
     if spec.name == OPTIMAL:
@@ -351,12 +339,12 @@ def policy_for(spec: PolicySpec | str, card: Card | str, rules: Rules) -> Policy
     return heuristic_policy(spec.name, card, rules, spec.threshold)
 
 
-def evaluate(card: Card | str, rules: Rules, policy: Policy) -> float:
+def evaluate(card: Card, rules: Rules, policy: Policy) -> float:
     """Exact expected points of following `policy` (policy evaluation on the engine)."""
-    return float(solve_turn(get_card(card), rules, policy=policy).turn_value[0])
+    return float(solve_turn(card, rules, policy=policy).turn_value[0])
 
 
-def threshold_candidates(card: Card | str, rules: Rules) -> tuple[int, ...]:
+def threshold_candidates(card: Card, rules: Rules) -> tuple[int, ...]:
     """Every threshold that makes a difference, in increasing order: the stop values of the
     positions where the heuristic can reroll, and one step above the largest (never stop while
     a reroll is legal). Any other ``T`` plays exactly like the next candidate up."""
@@ -369,20 +357,20 @@ def threshold_candidates(card: Card | str, rules: Rules) -> tuple[int, ...]:
     return (*sorted(values), top)
 
 
-def threshold_values(card: Card | str, rules: Rules) -> tuple[tuple[int, float], ...]:
+def threshold_values(card: Card, rules: Rules) -> tuple[tuple[int, float], ...]:
     """Exact expected points of the threshold heuristic for every candidate ``T``."""
-    return _threshold_values(get_card(card).id, rules)
+    return _threshold_values(card, rules)
 
 
 @lru_cache(maxsize=128)
-def _threshold_values(card_id: str, rules: Rules) -> tuple[tuple[int, float], ...]:
+def _threshold_values(card: Card, rules: Rules) -> tuple[tuple[int, float], ...]:
     return tuple(
-        (t, evaluate(card_id, rules, heuristic_policy(THRESHOLD, card_id, rules, t)))
-        for t in threshold_candidates(card_id, rules)
+        (t, evaluate(card, rules, heuristic_policy(THRESHOLD, card, rules, t)))
+        for t in threshold_candidates(card, rules)
     )
 
 
-def best_threshold(card: Card | str, rules: Rules) -> tuple[int, float]:
+def best_threshold(card: Card, rules: Rules) -> tuple[int, float]:
     """The best ``T`` for the card over all thresholds (the smallest of equals), and its value.
 
     The search is exhaustive: only :func:`threshold_candidates` play differently."""
@@ -391,7 +379,7 @@ def best_threshold(card: Card | str, rules: Rules) -> tuple[int, float]:
     return next((t, v) for t, v in values if v == best)
 
 
-def policy_value(spec: PolicySpec | str, card: Card | str, rules: Rules) -> float:
+def policy_value(spec: PolicySpec | str, card: Card, rules: Rules) -> float:
     """Exact expected points of a named policy for one card."""
     spec = parse_policy(spec) if isinstance(spec, str) else spec
     if spec.name == OPTIMAL:

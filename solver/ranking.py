@@ -33,22 +33,31 @@ def ranked(items: Iterable[T], value: Callable[[T], float], key: Callable[[T], A
            tol: float | None = None) -> list[T]:
     """`items` from the largest value down, each run of values within `tol` of the run's
     best in the order of `key` (default: the policy's tie tolerance,
-    :data:`solver.engine.solve.TIE_TOL`)."""
+    :data:`solver.engine.results.TIE_TOL`)."""
+    return [x for run in ranked_runs(items, value, key, tol=tol) for x in run]
+
+
+def ranked_runs(items: Iterable[T], value: Callable[[T], float], key: Callable[[T], Any], *,
+                tol: float | None = None) -> list[list[T]]:
+    """:func:`ranked`, run by run: each run the values within `tol` of its best (the ties),
+    in the order of `key`."""
     if tol is None:
-        from .engine.solve import TIE_TOL  # numpy's import only where values are ranked
+        from .engine.results import TIE_TOL  # numpy's import only where values are ranked
 
         tol = TIE_TOL
-    pool = sorted(items, key=lambda x: (-value(x), key(x)))
-    out: list[T] = []
+    values = [(value(x), x) for x in items]
+    values.sort(key=lambda vx: -vx[0])  # stable: the key decides among ties below
+    runs: list[list[T]] = []
     i = 0
-    while i < len(pool):
-        top = value(pool[i])
+    while i < len(values):
+        top = values[i][0]
         j = i + 1
-        while j < len(pool) and value(pool[j]) >= top - tol:
+        while j < len(values) and values[j][0] >= top - tol:
             j += 1
-        out.extend(sorted(pool[i:j], key=key))
+        run = [x for _, x in values[i:j]]
+        runs.append(sorted(run, key=key) if len(run) > 1 else run)  # keys of ties only
         i = j
-    return out
+    return runs
 
 
 def ranked_cards(values: dict[str, float], *,

@@ -17,9 +17,11 @@ import json
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import NotationError, RulesError, quote  # noqa: F401  (re-exported)
+from .limits import MAX_TARGET as MAX_TARGET  # re-exported: the rules enforce it
+from .limits import target_cost_words
 
 NUM_DICE = 8
 """Eight dice are rolled in every turn."""
@@ -48,6 +50,8 @@ NUM_FACES = 6
 
 class UnknownCardError(NotationError):
     """A card name that is not one of the deck's cards."""
+
+    default_kind = "unknown_card"
 
 
 class VariantError(RulesError):
@@ -128,7 +132,8 @@ def get_card(card: str | Card) -> Card:
         return CARDS[card]
     except KeyError:
         raise UnknownCardError(
-            f"unknown card {quote(card)}: expected one of {', '.join(CARD_IDS)}"
+            f"unknown card {quote(card)}: expected one of {', '.join(CARD_IDS)}",
+            subject="card", kind="unknown_card", values={"card": _plain(card)}
         ) from None
 
 
@@ -142,15 +147,17 @@ SYMBOL_POINTS = 100
 BUST_SKULLS = 3
 ISLAND_SKULLS = 4
 
-NINE_OF_A_KIND_VALUES = ("magic", "set")
-TIES_VALUES = ("shared", "trigger")
+UNIT = 100
+"""Every total, every turn's points and every target are multiples of 100 (sets, coins,
+diamonds, bonuses and deductions all are)."""
+TIE_SHARES: dict[str, float] = {"shared": 0.5, "trigger": 0.0}
+"""What a tie with the leader at the end of the game is worth, by the `ties` variant: half a
+win when ties are shared, nothing when who reached the target first wins (RULES.md, End of
+the game)."""
 
-MAX_TARGET = 20_000
-"""The largest `target`: what a 2-core machine with 24 GB solves. The two-player game grows
-with the square of the target in memory and time (one column per pair of totals): measured
-0.84 GB and 20 s at target 6000, 3.4 GB and 106 s at 14000 on that machine (`sabords
-solve-game`), about 0.24 GB + 0.16 MB x (target/100)^2 and 5.2 ms x (target/100)^2: at 20000
-about 6.7 GB and 3.5 minutes (:func:`solver.limits.game_cost`)."""
+NINE_OF_A_KIND_VALUES = ("magic", "set")
+TIES_VALUES = tuple(TIE_SHARES)
+
 
 
 @dataclass(frozen=True)
@@ -183,33 +190,35 @@ class Rules:
             value = getattr(self, f.name)
             if f.type in ("bool", bool) and not isinstance(value, bool):
                 raise VariantError(f"variant {f.name!r} takes on/off, not {quote(value)}",
-                                   subject="variant")
+                                   subject="variant", kind="variant_value",
+                                   values={"variant": f.name, "value": _plain(value),
+                                           "choices": ["on", "off"]})
         if self.nine_of_a_kind not in NINE_OF_A_KIND_VALUES:
             raise VariantError(
                 f"variant 'nine_of_a_kind' takes magic or set, not {quote(self.nine_of_a_kind)}",
-                subject="variant",
+                subject="variant", kind="variant_value",
+                values={"variant": "nine_of_a_kind", "value": _plain(self.nine_of_a_kind),
+                        "choices": list(NINE_OF_A_KIND_VALUES)},
             )
         if self.ties not in TIES_VALUES:
             raise VariantError(f"variant 'ties' takes shared or trigger, not {quote(self.ties)}",
-                               subject="variant")
+                               subject="variant", kind="variant_value",
+                               values={"variant": "ties", "value": _plain(self.ties),
+                                       "choices": list(TIES_VALUES)})
         if (
             isinstance(self.target, bool)
             or not isinstance(self.target, int)
             or self.target <= 0
-            or self.target % 100
+            or self.target % UNIT
             or self.target > MAX_TARGET
         ):
-            why = ""
-            if isinstance(self.target, int) and self.target > MAX_TARGET:
-                from .limits import game_cost
-
-                seconds, memory = game_cost(MAX_TARGET)
-                why = (f" (the two-player game grows with the square of the target: about "
-                       f"{memory / 1e9:.1f} GB and {seconds / 60:.1f} minutes at {MAX_TARGET} "
-                       f"on a 2-core machine with 24 GB)")
+            too_large = isinstance(self.target, int) and self.target > MAX_TARGET
+            why = f" ({target_cost_words(MAX_TARGET)})" if too_large else ""
             raise VariantError(
-                f"variant 'target' takes a positive multiple of 100 up to {MAX_TARGET}, not "
-                f"{quote(self.target)}{why}", subject="variant"
+                f"variant 'target' takes a positive multiple of {UNIT} up to {MAX_TARGET}, not "
+                f"{quote(self.target)}{why}", subject="variant", kind="target_range",
+                values={"variant": "target", "value": _plain(self.target),
+                        "max": MAX_TARGET, "unit": UNIT}
             )
 
     # -- serialisation -------------------------------------------------------------------
@@ -244,9 +253,15 @@ class Rules:
         if unknown:
             raise VariantError(
                 f"unknown variant {quote(unknown[0])}: expected one of "
-                f"{', '.join(sorted(names))}", subject="variant"
+                f"{', '.join(sorted(names))}", subject="variant", kind="unknown_variant",
+                values={"variant": _plain(unknown[0])}
             )
         return cls(**data)
+
+    @property
+    def tie_share(self) -> float:
+        """What a tie at the end of the game is worth (:data:`TIE_SHARES`)."""
+        return TIE_SHARES[self.ties]
 
     def non_defaults(self) -> dict[str, Any]:
         """The variants that differ from the defaults."""
@@ -266,6 +281,20 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+def _plain(value: Any) -> Any:
+    """A value as JSON carries it (a refused input may be of any type)."""
+    return value if isinstance(value, bool | int | float | str) or value is None else repr(value)
+
+
+_Total = TypeVar("_Total")
+
+
+def floor_total(total: _Total) -> _Total:
+    """A player's total after a turn: never below 0 (RULES.md, End of the game: a lost battle
+    or Skull Island's deduction stops at 0). For a number or an array of numbers."""
+    return total * (total > 0)  # type: ignore[operator, return-value]
+
+
 VARIANT_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
 TURN_VARIANTS: tuple[str, ...] = tuple(v for v in VARIANT_NAMES if v not in ("target", "ties"))
 
@@ -276,7 +305,7 @@ def parse_variant_value(name: str, text: str) -> Any:
     if name not in fields:
         raise VariantError(
             f"unknown variant {quote(name)}: expected one of {', '.join(VARIANT_NAMES)}",
-            subject="variant",
+            subject="variant", kind="unknown_variant", values={"variant": name},
         )
     default = getattr(Rules(), name)
     t = text.strip().lower()
@@ -286,14 +315,16 @@ def parse_variant_value(name: str, text: str) -> Any:
         if t in ("off", "false", "no", "0"):
             return False
         raise VariantError(f"variant {name!r} takes on or off, not {quote(text)}",
-                           subject="variant")
+                           subject="variant", kind="variant_value",
+                           values={"variant": name, "value": text, "choices": ["on", "off"]})
     if isinstance(default, int):
         try:
             return int(t)
         except ValueError:
             raise VariantError(
-                f"variant {name!r} takes a positive multiple of 100 up to {MAX_TARGET}, not "
-                f"{quote(text)}", subject="variant"
+                f"variant {name!r} takes a positive multiple of {UNIT} up to {MAX_TARGET}, not "
+                f"{quote(text)}", subject="variant", kind="target_range",
+                values={"variant": name, "value": text, "max": MAX_TARGET, "unit": UNIT}
             ) from None
     return t
 
@@ -317,14 +348,15 @@ def rules_with(variants: list[str] | tuple[str, ...] | None = None) -> Rules:
         if not sep:
             raise VariantError(
                 f"variant {quote(item)} is not of the form NAME=VALUE (e.g. keep_one=off)",
-                subject="variant",
+                subject="variant", kind="variant_form", values={"text": item},
             )
         name = name.strip().lower().replace("-", "_")
         value = parse_variant_value(name, text)
         if name in values and values[name] != value:
             raise VariantError(
                 f"variant {name!r} is given twice, as {quote(given[name].strip())} and "
-                f"{quote(text.strip())}: give it once", subject="variant"
+                f"{quote(text.strip())}: give it once", subject="variant", kind="variant_twice",
+                values={"variant": name, "first": given[name].strip(), "second": text.strip()}
             )
         values[name], given[name] = value, text
     return Rules(**values)

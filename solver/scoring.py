@@ -23,7 +23,6 @@ from .rules import (
     Card,
     Face,
     Rules,
-    get_card,
 )
 
 
@@ -104,9 +103,8 @@ def is_full_chest(card: Card, dice: Dice, rules: Rules, battle_won: bool = False
     return True
 
 
-def stop_score(card: Card | str, dice: Dice, rules: Rules) -> StopScore:
+def stop_score(card: Card, dice: Dice, rules: Rules) -> StopScore:
     """Points of a turn that stops alive with these 8 dice (RULES.md, Scoring a stop)."""
-    card = get_card(card)
     if card.is_battle:
         won = dice[Face.SWORD] >= card.battle_swords
         if not won:
@@ -124,13 +122,12 @@ def stop_score(card: Card | str, dice: Dice, rules: Rules) -> StopScore:
     return StopScore(points, full, magic)
 
 
-def bust_score(card: Card | str, chest: Dice | None, rules: Rules) -> int:
+def bust_score(card: Card, chest: Dice | None, rules: Rules) -> int:
     """Points of a bust: minus the bonus for a battle, the chest's dice for the chest card.
 
     `chest` is the dice not rolled in the fatal roll (the chest card keeps them all on the
     chest, which is never worse); `None` or empty on a first-roll bust.
     """
-    card = get_card(card)
     if card.is_battle:
         return -card.battle_bonus
     if card.chest and chest is not None:
@@ -139,10 +136,9 @@ def bust_score(card: Card | str, chest: Dice | None, rules: Rules) -> int:
     return 0
 
 
-def classify_roll(card: Card | str, dice: Dice, rules: Rules, *, first: bool,
+def classify_roll(card: Card, dice: Dice, rules: Rules, *, first: bool,
                   sorceress_unused: bool = False) -> Outcome:
     """What a roll's 8 dice leave (RULES.md, A turn, steps 3-4, and Sorceress)."""
-    card = get_card(card)
     skulls = skulls_of(card, dice)
     if first and skulls >= ISLAND_SKULLS and not card.is_battle:
         return Outcome.ISLAND
@@ -183,26 +179,25 @@ def _binom(n: int, k: int) -> int:
 
 
 def island_distribution(
-    card: Card | str, skull_dice: int, n_dice: int = NUM_DICE
+    card: Card, skull_dice: int, n_dice: int = NUM_DICE
 ) -> dict[int, Fraction]:
     """Exact distribution of the final skull count (dice and card) on Skull Island.
 
     The island starts after a first roll with `skull_dice` skull dice; all non-skull dice are
     rolled again while each roll adds a skull and at least 2 non-skull dice remain.
     """
-    card = get_card(card)
     skulls, free = skull_dice + card.skulls, n_dice - skull_dice
     if not island_continues(free):
         return {skulls: Fraction(1)}
     return dict(_island_rest(skulls, free))
 
 
-def island_deduction(card: Card | str, skulls: int) -> int:
+def island_deduction(card: Card, skulls: int) -> int:
     """Points each opponent loses for a Skull Island ending with `skulls` skulls."""
-    return get_card(card).island_cost * skulls
+    return card.island_cost * skulls
 
 
-def turn_points(card: Card | str, dice: Dice, rules: Rules, *, chest: Dice | None = None,
+def turn_points(card: Card, dice: Dice, rules: Rules, *, chest: Dice | None = None,
                 first: bool = False, sorceress_unused: bool = False) -> tuple[Outcome, int]:
     """The outcome of ending a turn with these 8 dice and its points for the player.
 
@@ -210,7 +205,6 @@ def turn_points(card: Card | str, dice: Dice, rules: Rules, *, chest: Dice | Non
     chest for the chest card); 0 for Skull Island; a rescue position scores as a bust if the
     player stops there.
     """
-    card = get_card(card)
     outcome = classify_roll(card, dice, rules, first=first, sorceress_unused=sorceress_unused)
     if outcome is Outcome.ALIVE:
         return outcome, stop_score(card, dice, rules).points

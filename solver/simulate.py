@@ -1,39 +1,40 @@
 """Monte-Carlo play: turns with real random dice under a named policy, against the exact values.
 
-Each turn is played die by die with the single sources of the rules: the first roll and every
-reroll are classified by :func:`solver.scoring.classify_roll`, a stop scores
-:func:`~solver.scoring.stop_score`, a bust :func:`~solver.scoring.bust_score` (the chest holds the
-dice that were not rolled), Skull Island draws its final skull count from
-:func:`~solver.scoring.island_distribution`, and every reroll the policy asks for is checked
-with :func:`solver.moves.reroll_is_legal`. The policy is only consulted for its choice (the
-arrays of :mod:`solver.policies`); nothing here reads the engine's values, so a simulation is an
-independent check of them.
+The one turn simulator of the project: :func:`play_batch` plays a batch of turns side by side
+(numpy arrays over the turns), roll by roll, on each card's turn model
+(:mod:`solver.engine.model`: the outcome of every position, the stop and bust payoffs, the
+legality of every keep, all from :mod:`solver.scoring` and :mod:`solver.moves`). A policy
+(:class:`TurnPolicy`) is only asked for its move, and every move is checked against the
+model's legality (:class:`PolicyMoveError` otherwise); Skull Island draws its final skull
+count from the island's exact distribution. Nothing here reads the engine's values, so a
+simulation is an independent check of them. `sabords simulate` plays turns with it
+(:func:`play_turns`, :func:`simulate`), `sabords game` whole games (:mod:`solver.duel`).
 
-Randomness comes from :class:`random.Random` seeded with ``seed``: a run is reproducible bit for
-bit (the same seed, turns, cards, policy and rules give the same turns).
+Randomness comes from one :class:`numpy.random.Generator` (PCG64) seeded with ``seed``: the
+same seed, turns, cards, policy and rules give the same turns on every machine.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from .analysis import policy_distribution
-from .dice import Dice
-from .engine import NO_MOVE, STOP, UNUSED, USED, Policy, geometry
+from .engine import NO_MOVE, STOP, UNUSED, USED, IntArray, Policy, geometry, turn_model
 from .errors import SettingsError, quote
-from .moves import reroll_is_legal
 from .policies import PolicySpec, parse_policy, policy_for, policy_value
-from .rules import NUM_DICE, NUM_FACES, Card, Rules, deck_weights, get_card
-from .scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from .rules import CARDS, NUM_DICE, NUM_FACES, Card, Rules, deck_weights
+from .scoring import Outcome
 
 MAX_TURNS = 10_000_000
+KINDS = ("stop", "magic", "bust", "island")
+"""How a turn ends (as in :mod:`solver.analysis`), by its code in :attr:`TurnBatch.kind`."""
+STOPPED, MAGIC, BUSTED, ISLAND = range(len(KINDS))
+P_FACE = np.full(NUM_FACES, 1.0 / NUM_FACES)
 
 
 class SimulationError(SettingsError):
@@ -42,6 +43,225 @@ class SimulationError(SettingsError):
 
 class PolicyMoveError(RuntimeError):
     """The policy asked for a move the rules do not allow (a bug in a policy)."""
+
+
+# --------------------------------------------------------------------------------------------
+# The turn model of every card, as the arrays the simulation reads
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeckArrays:
+    """The turn models of some cards as lookup arrays, a row per card (positions are full
+    indices, keeps partial indices; a card without the Sorceress repeats its world)."""
+
+    cards: tuple[str, ...]
+    start_world: IntArray
+    first_class: IntArray
+    """(n_cards, n_full): 0 play on, 1 bust, 2 Skull Island, for the first roll."""
+    live: Any
+    """(n_cards, 2, n_full)."""
+    can_stop: Any
+    """(n_cards, 2, n_full): stopping is allowed (alive; not in a rescue)."""
+    stop_points: IntArray
+    magic: Any
+    bust_points: IntArray
+    """(n_cards, n_partial): points of a bust with these dice not rolled."""
+    first_bust_points: IntArray
+    """(n_cards,): points of a bust on the first roll."""
+    keep_legal: Any
+    """(n_cards, 2, n_partial)."""
+    sorceress_legal: Any
+    island_cdf: Any
+    """(n_cards, n_dice + 1, NUM_DICE + 3): P(final skulls <= t) by skull dice of the first
+    roll (the island's exact distribution, rounded)."""
+    island_cost: IntArray
+
+
+def deck_arrays(rules: Rules, cards: Sequence[str]) -> DeckArrays:
+    """The arrays of `cards` (ids) under the turn rules of `rules`."""
+    models = [turn_model(CARDS[c], rules.turn_rules()) for c in cards]
+    worlds = [(m.live[USED], m.live[m.start_world]) for m in models]
+    top = NUM_DICE + 3  # final skull counts 0 .. 10 (8 dice and a card's 2 skulls)
+    cdf = np.ones((len(cards), NUM_DICE + 1, top))
+    for i, m in enumerate(models):
+        for s in range(NUM_DICE + 1):
+            acc = 0.0
+            for t in range(top):
+                acc += float(m.island[s].get(t, 0))
+                cdf[i, s, t] = acc if t < max(m.island[s]) else 1.0
+    return DeckArrays(
+        cards=tuple(cards),
+        start_world=np.array([m.start_world for m in models], dtype=np.int64),
+        first_class=np.array([[0 if o not in (Outcome.BUST, Outcome.ISLAND)
+                               else 1 if o is Outcome.BUST else 2 for o in m.first_outcome]
+                              for m in models], dtype=np.int64),
+        live=np.array([[a, b] for a, b in worlds]),
+        can_stop=np.array([[m.can_stop[USED], m.can_stop[m.start_world]] for m in models]),
+        stop_points=np.array([m.stop_points for m in models]),
+        magic=np.array([m.stop_magic for m in models]),
+        bust_points=np.array([m.bust_points for m in models]),
+        first_bust_points=np.array([m.first_bust_points for m in models], dtype=np.int64),
+        keep_legal=np.array([[m.keep_legal[USED], m.keep_legal[m.start_world]] for m in models]),
+        sorceress_legal=np.array([m.sorceress_legal for m in models]),
+        island_cdf=cdf,
+        island_cost=np.array([CARDS[c].island_cost for c in cards], dtype=np.int64),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Policies: the move at a batch of positions
+# --------------------------------------------------------------------------------------------
+
+
+class TurnPolicy:
+    """A policy: its move at positions of one card, in one world, at given states (`phase`
+    and `column`: where a policy of the game reads the score; a turn's policy ignores them)."""
+
+    name: str
+
+    def moves(self, card: str, world: int, phase: int, position: IntArray,
+              column: IntArray) -> tuple[IntArray, Any]:
+        """(the partial index of the dice kept, or -1 to stop; uses the Sorceress)."""
+        raise NotImplementedError
+
+
+class ArrayPolicy(TurnPolicy):
+    """A policy given by its engine arrays (:data:`solver.engine.Policy`), per card id."""
+
+    def __init__(self, name: str, arrays: dict[str, Policy] | None = None) -> None:
+        self.name = name
+        self.arrays: dict[str, Policy] = dict(arrays or {})
+
+    def policy(self, card: str) -> Policy:
+        return self.arrays[card]
+
+    def moves(self, card: str, world: int, phase: int, position: IntArray,
+              column: IntArray) -> tuple[IntArray, Any]:
+        code, sor = self.policy(card)[world]
+        c = code[position, 0]
+        if np.any(c == NO_MOVE):
+            raise PolicyMoveError(f"{card}: the policy has no move at a live position")
+        return np.where(c == STOP, -1, c), sor[position, 0].astype(bool)
+
+
+class FixedPolicy(ArrayPolicy):
+    """A named policy of a turn (:mod:`solver.policies`: the optimum or a heuristic), the same
+    at every score; its arrays are made when a card is first played."""
+
+    def __init__(self, spec: PolicySpec, rules: Rules, name: str | None = None) -> None:
+        super().__init__(str(spec) if name is None else name)
+        self.spec = spec
+        self.rules = rules.turn_rules()
+
+    def policy(self, card: str) -> Policy:
+        if card not in self.arrays:
+            self.arrays[card] = policy_for(self.spec, CARDS[card], self.rules)
+        return self.arrays[card]
+
+
+# --------------------------------------------------------------------------------------------
+# Turns, side by side
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TurnBatch:
+    """The outcome of a batch of turns."""
+
+    kind: IntArray
+    """How each turn ended: an index into :data:`KINDS`."""
+    points: IntArray
+    """Points for the player (Skull Island: 0; pirate magic: its stop's points)."""
+    island_skulls: IntArray
+    """Skull Island: the final skull count (dice and card); 0 otherwise."""
+    rolls: IntArray
+
+
+def play_batch(cards: IntArray, d: DeckArrays, policy_of: Sequence[TurnPolicy], which: IntArray,
+               phase: IntArray, column: IntArray, rng: np.random.Generator) -> TurnBatch:
+    """Play one turn for every entry: card ``d.cards[cards[i]]``, by the policy
+    ``policy_of[which[i]]`` at phase ``phase[i]`` (a small integer the policy reads) and column
+    ``column[i]``."""
+    g = geometry()
+    m = cards.shape[0]
+    counts = rng.multinomial(NUM_DICE, P_FACE, size=m)
+    pos = g.indices(counts) - g.full_offset
+    world = d.start_world[cards]
+    first = d.first_class[cards, pos]
+    kind = np.where(first == 1, BUSTED, np.where(first == 2, ISLAND, STOPPED))
+    points = np.where(first == 1, d.first_bust_points[cards], 0)
+    isl = np.flatnonzero(first == 2)
+    draw = rng.random(isl.shape[0])
+    skulls = np.zeros(m, dtype=np.int64)
+    skulls[isl] = (draw[:, None] >= d.island_cdf[cards[isl], counts[isl, 0]]).sum(axis=1)
+    rolls = np.ones(m, dtype=np.int64)
+    active = first == 0
+    n_phases = int(phase.max()) + 1 if m else 1
+    while active.any():
+        keep = np.full(m, -2, dtype=np.int64)
+        sor = np.zeros(m, dtype=bool)
+        idx = np.flatnonzero(active)
+        key = ((which[idx] * len(d.cards) + cards[idx]) * 2 + world[idx]) * n_phases + phase[idx]
+        for k in np.unique(key):
+            sel = idx[key == k]
+            ph, rest = int(k % n_phases), int(k // n_phases)
+            w, rest = rest % 2, rest // 2
+            c, pol = rest % len(d.cards), rest // len(d.cards)
+            keep[sel], sor[sel] = policy_of[pol].moves(d.cards[c], w, ph, pos[sel],
+                                                       column[sel])
+        stop = active & (keep == -1)
+        _check_stops(stop, pos, world, cards, d)
+        kind = np.where(stop, np.where(d.magic[cards, pos], MAGIC, STOPPED), kind)
+        points = np.where(stop, d.stop_points[cards, pos], points)
+        go = active & (keep >= 0)
+        _check_moves(go, keep, sor, pos, world, cards, d)
+        kept = g.counts[np.maximum(keep, 0)]
+        world = np.where(go & sor, USED, world)
+        rolled = rng.multinomial(np.where(go, NUM_DICE - kept.sum(axis=1), 0), P_FACE)
+        counts = np.where(go[:, None], kept + rolled, counts)
+        pos = g.indices(counts) - g.full_offset
+        rolls += go
+        live = d.live[cards, world, pos]
+        busted = go & ~live
+        kind = np.where(busted, BUSTED, kind)
+        points = np.where(busted, d.bust_points[cards, np.maximum(keep, 0)], points)
+        active = go & live
+    return TurnBatch(kind, points, skulls, rolls)
+
+
+def _check_stops(stop: Any, pos: IntArray, world: IntArray, cards: IntArray,
+                 d: DeckArrays) -> None:
+    """Raise :class:`PolicyMoveError` unless every stop is allowed (not in a rescue)."""
+    bad = np.flatnonzero(stop & ~d.can_stop[cards, world, pos])
+    if bad.shape[0]:
+        g = geometry()
+        j = bad[0]
+        raise PolicyMoveError(f"{d.cards[cards[j]]}: the policy stops at "
+                              f"{g.dice(g.full_offset + pos[j])} (not alive)")
+
+
+def _check_moves(go: Any, keep: IntArray, sor: Any, pos: IntArray, world: IntArray,
+                 cards: IntArray, d: DeckArrays) -> None:
+    """Raise :class:`PolicyMoveError` unless every move is a legal keep of its position."""
+    g = geometry()
+    i = np.flatnonzero(go)
+    here = g.full_counts[pos[i]]
+    kept = g.counts[keep[i]]
+    left = here[:, 0] - sor[i]
+    legal = np.where(sor[i], d.sorceress_legal[cards[i], keep[i]] & (world[i] == UNUSED),
+                     d.keep_legal[cards[i], world[i], keep[i]])
+    bad = (kept[:, 0] != left) | np.any(kept[:, 1:] > here[:, 1:], axis=1) | ~legal
+    if bad.any():
+        j = i[np.flatnonzero(bad)[0]]
+        raise PolicyMoveError(f"{d.cards[cards[j]]}: illegal move from "
+                              f"{g.dice(g.full_offset + pos[j])}: keep {g.dice(keep[j])}"
+                              + (" with the Sorceress" if sor[j] else ""))
+
+
+# --------------------------------------------------------------------------------------------
+# Turns one by one (sabords simulate)
+# --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -58,139 +278,37 @@ class TurnResult:
     """Skull Island: the final skull count (dice and card)."""
 
 
-@lru_cache(maxsize=1)
-def _full_index() -> dict[tuple[int, ...], int]:
-    g = geometry()
-    return {tuple(int(x) for x in c): j for j, c in enumerate(g.full_counts)}
-
-
-def _roll(rng: random.Random, n: int) -> list[int]:
-    counts = [0] * NUM_FACES
-    for face in rng.choices(range(NUM_FACES), k=n):
-        counts[face] += 1
-    return counts
-
-
-Counts = tuple[int, ...]
-
-
-class Player:
-    """Plays one card's turns under fixed policy arrays.
-
-    The rules' functions are called through small memo tables (a position's outcome, its stop
-    score, the bust payoff of a keep, the legality of the policy's move at a position): the
-    answers are those of the single sources, computed once per distinct question.
-    """
-
-    def __init__(self, card: Card | str, rules: Rules, policy: Policy) -> None:
-        self.card = get_card(card)
-        self.rules = rules
-        self.policy = {w: (p[0][:, 0].tolist(), p[1][:, 0].tolist()) for w, p in policy.items()}
-        self._island: dict[int, tuple[list[int], list[float]]] = {}
-        self._outcomes: dict[tuple[Counts, int, bool], Outcome] = {}
-        self._stops: dict[Counts, tuple[str, int]] = {}
-        self._busts: dict[Counts, int] = {}
-        self._moves: dict[tuple[int, int], tuple[Counts, bool]] = {}
-
-    def _outcome(self, counts: Counts, world: int, first: bool) -> Outcome:
-        key = (counts, world, first)
-        if key not in self._outcomes:
-            self._outcomes[key] = classify_roll(self.card, Dice.of(counts), self.rules, first=first,
-                                                sorceress_unused=(world == UNUSED))
-        return self._outcomes[key]
-
-    def _stop(self, counts: Counts) -> tuple[str, int]:
-        if counts not in self._stops:
-            score = stop_score(self.card, Dice.of(counts), self.rules)
-            self._stops[counts] = ("magic" if score.magic else "stop", score.points)
-        return self._stops[counts]
-
-    def _bust(self, keep: Counts) -> int:
-        if keep not in self._busts:
-            self._busts[keep] = bust_score(self.card, Dice.of(keep), self.rules)
-        return self._busts[keep]
-
-    def _move(self, counts: Counts, world: int, j: int) -> tuple[Counts, bool]:
-        """The policy's keep at position `counts` (index `j`), checked against the rules."""
-        key = (world, j)
-        if key not in self._moves:
-            code, use_sorceress = self.policy[world][0][j], bool(self.policy[world][1][j])
-            dice = Dice.of(counts)
-            if code == NO_MOVE:
-                raise PolicyMoveError(f"{self.card.id}: the policy has no move at {dice}")
-            keep = tuple(int(x) for x in geometry().counts[code])
-            if (keep[0] != dice.skulls - (1 if use_sorceress else 0)
-                    or any(keep[f] > counts[f] for f in range(1, NUM_FACES))
-                    or not reroll_is_legal(self.rules, dice.skulls, sum(keep[1:]),
-                                           sorceress=use_sorceress)
-                    or (use_sorceress and world != UNUSED)):
-                raise PolicyMoveError(
-                    f"{self.card.id}: illegal move from {dice}: keep {Dice.of(keep)}"
-                    + (" with the Sorceress" if use_sorceress else ""))
-            self._moves[key] = (keep, use_sorceress)
-        return self._moves[key]
-
-    def play(self, rng: random.Random) -> TurnResult:
-        card = self.card
-        world = UNUSED if card.sorceress else USED
-        counts = tuple(_roll(rng, NUM_DICE))
-        rolls = 1
-        outcome = self._outcome(counts, world, True)
-        if outcome is Outcome.ISLAND:
-            return TurnResult(card.id, "island", 0, rolls, self._island_skulls(rng, counts[0]))
-        if outcome is Outcome.BUST:
-            return TurnResult(card.id, "bust", bust_score(card, None, self.rules), rolls)
-        index = _full_index()
-        while True:
-            j = index[counts]
-            if self.policy[world][0][j] == STOP:
-                if outcome is not Outcome.ALIVE:
-                    raise PolicyMoveError(
-                        f"{card.id}: the policy stops at {Dice.of(counts)} (not alive)")
-                kind, points = self._stop(counts)
-                return TurnResult(card.id, kind, points, rolls)
-            keep, use_sorceress = self._move(counts, world, j)
-            if use_sorceress:
-                world = USED
-            rolled = _roll(rng, NUM_DICE - sum(keep))
-            counts = tuple(a + b for a, b in zip(keep, rolled, strict=True))
-            rolls += 1
-            outcome = self._outcome(counts, world, False)
-            if outcome is Outcome.BUST:
-                return TurnResult(card.id, "bust", self._bust(keep), rolls)
-
-    def _island_skulls(self, rng: random.Random, skull_dice: int) -> int:
-        if skull_dice not in self._island:
-            dist = island_distribution(self.card, skull_dice)
-            finals = sorted(dist)
-            self._island[skull_dice] = (finals, [float(dist[f]) for f in finals])
-        finals, weights = self._island[skull_dice]
-        return rng.choices(finals, weights=weights)[0]
-
-
-def deck_cards() -> tuple[tuple[str, ...], tuple[float, ...]]:
+def deck_cards() -> tuple[tuple[Card, ...], tuple[float, ...]]:
     """The deck's cards and their probabilities (each turn draws one, with replacement)."""
     weights = deck_weights()
-    return tuple(weights), tuple(weights.values())
+    return tuple(CARDS[c] for c in weights), tuple(weights.values())
 
 
-def play_turns(cards: Sequence[str], weights: Sequence[float] | None, rules: Rules,
-               spec: PolicySpec, turns: int, seed: int,
+def play_turns(cards: Sequence[Card], weights: Sequence[float] | None, rules: Rules,
+               policy: PolicySpec | TurnPolicy, turns: int, seed: int,
                progress: Callable[[int], None] | None = None,
-               chunk: int = 1000) -> Iterator[TurnResult]:
-    """Play `turns` turns; each draws its card from `cards` (by `weights`) when there are
-    several. `progress` is called with the number of turns done after every `chunk`."""
-    rng = random.Random(seed)
-    players = {c: Player(c, rules, policy_for(spec, c, rules)) for c in cards}
-    only = players[cards[0]] if len(cards) == 1 else None
-    for i in range(turns):
-        if only is not None:
-            player = only
-        else:
-            player = players[rng.choices(cards, weights=weights)[0]]
-        yield player.play(rng)
-        if progress is not None and ((i + 1) % chunk == 0 or i + 1 == turns):
-            progress(i + 1)
+               chunk: int = 10_000) -> Iterator[TurnResult]:
+    """Play `turns` turns in batches of `chunk`; each draws its card from `cards` (by
+    `weights`) when there are several. `progress` is called with the number of turns done
+    after every batch."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    ids = tuple(c.id for c in cards)
+    player = policy if isinstance(policy, TurnPolicy) else FixedPolicy(policy, rules)
+    d = deck_arrays(rules, ids)
+    p = None if weights is None else np.asarray(weights, dtype=float)
+    done = 0
+    while done < turns:
+        m = min(chunk, turns - done)
+        drawn = (rng.choice(len(ids), size=m, p=p) if len(ids) > 1
+                 else np.zeros(m, dtype=np.int64))
+        zeros = np.zeros(m, dtype=np.int64)
+        batch = play_batch(drawn, d, [player], zeros, zeros, zeros, rng)
+        for i in range(m):
+            yield TurnResult(ids[drawn[i]], KINDS[batch.kind[i]], int(batch.points[i]),
+                             int(batch.rolls[i]), int(batch.island_skulls[i]))
+        done += m
+        if progress is not None:
+            progress(done)
 
 
 @dataclass(frozen=True)
@@ -254,11 +372,11 @@ class ExactFigures:
     rolls: float
 
 
-def exact_figures(card: str | None, rules: Rules, spec: PolicySpec) -> ExactFigures:
+def exact_figures(card: Card | None, rules: Rules, spec: PolicySpec) -> ExactFigures:
     """Exact expected points (policy evaluation), bust and island probabilities and expected
     rolls (forward propagation) of the policy, for one card or the deck (card None)."""
     if card is not None:
-        cards: tuple[str, ...] = (card,)
+        cards: tuple[Card, ...] = (card,)
         weights: tuple[float, ...] = (1.0,)
     else:
         cards, weights = deck_cards()
@@ -280,20 +398,20 @@ def check_turns(turns: int) -> int:
     return turns
 
 
-def simulate(card: Card | str | None, rules: Rules, policy: PolicySpec | str = "optimal", *,
+def simulate(card: Card | None, rules: Rules, policy: PolicySpec | str = "optimal", *,
              turns: int = 10_000, seed: int = 0,
              progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Play `turns` turns of one card (or the deck: `card` None) and compare with the exact
     expected points of the same policy."""
     check_turns(turns)
     spec = parse_policy(policy) if isinstance(policy, str) else policy
-    card_id = None if card is None else get_card(card).id
-    if card_id is None:
+    card_id = None if card is None else card.id
+    if card is None:
         cards, weights = deck_cards()
         draw: Sequence[float] | None = weights
     else:
-        cards, draw = (card_id,), None
-    exact = exact_figures(card_id, rules, spec)
+        cards, draw = (card,), None
+    exact = exact_figures(card, rules, spec)
     points = np.empty(turns)
     rolls = np.empty(turns)
     kinds: dict[str, int] = {"stop": 0, "magic": 0, "bust": 0, "island": 0}

@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .engine import Payoff, TurnModel, TurnSolution, solve_payoff, turn_model
+from .engine.model import TurnModel, turn_model
+from .engine.objectives import Payoff
+from .engine.results import TurnSolution
 from .rational import fraction_text
 from .rules import CARD_IDS, CARDS, DECK_SIZE, Card, Rules, deck_weights
 from .scoring import island_deduction, island_distribution
@@ -137,8 +139,10 @@ def ending_payoff(model: TurnModel) -> Payoff:
 
 def turn_stats(solution: TurnSolution) -> TurnStats:
     """Bust and island statistics of a points solution's policy (its column 0)."""
-    model = turn_model(solution.card, solution.rules, solution.n_dice)
+    model = turn_model(CARDS[solution.card], solution.rules, solution.n_dice)
     policy = {w: (ws.policy, ws.sorceress) for w, ws in solution.worlds.items()}
+    from .engine.solve import solve_payoff
+
     endings = solve_payoff(model, ending_payoff(model), ("endings",), policy=policy)
     p_bust, p_island, deduction = (float(x) for x in endings.turn_value)
     return TurnStats(
@@ -185,7 +189,7 @@ def exact_stats_of(exact: ExactSolution) -> ExactTurnStats:
     return ExactTurnStats(ev=ev, p_bust=p_bust, p_island=p_island, island_deduction=deduction)
 
 
-def exact_turn_stats(card: Card | str, rules: Rules) -> tuple[ExactTurnStats, ExactSolution]:
+def exact_turn_stats(card: Card, rules: Rules) -> tuple[ExactTurnStats, ExactSolution]:
     """Solve `card`'s turn for expected points exactly (floats first, then the proof), with
     its statistics: (statistics, exact solution)."""
     from .engine.exact import exact_turn

@@ -26,8 +26,9 @@ import msgpack
 import numpy as np
 from numpy.typing import NDArray
 
-from .engine.exact_linear import ObjectArray
+from .engine.geometry import ObjectArray
 from .errors import StaleTableError
+from .rules import Rules
 
 FORMAT_VERSION = 3
 """The layout of a turn table, bumped whenever it changes; older files are refused
@@ -36,6 +37,24 @@ GAME_FORMAT_VERSION = 2
 """The layout of the game table (its own version: a turn table's change leaves it valid)."""
 ZLIB_LEVEL = 6
 """The compression level of :func:`pack_compressed` (the game table's policies)."""
+
+Refusal = Callable[[str], StaleTableError]
+"""The refusal of one table file: the error that names the file, the reason given, its
+table and its rules (:func:`refusal`)."""
+
+
+def refusal(table: str, source: Path | str, rules: Rules, card: str | None = None) -> Refusal:
+    """How the table `table` (``"turn"`` or ``"game"``) of `rules` in file `source` is
+    refused: a :class:`StaleTableError` naming the file and the reason, carrying the table
+    and the rules (never a command: the front ends word the fix)."""
+    name = "game table" if table == "game" else "policy table"
+
+    def refuse(why: str) -> StaleTableError:
+        return StaleTableError(f"{name} {source}: {why}", table=table, path=str(source),
+                               rules=rules, card=card, reason=why)
+
+    return refuse
+
 
 def pack_array(array: NDArray[Any]) -> dict[str, Any]:
     a = np.ascontiguousarray(array)
@@ -90,7 +109,7 @@ _DECIMAL = re.compile(r"[1-9][0-9]*")
 
 
 def check_exact(entry: Any, name: str, shape: tuple[int, ...],
-                refuse: Callable[[str], StaleTableError]) -> None:
+                refuse: Refusal) -> None:
     """Refuse an exact array unless it is well formed and of the expected shape (cheap: the
     numerators are not decoded)."""
     try:
@@ -137,15 +156,11 @@ def pack_envelope(payload: dict[str, Any], version: int) -> bytes:
     return msgpack.packb(outer, use_bin_type=True)  # type: ignore[no-any-return]
 
 
-def open_envelope(data: bytes, *, source: str, fix: str, version: int,
+def open_envelope(data: bytes, *, refuse: Refusal, version: int,
                   kind: str = "table") -> dict[str, Any]:
     """The payload of table bytes, refused (:class:`StaleTableError`) unless the format
     version is `version` (this solver's for the kind) and the checksum matches. The caller
     checks the header."""
-
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"{kind} {source}: {why}; {fix}")
-
     try:
         outer = msgpack.unpackb(data, raw=False)
     except Exception:  # msgpack raises several unrelated types on garbage
@@ -172,7 +187,7 @@ def open_envelope(data: bytes, *, source: str, fix: str, version: int,
 
 
 def checked_array(entry: dict[str, Any], name: str, shape: tuple[int, ...], dtype: str,
-                  refuse: Callable[[str], StaleTableError]) -> NDArray[Any]:
+                  refuse: Refusal) -> NDArray[Any]:
     """An array of the table, refused unless it has the expected shape and type."""
     try:
         a = unpack_array(entry)
@@ -202,10 +217,10 @@ def write_atomically(path: Path, data: bytes) -> Path:
     return path
 
 
-def read_file(path: Path, kind: str, fix: str) -> bytes:
+def read_file(path: Path, refuse: Refusal) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise StaleTableError(f"{kind} {path}: no such file; {fix}") from None
+        raise refuse("no such file") from None
     except OSError as exc:
-        raise StaleTableError(f"{kind} {path}: cannot be read ({exc.strerror}); {fix}") from None
+        raise refuse(f"cannot be read ({exc.strerror})") from None

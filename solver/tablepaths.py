@@ -1,31 +1,74 @@
-"""Where tables live: the repository's committed tables, the user's cache, and the command that
-makes a table again.
+"""Where tables live: the committed tables of the default rules and the user's cache.
 
 An explicit directory is used as it is. Without one, the default rules read the committed tables
-of the repository (``tables/``, made by ``make tables``), and any other variant is solved on
-demand and cached under the user's cache directory (:func:`solver.caches.cache_root`), keyed by
-the kind, the solver and format versions and the rules hash (:func:`cache_key`).
+(:func:`committed_dir`), and any other variant is solved on demand and cached under the user's
+cache directory (:func:`solver.caches.cache_root`), keyed by the kind, the solver and format
+versions and the rules hash (:func:`cache_key`).
+
+The committed tables are the repository's ``tables/`` (``make tables`` writes them). A wheel
+installs the same files as the data of the package ``solver.tabledata`` (``pyproject.toml``
+maps the directory), found with :mod:`importlib.resources`; a checkout (an editable install,
+or the source on ``sys.path``) has no such package and reads ``tables/`` beside ``solver/``.
 """
 
 from __future__ import annotations
 
+import importlib.resources
+from functools import lru_cache
 from pathlib import Path
 
 from . import __version__
 from .caches import NUMBA_DIR, CacheEntry, cache_root
+from .errors import SettingsError, quote
 from .rules import Rules
 from .tablefile import FORMAT_VERSION, GAME_FORMAT_VERSION
 
+COMMITTED_PACKAGE = "solver.tabledata"
+"""The package whose data are the committed tables, in an installed wheel."""
+_ANY_TABLE = "game.msgpack"
+"""A file of the committed tables, to turn the package's resources into a directory."""
 
-def repo_tables_dir() -> Path:
-    """The repository's `tables/` directory (committed tables of the default rules)."""
-    return Path(__file__).resolve().parent.parent / "tables"
+
+@lru_cache(maxsize=1)
+def _checkout_tables() -> Path | None:
+    """The repository's ``tables/``, when this package runs from a checkout."""
+    root = Path(__file__).resolve().parent.parent
+    if (root / "pyproject.toml").is_file() and (root / "tables").is_dir():
+        return root / "tables"
+    return None
 
 
-def is_repo_dir(directory: Path | str) -> bool:
-    """Whether `directory` is the repository's `tables/` (its tables are never rebuilt on
-    the fly: a stale one is refused with the command that makes it again)."""
-    return Path(directory) == repo_tables_dir()
+@lru_cache(maxsize=1)
+def _installed_tables() -> Path | None:
+    """The installed package data of the committed tables, if this package has them."""
+    try:
+        resources = importlib.resources.files(COMMITTED_PACKAGE)
+    except ModuleNotFoundError:
+        return None
+    # A namespace package's resources are a MultiplexedPath: a file of it is a real path.
+    return Path(str(resources.joinpath(_ANY_TABLE))).parent
+
+
+def committed_dir() -> Path:
+    """The directory of the committed tables of the default rules (module doc); a directory
+    that does not exist when the package has neither its data nor a checkout."""
+    found = _installed_tables() or _checkout_tables()
+    return found if found is not None else Path(__file__).resolve().parent / "tabledata"
+
+
+def in_checkout() -> bool:
+    """Whether the committed tables are a repository's ``tables/`` (``make tables`` rebuilds
+    them there), not an installed package's data."""
+    return _installed_tables() is None and _checkout_tables() is not None
+
+
+def is_committed_dir(directory: Path | str) -> bool:
+    """Whether `directory` holds the committed tables (they are never rebuilt on the fly: a
+    stale one is refused with what makes it again, and no other rules' tables go there)."""
+    try:
+        return Path(directory).resolve() == committed_dir().resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def cache_key(kind: str, rules_hash: str) -> str:
@@ -55,38 +98,33 @@ def game_cache_dir(rules: Rules) -> Path:
 
 
 def default_dir(rules: Rules) -> Path:
-    """Where the turn tables of `rules` live without a directory: the repository's for the
+    """Where the turn tables of `rules` live without a directory: the committed ones for the
     default rules, the cache's otherwise."""
-    repo = repo_tables_dir()
-    if rules.turn_rules() == Rules() and repo.is_dir():
-        return repo
-    return cache_dir(rules)  # other rules, or an installed package without the repository
+    committed = committed_dir()
+    if rules.turn_rules() == Rules() and committed.is_dir():
+        return committed
+    return cache_dir(rules)  # other rules, or a package installed without its tables
 
 
 def game_default_dir(rules: Rules) -> Path:
     """Where the game table of `rules` lives without a directory (as :func:`default_dir`)."""
-    repo = repo_tables_dir()
-    if rules == Rules() and repo.is_dir():
-        return repo
+    committed = committed_dir()
+    if rules == Rules() and committed.is_dir():
+        return committed
     return game_cache_dir(rules)
 
 
-def _variants(rules: Rules) -> str:
-    return "".join(f" --variant {k}={('on' if v else 'off') if isinstance(v, bool) else v}"
-                   for k, v in rules.non_defaults().items())
-
-
-def regenerate_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the turn tables of `rules` into `directory`."""
-    directory = Path(directory)
-    if rules.turn_rules() == Rules() and directory.resolve() == repo_tables_dir():
-        return "make tables"
-    return f"sabords solve --all{_variants(rules.turn_rules())} --out {directory}"
-
-
-def regenerate_game_command(rules: Rules, directory: Path | str) -> str:
-    """The command that writes the game table of `rules` into `directory`."""
-    directory = Path(directory)
-    if rules == Rules() and directory.resolve() == repo_tables_dir():
-        return "make tables"
-    return f"sabords solve-game{_variants(rules)} --out {directory}"
+def check_output(rules: Rules, directory: Path | str, kind: str) -> None:
+    """Refuse to write the `kind` tables of rules other than the defaults into the committed
+    tables' directory (the default advice would then be refused until they are rebuilt), and
+    to write into an installed package's data at all."""
+    if not is_committed_dir(directory):
+        return
+    default = (rules.turn_rules() if kind == "turn" else rules) == Rules()
+    shown = quote(str(directory), 60)
+    if not default:
+        raise SettingsError(f"{shown} holds the committed tables of the default rules: write "
+                            f"other rules' tables into another directory", subject="out")
+    if not in_checkout():
+        raise SettingsError(f"{shown} holds the tables installed with mille-sabords: write "
+                            f"tables into another directory", subject="out")

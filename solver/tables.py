@@ -21,10 +21,12 @@ table lives is :mod:`solver.tablepaths`. This module says what the payloads hold
 Loading checks the format version, the checksum, the kind, the card and the rules, that
 every array has the shape and type the table's geometry calls for, and that the exact turn
 value and statistics round to the stored floats; anything else is refused
-with a :class:`StaleTableError` (one line: the file and the command that makes it again).
+with a :class:`StaleTableError` (the file, the reason, the table and its rules: the front ends
+word the fix).
 
 Where tables come from: an explicit directory is used as it is; otherwise the default rules
-read the committed tables of the repository (``tables/``, made by ``make tables``), and any
+read the committed tables (the repository's ``tables/``, made by ``make tables``, installed
+with the package: :func:`solver.tablepaths.committed_dir`), and any
 other variant is solved on demand and cached under the user's cache directory
 (:func:`solver.caches.cache_root`), keyed by the kind, the solver and format versions and the
 rules hash (:func:`solver.tablepaths.default_dir`).
@@ -43,29 +45,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from . import __version__
-from .engine import (
-    NO_MOVE,
-    USED,
-    WORLD_NAMES,
-    ExpectedPoints,
-    FloatArray,
-    TurnSolution,
-    WorldSolution,
-    geometry,
-    payoff_for,
-    solve_payoff,
-    turn_model,
-)
-from .engine.exact import (
-    ExactSolution,
-    ExactWorld,
-    ProofRecord,
-    exact_payoff,
-    rounded_solution,
-    solve_exact,
-)
+from .engine.geometry import FloatArray, geometry
+from .engine.model import USED, WORLD_NAMES, TurnModel, card_worlds, turn_model
+from .engine.objectives import ExpectedPoints, payoff_for
+from .engine.results import NO_MOVE, ProofRecord, TurnSolution, WorldSolution
 from .errors import StaleTableError
-from .rules import NUM_DICE, Card, Rules, get_card
+from .rules import NUM_DICE, Card, Rules
 from .stats import (
     STAT_NAMES,
     ExactTurnStats,
@@ -76,6 +61,7 @@ from .stats import (
 from .tablefile import (
     FORMAT_VERSION,
     GAME_FORMAT_VERSION,
+    Refusal,
     check_exact,
     checked_array,
     open_envelope,
@@ -84,18 +70,14 @@ from .tablefile import (
     pack_envelope,
     pack_exact,
     read_file,
+    refusal,
     unpack_exact,
     write_atomically,
 )
-from .tablepaths import (
-    default_dir,
-    game_default_dir,
-    is_repo_dir,
-    regenerate_command,
-    regenerate_game_command,
-)
+from .tablepaths import default_dir, game_default_dir, is_committed_dir
 
 if TYPE_CHECKING:
+    from .engine.exact import ExactSolution
     from .game import GameSolution, ProgressFn
 
 _T = TypeVar("_T")
@@ -140,10 +122,9 @@ class TurnTable:
 
     def exact(self) -> ExactSolution:
         """The exact solution: every value and keep value as a fraction (one column)."""
-        cached = self.cache.get("exact")
-        if not isinstance(cached, ExactSolution):
-            cached = self.cache["exact"] = _decode_exact(self)
-        return cached
+        if "exact" not in self.cache:
+            self.cache["exact"] = _decode_exact(self)
+        return self.cache["exact"]  # type: ignore[no-any-return]
 
     def exact_stats(self) -> ExactTurnStats:
         """The exact statistics of the turn (expected points, P(bust), P(Skull Island) and the
@@ -157,25 +138,36 @@ class TurnTable:
         return ProofRecord(**{k: int(v) for k, v in self.exact_data["proof"].items()})
 
 
-def build_table(card: Card | str, rules: Rules) -> TurnTable:
-    """Solve one card's turn for expected points: floats (:func:`solver.engine.solve_payoff`),
-    then exactly from their policy, proved optimal (:func:`solver.engine.exact.solve_exact`,
-    the statistics' columns evaluated under it); the floats stored are the exact values
-    rounded."""
+def build_table(card: Card, rules: Rules) -> TurnTable:
+    """Solve one card's turn for expected points: floats (:func:`solver.engine.solve_cards`,
+    in the card's batch), then exactly from their policy, proved optimal
+    (:func:`solver.engine.exact.solve_exact`, the statistics' columns evaluated under it);
+    the floats stored are the exact values rounded."""
+    from .engine.solve import solve_cards
+
     turn = rules.turn_rules()
-    model = turn_model(card, turn)
-    payoff = payoff_for(model, OBJECTIVE)
-    floats = solve_payoff(model, payoff, OBJECTIVE.key())
+    return _exact_table_of(card, turn, solve_cards([card], turn)[card.id])
+
+
+def _exact_table(model: TurnModel, floats: TurnSolution) -> TurnTable:
+    """The table of a card from its float solution: the exact values from its policy."""
+    from .engine.exact import exact_payoff, rounded_solution, solve_exact
+
     exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(),
                         OBJECTIVE.key(), evaluate=exact_ending_payoff(model))
     stats = exact_stats_of(exact)
     return TurnTable(
         solution=rounded_solution(exact, floats),
-        stop_value=np.where(model.can_stop[USED][:, None], payoff.stop, np.nan),
+        stop_value=np.where(model.can_stop[USED][:, None], payoff_for(model, OBJECTIVE).stop,
+                            np.nan),
         stats=stats.rounded(),
         solver_version=__version__,
         exact_data=_encode_exact(exact, stats, floats.bound),
     )
+
+
+def _exact_table_of(card: Card, rules: Rules, floats: TurnSolution) -> TurnTable:
+    return _exact_table(turn_model(card, rules), floats)
 
 
 def _encode_exact(exact: ExactSolution, stats: ExactTurnStats, float_bound: float
@@ -196,6 +188,8 @@ def _encode_exact(exact: ExactSolution, stats: ExactTurnStats, float_bound: floa
 
 
 def _decode_exact(table: TurnTable) -> ExactSolution:
+    from .engine.exact import ExactSolution, ExactWorld
+
     data = table.exact_data["arrays"]
     sol = table.solution
     worlds = {}
@@ -211,21 +205,38 @@ def _decode_exact(table: TurnTable) -> ExactSolution:
 
 
 def build_tables(
-    cards: Sequence[Card | str], rules: Rules, *, n_jobs: int = 1
+    cards: Sequence[Card], rules: Rules, *, n_jobs: int = 1
 ) -> Iterator[TurnTable]:
-    """Build the tables of `cards` in order, in parallel with joblib when `n_jobs` != 1.
+    """Build the tables of `cards` in order: the float solves of all the cards at once (the
+    cards that share a batch together, :func:`solver.engine.solve_cards`), then each card's
+    exact solve, in parallel over `n_jobs` processes (forked: they inherit what this one has
+    imported and computed).
 
     Every card is solved by the same code in whichever process, so the tables are the same
     bit for bit whatever the number of workers.
     """
+    from .engine.solve import solve_cards
+
+    turn = rules.turn_rules()
+    floats = solve_cards(cards, turn)
     if n_jobs == 1 or len(cards) <= 1:
         for card in cards:
-            yield build_table(card, rules)
+            yield _exact_table_of(card, turn, floats[card.id])
         return
     from joblib import Parallel, delayed
 
+    # the slowest exact solves first, so that the workers finish together
+    order = sorted(range(len(cards)), key=lambda i: -len(turn_model(cards[i], turn).worlds))
     parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-    yield from parallel(delayed(build_table)(card, rules) for card in cards)
+    done: dict[int, TurnTable] = {}
+    results = parallel(delayed(_exact_table_of)(cards[i], turn, floats[cards[i].id])
+                       for i in order)
+    next_out = 0
+    for i, table in zip(order, results, strict=True):
+        done[i] = table
+        while next_out in done:
+            yield done.pop(next_out)
+            next_out += 1
 
 
 def pack_table(table: TurnTable) -> bytes:
@@ -266,21 +277,14 @@ def pack_table(table: TurnTable) -> bytes:
     return pack_envelope(payload, FORMAT_VERSION)
 
 
-def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
-                 fix: str) -> TurnTable:
+def unpack_table(data: bytes, *, source: str, card: Card, rules: Rules) -> TurnTable:
     """Read table bytes, refusing them unless they are intact, made for `card` and `rules`,
-    and every array has the shape and type of the geometry it claims.
-
-    `source` names the file and `fix` the way to regenerate it, in the error message.
-    """
-    card_id = get_card(card).id
+    and every array has the shape and type of the geometry it claims (`source` names the
+    file in the refusal)."""
+    card_id = card.id
     turn = rules.turn_rules()
-
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"policy table {source}: {why}; {fix}")
-
-    payload = open_envelope(data, source=source, fix=fix, kind="policy table",
-                            version=FORMAT_VERSION)
+    refuse = refusal("turn", source, turn, card_id)
+    payload = open_envelope(data, refuse=refuse, kind="policy table", version=FORMAT_VERSION)
     try:
         header = payload["header"]
         if header.get("kind") != "turn":
@@ -294,21 +298,21 @@ def unpack_table(data: bytes, *, source: str, card: Card | str, rules: Rules,
             )
         if header["n_dice"] != NUM_DICE:
             raise refuse(f"made for {header['n_dice']!r} dice, not {NUM_DICE}")
-        return _table_of(payload, turn, refuse)
+        return _table_of(payload, card, turn, refuse)
     except StaleTableError:
         raise
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
         raise refuse("incomplete table (a field is missing or malformed)") from None
 
 
-def _table_of(payload: dict[str, Any], rules: Rules,
-              refuse: Callable[[str], StaleTableError]) -> TurnTable:
+def _table_of(payload: dict[str, Any], card: Card, rules: Rules,
+              refuse: Refusal) -> TurnTable:
     header, arrays, solve = payload["header"], payload["arrays"], payload["solve"]
     g = geometry(NUM_DICE)
-    model = turn_model(header["card"], rules)
+    worlds_of_card = card_worlds(card)
     n_b = 1
     full, partial = (g.n_full, n_b), (g.n_partial, n_b)
-    expected_worlds = {WORLD_NAMES[w] for w in model.worlds}
+    expected_worlds = {WORLD_NAMES[w] for w in worlds_of_card}
     if set(arrays["worlds"]) != expected_worlds:
         raise refuse(f"worlds {sorted(arrays['worlds'])}, expected {sorted(expected_worlds)}")
     worlds = {}
@@ -350,12 +354,12 @@ def _table_of(payload: dict[str, Any], rules: Rules,
         solver_version=header["solver_version"],
         exact_data=payload["exact"],
     )
-    _check_exact_part(table, model.worlds, refuse)
+    _check_exact_part(table, worlds_of_card, refuse)
     return table
 
 
 def _check_exact_part(table: TurnTable, worlds: tuple[int, ...],
-                      refuse: Callable[[str], StaleTableError]) -> None:
+                      refuse: Refusal) -> None:
     """Refuse a malformed exact part, or one whose turn value and statistics do not round to
     the table's floats (the arrays are decoded on use only: the cold start)."""
     g = geometry(NUM_DICE)
@@ -382,29 +386,32 @@ def _check_exact_part(table: TurnTable, worlds: tuple[int, ...],
         raise refuse("its exact statistics do not round to its float statistics")
 
 
-def table_path(directory: Path | str, card: Card | str) -> Path:
+def table_path(directory: Path | str, card: Card) -> Path:
     """The file of `card`'s table in `directory`."""
-    return Path(directory) / f"turn-{get_card(card).id}.msgpack"
+    return _table_file(directory, card.id)
+
+
+def _table_file(directory: Path | str, card_id: str) -> Path:
+    return Path(directory) / f"turn-{card_id}.msgpack"
 
 
 def write_table(table: TurnTable, directory: Path | str) -> Path:
     """Write `table` into `directory` (created if needed), atomically; return its path."""
-    return write_atomically(table_path(directory, table.card), pack_table(table))
+    return write_atomically(_table_file(directory, table.card), pack_table(table))
 
 
-def read_table(path: Path | str, card: Card | str, rules: Rules) -> TurnTable:
+def read_table(path: Path | str, card: Card, rules: Rules) -> TurnTable:
     """Load the table of `card` under `rules` from `path`, or raise :class:`StaleTableError`."""
     path = Path(path)
-    fix = f"run `{regenerate_command(rules, path.parent)}` to make the tables again"
-    data = read_file(path, "policy table", fix)
-    return unpack_table(data, source=str(path), card=card, rules=rules, fix=fix)
+    data = read_file(path, refusal("turn", path, rules.turn_rules(), card.id))
+    return unpack_table(data, source=str(path), card=card, rules=rules)
 
 
 def _cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
             write: Callable[[_T], object]) -> _T:
-    """From the repository's tables: read (refusing what is stale). From the cache: read,
-    or build and cache (an unwritable cache only costs a solve next time)."""
-    if is_repo_dir(directory):
+    """From the committed tables: read (refusing what is stale). From the cache: read, or
+    build and cache (an unwritable cache only costs a solve next time)."""
+    if is_committed_dir(directory):
         return read()
     try:
         return read()
@@ -418,7 +425,7 @@ def _cached(directory: Path, read: Callable[[], _T], build: Callable[[], _T],
     return value
 
 
-def turn_table(card: Card | str, rules: Rules, tables_dir: Path | str | None = None) -> TurnTable:
+def turn_table(card: Card, rules: Rules, tables_dir: Path | str | None = None) -> TurnTable:
     """The table of `card` under `rules` (see the module docstring for where it comes from).
 
     From `tables_dir` or the repository's tables, a missing or stale table raises
@@ -432,14 +439,14 @@ def turn_table(card: Card | str, rules: Rules, tables_dir: Path | str | None = N
 
 
 def turn_solution(
-    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+    card: Card, rules: Rules, tables_dir: Path | str | None = None
 ) -> TurnSolution:
     """The optimal expected-points solution of `card`'s turn, from its table."""
     return turn_table(card, rules, tables_dir).solution
 
 
 def exact_solution(
-    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+    card: Card, rules: Rules, tables_dir: Path | str | None = None
 ) -> ExactSolution:
     """The exact expected-points solution of `card`'s turn, proved optimal, from its table:
     every value and keep value as a fraction (:class:`solver.engine.exact.ExactSolution`)."""
@@ -447,7 +454,7 @@ def exact_solution(
 
 
 def exact_stats(
-    card: Card | str, rules: Rules, tables_dir: Path | str | None = None
+    card: Card, rules: Rules, tables_dir: Path | str | None = None
 ) -> ExactTurnStats:
     """The exact expected points, P(bust), P(Skull Island) and island deduction of `card`'s
     turn under the proved optimal policy, from its table."""
@@ -496,7 +503,7 @@ def pack_game(sol: GameSolution) -> bytes:
     return pack_envelope(payload, GAME_FORMAT_VERSION)
 
 
-def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolution:
+def unpack_game(data: bytes, rules: Rules, *, source: str) -> GameSolution:
     """Read game table bytes, refusing them unless intact, made for exactly `rules`, and
     every array of the shape the target and the point range call for."""
     from .game import (
@@ -512,11 +519,8 @@ def unpack_game(data: bytes, rules: Rules, *, source: str, fix: str) -> GameSolu
     )
     from .game.policies import StoredPolicies
 
-    def refuse(why: str) -> StaleTableError:
-        return StaleTableError(f"game table {source}: {why}; {fix}")
-
-    payload = open_envelope(data, source=source, fix=fix, kind="game table",
-                            version=GAME_FORMAT_VERSION)
+    refuse = refusal("game", source, rules)
+    payload = open_envelope(data, refuse=refuse, kind="game table", version=GAME_FORMAT_VERSION)
     try:
         header = payload["header"]
         if header.get("kind") != "game":
@@ -575,9 +579,8 @@ def write_game(sol: GameSolution, directory: Path | str) -> Path:
 
 def read_game(directory: Path | str, rules: Rules) -> GameSolution:
     path = game_table_path(directory)
-    fix = f"run `{regenerate_game_command(rules, path.parent)}` to make it again"
-    data = read_file(path, "game table", fix)
-    return unpack_game(data, rules, source=str(path), fix=fix)
+    data = read_file(path, refusal("game", path, rules))
+    return unpack_game(data, rules, source=str(path))
 
 
 def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,

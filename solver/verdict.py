@@ -20,7 +20,7 @@ from .dice import Dice, DiceNotationError
 from .errors import RulesError
 from .notes import Note
 from .rational import fraction_text
-from .rules import NUM_DICE, Card, Rules, get_card
+from .rules import NUM_DICE, Card, Rules
 from .scoring import (
     Outcome,
     classify_roll,
@@ -35,8 +35,8 @@ from .scoring import (
 class ChestError(RulesError):
     """Dice on the chest that this turn cannot have there."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, subject="chest")
+    def __init__(self, message: str, *, kind: str, values: dict[str, Any]) -> None:
+        super().__init__(message, subject="chest", kind=kind, values=values)
 
 
 @dataclass(frozen=True)
@@ -158,23 +158,26 @@ def check_chest(card: Card, dice: Dice, chest: Dice | None, *, first: bool) -> N
     if chest is None:
         return
     if not card.chest:
-        raise ChestError(f"dice on the chest count only with the chest card, not {card.id!r}")
+        raise ChestError(f"dice on the chest count only with the chest card, not {card.id!r}",
+                         kind="chest_card", values={"card": card.id})
+    values = {"chest": str(chest), "dice": str(dice)}
     if chest.skulls:
         raise ChestError(
             f"chest {str(chest)!r} holds skulls: skull dice are locked, only other dice "
-            "go on the chest"
+            "go on the chest", kind="chest_skulls", values=values
         )
     if not chest <= dice:
-        raise ChestError(f"chest dice {str(chest)!r} are not among the dice {str(dice)!r}")
+        raise ChestError(f"chest dice {str(chest)!r} are not among the dice {str(dice)!r}",
+                         kind="chest_not_among", values=values)
     if first and chest.total:
         raise ChestError(
             f"chest {str(chest)!r} on a first roll: nothing is on the chest before the first "
-            "roll, so a first-roll bust keeps nothing"
+            "roll, so a first-roll bust keeps nothing", kind="chest_first_roll", values=values
         )
 
 
 def score_turn(
-    card: Card | str,
+    card: Card,
     dice: Dice,
     rules: Rules,
     *,
@@ -182,9 +185,11 @@ def score_turn(
     first: bool = False,
 ) -> Verdict:
     """The verdict on a turn that ends with these 8 dice (see the module docstring)."""
-    card = get_card(card)
     if dice.total != NUM_DICE:
-        raise DiceNotationError(f"{str(dice)!r} has {dice.total} dice, expected {NUM_DICE}")
+        raise DiceNotationError(f"{str(dice)!r} has {dice.total} dice, expected {NUM_DICE}",
+                                kind="dice_count", values={"dice": str(dice),
+                                                           "count": dice.total,
+                                                           "expected": NUM_DICE})
     check_chest(card, dice, chest, first=first)
     outcome, points = turn_points(
         card, dice, rules, chest=chest, first=first, sorceress_unused=first

@@ -20,11 +20,13 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir()))
 
 from collections.abc import Callable, Iterator  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 from solver.dice import Dice  # noqa: E402
+from solver.rules import CARDS  # noqa: E402
 
 # Hypothesis is derandomised everywhere (the same examples on every run, in CI and locally), so
 # a failure is reproducible; HYPOTHESIS_PROFILE=explore searches with fresh random examples.
@@ -45,22 +47,23 @@ class CliResult:
     stderr: str
 
 
-@pytest.fixture
-def sabords() -> Callable[..., CliResult]:
-    """Run `sabords ARGS...` in-process through typer's CliRunner (stdout and stderr apart)."""
+def run_sabords(*args: str, input: str | bytes | Any = None) -> CliResult:
+    """Run `sabords ARGS...` in-process through typer's CliRunner (stdout and stderr apart),
+    `input` on its standard input (a text, or a stream)."""
     from typer.testing import CliRunner
 
     from solver.cli import app
 
-    runner = CliRunner()
+    result = CliRunner().invoke(app, list(args), input=input, prog_name="sabords")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # a bug, not a user error: show the traceback
+    return CliResult(result.exit_code, result.stdout, result.stderr)
 
-    def run(*args: str) -> CliResult:
-        result = runner.invoke(app, list(args), prog_name="sabords")
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise result.exception  # a bug, not a user error: show the traceback
-        return CliResult(result.exit_code, result.stdout, result.stderr)
 
-    return run
+@pytest.fixture
+def sabords() -> Callable[..., CliResult]:
+    """:func:`run_sabords`: `sabords(*args, input=None)`."""
+    return run_sabords
 
 
 def assert_one_line_error(result: CliResult, *fragments: str) -> str:
@@ -87,9 +90,6 @@ def _private_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
     patch.undo()
 
 
-from typing import Any  # noqa: E402
-
-
 @pytest.fixture(scope="session")
 def solved() -> Callable[..., Any]:
     """`solved(card, rules=Rules(), objective=None, n_dice=8)`: solve_turn, cached for the
@@ -104,7 +104,7 @@ def solved() -> Callable[..., Any]:
         objective = objective if objective is not None else ExpectedPoints()
         key = (card, rules, objective.key(), n_dice)
         if key not in cache:
-            cache[key] = solve_turn(card, rules, objective, n_dice=n_dice)
+            cache[key] = solve_turn(CARDS[card], rules, objective, n_dice=n_dice)
         return cache[key]
 
     return solve

@@ -47,7 +47,7 @@ from solver.policies import (
     threshold_candidates,
     threshold_values,
 )
-from solver.rules import CARD_IDS, Rules, get_card, rules_with
+from solver.rules import CARD_IDS, CARDS, Rules, get_card, rules_with
 from solver.scoring import Outcome, bust_score, classify_roll, stop_score
 from solver.stats import deck_average, turn_stats
 from solver.tables import turn_table
@@ -63,8 +63,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_distribution_sums_to_one_and_its_mean_is_the_turn_value(card: str) -> None:
-    d = optimal_distribution(card, RULES)
-    sol = optimal_solution(card, RULES)
+    d = optimal_distribution(CARDS[card], RULES)
+    sol = optimal_solution(CARDS[card], RULES)
     assert d.unresolved <= DEFAULT_MASS_TOL
     # The unresolved mass is missing from the total; the rest is float rounding.
     assert abs(d.total - 1.0) <= d.unresolved + 1e-13
@@ -75,13 +75,14 @@ def test_distribution_sums_to_one_and_its_mean_is_the_turn_value(card: str) -> N
 @pytest.mark.parametrize("card", ["captain", "sorceress", "battle2"])
 def test_mean_is_the_committed_tables_ev(card: str) -> None:
     # `sabords ev` reads the committed tables (tables/): the same number to 1e-9.
-    assert abs(optimal_distribution(card, RULES).mean - turn_table(card, RULES).stats.ev) <= 1e-9
+    table = turn_table(CARDS[card], RULES)
+    assert abs(optimal_distribution(CARDS[card], RULES).mean - table.stats.ev) <= 1e-9
 
 
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_bust_island_and_deduction_meet_policy_evaluation(card: str) -> None:
-    d = optimal_distribution(card, RULES)
-    stats = turn_stats(optimal_solution(card, RULES))
+    d = optimal_distribution(CARDS[card], RULES)
+    stats = turn_stats(optimal_solution(CARDS[card], RULES))
     assert abs(d.p_bust - stats.p_bust) <= 1e-9
     assert abs(d.p_island - stats.p_island) <= 1e-9
     assert abs(d.island_deduction - stats.island_deduction) <= 1e-9
@@ -89,17 +90,17 @@ def test_bust_island_and_deduction_meet_policy_evaluation(card: str) -> None:
 
 @pytest.mark.parametrize("card", ["chest", "sorceress", "battle3"])
 def test_every_probability_meets_indicator_policy_evaluation(card: str) -> None:
-    d = optimal_distribution(card, RULES)
-    via_engine = indicator_check(card, RULES, d.points)
+    d = optimal_distribution(CARDS[card], RULES)
+    via_engine = indicator_check(CARDS[card], RULES, d.points)
     np.testing.assert_allclose(via_engine, d.prob, rtol=0, atol=DEFAULT_TOL)
 
 
 def test_heuristic_distribution_meets_indicator_policy_evaluation() -> None:
-    policy = heuristic_policy(GREEDY, "sorceress", RULES)
-    d = distribution("sorceress", RULES, policy, name=GREEDY)
-    np.testing.assert_allclose(indicator_check("sorceress", RULES, d.points, policy), d.prob,
+    policy = heuristic_policy(GREEDY, CARDS["sorceress"], RULES)
+    d = distribution(CARDS["sorceress"], RULES, policy, name=GREEDY)
+    np.testing.assert_allclose(indicator_check(CARDS["sorceress"], RULES, d.points, policy), d.prob,
                                rtol=0, atol=DEFAULT_TOL)
-    assert abs(d.mean - evaluate("sorceress", RULES, policy)) <= 1e-9
+    assert abs(d.mean - evaluate(CARDS["sorceress"], RULES, policy)) <= 1e-9
 
 
 def _multisets(n: int) -> list[tuple[int, ...]]:
@@ -117,16 +118,16 @@ def test_first_roll_policy_meets_a_naive_enumeration(card: str) -> None:
         for k in counts:
             p /= factorial(k)
         d = Dice.of(counts)
-        outcome = classify_roll(card, d, RULES, first=True)
+        outcome = classify_roll(CARDS[card], d, RULES, first=True)
         if outcome is Outcome.ISLAND:
             key = ("island", 0)
         elif outcome is Outcome.BUST:
-            key = ("bust", bust_score(card, None, RULES))
+            key = ("bust", bust_score(CARDS[card], None, RULES))
         else:
-            score = stop_score(card, d, RULES)
+            score = stop_score(CARDS[card], d, RULES)
             key = ("magic" if score.magic else "stop", score.points)
         exact[key] = exact.get(key, Fraction(0)) + p
-    dist = policy_distribution(FIRST_ROLL, card, RULES)
+    dist = policy_distribution(FIRST_ROLL, CARDS[card], RULES)
     got = {(k, p): q for k, p, q in dist.outcomes}
     assert set(got) == set(exact)
     for key, q in exact.items():
@@ -135,7 +136,7 @@ def test_first_roll_policy_meets_a_naive_enumeration(card: str) -> None:
 
 
 def test_quantiles_follow_the_cumulative_distribution() -> None:
-    d = optimal_distribution("none", RULES)
+    d = optimal_distribution(CARDS["none"], RULES)
     cdf = dict(zip(d.points.tolist(), np.cumsum(d.prob).tolist(), strict=True))
     for q, x in zip((0.25, 0.5, 0.75), d.quartiles, strict=True):
         below = [p for p in cdf if p < x]
@@ -147,9 +148,9 @@ def test_quantiles_follow_the_cumulative_distribution() -> None:
 def test_expected_rolls_meet_a_backward_linear_solve(card: str) -> None:
     # N(y) = 0 where the policy stops, 1 + sum_y' P(y') N(y') where it rerolls: solved
     # directly (sparse LU), against the forward propagation's count.
-    model = turn_model(card, RULES)
+    model = turn_model(CARDS[card], RULES)
     g = geometry()
-    policy = optimal_policy(card, RULES)
+    policy = optimal_policy(CARDS[card], RULES)
     worlds = model.worlds
     n = g.n_full
     rows, cols, vals = [], [], []
@@ -178,7 +179,7 @@ def test_expected_rolls_meet_a_backward_linear_solve(card: str) -> None:
         j = g.col[e]
         if model.first_outcome[j] in (Outcome.ALIVE, Outcome.RESCUE):
             first += g.prob[e] * visits[start * n + j]
-    assert abs(optimal_distribution(card, RULES).expected_rolls - first) <= 1e-12
+    assert abs(optimal_distribution(CARDS[card], RULES).expected_rolls - first) <= 1e-12
 
 
 # -- heuristics ---------------------------------------------------------------------------
@@ -198,7 +199,7 @@ def test_expected_rolls_meet_a_backward_linear_solve(card: str) -> None:
 )
 def test_scoring_dice_worked_examples(card: str, position: str, scoring: str) -> None:
     expected = Dice.parse(scoring, n=None) if scoring else EMPTY
-    assert scoring_dice(card, dice(position), RULES) == expected
+    assert scoring_dice(CARDS[card], dice(position), RULES) == expected
 
 
 def test_greedy_one_step_meets_a_fraction_enumeration() -> None:
@@ -212,11 +213,11 @@ def test_greedy_one_step_meets_a_fraction_enumeration() -> None:
         counts[a] += 1
         counts[b] += 1
         after = Dice.of(counts)
-        if classify_roll("none", after, RULES, first=False) is Outcome.BUST:
-            total += Fraction(bust_score("none", keep, RULES), 36)
+        if classify_roll(CARDS["none"], after, RULES, first=False) is Outcome.BUST:
+            total += Fraction(bust_score(CARDS["none"], keep, RULES), 36)
         else:
-            total += Fraction(stop_score("none", after, RULES).points, 36)
-    t = heuristic_tables("none", RULES)
+            total += Fraction(stop_score(CARDS["none"], after, RULES).points, 36)
+    t = heuristic_tables(CARDS["none"], RULES)
     j = geometry().full_index(position)
     assert abs(t.one_step[USED][j] - float(total)) <= 1e-9
     assert geometry().dice(int(t.keep[USED][j])) == keep
@@ -224,19 +225,21 @@ def test_greedy_one_step_meets_a_fraction_enumeration() -> None:
 
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_no_heuristic_beats_optimal_play(card: str) -> None:
-    best = optimal_solution(card, RULES).turn_value[0]
+    best = optimal_solution(CARDS[card], RULES).turn_value[0]
     for name in (FIRST_ROLL, TWO_SKULLS, GREEDY):
-        assert evaluate(card, RULES, heuristic_policy(name, card, RULES)) <= best + 2e-9
+        assert evaluate(CARDS[card], RULES, heuristic_policy(name, CARDS[card],
+                                                             RULES)) <= best + 2e-9
 
 
 def test_best_threshold_search_is_exhaustive() -> None:
     # Every multiple of 100 from below the lowest stop value to above the highest plays
     # exactly like the next candidate up, and none beats the best candidate.
-    t_best, v_best = best_threshold("battle4", RULES)
-    candidates = threshold_candidates("battle4", RULES)
-    values = dict(threshold_values("battle4", RULES))
+    t_best, v_best = best_threshold(CARDS["battle4"], RULES)
+    candidates = threshold_candidates(CARDS["battle4"], RULES)
+    values = dict(threshold_values(CARDS["battle4"], RULES))
     for t in range(-1100, candidates[-1] + 300, 100):
-        v = evaluate("battle4", RULES, heuristic_policy(THRESHOLD, "battle4", RULES, t))
+        v = evaluate(CARDS["battle4"], RULES, heuristic_policy(THRESHOLD, CARDS["battle4"], RULES,
+                                                               t))
         assert v <= v_best + 1e-9
         up = min((c for c in candidates if c >= t), default=candidates[-1])
         assert abs(v - values[up]) <= 1e-12, t
@@ -248,9 +251,10 @@ def test_best_threshold_search_is_exhaustive() -> None:
 def test_heuristics_are_legal_policies_under_sorceress_variants(variant: str) -> None:
     # The engine refuses a policy with an illegal keep or a stop in a rescue position.
     rules = rules_with([variant])
-    best = solve_turn("sorceress", rules).turn_value[0]
+    best = solve_turn(CARDS["sorceress"], rules).turn_value[0]
     for name in (FIRST_ROLL, TWO_SKULLS, GREEDY):
-        assert evaluate("sorceress", rules, heuristic_policy(name, "sorceress", rules)) <= best
+        assert evaluate(CARDS["sorceress"], rules, heuristic_policy(name, CARDS["sorceress"],
+                                                                    rules)) <= best
 
 
 def test_policy_names() -> None:
@@ -269,23 +273,23 @@ def test_policy_names() -> None:
 def test_rules_of_thumb_recomputed_position_by_position(card: str) -> None:
     # Naively, with the moves module's own list of legal rerolls: the safe stop value is safe,
     # the largest reroll value is a reroll, and the agreement counts match.
-    sol = optimal_solution(card, RULES)
-    occ = optimal_distribution(card, RULES).occupancy
+    sol = optimal_solution(CARDS[card], RULES)
+    occ = optimal_distribution(CARDS[card], RULES).occupancy
     g = geometry()
-    got = {(r.world, r.skulls): r for r in rules_of_thumb(card, RULES)}
-    model = turn_model(card, RULES)
+    got = {(r.world, r.skulls): r for r in rules_of_thumb(CARDS[card], RULES)}
+    model = turn_model(CARDS[card], RULES)
     agree: dict[tuple[int, int], float] = {}
     visits: dict[tuple[int, int], float] = {}
     for w in model.worlds:
         for j in range(g.n_full):
             d = g.dice(g.full_offset + j)
             unused = w == UNUSED
-            if classify_roll(card, d, RULES, first=False, sorceress_unused=unused) \
+            if classify_roll(CARDS[card], d, RULES, first=False, sorceress_unused=unused) \
                     is not Outcome.ALIVE or occ[w][j] <= 0:
                 continue
             key = (w, d.skulls + get_card(card).skulls)
             rule = got[key]
-            stop_value = stop_score(card, d, RULES).points
+            stop_value = stop_score(CARDS[card], d, RULES).points
             optimal_stops = sol.worlds[w].policy[j, 0] == STOP
             if rule.safe_stop is not None and stop_value >= rule.safe_stop:
                 assert optimal_stops, (card, str(d))
@@ -295,7 +299,7 @@ def test_rules_of_thumb_recomputed_position_by_position(card: str) -> None:
             else:
                 limit = rule.safe_stop if rule.safe_stop is not None else 10**9
                 rule_stops = stop_value >= limit or not legal_rerolls(
-                    card, d, RULES, sorceress_unused=unused)
+                    CARDS[card], d, RULES, sorceress_unused=unused)
             visits[key] = visits.get(key, 0.0) + occ[w][j]
             agree[key] = agree.get(key, 0.0) + (occ[w][j] if rule_stops == optimal_stops else 0)
     assert set(visits) == set(got)
@@ -305,11 +309,11 @@ def test_rules_of_thumb_recomputed_position_by_position(card: str) -> None:
         if rule.largest_reroll is not None:
             w, s = key
             rerolled = [
-                stop_score(card, g.dice(g.full_offset + j), RULES).points
+                stop_score(CARDS[card], g.dice(g.full_offset + j), RULES).points
                 for j in range(g.n_full)
                 if occ[w][j] > 0 and sol.worlds[w].policy[j, 0] >= 0
                 and model.outcome[w][j] is Outcome.ALIVE
-                and int(heuristic_tables(card, RULES).skulls[j]) == s
+                and int(heuristic_tables(CARDS[card], RULES).skulls[j]) == s
             ]
             assert max(rerolled) == rule.largest_reroll
 
@@ -335,7 +339,7 @@ def test_report_headline_numbers_come_from_the_engine() -> None:
     assert set(rows) == {*CARD_IDS, "deck"}
     evs = {}
     for card in CARD_IDS:
-        sol = solve_turn(card, RULES)
+        sol = solve_turn(CARDS[card], RULES)
         evs[card] = float(sol.turn_value[0])
         stats = turn_stats(sol)
         assert rows[card][2] == f"{evs[card]:.1f}", card
@@ -354,7 +358,7 @@ def test_report_data_file_is_the_exact_distribution() -> None:
         card, kind, points, q = line.split(",")
         table.setdefault(card, []).append((kind, int(points), float(q)))
     for card in ("none", "chest", "battle4"):
-        assert tuple(table[card]) == optimal_distribution(card, RULES).outcomes
+        assert tuple(table[card]) == optimal_distribution(CARDS[card], RULES).outcomes
 
 
 def test_readme_quotes_the_report_headline() -> None:

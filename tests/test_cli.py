@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from solver import __version__
-from solver.rules import Rules
+from solver.rules import CARDS, Rules
 from solver.scoring import island_distribution
 
 from .conftest import CliResult, assert_one_line_error
@@ -128,7 +128,7 @@ def test_skull_island_note(sabords: Run) -> None:
     data = json.loads(result.stdout)
     assert (data["outcome"], data["points"], data["bust"]) == ("island", 0, False)
     island = data["island"]
-    expected = island_distribution("captain", 4)
+    expected = island_distribution(CARDS["captain"], 4)
     rows = island["distribution"]
     assert {row["skulls"]: Fraction(row["probability_exact"]) for row in rows} == expected
     assert sum(Fraction(row["probability_exact"]) for row in rows) == 1

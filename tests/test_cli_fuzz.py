@@ -23,11 +23,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from solver.errors import StaleTableError
 from solver.rules import Rules
-from solver.tablepaths import repo_tables_dir
+from solver.tablepaths import committed_dir
+
+from .conftest import run_sabords
 
 CARDS = ["none", "captain", "pirate", "sorceress", "chest", "battle3", "p", "m2", "b 3",
          "wizard", "", "-1", "500", "skull island", "z" * 300]
@@ -90,8 +91,9 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     def build_table(card: Any, rules: Rules) -> Any:
         if rules.turn_rules() != Rules():
-            raise StaleTableError("not solved in the fuzz")
-        return tables.read_table(tables.table_path(repo_tables_dir(), card), card,
+            raise StaleTableError("not solved in the fuzz", table="turn", path="fuzz",
+                                  rules=rules.turn_rules())
+        return tables.read_table(tables.table_path(committed_dir(), card), card,
                                  Rules())
 
     def build_tables(cards: Any, rules: Rules, n_jobs: int = 1) -> Any:
@@ -99,12 +101,13 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     def solve_game(rules: Rules, **kwargs: Any) -> Any:
         if rules != Rules():
-            raise StaleTableError("not solved in the fuzz")
-        return tables.read_game(repo_tables_dir(), rules)
+            raise StaleTableError("not solved in the fuzz", table="game", path="fuzz",
+                                  rules=rules)
+        return tables.read_game(committed_dir(), rules)
 
     def write_game(sol: Any, directory: Any) -> Any:  # the committed bytes, without packing
         path = tables.game_table_path(directory)
-        path.write_bytes(tables.game_table_path(repo_tables_dir()).read_bytes())
+        path.write_bytes(tables.game_table_path(committed_dir()).read_bytes())
         return path
 
     monkeypatch.setattr(tables, "write_game", write_game)
@@ -145,15 +148,11 @@ def arguments(draw: st.DrawFn, command: str, directory: Path) -> list[str]:
 def test_every_command_answers_0_or_2_never_a_traceback(command: str, data: st.DataObject,
                                                         fast_solves: None, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from solver.cli import app
-
     monkeypatch.chdir(tmp_path)  # a relative path given as a value lands here
     (tmp_path / "file").write_text("a file, not a directory")
     args = data.draw(arguments(command, tmp_path), label="args")
     lines = data.draw(st.lists(st.sampled_from(TURN_LINES), max_size=6), label="stdin")
-    result = CliRunner().invoke(app, args, input="\n".join(lines) + "\n", prog_name="sabords")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = run_sabords(*args, input="\n".join(lines) + "\n")  # raises what is a bug
     assert result.exit_code in (0, 2), (args, result.exit_code, result.stderr[-300:])
     assert "Traceback" not in result.stderr
     if result.exit_code == 2 and command != "turn":
@@ -181,8 +180,6 @@ def test_every_cache_setting_answers_0_or_2_never_a_traceback(
     """Whatever the cache variables say (issue 19: a file, a path through a file, a relative
     XDG_CACHE_HOME, a `~`, an empty HOME), the command answers (a warning at most) or refuses
     in one line."""
-    from solver.cli import app
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "FILE").write_text("a file, not a directory")
 
@@ -200,10 +197,7 @@ def test_every_cache_setting_answers_0_or_2_never_a_traceback(
             env.delenv("XDG_CACHE_HOME", raising=False)
         else:
             env.setenv("XDG_CACHE_HOME", place(xdg))
-        result = CliRunner().invoke(app, args, input="kkmpsssc\n\ncs\nstop\n",
-                                    prog_name="sabords")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+        result = run_sabords(*args, input="kkmpsssc\n\ncs\nstop\n")  # raises what is a bug
     assert result.exit_code in (0, 2), (args, result.exit_code, result.stderr[-300:])
     errors = [line for line in result.stderr.splitlines() if line.startswith("sabords: error")]
     if command != "turn":

@@ -43,7 +43,7 @@ from solver.engine import (
     solve_turn,
     turn_model,
 )
-from solver.rules import CARD_IDS, Card, Rules, get_card, rules_with
+from solver.rules import CARD_IDS, CARDS, Card, Rules, get_card, rules_with
 from solver.scoring import bust_score, stop_score
 
 SKULL = 0
@@ -329,7 +329,7 @@ class Naive:
 
 def engine_payoff(card: str, rules: Rules, n: int) -> Payoff:
     """The engine's payoffs for the columns POINTS, at_least(N) for NEEDS, DEDUCTION."""
-    model = turn_model(card, rules, n)
+    model = turn_model(CARDS[card], rules, n)
     objectives: list[Objective] = [ExpectedPoints(), *(AtLeast(k) for k in NEEDS),
                                    IslandDeduction()]
     parts = [payoff_for(model, o) for o in objectives]
@@ -378,7 +378,7 @@ def test_finite_horizon_matches_naive_expectimax(card: str, variants: tuple[str,
                                                 h_max: int) -> None:
     rules = rules_with(list(variants))
     naive = Naive(card, rules, n, UTILITIES).horizons(h_max)
-    model = turn_model(card, rules, n)
+    model = turn_model(CARDS[card], rules, n)
     payoff = engine_payoff(card, rules, n)
     for h in range(h_max + 1):
         engine = finite_horizon_values(model, payoff, h)
@@ -412,7 +412,7 @@ def test_finite_horizon_matches_naive_expectimax(card: str, variants: tuple[str,
 
 def engine_level(card: str, rules: Rules, n: int, objective: Objective) -> tuple[Level, object]:
     """The engine's infinite-horizon values as a naive Level (floats), and the solution."""
-    solution = solve_turn(card, rules, objective, n_dice=n)
+    solution = solve_turn(CARDS[card], rules, objective, n_dice=n)
     g = geometry(n)
     naive = Naive(card, rules, n, [])
     value: dict[bool, dict[tuple[int, ...], tuple[Number, ...]]] = {}
@@ -500,7 +500,7 @@ def test_infinite_horizon_is_the_limit_of_the_naive_horizons(card: str) -> None:
     n, rules = 3, Rules()  # 3 dice: cheap enough to go 24 rerolls deep, exactly
     naive = Naive(card, rules, n, [POINTS])
     horizons = [v[0] for v in naive.horizons(H_LONG)]
-    solution = solve_turn(card, rules, ExpectedPoints(), n_dice=n)
+    solution = solve_turn(CARDS[card], rules, ExpectedPoints(), n_dice=n)
     exact = float(solution.turn_value[0])
     tol = solution.bound + 1e-12 * max(1.0, abs(exact))
     reach = survival(naive, H_LONG)

@@ -49,7 +49,7 @@ from solver.engine import (
     turn_model,
 )
 from solver.moves import legal_rerolls
-from solver.rules import CARD_IDS, NUM_DICE, Rules, rules_with
+from solver.rules import CARD_IDS, CARDS, NUM_DICE, Rules, rules_with
 from solver.scoring import Outcome, classify_roll, stop_score
 
 RULES = Rules()
@@ -108,7 +108,7 @@ def test_roll_rows_equal_the_ordered_dice_enumeration_on_three_dice() -> None:
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_values_are_finite_exactly_where_the_turn_goes_on(card: str, solved: Solve) -> None:
     solution = solved(card)
-    model = turn_model(card, RULES)
+    model = turn_model(CARDS[card], RULES)
     assert set(solution.worlds) == set(model.worlds)
     for w, ws in solution.worlds.items():
         live = model.live[w]
@@ -135,7 +135,7 @@ def test_a_loose_solve_is_within_its_own_bound(card: str, solved: Solve) -> None
     """The bound is honest: a solve stopped early (tol 1) is within its reported bound of the
     1e-9 solve, everywhere (values, keep values, turn value)."""
     tight = solved(card)
-    loose = solve_turn(card, RULES, ExpectedPoints(), tol=1.0)
+    loose = solve_turn(CARDS[card], RULES, ExpectedPoints(), tol=1.0)
     assert loose.bound <= 1.0 and loose.sweeps < tight.sweeps
     allowed = loose.bound + tight.bound + 1e-9
     for w in tight.worlds:
@@ -153,7 +153,7 @@ def options(card: str, dice: Dice, unused: bool, solution: Any, rules: Rules = R
     """Every legal reroll of solver.moves: (uses the Sorceress, dice left on the table, value
     from the engine's keep values)."""
     g = geometry()
-    moves = legal_rerolls(card, dice, rules, sorceress_unused=unused)
+    moves = legal_rerolls(CARDS[card], dice, rules, sorceress_unused=unused)
     if not moves:
         return []
     # the dice left on the table: the kept dice and the skull dice (one fewer for her)
@@ -174,13 +174,13 @@ def check_position(card: str, dice: Dice, unused: bool, solution: Any) -> None:
     g = geometry()
     world = UNUSED if unused else USED
     j = g.full_index(dice)
-    outcome = classify_roll(card, dice, RULES, first=False, sorceress_unused=unused)
+    outcome = classify_roll(CARDS[card], dice, RULES, first=False, sorceress_unused=unused)
     value = float(solution.worlds[world].value[j, 0])
     if outcome is Outcome.BUST:
         assert np.isnan(value)
         return
     tol = slack(solution, abs(value))
-    stop = stop_score(card, dice, RULES).points if outcome is Outcome.ALIVE else -np.inf
+    stop = stop_score(CARDS[card], dice, RULES).points if outcome is Outcome.ALIVE else -np.inf
     moves = options(card, dice, unused, solution)
     best = max([stop, *(v for _, _, v in moves)])
     assert value >= stop - tol
@@ -226,13 +226,13 @@ def test_value_is_at_least_every_legal_option(card: str, faces: list[int], unuse
     g = geometry()
     world = UNUSED if unused else USED
     value = float(solution.worlds[world].value[g.full_index(dice), 0])
-    outcome = classify_roll(card, dice, rules, first=False, sorceress_unused=unused)
+    outcome = classify_roll(CARDS[card], dice, rules, first=False, sorceress_unused=unused)
     if outcome is Outcome.BUST:
         assert np.isnan(value)
         return
     tol = slack(solution, abs(value))
     if outcome is Outcome.ALIVE:
-        assert value >= stop_score(card, dice, rules).points - tol
+        assert value >= stop_score(CARDS[card], dice, rules).points - tol
     for _, _, option in options(card, dice, unused, solution, rules):
         assert option <= value + tol
 
@@ -242,7 +242,7 @@ def test_policy_evaluation_of_the_optimal_policy_gives_the_optimal_values(
     card: str, solved: Solve
 ) -> None:
     solution = solved(card)
-    model = turn_model(card, RULES)
+    model = turn_model(CARDS[card], RULES)
     policy = {w: (ws.policy, ws.sorceress) for w, ws in solution.worlds.items()}
     evaluated = solve_payoff(model, payoff_for(model, ExpectedPoints()), policy=policy)
     tol = solution.bound + evaluated.bound + 1e-9
@@ -263,7 +263,7 @@ NEEDS = (-10**6, -999, -300, 0, 1, 100, 300, 500, 1000, 2000, 4000, 8000, 10**6)
 
 def at_least_batch(card: str, rules: Rules = RULES) -> Any:
     """One solve, a column per need of NEEDS (the columns are independent objectives)."""
-    model = turn_model(card, rules)
+    model = turn_model(CARDS[card], rules)
     parts = [payoff_for(model, AtLeast(k)) for k in NEEDS]
     payoff = Payoff(
         stop=np.hstack([p.stop for p in parts]),
@@ -287,7 +287,7 @@ def test_at_least_values_are_probabilities_non_increasing_in_the_need(card: str)
     # below every payoff (battle4 loses 1000 at worst) every turn reaches the need
     assert abs(solution.turn_value[0] - 1) <= tol
     # a single column solved alone equals its column of the batch (the columns are independent)
-    alone = solve_turn(card, RULES, AtLeast(300))
+    alone = solve_turn(CARDS[card], RULES, AtLeast(300))
     assert abs(alone.turn_value[0] - solution.turn_value[NEEDS.index(300)]) <= tol + alone.bound
 
 
@@ -325,14 +325,14 @@ def magic_probability() -> float:
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_at_least_a_huge_need_is_the_probability_of_pirate_magic(card: str) -> None:
     huge = AtLeast(10**6)
-    p = float(solve_turn(card, RULES, huge).turn_value[0])
+    p = float(solve_turn(CARDS[card], RULES, huge).turn_value[0])
     if card in ("coin", "diamond"):
         assert abs(p - magic_probability()) <= 1e-9
         assert p > 0
     else:
         assert p == 0
     # no magic under nine_of_a_kind=set: a nine of a kind is an ordinary 8-set
-    assert solve_turn(card, rules_with(["nine_of_a_kind=set"]), huge).turn_value[0] == 0
+    assert solve_turn(CARDS[card], rules_with(["nine_of_a_kind=set"]), huge).turn_value[0] == 0
 
 
 def test_a_replaced_model_does_not_share_the_solver_cache() -> None:
@@ -342,7 +342,7 @@ def test_a_replaced_model_does_not_share_the_solver_cache() -> None:
     import dataclasses
 
     rules = Rules()
-    model = turn_model("sorceress", rules)
+    model = turn_model(CARDS["sorceress"], rules)
     before = solve_payoff(model, payoff_for(model, ExpectedPoints())).turn_value
     # supitalp's voluntary reroll: the skull die with at least one non-skull die, i.e. the
     # partial position (s, K) left on the table holds at most n_dice - 2 dice.

@@ -61,7 +61,7 @@ from solver.stats import (
     exact_stats_of,
     turn_stats,
 )
-from solver.tablepaths import repo_tables_dir
+from solver.tablepaths import committed_dir
 from solver.tables import exact_solution, exact_stats, turn_table
 
 from .conftest import dice
@@ -163,8 +163,8 @@ def test_reduced_games_are_exactly_the_naive_fixed_point(card: str, variants: tu
     rules = rules_with(list(variants))
     utility, obj = (POINTS, ExpectedPoints()) if objective == "points" else (
         at_least(600), AtLeast(600))
-    model = turn_model(card, rules, n)
-    exact, _ = exact_turn(card, rules, obj, n_dice=n, evaluate=exact_ending_payoff(model))
+    model = turn_model(CARDS[card], rules, n)
+    exact, _ = exact_turn(CARDS[card], rules, obj, n_dice=n, evaluate=exact_ending_payoff(model))
     naive = Naive(card, rules, n, [utility])
     level = exact_level(naive, exact)
     assert naive.bellman(level).value == level.value  # exactly: no tolerance
@@ -198,8 +198,8 @@ def test_island_statistics_of_reduced_games_are_the_naive_ones(card: str) -> Non
     # Skull Island only follows the first roll: its probability and deduction are the naive
     # first-roll expectations of the island indicator and the deduction (no decision enters)
     n = 4
-    model = turn_model(card, DEFAULT, n)
-    exact, _ = exact_turn(card, DEFAULT, n_dice=n, evaluate=exact_ending_payoff(model))
+    model = turn_model(CARDS[card], DEFAULT, n)
+    exact, _ = exact_turn(CARDS[card], DEFAULT, n_dice=n, evaluate=exact_ending_payoff(model))
     island = Utility("island", lambda p, m: Fraction(0), lambda p: Fraction(0),
                      lambda d: Fraction(1))
     deduction = Utility("deduction", lambda p, m: Fraction(0), lambda p: Fraction(0), Fraction)
@@ -251,11 +251,11 @@ PROVED = [
 def test_every_card_proves_optimal_and_the_float_bound_holds(
         card: str, variants: tuple[str, ...], objective: Objective | None) -> None:
     rules = rules_with(list(variants))
-    exact, floats = exact_turn(card, rules, objective)
+    exact, floats = exact_turn(CARDS[card], rules, objective)
     # the proof settled from the float policy; where the float policy was optimal and
     # tie-broken by the rule, one exact solve a layer sufficed
     p = exact.proof
-    assert p.layer_solves >= len(turn_model(card, rules).worlds)
+    assert p.layer_solves >= len(turn_model(CARDS[card], rules).worlds)
     if p.changed == 0:
         assert p.improved == p.retied == 0
     else:  # a near-tie the floats got wrong: the values stay within their bound, the
@@ -265,15 +265,15 @@ def test_every_card_proves_optimal_and_the_float_bound_holds(
     else:
         assert abs(Fraction(float(floats.turn_value[0])) - exact.value) <= floats.bound
     if objective is None and not variants:  # the committed table holds these very values
-        assert exact_solution(card, DEFAULT).turn_value == exact.turn_value[:1]
+        assert exact_solution(CARDS[card], DEFAULT).turn_value == exact.turn_value[:1]
 
 
 def test_known_fractions_of_the_issue_trial() -> None:
     # A second computation, not an independent oracle: issue 12's trial (FLINT on the float
     # policy, by another session) found these; the naive routes above are the oracles.
-    assert exact_solution("none", DEFAULT).value == Fraction(3884764731712957155517,
+    assert exact_solution(CARDS["none"], DEFAULT).value == Fraction(3884764731712957155517,
                                                              6711770914379661312)
-    assert exact_solution("skull2", DEFAULT).value == Fraction(134877235, 1197504)
+    assert exact_solution(CARDS["skull2"], DEFAULT).value == Fraction(134877235, 1197504)
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,7 +284,7 @@ def test_known_fractions_of_the_issue_trial() -> None:
 def _points(card: str, rules: Rules = DEFAULT, objective: Objective | None = None
             ) -> tuple[object, object, ExactSolution]:
     objective = objective or ExpectedPoints()
-    model = turn_model(card, rules)
+    model = turn_model(CARDS[card], rules)
     floats = solve_payoff(model, payoff_for(model, objective), objective.key())
     exact = solve_exact(model, exact_payoff(model, objective), floats.policy(), objective.key())
     return model, floats, exact
@@ -381,7 +381,7 @@ def test_the_block_triangular_solve_is_the_dense_solve() -> None:
 
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_the_shipped_floats_are_the_exact_values_rounded(card: str) -> None:
-    table = turn_table(card, DEFAULT, repo_tables_dir())
+    table = turn_table(CARDS[card], DEFAULT, committed_dir())
     exact, sol = table.exact(), table.solution
     assert to_floats(np.array(exact.turn_value, dtype=object)).tolist() == sol.turn_value.tolist()
     assert np.array_equal(to_floats(exact.first_value), sol.first_value)
@@ -403,20 +403,20 @@ def test_exact_statistics_are_the_policy_evaluation() -> None:
     # solve meet the exact ones within their bound
     law = sum((comb(8, j) * Fraction(1, 6) ** j * Fraction(5, 6) ** (8 - j)
                for j in range(4, 9)), Fraction(0))
-    none, captain = exact_stats("none", DEFAULT), exact_stats("captain", DEFAULT)
+    none, captain = exact_stats(CARDS["none"], DEFAULT), exact_stats(CARDS["captain"], DEFAULT)
     assert none.p_island == law == captain.p_island
     assert captain.island_deduction == 2 * none.island_deduction
-    assert exact_stats("battle3", DEFAULT).p_island == 0
-    model = turn_model("chest", DEFAULT)
-    exact, floats = exact_turn("chest", DEFAULT, evaluate=exact_ending_payoff(model))
+    assert exact_stats(CARDS["battle3"], DEFAULT).p_island == 0
+    model = turn_model(CARDS["chest"], DEFAULT)
+    exact, floats = exact_turn(CARDS["chest"], DEFAULT, evaluate=exact_ending_payoff(model))
     stats, approx = exact_stats_of(exact), turn_stats(floats)
-    assert stats == exact_stats("chest", DEFAULT)
+    assert stats == exact_stats(CARDS["chest"], DEFAULT)
     for name in ("p_bust", "p_island", "island_deduction"):
         assert abs(Fraction(getattr(approx, name)) - getattr(stats, name)) <= approx.bound
 
 
 def test_the_deck_average_is_the_exact_weighted_sum() -> None:
-    evs = {c: exact_stats(c, DEFAULT).ev for c in CARD_IDS}
+    evs = {c: exact_stats(CARDS[c], DEFAULT).ev for c in CARD_IDS}
     weighted = sum((CARDS[c].count * evs[c] for c in CARD_IDS), Fraction(0)) / DECK_SIZE
     deck = exact_deck_average(evs)
     assert deck == weighted
@@ -436,9 +436,9 @@ def test_the_deck_average_is_the_exact_weighted_sum() -> None:
                          [("sorceress", "kkmmppsc", None), ("sorceress", "kkkmmpsc", None),
                           ("chest", "kkmpsssc", 1500), ("none", "mmmpppsc", None)])
 def test_every_option_has_its_exact_value(card: str, position: str, need: int | None) -> None:
-    solution = solution_for(card, DEFAULT, need)
-    advice = advise(card, dice(position), DEFAULT, need=need, solution=solution)
-    exact = exact_values(advice, exact_solution_for(card, DEFAULT, need, solution=solution))
+    solution = solution_for(CARDS[card], DEFAULT, need)
+    advice = advise(CARDS[card], dice(position), DEFAULT, need=need, solution=solution)
+    exact = exact_values(advice, exact_solution_for(CARDS[card], DEFAULT, need, solution=solution))
     assert len(exact.options) == len(advice.options)
     assert exact.value == max(exact.options) and min(exact.regrets) == 0
     for option, value in zip(advice.options, exact.options, strict=True):

@@ -105,14 +105,14 @@ def test_the_games_turns_converge_to_the_engines_certified_solve(card: str) -> N
     value = live + ct.first.bust_prob * u_l[:, ct.first_bust_row, :]
     for d, p in enumerate(ct.island.tolist()):
         value = value + p * isl[:, d, :]
-    ref = solve_turn(card, Rules(), GameUtility(u), tol=1e-12)
+    ref = solve_turn(CARDS[card], Rules(), GameUtility(u), tol=1e-12)
     assert np.max(np.abs(value[0, :2] - ref.turn_value)) <= 1e-11
 
 
 def test_symmetries_are_found_not_assumed() -> None:
     # S3 x S2 (monkey/parrot/sword, coin/diamond) for plain cards; fewer where a face matters.
     def count(card: str) -> int:
-        return int(symmetries(turn_model(card, Rules())).shape[0])
+        return int(symmetries(turn_model(CARDS[card], Rules())).shape[0])
 
     assert count("none") == 12
     assert count("coin") == 6  # the coin card's ninth symbol
@@ -126,7 +126,7 @@ def test_final_table_under_trigger_ties_is_the_engines_at_least() -> None:
     final = solve_final(Rules(ties="trigger"), tol=1e-11)
     for card in ("captain", "sorceress", "battle4", "chest"):
         for d in (1, 6, 25):
-            ref = solve_turn(card, Rules(), AtLeast((d + 1) * 100), tol=1e-11).turn_value[0]
+            ref = solve_turn(CARDS[card], Rules(), AtLeast((d + 1) * 100), tol=1e-11).turn_value[0]
             assert abs(final.cards[card][d] - ref) <= 1e-10, (card, d)
 
 
@@ -141,7 +141,7 @@ def engine_state_values(sol: game.GameSolution, phase: str) -> np.ndarray:
     u = TurnUtility.stack(utilities)
     total = np.zeros(n * n)
     for card, weight in deck().items():
-        total += weight * solve_turn(card, Rules(), GameUtility(u), tol=1e-11).turn_value
+        total += weight * solve_turn(CARDS[card], Rules(), GameUtility(u), tol=1e-11).turn_value
     return total.reshape(n, n)
 
 
@@ -180,7 +180,7 @@ def test_the_stored_policy_evaluated_exactly_reproduces_win(
     for card, weight in deck().items():
         policy = engine_policy(small.policies[game.NORMAL], Rules(target=500), card,
                                a * small.n + b, 8)
-        evaluated = solve_turn(card, Rules(), GameUtility(u), policy=policy, tol=1e-11)
+        evaluated = solve_turn(CARDS[card], Rules(), GameUtility(u), policy=policy, tol=1e-11)
         assert abs(evaluated.turn_value[0] - small.cards[card][a, b]) <= TOL
         total += weight * evaluated.turn_value[0]
     assert abs(total - small.win[a, b]) <= TOL
@@ -261,18 +261,18 @@ def test_first_player_advantage_and_symmetry_facts(small: game.GameSolution) -> 
 def test_game_table_round_trip_is_bit_exact_and_refuses_other_rules(
         tiny: game.GameSolution) -> None:
     data = pack_game(tiny)
-    back = unpack_game(data, Rules(target=300), source="t", fix="f")
+    back = unpack_game(data, Rules(target=300), source="t")
     assert np.array_equal(back.win, tiny.win) and np.array_equal(back.sudden, tiny.sudden)
     for phase, policy in tiny.policies.items():
         for key, codes in policy.codes.items():
             assert np.array_equal(back.policies[phase].codes[key], codes)
     assert pack_game(back) == data
     with pytest.raises(StaleTableError, match="other rules"):
-        unpack_game(data, Rules(target=300, ties="trigger"), source="t", fix="f")
+        unpack_game(data, Rules(target=300, ties="trigger"), source="t")
     broken = bytearray(data)
     broken[-5] ^= 0xFF
     with pytest.raises(StaleTableError):
-        unpack_game(bytes(broken), Rules(target=300), source="t", fix="f")
+        unpack_game(bytes(broken), Rules(target=300), source="t")
 
 
 def test_win_probability_checks_totals(tiny: game.GameSolution) -> None:

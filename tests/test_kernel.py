@@ -17,7 +17,7 @@ from solver.engine import kernel, solve_turn, structure, turn_model
 from solver.engine.arrays import world_arrays
 from solver.engine.kernel import LANES, MODE_BELLMAN, MODE_EXPECT, MODE_POLICY, to_lanes
 from solver.engine.solve import solve_layers
-from solver.rules import CARD_IDS, Rules
+from solver.rules import CARD_IDS, CARDS, Rules
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def both() -> Iterator[Callable[[str], None]]:
 
 def _case(card: str, symmetric: bool, chunks: int, seed: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
-    model = turn_model(card, Rules())
+    model = turn_model(CARDS[card], Rules())
     st = structure(model, symmetric=symmetric)
     n_u = 40
     stop_idx = rng.integers(0, n_u, st.n_fo)
@@ -127,7 +127,7 @@ def test_best_moves_with_the_sweeps_maxima_is_the_full_scan(both: Callable[[str]
 def _turn_bytes() -> str:
     digest = hashlib.sha256()
     for card in CARD_IDS:
-        s = solve_turn(card, Rules())
+        s = solve_turn(CARDS[card], Rules())
         digest.update(s.turn_value.tobytes())
         for ws in s.worlds.values():
             digest.update(ws.keep_value.tobytes())
@@ -171,7 +171,7 @@ def test_layered_solves_of_several_chunks_are_the_same_bits(
     # Each chunk iterates until its own residual is small: numba runs the chunks on threads of
     # their own, numpy one after the other, and the numbers are the same.
     rng = np.random.default_rng(11)
-    model = turn_model(card, Rules())
+    model = turn_model(CARDS[card], Rules())
     st = structure(model, symmetric=True)
     n_u = 30
     stop_idx = rng.integers(0, n_u, st.n_fo)

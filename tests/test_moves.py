@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from solver.moves import can_stop, legal_rerolls, reroll_is_legal, sub_multisets
-from solver.rules import Rules
+from solver.rules import CARDS, Rules
 
 from .conftest import dice
 
@@ -14,7 +14,7 @@ RULES = Rules()
 
 
 def _count(card: str, position: str, rules: Rules = RULES, **kw: bool) -> int:
-    return len(legal_rerolls(card, dice(position), rules, **kw))
+    return len(legal_rerolls(CARDS[card], dice(position), rules, **kw))
 
 
 def test_two_skulls_two_each_of_three_faces() -> None:
@@ -60,9 +60,9 @@ def test_sorceress_unused_one_skull_seven_monkeys() -> None:
 def test_sorceress_rescue_forces_her_use() -> None:
     # kkkmmmmm, Sorceress unused: a rescue position. Only rerolls with the skull die: keep j of
     # 5 monkeys, roll 6 - j >= 1 -> j = 0..5: 6. Stopping there is not allowed.
-    moves = legal_rerolls("sorceress", dice("kkkmmmmm"), RULES, sorceress_unused=True)
+    moves = legal_rerolls(CARDS["sorceress"], dice("kkkmmmmm"), RULES, sorceress_unused=True)
     assert len(moves) == 6 and all(m.sorceress for m in moves)
-    assert not can_stop("sorceress", dice("kkkmmmmm"), RULES, sorceress_unused=True)
+    assert not can_stop(CARDS["sorceress"], dice("kkkmmmmm"), RULES, sorceress_unused=True)
     # sorceress_rescue off: three skulls end the turn.
     assert (
         _count("sorceress", "kkkmmmmm", Rules(sorceress_rescue=False), sorceress_unused=True) == 0
@@ -71,7 +71,7 @@ def test_sorceress_rescue_forces_her_use() -> None:
 
 def test_bust_position_has_no_moves() -> None:
     assert _count("none", "kkkmmmmm") == 0
-    assert not can_stop("none", dice("kkkmmmmm"), RULES)
+    assert not can_stop(CARDS["none"], dice("kkkmmmmm"), RULES)
 
 
 @pytest.mark.parametrize(

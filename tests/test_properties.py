@@ -133,8 +133,8 @@ def test_score_does_not_depend_on_the_order_of_the_dice(
         shuffled.reverse()
     as_text = "".join(FACE_LETTERS[f] for f in fs)
     shuffled_text = "".join(FACE_LETTERS[f] for f in shuffled)
-    assert stop_score(card, Dice.parse(as_text), Rules()) == stop_score(
-        card, Dice.parse(shuffled_text), Rules()
+    assert stop_score(CARDS[card], Dice.parse(as_text), Rules()) == stop_score(
+        CARDS[card], Dice.parse(shuffled_text), Rules()
     )
 
 
@@ -142,14 +142,14 @@ def test_score_does_not_depend_on_the_order_of_the_dice(
 @example(faces_of("mmmssscc"), Rules())
 def test_captain_scores_twice_the_no_card_score(fs: list[Face], r: Rules) -> None:
     d = Dice.from_faces(fs)
-    assert stop_score("captain", d, r).points == 2 * stop_score("none", d, r).points
+    assert stop_score(CARDS["captain"], d, r).points == 2 * stop_score(CARDS["none"], d, r).points
 
 
 @given(cards, alive_faces, rules)
 @example("skull1", faces_of("mmmmmmmm"), Rules())
 def test_full_chest_implies_no_skull(card: str, fs: list[Face], r: Rules) -> None:
     d = Dice.from_faces(fs)
-    if stop_score(card, d, r).full_chest:
+    if stop_score(CARDS[card], d, r).full_chest:
         assert d.skulls == 0
         assert CARDS[card].skulls == 0 or not r.card_skulls_block_chest
 
@@ -160,7 +160,7 @@ def test_battle_cards_lose_exactly_the_bonus_without_the_swords(
     card: str, fs: list[Face], r: Rules
 ) -> None:
     the_card = CARDS[card]
-    points = stop_score(card, Dice.from_faces(fs), r).points
+    points = stop_score(CARDS[card], Dice.from_faces(fs), r).points
     if the_card.is_battle and fs.count(Face.SWORD) < the_card.battle_swords:
         assert points == -the_card.battle_bonus
     elif the_card.is_battle:
@@ -177,8 +177,8 @@ def test_magic_needs_nine_of_a_kind_with_the_card_and_the_magic_variant(
     d = Dice.from_faces(fs)
     extra = CARDS[card].extra_face
     nine = extra is not None and d[extra] == NUM_DICE
-    assert stop_score(card, d, Rules(nine_of_a_kind="magic")).magic is nine
-    assert stop_score(card, d, Rules(nine_of_a_kind="set")).magic is False
+    assert stop_score(CARDS[card], d, Rules(nine_of_a_kind="magic")).magic is nine
+    assert stop_score(CARDS[card], d, Rules(nine_of_a_kind="set")).magic is False
 
 
 @given(rules)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from solver.dice import Dice
-from solver.rules import Rules
+from solver.rules import CARDS, Rules
 from solver.scoring import (
     Outcome,
     bust_score,
@@ -44,29 +44,30 @@ STOP_EXAMPLES = [
 
 @pytest.mark.parametrize(("card", "text", "points"), STOP_EXAMPLES)
 def test_rules_md_worked_example_stop(card: str, text: str, points: int) -> None:
-    assert stop_score(card, dice(text), RULES).points == points
-    assert turn_points(card, dice(text), RULES) == (Outcome.ALIVE, points)
+    assert stop_score(CARDS[card], dice(text), RULES).points == points
+    assert turn_points(CARDS[card], dice(text), RULES) == (Outcome.ALIVE, points)
 
 
 def test_rules_md_worked_example_pirate_magic_flag() -> None:
     # RULES.md: coin | 8 coin | Pirate magic.
-    result = stop_score("coin", dice("cccccccc"), RULES)
+    result = stop_score(CARDS["coin"], dice("cccccccc"), RULES)
     assert result.magic and result.full_chest
 
 
 def test_rules_md_worked_example_chest_bust() -> None:
     # RULES.md: chest | bust with 3 coins and 1 diamond on the chest | 100 + 300 + 100 = 500
     on_chest = Dice.parse("3 coin 1 diamond")
-    assert bust_score("chest", on_chest, RULES) == 500
+    assert bust_score(CARDS["chest"], on_chest, RULES) == 500
     # The same through the turn: the fatal roll left 3 skulls and a monkey beside the chest.
-    assert turn_points("chest", dice("kkkcccdm"), RULES, chest=on_chest) == (Outcome.BUST, 500)
+    assert turn_points(CARDS["chest"], dice("kkkcccdm"), RULES, chest=on_chest) == (Outcome.BUST,
+                                                                                    500)
 
 
 def test_rules_md_worked_example_captain_skull_island() -> None:
     # RULES.md: captain | Skull Island ending with 6 skulls | 0 for the player; each opponent
     # -1200.
-    assert island_deduction("captain", 6) == 1200
-    outcome, points = turn_points("captain", dice("kkkkmmpc"), RULES, first=True)
+    assert island_deduction(CARDS["captain"], 6) == 1200
+    outcome, points = turn_points(CARDS["captain"], dice("kkkkmmpc"), RULES, first=True)
     assert (outcome, points) == (Outcome.ISLAND, 0)
 
 
@@ -74,25 +75,27 @@ def test_rules_md_worked_example_captain_skull_island() -> None:
 def test_seed_four_gold_coins_are_600() -> None:
     # seeds 004 (Amigo rules): "4 pièces d'or, le joueur totalise 600 points : 200 points pour
     # la combinaison de dés (4 dés identiques) + 400 points pour les 4 faces pièces d'or".
-    assert stop_score("none", dice("cccc m p s k"), RULES).points == 600
+    assert stop_score(CARDS["none"], dice("cccc m p s k"), RULES).points == 600
 
 
 def test_seed_full_treasure_chest_1300() -> None:
     # seeds 004: "4 pièces d'or, 3 sabres, 1 diamant vallent : 200 + 400 + 100 + 100 + 500
     # (bonus). Total : 1300 points."
-    assert stop_score("none", dice("pièce pièce pièce pièce sabre sabre sabre diamant"), RULES) == (
-        stop_score("none", dice("ccccsssd"), RULES)
+    assert stop_score(CARDS["none"], dice("pièce pièce pièce pièce sabre sabre sabre diamant"),
+                      RULES) == (
+        stop_score(CARDS["none"], dice("ccccsssd"), RULES)
     )
-    assert stop_score("none", dice("ccccsssd"), RULES).points == 1300
+    assert stop_score(CARDS["none"], dice("ccccsssd"), RULES).points == 1300
 
 
 def test_seed_animals_two_parrots_three_monkeys_is_a_set_of_five() -> None:
     # seeds 004: with the Animaux card "deux perroquets et trois singes forment une combinaison
     # de 5 dés identiques, soit 500 points". Other dice: 3 swords make a set of 3 (+100).
-    assert stop_score("animals", dice("pp mmm sss"), RULES).points == 500 + 100 + 500  # full chest
+    assert stop_score(CARDS["animals"], dice("pp mmm sss"),
+                      RULES).points == 500 + 100 + 500  # full chest
 
 
 def test_seed_six_identical_animals() -> None:
     # seeds 000: "si vous obtenez 3 singes et 3 perroquet, cela compte comme une combinaison de
     # 6 symboles identique" (1000); two skulls keep the full chest away.
-    assert stop_score("animals", dice("mmm ppp kk"), RULES).points == 1000
+    assert stop_score(CARDS["animals"], dice("mmm ppp kk"), RULES).points == 1000

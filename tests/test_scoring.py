@@ -58,7 +58,7 @@ def test_every_card_has_a_case() -> None:
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_stop_score_of_every_card(card: str) -> None:
     text, points, full = EVERY_CARD[card]
-    result = stop_score(card, dice(text), RULES)
+    result = stop_score(CARDS[card], dice(text), RULES)
     assert (result.points, result.full_chest) == (points, full)
 
 
@@ -78,9 +78,9 @@ def test_deck_counts_match_rules_md() -> None:
 @pytest.mark.parametrize("card", [c for c in CARD_IDS if not CARDS[c].is_battle])
 def test_bust_scores_zero_without_chest_or_battle(card: str) -> None:
     if CARDS[card].chest:
-        assert bust_score(card, None, RULES) == 0  # a first-roll bust: nothing on the chest
+        assert bust_score(CARDS[card], None, RULES) == 0  # a first-roll bust: nothing on the chest
     else:
-        assert bust_score(card, Dice.parse("cccd"), RULES) == 0
+        assert bust_score(CARDS[card], Dice.parse("cccd"), RULES) == 0
 
 
 @pytest.mark.parametrize(
@@ -94,28 +94,28 @@ def test_bust_scores_zero_without_chest_or_battle(card: str) -> None:
     ],
 )
 def test_chest_bust_pays_the_dice_on_the_chest(on_chest: str, points: int) -> None:
-    assert bust_score("chest", Dice.parse(on_chest), RULES) == points
+    assert bust_score(CARDS["chest"], Dice.parse(on_chest), RULES) == points
 
 
 def test_chest_first_roll_bust_keeps_nothing() -> None:
     # RULES.md, Bust: the chest holds none on a first-roll bust.
-    assert turn_points("chest", dice("kkkcccdm"), RULES, first=True) == (Outcome.BUST, 0)
+    assert turn_points(CARDS["chest"], dice("kkkcccdm"), RULES, first=True) == (Outcome.BUST, 0)
 
 
 @pytest.mark.parametrize(("card", "bonus"), [("battle2", 300), ("battle3", 500), ("battle4", 1000)])
 def test_battle_loss_costs_the_bonus(card: str, bonus: int) -> None:
     # Too few swords on a stop: minus the bonus, the dice ignored (8 coins would be 4000+800).
-    assert stop_score(card, dice("s ccccccc"), RULES).points == -bonus
+    assert stop_score(CARDS[card], dice("s ccccccc"), RULES).points == -bonus
     # A bust: minus the bonus too.
-    assert turn_points(card, dice("kkk sssss"), RULES) == (Outcome.BUST, -bonus)
+    assert turn_points(CARDS[card], dice("kkk sssss"), RULES) == (Outcome.BUST, -bonus)
     # 4+ skulls on the first roll: still a bust, no Skull Island with a battle card.
-    assert turn_points(card, dice("kkkk ssss"), RULES, first=True) == (Outcome.BUST, -bonus)
+    assert turn_points(CARDS[card], dice("kkkk ssss"), RULES, first=True) == (Outcome.BUST, -bonus)
 
 
 def test_battle_won_needs_exactly_the_swords() -> None:
     # battle4 with 4 swords: won. s4 200 + m4 200 + 1000 + full chest 500 = 1900.
-    assert stop_score("battle4", dice("ssssmmmm"), RULES).points == 1900
-    assert stop_score("battle4", dice("sssmmmmm"), RULES).points == -1000
+    assert stop_score(CARDS["battle4"], dice("ssssmmmm"), RULES).points == 1900
+    assert stop_score(CARDS["battle4"], dice("sssmmmmm"), RULES).points == -1000
 
 
 # -- captain ------------------------------------------------------------------------------
@@ -123,13 +123,13 @@ def test_battle_won_needs_exactly_the_swords() -> None:
 
 def test_captain_doubles_everything_including_the_full_chest() -> None:
     # none: c4 200 + 400 + s3 100 + d 100 + full chest 500 = 1300; captain: 2600.
-    assert stop_score("none", dice("ccccsssd"), RULES).points == 1300
-    assert stop_score("captain", dice("ccccsssd"), RULES).points == 2600
+    assert stop_score(CARDS["none"], dice("ccccsssd"), RULES).points == 1300
+    assert stop_score(CARDS["captain"], dice("ccccsssd"), RULES).points == 2600
 
 
 def test_captain_island_costs_200_a_skull() -> None:
-    assert island_deduction("captain", 5) == 1000
-    assert island_deduction("none", 5) == 500
+    assert island_deduction(CARDS["captain"], 5) == 1000
+    assert island_deduction(CARDS["none"], 5) == 500
 
 
 # -- full chest ---------------------------------------------------------------------------
@@ -138,20 +138,20 @@ def test_captain_island_costs_200_a_skull() -> None:
 @pytest.mark.parametrize("card", ["skull1", "skull2"])
 def test_card_skulls_block_the_full_chest(card: str) -> None:
     # 8 monkeys: 4000; the full chest (+500) only when the card's skulls do not block it.
-    assert stop_score(card, dice("8 monkey"), RULES).points == 4000
+    assert stop_score(CARDS[card], dice("8 monkey"), RULES).points == 4000
     off = Rules(card_skulls_block_chest=False)
-    assert stop_score(card, dice("8 monkey"), off).points == 4500
+    assert stop_score(CARDS[card], dice("8 monkey"), off).points == 4500
 
 
 def test_skull_die_blocks_the_full_chest() -> None:
     # 7 coins + 1 skull: every non-skull die scores, but a skull die is never a scoring die.
-    result = stop_score("none", dice("ccccccck"), RULES)
+    result = stop_score(CARDS["none"], dice("ccccccck"), RULES)
     assert (result.points, result.full_chest) == (2000 + 700, False)
 
 
 def test_a_lone_symbol_blocks_the_full_chest() -> None:
     # c4 200 + 400 + s3 100 + one monkey: no full chest -> 700.
-    assert stop_score("none", dice("ccccsssm"), RULES).points == 700
+    assert stop_score(CARDS["none"], dice("ccccsssm"), RULES).points == 700
 
 
 # -- pirate magic -------------------------------------------------------------------------
@@ -161,15 +161,15 @@ def test_a_lone_symbol_blocks_the_full_chest() -> None:
 def test_pirate_magic_under_both_nine_of_a_kind_values(card: str, face: str) -> None:
     eight = dice(face * 8)
     # magic: 9 of a kind counts 8000 as a set, + 900 symbols + 500 full chest; wins the game.
-    magic = stop_score(card, eight, Rules(nine_of_a_kind="magic"))
+    magic = stop_score(CARDS[card], eight, Rules(nine_of_a_kind="magic"))
     assert (magic.points, magic.magic) == (8000 + 900 + 500, True)
     # set: an ordinary 8-set (4000), no instant win.
-    as_set = stop_score(card, eight, Rules(nine_of_a_kind="set"))
+    as_set = stop_score(CARDS[card], eight, Rules(nine_of_a_kind="set"))
     assert (as_set.points, as_set.magic) == (4000 + 900 + 500, False)
 
 
 def test_eight_of_a_kind_without_the_card_is_not_magic() -> None:
-    result = stop_score("none", dice("cccccccc"), RULES)
+    result = stop_score(CARDS["none"], dice("cccccccc"), RULES)
     assert (result.points, result.magic) == (4000 + 800 + 500, False)
 
 
@@ -177,33 +177,36 @@ def test_eight_of_a_kind_without_the_card_is_not_magic() -> None:
 
 
 def test_three_skulls_bust_four_on_the_first_roll_is_island() -> None:
-    assert classify_roll("none", dice("kkmmmmmm"), RULES, first=False) is Outcome.ALIVE
-    assert classify_roll("none", dice("kkkmmmmm"), RULES, first=True) is Outcome.BUST
-    assert classify_roll("none", dice("kkkkmmmm"), RULES, first=True) is Outcome.ISLAND
-    assert classify_roll("none", dice("kkkkmmmm"), RULES, first=False) is Outcome.BUST
+    assert classify_roll(CARDS["none"], dice("kkmmmmmm"), RULES, first=False) is Outcome.ALIVE
+    assert classify_roll(CARDS["none"], dice("kkkmmmmm"), RULES, first=True) is Outcome.BUST
+    assert classify_roll(CARDS["none"], dice("kkkkmmmm"), RULES, first=True) is Outcome.ISLAND
+    assert classify_roll(CARDS["none"], dice("kkkkmmmm"), RULES, first=False) is Outcome.BUST
 
 
 @pytest.mark.parametrize(("card", "skull_dice"), [("skull1", 3), ("skull2", 2)])
 def test_card_skulls_count_toward_island_and_bust(card: str, skull_dice: int) -> None:
     four = dice("k" * skull_dice + "m" * (NUM_DICE - skull_dice))
-    assert classify_roll(card, four, RULES, first=True) is Outcome.ISLAND
+    assert classify_roll(CARDS[card], four, RULES, first=True) is Outcome.ISLAND
     three = dice("k" * (skull_dice - 1) + "m" * (NUM_DICE - skull_dice + 1))
-    assert classify_roll(card, three, RULES, first=False) is Outcome.BUST
+    assert classify_roll(CARDS[card], three, RULES, first=False) is Outcome.BUST
 
 
 def test_sorceress_rescue_only_at_exactly_three_skulls() -> None:
     at_three = dice("kkkmmmmm")
-    assert classify_roll("sorceress", at_three, RULES, first=False, sorceress_unused=True) is (
+    assert classify_roll(CARDS["sorceress"], at_three, RULES, first=False,
+                         sorceress_unused=True) is (
         Outcome.RESCUE
     )
-    assert classify_roll("sorceress", at_three, RULES, first=False, sorceress_unused=False) is (
+    assert classify_roll(CARDS["sorceress"], at_three, RULES, first=False,
+                         sorceress_unused=False) is (
         Outcome.BUST
     )
     at_four = dice("kkkkmmmm")
-    assert classify_roll("sorceress", at_four, RULES, first=False, sorceress_unused=True) is (
+    assert classify_roll(CARDS["sorceress"], at_four, RULES, first=False,
+                         sorceress_unused=True) is (
         Outcome.BUST
     )
-    assert classify_roll("sorceress", at_four, RULES, first=True, sorceress_unused=True) is (
+    assert classify_roll(CARDS["sorceress"], at_four, RULES, first=True, sorceress_unused=True) is (
         Outcome.ISLAND
     )
 
@@ -224,7 +227,7 @@ def _island_cases() -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize(("card", "skull_dice"), _island_cases())
 def test_island_probabilities_sum_to_exactly_one(card: str, skull_dice: int) -> None:
-    distribution = island_distribution(card, skull_dice)
+    distribution = island_distribution(CARDS[card], skull_dice)
     assert sum(distribution.values()) == Fraction(1)
     assert all(p > 0 for p in distribution.values())
     # Skulls never go away; the card's skulls count.
@@ -234,7 +237,7 @@ def test_island_probabilities_sum_to_exactly_one(card: str, skull_dice: int) -> 
 def test_island_distribution_from_six_skulls_by_hand() -> None:
     # 2 free dice: no skull (25/36) ends at 6; one skull (10/36) leaves 1 free die, which
     # cannot be rolled alone: ends at 7; two skulls (1/36): 8.
-    assert island_distribution("none", 6) == {
+    assert island_distribution(CARDS["none"], 6) == {
         6: Fraction(25, 36),
         7: Fraction(10, 36),
         8: Fraction(1, 36),
@@ -244,7 +247,7 @@ def test_island_distribution_from_six_skulls_by_hand() -> None:
 def test_island_distribution_from_five_skulls_by_hand() -> None:
     # 3 free dice (216 outcomes): 0 skulls 125/216 -> 5; 1 skull 75/216 -> as from 6 above;
     # 2 skulls 15/216 -> 7 (1 die left, stops); 3 skulls 1/216 -> 8.
-    assert island_distribution("none", 5) == {
+    assert island_distribution(CARDS["none"], 5) == {
         5: Fraction(125, 216),
         6: Fraction(75, 216) * Fraction(25, 36),
         7: Fraction(75, 216) * Fraction(10, 36) + Fraction(15, 216),
@@ -253,10 +256,10 @@ def test_island_distribution_from_five_skulls_by_hand() -> None:
 
 
 def test_island_stops_when_fewer_than_two_dice_remain() -> None:
-    assert island_distribution("none", 7) == {7: Fraction(1)}
-    assert island_distribution("none", 8) == {8: Fraction(1)}
+    assert island_distribution(CARDS["none"], 7) == {7: Fraction(1)}
+    assert island_distribution(CARDS["none"], 8) == {8: Fraction(1)}
 
 
 def test_skull2_island_can_reach_ten_skulls() -> None:
     # 2 card skulls + 8 skull dice: the last 2 free dice both rolled skulls.
-    assert max(island_distribution("skull2", 2)) == 10
+    assert max(island_distribution(CARDS["skull2"], 2)) == 10

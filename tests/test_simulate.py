@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -20,17 +19,20 @@ import pytest
 from scipy import stats
 
 from solver.analysis import optimal_distribution, policy_distribution
-from solver.engine import STOP, USED, geometry
+from solver.engine import DEFAULT_TOL, STOP, UNUSED, USED, geometry
 from solver.policies import FIRST_ROLL, GREEDY, THRESHOLD, TWO_SKULLS, optimal_policy, parse_policy
-from solver.rules import Rules
+from solver.rules import CARDS, Rules
 from solver.simulate import (
-    Player,
+    ArrayPolicy,
     PolicyMoveError,
     SimulationError,
+    deck_arrays,
     deck_cards,
+    play_batch,
     play_turns,
     simulate,
 )
+from solver.tables import turn_table
 
 from .conftest import CliResult, assert_one_line_error
 
@@ -69,9 +71,9 @@ def _chi_square_p(observed: Counter[tuple[str, int]], expected: list[tuple[str, 
                                             ("coin", 14)])
 def test_simulated_scores_fit_the_exact_distribution(card: str, seed: int) -> None:
     n = 8_000
-    turns = play_turns((card,), None, RULES, parse_policy("optimal"), n, seed)
+    turns = play_turns((CARDS[card],), None, RULES, parse_policy("optimal"), n, seed)
     observed = Counter((t.kind, t.points) for t in turns)
-    p, bins = _chi_square_p(observed, list(optimal_distribution(card, RULES).outcomes), n)
+    p, bins = _chi_square_p(observed, list(optimal_distribution(CARDS[card], RULES).outcomes), n)
     assert bins >= 10
     assert p > ALPHA, (card, p)
 
@@ -79,9 +81,9 @@ def test_simulated_scores_fit_the_exact_distribution(card: str, seed: int) -> No
 def test_the_chi_square_test_rejects_a_wrong_distribution() -> None:
     # The same test, run against another card's distribution, must fail: it has power.
     n = 8_000
-    turns = play_turns(("none",), None, RULES, parse_policy("optimal"), n, 11)
+    turns = play_turns((CARDS["none"],), None, RULES, parse_policy("optimal"), n, 11)
     observed = Counter((t.kind, t.points) for t in turns)
-    wrong = [(k, p, q) for k, p, q in optimal_distribution("animals", RULES).outcomes]
+    wrong = [(k, p, q) for k, p, q in optimal_distribution(CARDS["animals"], RULES).outcomes]
     known = {(k, p) for k, p, _ in wrong}
     observed = Counter({key: v for key, v in observed.items() if key in known})
     p, _ = _chi_square_p(observed, wrong, sum(observed.values()))
@@ -106,8 +108,8 @@ def _z(mean: float, exact: float, sd: float, n: int) -> float:
 )
 def test_heuristic_values_meet_simulation(card: str, policy: str, seed: int) -> None:
     n = 4_000
-    result = simulate(card, RULES, policy, turns=n, seed=seed)
-    exact = policy_distribution(policy, card, RULES)
+    result = simulate(CARDS[card], RULES, policy, turns=n, seed=seed)
+    exact = policy_distribution(policy, CARDS[card], RULES)
     assert abs(exact.mean - result.exact) <= 1e-9  # propagation = policy evaluation
     assert abs(result.z) < Z_CRIT, (policy, card, result.mean, result.exact)
     p = exact.p_bust
@@ -116,8 +118,8 @@ def test_heuristic_values_meet_simulation(card: str, policy: str, seed: int) -> 
 
 def test_expected_rolls_and_island_rate_meet_simulation() -> None:
     n = 8_000
-    turns = list(play_turns(("chest",), None, RULES, parse_policy("optimal"), n, 31))
-    exact = optimal_distribution("chest", RULES)
+    turns = list(play_turns((CARDS["chest"],), None, RULES, parse_policy("optimal"), n, 31))
+    exact = optimal_distribution(CARDS["chest"], RULES)
     rolls = np.array([t.rolls for t in turns], dtype=float)
     assert abs(_z(float(rolls.mean()), exact.expected_rolls, float(rolls.std(ddof=1)), n)) \
         < Z_CRIT
@@ -139,28 +141,36 @@ def test_deck_simulation_meets_the_deck_value() -> None:
 
 
 def test_seeded_runs_are_reproducible() -> None:
-    a = simulate("captain", RULES, "greedy", turns=500, seed=5)
-    b = simulate("captain", RULES, "greedy", turns=500, seed=5)
-    c = simulate("captain", RULES, "greedy", turns=500, seed=6)
+    a = simulate(CARDS["captain"], RULES, "greedy", turns=500, seed=5)
+    b = simulate(CARDS["captain"], RULES, "greedy", turns=500, seed=5)
+    c = simulate(CARDS["captain"], RULES, "greedy", turns=500, seed=6)
     assert a == b
     assert a.mean != c.mean
 
 
 def test_an_illegal_policy_is_refused() -> None:
     # Keep all eight dice (roll nothing) wherever the optimum rerolls: the simulator checks
-    # every move with the moves module and refuses it.
-    code, sorceress = optimal_policy("none", RULES)[USED]
+    # every move against the turn model's legality (solver.moves) and refuses it.
+    code, sorceress = optimal_policy(CARDS["none"], RULES)[USED]
     keep_all = geometry().full_offset  # the first full position: its 8 dice all stay
     bad = np.where(code == STOP, STOP, keep_all)
-    player = Player("none", RULES, {USED: (bad, sorceress)})
+    policy = ArrayPolicy("keep all", {"none": {USED: (bad, sorceress)}})
     with pytest.raises(PolicyMoveError, match="illegal move"):
-        for seed in range(50):  # some first roll is not a stop: then the move is refused
-            player.play(random.Random(seed))
+        list(play_turns((CARDS["none"],), None, RULES, policy, 200, seed=1))
+    # and a stop where the rules forbid it: the Sorceress's rescue (3 skulls, her unused)
+    code, sorceress = optimal_policy(CARDS["sorceress"], RULES)[UNUSED]
+    stops = {UNUSED: (np.where(code >= 0, STOP, code), sorceress),
+             USED: optimal_policy(CARDS["sorceress"], RULES)[USED]}
+    zeros = np.zeros(2000, dtype=np.int64)
+    with pytest.raises(PolicyMoveError, match="not alive"):
+        play_batch(zeros, deck_arrays(RULES, ("sorceress",)),
+                   [ArrayPolicy("stop", {"sorceress": stops})], zeros, zeros, zeros,
+                   np.random.Generator(np.random.PCG64(3)))
 
 
 def test_turns_out_of_range() -> None:
     with pytest.raises(SimulationError, match="number of turns must be 1 to"):
-        simulate("none", RULES, turns=0)
+        simulate(CARDS["none"], RULES, turns=0)
 
 
 # -- the command line ------------------------------------------------------------------------
@@ -174,9 +184,12 @@ def test_simulate_json_is_reproducible(sabords: Run) -> None:
     data = json.loads(first.stdout)
     assert data["card"] == "captain" and data["seed"] == 9 and data["turns"] == 400
     assert data["rules_hash"] == RULES.hash
-    direct = simulate("captain", RULES, "optimal", turns=400, seed=9)
+    direct = simulate(CARDS["captain"], RULES, "optimal", turns=400, seed=9)
     assert data["mean"] == direct.mean and data["z"] == direct.z
-    assert data["exact"] == pytest.approx(1157.5975346, abs=1e-6)  # = the engine's turn value
+    # the exact value is the committed table's (the optimum's turn value, proved), within the
+    # bound the float solve of the policy evaluation certifies
+    table = turn_table(CARDS["captain"], RULES).solution.turn_value[0]
+    assert abs(data["exact"] - table) <= DEFAULT_TOL
 
 
 def test_simulate_text(sabords: Run) -> None:

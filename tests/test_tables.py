@@ -29,7 +29,7 @@ from solver.engine import TurnSolution, solve_cards, solve_turn
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
 from solver.stats import STAT_NAMES, deck_average, turn_stats
 from solver.tablefile import FORMAT_VERSION
-from solver.tablepaths import cache_dir, regenerate_command, repo_tables_dir
+from solver.tablepaths import cache_dir, committed_dir
 from solver.tables import (
     StaleTableError,
     TurnTable,
@@ -55,7 +55,7 @@ VALUE_TOL = 1e-12
 @pytest.fixture(scope="module")
 def fresh() -> dict[str, TurnTable]:
     """The 12 default tables solved now (about a second)."""
-    return {t.card: t for t in build_tables(list(CARD_IDS), DEFAULT)}
+    return {t.card: t for t in build_tables(list(CARDS.values()), DEFAULT)}
 
 
 def _arrays(sol: TurnSolution) -> dict[str, np.ndarray]:
@@ -87,7 +87,7 @@ def test_round_trip_preserves_every_value_bit_for_bit(
 ) -> None:
     table = fresh[card]
     path = write_table(table, tmp_path)
-    loaded = read_table(path, card, DEFAULT)
+    loaded = read_table(path, CARDS[card], DEFAULT)
     before, after = _arrays(table.solution), _arrays(loaded.solution)
     assert before.keys() == after.keys()
     for name, a in before.items():
@@ -129,18 +129,18 @@ def test_header_records_how_the_table_was_made(fresh: dict[str, TurnTable]) -> N
 
 def test_turn_rules_drop_the_game_level_variants(fresh: dict[str, TurnTable]) -> None:
     game = rules_with(["target=8000", "ties=trigger"])
-    assert pack_table(build_table("skull2", game)) == pack_table(fresh["skull2"])
+    assert pack_table(build_table(CARDS["skull2"], game)) == pack_table(fresh["skull2"])
 
 
 def test_one_worker_and_two_give_the_same_bits(fresh: dict[str, TurnTable]) -> None:
-    cards = ["sorceress", "chest", "battle2"]
+    cards = [CARDS[c] for c in ("sorceress", "chest", "battle2")]
     serial = solve_cards(cards, DEFAULT, n_jobs=1)
     parallel = solve_cards(cards, DEFAULT, n_jobs=2)
     for card in cards:
-        a, b = _arrays(serial[card]), _arrays(parallel[card])
+        a, b = _arrays(serial[card.id]), _arrays(parallel[card.id])
         assert all(a[k].tobytes() == b[k].tobytes() for k in a), card
     two = [pack_table(t) for t in build_tables(cards, DEFAULT, n_jobs=2)]
-    assert two == [pack_table(fresh[c]) for c in cards]
+    assert two == [pack_table(fresh[c.id]) for c in cards]
 
 
 # -- the committed tables -----------------------------------------------------------------------
@@ -171,17 +171,17 @@ def _assert_matches(committed: Any, fresh: Any, where: str) -> None:
 
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_committed_tables_match_a_fresh_solve(fresh: dict[str, TurnTable], card: str) -> None:
-    path = table_path(repo_tables_dir(), card)
+    path = table_path(committed_dir(), CARDS[card])
     assert path.is_file(), f"{path} is missing: run `make tables`"
     committed = path.read_bytes()
-    read_table(path, card, DEFAULT)  # intact and made for these rules
+    read_table(path, CARDS[card], DEFAULT)  # intact and made for these rules
     _assert_matches(_payload(committed), _payload(pack_table(fresh[card])), card)
 
 
 def test_default_tables_come_from_the_repository(fresh: dict[str, TurnTable]) -> None:
-    sol = turn_solution("battle3", rules_with(["target=5000"]))  # a game-level variant
+    sol = turn_solution(CARDS["battle3"], rules_with(["target=5000"]))  # a game-level variant
     assert np.array_equal(sol.turn_value, fresh["battle3"].solution.turn_value)
-    assert repo_tables_dir() == Path(tables_module.__file__).resolve().parent.parent / "tables"
+    assert committed_dir() == Path(tables_module.__file__).resolve().parent.parent / "tables"
 
 
 # -- refusals ---------------------------------------------------------------------------------
@@ -192,12 +192,18 @@ def _written(fresh: dict[str, TurnTable], directory: Path, card: str = "skull2")
 
 
 def _refusal(path: Path, card: str = "skull2", rules: Rules = DEFAULT) -> str:
+    """The refusal's line on the command line (the library's message names no command: it
+    carries the table and the rules, and the command line words the fix)."""
+    from solver.cli.app import error_line
+
     with pytest.raises(StaleTableError) as info:
-        read_table(path, card, rules)
+        read_table(path, CARDS[card], rules)
     message = str(info.value)
-    assert "\n" not in message
+    assert "\n" not in message and "sabords" not in message and "make" not in message
     assert message.startswith(f"policy table {path}: ")
-    return message
+    assert (info.value.table, info.value.path, info.value.card) == ("turn", str(path), card)
+    assert info.value.rules == rules.turn_rules()
+    return error_line(info.value)
 
 
 def test_tampered_payload_is_refused_by_its_checksum(
@@ -218,10 +224,10 @@ def test_tampered_payload_is_refused_by_its_checksum(
 
 def test_table_of_other_rules_is_refused(tmp_path: Path) -> None:
     other = rules_with(["card_skulls_block_chest=off"])
-    path = write_table(build_table("skull2", other), tmp_path)
+    path = write_table(build_table(CARDS["skull2"], other), tmp_path)
     message = _refusal(path)
     assert f"made for other rules (hash {other.hash}, these rules have {DEFAULT.hash})" in message
-    read_table(path, "skull2", other)  # the rules it was made for read it
+    read_table(path, CARDS["skull2"], other)  # the rules it was made for read it
 
 
 def test_older_format_is_refused(fresh: dict[str, TurnTable], tmp_path: Path) -> None:
@@ -248,7 +254,7 @@ def test_table_of_another_card_is_refused(fresh: dict[str, TurnTable], tmp_path:
 def test_missing_or_corrupt_file_is_refused(
     tmp_path: Path, content: bytes | None, why: str
 ) -> None:
-    path = table_path(tmp_path, "skull2")
+    path = table_path(tmp_path, CARDS["skull2"])
     if content is not None:
         path.write_bytes(content)
     assert why in _refusal(path)
@@ -261,7 +267,7 @@ def test_incomplete_payload_is_refused(fresh: dict[str, TurnTable], tmp_path: Pa
     data = msgpack.packb({"checksum": "sha256:" + __import__("hashlib").sha256(packed)
                           .hexdigest(), "format": FORMAT_VERSION, "payload": packed})
     with pytest.raises(StaleTableError, match="incomplete table"):
-        unpack_table(data, source="x", card="skull2", rules=DEFAULT, fix="fix")
+        unpack_table(data, source="x", card=CARDS["skull2"], rules=DEFAULT)
 
 
 def _sealed(payload: dict[str, Any]) -> bytes:
@@ -308,13 +314,13 @@ def test_malformed_exact_part_is_refused(fresh: dict[str, TurnTable], what: str,
     payload = _payload(pack_table(fresh["skull2"]))
     _edit_exact(payload, what)
     with pytest.raises(StaleTableError, match=re.escape(why)):
-        unpack_table(_sealed(payload), source="x", card="skull2", rules=DEFAULT, fix="fix")
+        unpack_table(_sealed(payload), source="x", card=CARDS["skull2"], rules=DEFAULT)
 
 
 def test_exact_part_round_trips(fresh: dict[str, TurnTable]) -> None:
     for card in ("sorceress", "battle4"):
         table = fresh[card]
-        back = unpack_table(pack_table(table), source="x", card=card, rules=DEFAULT, fix="fix")
+        back = unpack_table(pack_table(table), source="x", card=CARDS[card], rules=DEFAULT)
         a, b = table.exact(), back.exact()
         assert a.turn_value == b.turn_value and a.proof == b.proof
         assert np.array_equal(a.first_value, b.first_value)
@@ -327,11 +333,13 @@ def test_exact_part_round_trips(fresh: dict[str, TurnTable]) -> None:
 def test_repository_tables_name_make_tables_as_the_fix(
     fresh: dict[str, TurnTable], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert regenerate_command(DEFAULT, repo_tables_dir()) == "make tables"
-    monkeypatch.setattr(tablepaths, "repo_tables_dir", lambda: tmp_path)
+    from solver.cli.app import error_line
+
+    monkeypatch.setattr(tablepaths, "committed_dir", lambda: tmp_path)
     with pytest.raises(StaleTableError) as info:
-        turn_table("captain", DEFAULT)
-    assert str(info.value) == (
+        turn_table(CARDS["captain"], DEFAULT)
+    assert str(info.value) == f"policy table {tmp_path / 'turn-captain.msgpack'}: no such file"
+    assert error_line(info.value) == (
         f"policy table {tmp_path / 'turn-captain.msgpack'}: no such file; "
         "run `make tables` to make the tables again"
     )
@@ -346,23 +354,23 @@ def test_other_variants_are_solved_once_then_loaded(
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     rules = rules_with(["battle_swords_fill_chest=off", "target=5000"])
     assert cache_dir(rules) == tmp_path / f"turn-{__version__}-v{FORMAT_VERSION}-{rules.turn_hash}"
-    path = table_path(cache_dir(rules), "battle2")
+    path = table_path(cache_dir(rules), CARDS["battle2"])
     assert not path.exists()
-    solved = turn_table("battle2", rules)
+    solved = turn_table(CARDS["battle2"], rules)
     assert path.is_file() and path.read_bytes() == pack_table(solved)
 
     def no_solve(*args: object) -> TurnTable:
         raise AssertionError("the cached table should have been loaded")
 
     monkeypatch.setattr(tables_module, "build_table", no_solve)
-    loaded = turn_table("battle2", rules)
+    loaded = turn_table(CARDS["battle2"], rules)
     assert pack_table(loaded) == pack_table(solved)
     assert solved.solution.rules == rules.turn_rules()
 
     path.write_bytes(b"corrupt")  # a bad cached table is solved again, not an error
     monkeypatch.undo()
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
-    assert pack_table(turn_table("battle2", rules)) == pack_table(solved)
+    assert pack_table(turn_table(CARDS["battle2"], rules)) == pack_table(solved)
     assert path.read_bytes() == pack_table(solved)
 
 
@@ -408,9 +416,9 @@ def test_stats_ev_is_the_turn_value_and_deduction_doubles_for_the_captain(
 def test_stats_are_those_of_the_solved_policy() -> None:
     # The table's statistics are the exact ones of the proved policy, rounded to the nearest
     # double; the float policy evaluation of the float solve meets them within its bound.
-    sol = solve_turn("sorceress", DEFAULT)
+    sol = solve_turn(CARDS["sorceress"], DEFAULT)
     floats = turn_stats(sol)
-    table = build_table("sorceress", DEFAULT)
+    table = build_table(CARDS["sorceress"], DEFAULT)
     exact = table.exact_stats()
     for name in STAT_NAMES:
         assert getattr(table.stats, name) == float(getattr(exact, name)), name
@@ -483,7 +491,7 @@ def test_ev_with_a_bad_tables_dir_is_one_line(sabords: Run, tmp_path: Path,
         directory.write_text("not a directory")
     else:
         directory.mkdir()
-        table_path(directory, "none").write_bytes(b"garbage")
+        table_path(directory, CARDS["none"]).write_bytes(b"garbage")
     result = sabords("ev", "--tables", str(directory))
     assert_one_line_error(result, f"policy table {directory / 'turn-none.msgpack'}",
                           f"sabords solve --all --out {directory}")
@@ -494,7 +502,7 @@ def test_solve_writes_the_tables_bit_for_bit(sabords: Run, fresh: dict[str, Turn
     result = sabords("solve", "--card", "skull2", "--card", "tête2", "--out", str(tmp_path))
     assert result.exit_code == 0, result.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["turn-skull2.msgpack"]
-    assert table_path(tmp_path, "skull2").read_bytes() == pack_table(fresh["skull2"])
+    assert table_path(tmp_path, CARDS["skull2"]).read_bytes() == pack_table(fresh["skull2"])
     assert "(new)" in result.stdout
     again = sabords("solve", "--card", "skull2", "--out", str(tmp_path))
     assert "(unchanged)" in again.stdout
@@ -540,7 +548,7 @@ def test_supitalp_sorceress_reading_gives_their_published_906() -> None:
     theirs = script.sorceress_value(rules, voluntary_alone=False, rescue_with_dice=False)
     assert round(theirs) == 906
     ours = script.sorceress_value(rules, voluntary_alone=True, rescue_with_dice=True)
-    assert ours == solve_turn("sorceress", rules).turn_value[0]  # the table is unchanged
+    assert ours == solve_turn(CARDS["sorceress"], rules).turn_value[0]  # the table is unchanged
 
 
 def test_an_installed_package_without_the_repository_solves_default_tables_into_the_cache(
@@ -549,10 +557,10 @@ def test_an_installed_package_without_the_repository_solves_default_tables_into_
     # A wheel ships `solver/` but not the repository's `tables/`: the default rules are then
     # solved on demand and cached like any other variant, never refused.
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(tablepaths, "repo_tables_dir",
+    monkeypatch.setattr(tablepaths, "committed_dir",
                         lambda: tmp_path / "no-repo" / "tables")
     rules = Rules()
-    table = turn_table("skull2", rules)
-    assert table_path(cache_dir(rules), "skull2").exists()
-    committed = read_table(table_path(repo_tables_dir(), "skull2"), "skull2", rules)
+    table = turn_table(CARDS["skull2"], rules)
+    assert table_path(cache_dir(rules), CARDS["skull2"]).exists()
+    committed = read_table(table_path(committed_dir(), CARDS["skull2"]), CARDS["skull2"], rules)
     assert table.solution.turn_value.tobytes() == committed.solution.turn_value.tobytes()

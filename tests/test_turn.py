@@ -14,35 +14,28 @@ import json
 import re
 
 import pytest
-from typer.testing import CliRunner
 
 from solver.advisor import Goal, advise, solution_for
 from solver.dice import BRAILLE_LETTERS, Dice
 from solver.errors import IllegalMoveError
 from solver.moves import Reroll, legal_rerolls, move_refusal, sub_multisets
 from solver.play import Phase, TurnPlay, new_turn
-from solver.rules import CARD_IDS, Rules, get_card
+from solver.rules import CARD_IDS, CARDS, Rules, get_card
 from solver.scoring import Outcome, classify_roll
 
-from .conftest import CliResult, dice
+from .conftest import dice, run_sabords
 
 RULES = Rules()
 
 
-def run(*args: str, input: str | io.IOBase | None = None) -> CliResult:
-    from solver.cli import app
-
-    result = CliRunner().invoke(app, list(args), input=input, prog_name="sabords")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return CliResult(result.exit_code, result.stdout, result.stderr)
+run = run_sabords  # `sabords ARGS...` with its input (tests/conftest.py)
 
 
 # -- the state machine ---------------------------------------------------------------------------
 
 
 def test_a_chest_turn_typed_as_at_the_table_is_graded_by_the_advisor() -> None:
-    turn = new_turn("chest", RULES)
+    turn = new_turn(CARDS["chest"], RULES)
     assert turn.phase is Phase.ROLL and turn.rolled() == 8
     turn.enter_roll("kkmpsssc")
     assert turn.phase is Phase.MOVE
@@ -53,9 +46,9 @@ def test_a_chest_turn_typed_as_at_the_table_is_graded_by_the_advisor() -> None:
     graded = turn.graded()
     # RULES.md, Scoring a stop: 4 swords 200, 2 coins 200 (a set of 2 is nothing) = 400.
     assert (graded.outcome, graded.points, turn.phase) == ("stop", 400, Phase.OVER)
-    solution = solution_for("chest", RULES)
-    first = advise("chest", dice("kkmpsssc"), RULES, first=True, solution=solution)
-    second = advise("chest", dice("kksssscc"), RULES, chest=Dice.parse("sssc"),
+    solution = solution_for(CARDS["chest"], RULES)
+    first = advise(CARDS["chest"], dice("kkmpsssc"), RULES, first=True, solution=solution)
+    second = advise(CARDS["chest"], dice("kksssscc"), RULES, chest=Dice.parse("sssc"),
                     solution=solution)
     stop = next(o for o in second.options if o.action == "stop")
     assert [d.cost for d in graded.decisions] == [0.0, second.value - stop.value]
@@ -65,7 +58,7 @@ def test_a_chest_turn_typed_as_at_the_table_is_graded_by_the_advisor() -> None:
 
 
 def test_all_eight_dice_are_read_too_and_must_show_the_dice_that_stayed() -> None:
-    turn = new_turn("chest", RULES)
+    turn = new_turn(CARDS["chest"], RULES)
     turn.enter_roll("kkmpsssc")
     turn.choose("")
     with pytest.raises(IllegalMoveError, match="does not show the dice that stayed"):
@@ -76,7 +69,7 @@ def test_all_eight_dice_are_read_too_and_must_show_the_dice_that_stayed() -> Non
 
 
 def test_undo_takes_back_the_last_entry_and_only_it() -> None:
-    turn = new_turn("sorceress", RULES)
+    turn = new_turn(CARDS["sorceress"], RULES)
     assert turn.undo() is None
     turn.enter_roll("kkmmppsc")
     advice = turn.advice
@@ -103,7 +96,7 @@ def test_undo_takes_back_the_last_entry_and_only_it() -> None:
 )
 def test_skull_island_is_followed_roll_by_roll(card: str, rolls: list[str],
                                                skulls: int) -> None:
-    turn = new_turn(card, RULES)
+    turn = new_turn(CARDS[card], RULES)
     for roll in rolls:
         assert turn.phase in (Phase.ROLL, Phase.ISLAND)
         turn.enter_roll(roll)
@@ -115,7 +108,7 @@ def test_skull_island_is_followed_roll_by_roll(card: str, rolls: list[str],
 
 
 def test_an_island_roll_keeps_the_skull_dice() -> None:
-    turn = new_turn("none", RULES)
+    turn = new_turn(CARDS["none"], RULES)
     turn.enter_roll("kkkkmmpc")
     with pytest.raises(IllegalMoveError, match="skull dice of the island"):
         turn.enter_roll("kkkmmppc")
@@ -139,8 +132,8 @@ def test_an_island_roll_keeps_the_skull_dice() -> None:
 )
 def test_an_illegal_move_names_the_one_rule_it_breaks(card: str, position: str, move: str,
                                                       rule: str) -> None:
-    turn = new_turn(card, RULES)
-    if classify_roll(card, dice(position), RULES, first=True,
+    turn = new_turn(CARDS[card], RULES)
+    if classify_roll(CARDS[card], dice(position), RULES, first=True,
                      sorceress_unused=get_card(card).sorceress) is Outcome.BUST:
         with pytest.raises(IllegalMoveError, match="no move is expected"):
             turn.enter_roll(position)
@@ -154,7 +147,7 @@ def test_an_illegal_move_names_the_one_rule_it_breaks(card: str, position: str, 
 
 
 def test_the_sorceress_spent_is_the_rule_a_second_use_breaks() -> None:
-    refusal = move_refusal("sorceress", dice("kkmmppsc"), RULES,
+    refusal = move_refusal(CARDS["sorceress"], dice("kkmmppsc"), RULES,
                            Reroll(dice("kkmmppsc").without_skulls() - Dice.parse("s"), True),
                            sorceress_unused=False)
     assert refusal is not None and "already used" in refusal
@@ -171,21 +164,21 @@ def test_move_refusal_is_none_exactly_for_the_legal_rerolls(rules: Rules) -> Non
         for j in range(0, g.n_full, 7):
             position = g.dice(g.full_offset + j)
             for unused in (False, True) if card == "sorceress" else (False,):
-                if classify_roll(card, position, rules, first=False,
+                if classify_roll(CARDS[card], position, rules, first=False,
                                  sorceress_unused=unused) is Outcome.BUST:
                     continue
-                legal = set(legal_rerolls(card, position, rules, sorceress_unused=unused))
+                legal = set(legal_rerolls(CARDS[card], position, rules, sorceress_unused=unused))
                 for keep in sub_multisets(position):
                     for her in (False, True):
                         move = Reroll(keep, her)
-                        refusal = move_refusal(card, position, rules, move,
+                        refusal = move_refusal(CARDS[card], position, rules, move,
                                                sorceress_unused=unused)
                         assert (refusal is None) == (move in legal), (card, position, move)
 
 
 def test_the_braille_letters_are_read_and_the_grading_is_the_same() -> None:
-    default = new_turn("chest", RULES)
-    braille = new_turn("chest", RULES, letters=BRAILLE_LETTERS)
+    default = new_turn(CARDS["chest"], RULES)
+    braille = new_turn(CARDS["chest"], RULES, letters=BRAILLE_LETTERS)
     for turn, entries in ((default, ["kkmpsssc", "sssc", "cs", "stop"]),
                           (braille, ["mmsp ééé o", "ééé o", "o é", "stop"])):
         turn.enter_roll(entries[0])
@@ -201,7 +194,7 @@ def test_a_win_goal_needs_the_game_table_and_checks_the_totals() -> None:
     with pytest.raises(ValueError, match="two objectives"):
         Goal(need=500, me=0, opp=0)
     with pytest.raises(ValueError, match="multiple of 100"):
-        TurnPlay.new("none", RULES, Goal(me=150, opp=0))
+        TurnPlay.new(CARDS["none"], RULES, Goal(me=150, opp=0))
 
 
 # -- `sabords turn` ---------------------------------------------------------------------------
@@ -214,7 +207,7 @@ def test_turn_types_only_the_rerolled_dice_and_ends_graded() -> None:
     assert "Roll 2 (rolled mp; kksssc stayed), the 2 rolled dice or all 8: cs" in out
     assert "Turn over: you stop with kksssscc: 400 points." in out  # 200 + 2 x 100
     assert "Your turn, graded (playing for expected points; cost in expected points):" in out
-    graded = new_turn("chest", RULES)
+    graded = new_turn(CARDS["chest"], RULES)
     for step in (graded.enter_roll, graded.choose, graded.enter_roll, graded.choose):
         step(["kkmpsssc", "", "cs", "stop"][graded.entries])
     cost = graded.graded().total_cost
@@ -229,7 +222,7 @@ def test_turn_rounds_every_option_alike_and_marks_ties() -> None:
     options = [line for line in result.stdout.splitlines() if line.startswith("    ")
                and line.strip()[:2] in ("1.", "2.", "3.", "4.")]
     assert len(options) == 4
-    advice = advise("chest", dice("kkmpsssc"), RULES, first=True)
+    advice = advise(CARDS["chest"], dice("kkmpsssc"), RULES, first=True)
     for line, option in zip(options, advice.options, strict=False):
         assert f"{option.value:.2f} expected points" in line
     # keep m s s c and keep p s s c are worth the same (the monkey and the parrot are alike)
@@ -344,7 +337,7 @@ def test_turn_braille_notation_reads_and_prints_the_adaptation_letters() -> None
 
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_every_card_can_start_a_turn(card: str) -> None:
-    turn = new_turn(card, RULES)
+    turn = new_turn(CARDS[card], RULES)
     turn.enter_roll("mmppsscd")
     assert turn.phase is Phase.MOVE and turn.advice is not None
 
@@ -361,14 +354,14 @@ def test_the_keep_of_every_option_shown_is_that_option_or_a_question(used: bool)
     from solver.engine import geometry
 
     g = geometry()
-    sol = solution_for("sorceress", RULES)
+    sol = solution_for(CARDS["sorceress"], RULES)
     asked = 0
     for j in range(0, g.n_full, 5):
         position = g.dice(g.full_offset + j)
-        if classify_roll("sorceress", position, RULES, first=False,
+        if classify_roll(CARDS["sorceress"], position, RULES, first=False,
                          sorceress_unused=not used) is Outcome.BUST:
             continue
-        advice = advise("sorceress", position, RULES, sorceress_used=used, solution=sol)
+        advice = advise(CARDS["sorceress"], position, RULES, sorceress_used=used, solution=sol)
         for option in advice.options:
             if option.action == "stop":
                 continue
@@ -494,7 +487,7 @@ def test_an_option_is_chosen_by_its_number_and_reroll_all_keeps_none() -> None:
     was 'a count with no face after it'; 'reroll all' was an unknown word; an empty roll
     line was 'no dice in ''' and the letters' whole description."""
     result = run("turn", "none", input="\nkkmppscd\n9\n2\nundo\nreroll all\nquit\n")
-    advice = advise("none", dice("kkmppscd"), RULES, first=True)
+    advice = advise(CARDS["none"], dice("kkmppscd"), RULES, first=True)
     graded = result.stdout[result.stdout.index("Your turn, graded"):]
     assert f"keep -, reroll {advice.dice.without_skulls()}" in graded
     assert result.stderr.splitlines() == [

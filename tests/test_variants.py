@@ -9,7 +9,7 @@ import json
 import pytest
 
 from solver.moves import legal_rerolls, reroll_is_legal
-from solver.rules import VARIANT_NAMES, Rules, VariantError, rules_with
+from solver.rules import CARDS, VARIANT_NAMES, Rules, VariantError, rules_with
 from solver.scoring import Outcome, classify_roll, stop_score
 
 from .conftest import dice
@@ -35,9 +35,9 @@ def test_keep_one_changes_legality() -> None:
 
 def test_sorceress_rescue_changes_the_outcome() -> None:
     three = dice("kkkmmmmm")
-    on = classify_roll("sorceress", three, DEFAULT, first=False, sorceress_unused=True)
+    on = classify_roll(CARDS["sorceress"], three, DEFAULT, first=False, sorceress_unused=True)
     off = classify_roll(
-        "sorceress", three, flipped("sorceress_rescue"), first=False, sorceress_unused=True
+        CARDS["sorceress"], three, flipped("sorceress_rescue"), first=False, sorceress_unused=True
     )
     assert (on, off) == (Outcome.RESCUE, Outcome.BUST)
 
@@ -47,28 +47,31 @@ def test_sorceress_alone_changes_legality() -> None:
     assert reroll_is_legal(DEFAULT, 1, 7, sorceress=True)
     assert not reroll_is_legal(flipped("sorceress_alone"), 1, 7, sorceress=True)
     position = dice("kmmmmmmm")
-    on = legal_rerolls("sorceress", position, DEFAULT, sorceress_unused=True)
-    off = legal_rerolls("sorceress", position, flipped("sorceress_alone"), sorceress_unused=True)
+    on = legal_rerolls(CARDS["sorceress"], position, DEFAULT, sorceress_unused=True)
+    off = legal_rerolls(CARDS["sorceress"], position, flipped("sorceress_alone"),
+                        sorceress_unused=True)
     assert len(on) == len(off) + 1
 
 
 def test_card_skulls_block_chest_changes_a_score() -> None:
-    assert stop_score("skull1", dice("8 monkey"), DEFAULT).points == 4000
-    assert stop_score("skull1", dice("8 monkey"), flipped("card_skulls_block_chest")).points == 4500
+    assert stop_score(CARDS["skull1"], dice("8 monkey"), DEFAULT).points == 4000
+    assert stop_score(CARDS["skull1"], dice("8 monkey"),
+                      flipped("card_skulls_block_chest")).points == 4500
 
 
 def test_battle_swords_fill_chest_changes_a_score() -> None:
     # RULES.md example: battle2, 4 monkey 2 sword 2 coin = 1200 with the full chest; without
     # the swords filling it: 200 + 200 + 300 = 700.
-    assert stop_score("battle2", dice("mmmmsscc"), DEFAULT).points == 1200
+    assert stop_score(CARDS["battle2"], dice("mmmmsscc"), DEFAULT).points == 1200
     assert (
-        stop_score("battle2", dice("mmmmsscc"), flipped("battle_swords_fill_chest")).points == 700
+        stop_score(CARDS["battle2"], dice("mmmmsscc"),
+                   flipped("battle_swords_fill_chest")).points == 700
     )
 
 
 def test_nine_of_a_kind_changes_a_score() -> None:
-    assert stop_score("coin", dice("cccccccc"), DEFAULT).points == 9400
-    assert stop_score("coin", dice("cccccccc"), flipped("nine_of_a_kind")).points == 5400
+    assert stop_score(CARDS["coin"], dice("cccccccc"), DEFAULT).points == 9400
+    assert stop_score(CARDS["coin"], dice("cccccccc"), flipped("nine_of_a_kind")).points == 5400
 
 
 @pytest.mark.parametrize("name", ["target", "ties"])

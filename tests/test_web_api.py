@@ -3,9 +3,12 @@
 Every endpoint answers; the values of /api/advise, /api/score, /api/ev, /api/winprob and
 /api/turn equal the command line's `--json` for random positions of every card and every
 objective (points, need N, win); every bad input of the command line gets a 4xx whose error is
-the command line's line (the fuzz lists of tests/test_cli_fuzz.py and the bad inputs of
-tests/test_cli.py), never a 500; no query parameter reaches the file system; requests are
-limited in size; the caches are bounded; the OpenAPI description is served.
+data (its kind, the parameter, the values) and a sentence in the web's words, the library's
+sentence the command line words with its flag (the fuzz lists of tests/test_cli_fuzz.py and the
+bad inputs of tests/test_cli.py), never a 500 and never a flag; no query parameter reaches the
+file system; requests are limited in size; the caches are bounded; the OpenAPI description is
+served; the web stands beside the command line (no import of it); /api/scores gives the page
+the rules of the scoreboard.
 """
 
 from __future__ import annotations
@@ -235,7 +238,8 @@ def random_turn(rng: random.Random, card: str, goal: Query) -> list[str]:
     the_goal = Goal(need=int(g["need"]) if "need" in g else None,
                     me=int(g["me"]) if "me" in g else None,
                     opp=int(g["opp"]) if "opp" in g else None, final=g.get("final") == "true")
-    play = TurnPlay(card, Rules(), Solutions(Settings(warm=False)).goal(card, Rules(), the_goal))
+    play = TurnPlay(CARDS[card], Rules(),
+                    Solutions(Settings(warm=False)).goal(CARDS[card], Rules(), the_goal))
     entries: list[str] = []
     while play.phase is not Phase.OVER and len(entries) < 40:
         if play.phase is Phase.MOVE:
@@ -257,19 +261,15 @@ def random_turn(rng: random.Random, card: str, goal: Query) -> list[str]:
     *((c, "points") for c in CARD_IDS), ("captain", "need"), ("sorceress", "need"),
     ("none", "win"), ("chest", "win"),
 ])
-def test_a_turn_is_the_command_lines_last_json_line(client: TestClient, card: str,
-                                                    objective: str) -> None:
-    from typer.testing import CliRunner
-
-    from solver.cli import app
-
+def test_a_turn_is_the_command_lines_last_json_line(client: TestClient, sabords: Run,
+                                                    card: str, objective: str) -> None:
     rng = random.Random(f"turn {card} {objective}")
     goal = random_goal(rng, objective)
     entries = random_turn(rng, card, goal)
     query = [("card", card), *goal, *(("entry", e) for e in entries)]
     web = get(client, "/api/turn", query)
-    result = CliRunner().invoke(app, cli_args("turn", [("card", card), *goal]) + ["--json"],
-                                input="".join(e + "\n" for e in entries), prog_name="sabords")
+    result = sabords(*cli_args("turn", [("card", card), *goal]), "--json",
+                     input="".join(e + "\n" for e in entries))
     assert result.exit_code == 0, result.stderr
     last = json.loads(result.stdout.splitlines()[-1])
     assert last.pop("event") in ("over", "move", "roll")
@@ -277,20 +277,17 @@ def test_a_turn_is_the_command_lines_last_json_line(client: TestClient, card: st
     assert web["phase"] == "over" or len(entries) == 40
 
 
-def test_a_refused_entry_of_a_turn_is_the_command_lines_message(client: TestClient) -> None:
-    from typer.testing import CliRunner
-
-    from solver.cli import app
-
+def test_a_refused_entry_of_a_turn_is_the_command_lines_message(client: TestClient,
+                                                                sabords: Run) -> None:
     entries = ["kkmmmpsc", "keep kk"]
     response = client.get("/api/turn", params=[("card", "captain"),
                                                *(("entry", e) for e in entries)])
     assert response.status_code == 422
-    result = CliRunner().invoke(app, ["turn", "captain", "--json"],
-                                input="kkmmmpsc\nkeep kk\nquit\n", prog_name="sabords")
+    result = sabords("turn", "captain", "--json", input="kkmmmpsc\nkeep kk\nquit\n")
     errors = [json.loads(line) for line in result.stdout.splitlines()
               if json.loads(line)["event"] == "error"]
-    assert response.json() == {"error": errors[0]["error"], "entry": 1}
+    assert response.json() == {"error": errors[0]["error"], "entry": 1, "kind": "illegal_move",
+                               "param": "move", "values": {}}
 
 
 # -- bad input: the command line's line, a 4xx, never a 500 -----------------------------------
@@ -338,16 +335,75 @@ def _command(path: str) -> str:
             "/api/winprob": "winprob", "/api/turn": "turn"}[path]
 
 
+ERROR_KEYS = {"error", "kind", "param", "values"}
+
+
+def assert_same_refusal(body: dict[str, Any], status: int, cli: CliResult) -> None:
+    """The web's refusal is the command line's, each in its own words: both refuse; the web's
+    error is data with a sentence that names no command-line flag; a refusal of the library
+    (422, 503) is the library's sentence, which the command line words with its flag."""
+    from solver.cli.app import SUBJECT_WORDS
+
+    assert cli.exit_code == 2, cli.stdout
+    assert set(body) - {"entry"} == ERROR_KEYS, body
+    words = body["error"]
+    assert words and "\n" not in words and "Traceback" not in words
+    assert " --" not in f" {words}" and "sabords " not in words and "--help" not in words, words
+    line = cli.stderr.strip().removeprefix(PREFIX)
+    if status == 422:  # the library's error: the same sentence, or the command line's own
+        assert (line == SUBJECT_WORDS[body["param"]] if body["param"] in SUBJECT_WORDS
+                else line.endswith(words)), (line, words)
+
+
 @pytest.mark.parametrize(("path", "query"), BAD)
-def test_bad_input_is_a_4xx_with_the_command_lines_line(client: TestClient, sabords: Run,
-                                                        path: str, query: Query) -> None:
+def test_bad_input_is_a_4xx_with_the_librarys_data_in_the_webs_words(
+        client: TestClient, sabords: Run, path: str, query: Query) -> None:
     response = client.get(path, params=query)
     assert response.status_code in (400, 422), response.text
     assert response.headers["cache-control"] == "no-store"
     cli = sabords(*cli_args(_command(path), query))
-    assert cli.exit_code == 2, cli.stdout
-    assert response.json() == {"error": cli.stderr.strip().removeprefix(PREFIX)}
-    assert "\n" not in response.json()["error"]
+    assert_same_refusal(response.json(), response.status_code, cli)
+
+
+@pytest.mark.parametrize(("query", "kind", "param", "words"), [
+    ([("card", "none"), ("dice", "kkmpp")], "dice_count", "dice",
+     "'kkmpp' has 5 dice, expected 8"),
+    ([("card", "wizard"), ("dice", "kkmppscd")], "unknown_card", "card", "unknown card 'wizard'"),
+    ([("card", "none"), ("dice", "kkmppscd"), ("need", "abc")], "not_a_whole_number", "need",
+     "the points needed: 'abc' is not a whole number"),
+    ([("card", "none"), ("dice", "kkmppscd"), ("top", "-1")], "below_minimum", "top",
+     "the number of options shown: -1 is below 0"),
+    ([("card", "none")], "missing", "dice", "the dice is missing"),
+    ([("card", "none"), ("dice", "kkmppscd"), ("sorceress_used", "maybe")], "not_true_or_false",
+     "sorceress_used", "'maybe' is not true or false"),
+    ([("card", "none"), ("dice", "kkmppscd"), ("me", "6000"), ("opp", "0")], "game_over", "me",
+     "your total 6000 is at or above the target 6000"),
+    ([("card", "none"), ("dice", "kkmppscd"), ("variant", "keep_one=maybe")], "variant_value",
+     "variant", "variant 'keep_one' takes on or off, not 'maybe'"),
+])
+def test_an_error_is_its_kind_its_parameter_and_the_webs_words(
+        client: TestClient, query: Query, kind: str, param: str, words: str) -> None:
+    """The web words its errors itself, the library's errors as the library does (in the
+    game's terms), and hands the data a page words in French: {error, kind, param, values}.
+    Before, the web served the command line's lines: "--need: ...", "(see 'sabords advise
+    --help')"."""
+    body = client.get("/api/advise", params=query).json()
+    assert (body["kind"], body["param"]) == (kind, param), body
+    assert words in body["error"], body["error"]
+    assert "--" not in body["error"] and "sabords" not in body["error"]
+
+
+def test_a_table_the_server_lacks_is_a_503_that_names_no_command(tmp_path: Path) -> None:
+    with TestClient(create_app(Settings(tables_dir=tmp_path, warm=False))) as c:
+        response = c.get("/api/advise", params=[("card", "captain"), ("dice", "kkmmppsc")])
+    assert response.status_code == 503
+    body = response.json()
+    assert body["kind"] == "stale_table" and body["param"] == "tables"
+    assert body["values"]["table"] == "turn" and body["values"]["card"] == "captain"
+    assert body["values"]["rules_hash"] == Rules().hash
+    assert body["error"].startswith("this server has no turn table of the captain card for "
+                                    "these rules")
+    assert "sabords" not in body["error"] and "make tables" not in body["error"]
 
 
 def fuzz_query(draw: st.DrawFn, path: str) -> Query:
@@ -387,7 +443,7 @@ def test_every_fuzzed_query_is_the_command_lines_answer(
         assert response.json() == json.loads(cli.stdout)
         return
     message = cli.stderr.strip().removeprefix(PREFIX)
-    assert response.json() == {"error": message}, query
+    assert_same_refusal(response.json(), response.status_code, cli)
     # a table the fuzz does not solve (tests/test_cli_fuzz.py) is the server's 503
     stale = "not solved in the fuzz" in message
     assert response.status_code == 503 if stale else 400 <= response.status_code < 500
@@ -404,7 +460,7 @@ def test_no_query_is_a_500(names: list[str], values: list[str], path: str) -> No
     assert response.status_code in (200, 400, 422), response.text
     assert response.headers["content-type"] == "application/json"
     if response.status_code != 200:
-        assert set(response.json()) <= {"error", "entry"}
+        assert set(response.json()) - {"entry"} == ERROR_KEYS
         assert "Traceback" not in response.text and "\n" not in response.json()["error"]
 
 
@@ -427,7 +483,8 @@ def test_unknown_and_repeated_parameters_are_refused(client: TestClient) -> None
     assert unknown.json()["error"].startswith("unknown parameter 'tables': /api/advise takes ")
     twice = client.get("/api/advise", params=[("card", "none"), ("card", "captain"),
                                               ("dice", "kkmppscd")])
-    assert twice.json() == {"error": "parameter 'card' is given twice: give it once"}
+    assert twice.json() == {"error": "parameter 'card' is given twice: give it once",
+                            "kind": "given_twice", "param": "card", "values": {}}
 
 
 # -- the file system, the sizes, the caches -----------------------------------------------------
@@ -477,8 +534,8 @@ def test_requests_are_limited_in_size(client: TestClient) -> None:
     assert client.post("/api/ev").status_code in (405, 413)
     variants = client.get("/api/rules", params=[("variant", "keep_one=on")] * (limits.values + 1))
     assert variants.status_code == 400
-    assert variants.json() == {"error": f"parameter 'variant' is given more than "
-                                        f"{limits.values} times"}
+    assert variants.json()["error"] == (f"parameter 'variant' is given more than "
+                                        f"{limits.values} times")
     entries = client.get("/api/turn", params=[("card", "none")]
                          + [("entry", "kkmmppsc")] * (limits.entries + 1))
     assert entries.status_code == 400
@@ -648,3 +705,134 @@ def test_the_readme_api_examples_are_what_the_server_answers(client: TestClient,
 def test_the_readme_shows_an_example_of_every_answering_endpoint() -> None:
     shown = {url.split("?")[0] for url, _ in readme_requests()}
     assert shown >= {e.path for e in ENDPOINTS} - {"/api/turn"}
+
+
+# -- the web beside the command line ------------------------------------------------------------
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules of the package `path` imports (relative imports resolved)."""
+    import ast
+
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            found.add(module)
+            found |= {f"{module}.{alias.name}" for alias in node.names}
+    return found
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_web_stands_beside_the_command_line() -> None:
+    """No module of the web imports the command line (it read its queries with the command
+    line's click parameters and worded its errors with the command line's lines), and the
+    command line imports the web only where `sabords serve` starts it."""
+    web = sorted((ROOT / "solver" / "web").glob("*.py"))
+    cli = sorted((ROOT / "solver" / "cli").glob("*.py"))
+    assert web and cli
+    for path in web:
+        assert not {m for m in _imports(path) if m.startswith("solver.cli")}, path.name
+        assert "click" not in _imports(path) and "typer" not in _imports(path), path.name
+    to_web = {p.name for p in cli if any(m.startswith("solver.web") for m in _imports(p))}
+    assert to_web == {"serve.py"}
+
+
+def test_each_input_is_defined_once_for_the_command_line_and_the_web() -> None:
+    """The command line's options and the web's parameters are built from the same inputs
+    (solver.inputs): the same help, and the web's description is the input's."""
+    import typer.main
+
+    from solver.cli import app
+    from solver.web.openapi import openapi
+
+    spec = openapi()
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    checked = 0
+    for endpoint in ENDPOINTS:
+        described = {p["name"]: p["description"]
+                     for p in spec["paths"][endpoint.path]["get"]["parameters"]}
+        options = {p.name: p for p in commands[endpoint.command].params} if endpoint.command \
+            else {}
+        for the_input in endpoint.params:
+            assert described[the_input.name] == the_input.help
+            option = options.get(the_input.name) or options.get(f"as_{the_input.name}")
+            if option is not None and getattr(option, "help", None):
+                assert option.help.startswith(the_input.help), (endpoint.path, the_input.name)
+                checked += 1
+    assert checked >= 20
+
+
+def test_rules_has_its_own_parameters() -> None:
+    from solver.web.api import RULES
+
+    assert [p.name for p in RULES.params] == ["variant"] and RULES.command is None
+
+
+# -- the scoreboard: the page computes no rule --------------------------------------------------
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ([("total", "2000"), ("total", "5500")], {"final": False, "beat": None, "leader": 1,
+                                               "goal": {"me": 2000, "opp": 5500,
+                                                        "final": False}}),
+    ([("total", "4000"), ("total", "6200"), ("mover", "0")],
+     {"final": True, "beat": 2300, "tie": 2200, "goal": {"me": 4000, "opp": 6200,
+                                                          "final": True}}),
+    ([("total", "4000"), ("total", "6200"), ("variant", "ties=trigger")],
+     {"final": True, "beat": 2300, "tie": None}),
+    ([("total", "100"), ("total", "6000"), ("total", "5900"), ("mover", "2")],
+     {"final": True, "beat": 200, "leader": 1, "goal": None}),
+])
+def test_scores_say_whose_turn_is_final_and_what_beats_the_leader(
+        client: TestClient, query: Query, expected: dict[str, Any]) -> None:
+    body = get(client, "/api/scores", query)
+    assert {k: body[k] for k in expected} == expected
+
+
+def test_scores_after_a_turn_floor_the_totals_at_zero(client: TestClient) -> None:
+    lost = get(client, "/api/scores", [("total", "200"), ("total", "3000"), ("points", "-500")])
+    assert lost["totals"] == [0, 3000] and lost["mover"] == 1
+    island = get(client, "/api/scores", [("total", "200"), ("total", "300"), ("total", "1000"),
+                                          ("mover", "0"), ("deduction", "400")])
+    assert island["totals"] == [200, 0, 600] and island["before"]["totals"] == [200, 300, 1000]
+    bad = client.get("/api/scores", params=[("total", "150")])
+    assert bad.status_code == 422 and bad.json()["kind"] == "not_points"
+    both = client.get("/api/scores", params=[("total", "0"), ("points", "100"),
+                                             ("deduction", "100")])
+    assert both.status_code == 422 and both.json()["kind"] == "turn_outcome"
+
+
+def test_the_page_computes_no_rule() -> None:
+    """The page's scripts hold no number of the rules (the dice, the points' unit, the target,
+    the deck, a tie share, a tolerance), no floor of a total, no test of the final turn and no
+    guess of a Sorceress move from the letters: the API gives them (the turn's
+    `dice_expected` and `rolled`, the options' `sorceress` and `ties`, /api/scores, /api/meta).
+    Before: 8 dice in six places, `opp >= target`, `Math.max(0, ...)` twice, `+ 100`, 1e-9
+    and `o.reroll.includes("k")`."""
+    import re
+
+    from solver.rules import DECK_SIZE, NUM_DICE, UNIT, Rules
+
+    rule_numbers = {NUM_DICE, UNIT, Rules().target, DECK_SIZE}
+    for name in ("app", "core", "practice", "words", "faces"):
+        text = (ROOT / "solver" / "web" / "static" / f"{name}.js").read_text(encoding="utf-8")
+        # comments may name the rules and strings word them: only the code is read
+        code = re.sub(r"//[^\n]*|`(?:[^`\\]|\\.)*`|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\\n]|\\.)*'",
+                      lambda m: "" if m.group(0).startswith("//") else '""', text)
+        code = code.replace("100 * p", "")  # a percentage, not the points' unit
+        numbers = {float(n) for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?", code)}
+        assert not numbers & rule_numbers, (name, sorted(numbers & rule_numbers))
+        assert not re.search(r"(?<![\w.])(?:0\.5|1e-\d+)\b", code), name
+        assert not re.search(r"Math\.max\(0,[^;]*(?:total|points|deduction)", code), name
+        assert ">= target" not in code and "reroll.includes" not in code, name

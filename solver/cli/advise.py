@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
-import typer
-
+from ..inputs import CHEST, DICE, FINAL, FIRST, ME, NEED, OPP, SORCERESS_USED, TOP
 from .app import (
     ExactOption,
     GameTablesOption,
@@ -15,13 +14,15 @@ from .app import (
     NotationOption,
     TablesOption,
     VariantOption,
+    argument,
     command,
     describe_rules,
     echo,
-    fail,
     notation_from,
+    option,
     print_json,
     rules_from,
+    solutions_from,
 )
 from .render import (
     SHOWN_OPTIONS,
@@ -36,88 +37,28 @@ from .render import (
 from .score import CardArgument
 
 if TYPE_CHECKING:
-    from ..advisor import Advice, ExactValues, Goal, GoalSolution
+    from ..advisor import Advice, ExactValues
     from ..answers import AdviceAnswer
-    from ..engine.exact import ExactSolution
     from ..notation import Notation
-    from ..rules import Rules
 
-NeedOption = Annotated[
-    int | None,
-    typer.Option(
-        "--need",
-        metavar="N",
-        help=(
-            "Maximise the probability that the turn ends with at least N points (a final "
-            "turn, or the points still missing) instead of the expected points. N is a "
-            "non-negative multiple of 100."
-        ),
-    ),
-]
-MeOption = Annotated[
-    int | None,
-    typer.Option("--me", metavar="POINTS",
-                 help="Your total (play to win the game: with --opp, objective 'win')."),
-]
-OppOption = Annotated[
-    int | None, typer.Option("--opp", metavar="POINTS", help="The opponent's total.")
-]
-FinalOption = Annotated[
-    bool,
-    typer.Option("--final", help="Your last turn: the opponent has reached the target "
-                 "(--opp at or above it); beat their total."),
-]
+NeedOption = Annotated[int | None, option(NEED)]
+MeOption = Annotated[int | None, option(ME)]
+OppOption = Annotated[int | None, option(OPP)]
+FinalOption = Annotated[bool, option(FINAL)]
+DiceArgument = Annotated[list[str], argument(DICE)]
 
 
 @command("advise")
 def advise(
     card: CardArgument,
-    dice: Annotated[
-        list[str],
-        typer.Argument(metavar="DICE", help="The 8 dice showing: letters ('kkmppscd') or words.",
-                       show_default=False),
-    ],
-    sorceress_used: Annotated[
-        bool,
-        typer.Option("--sorceress-used",
-                     help="Sorceress card only: her reroll has been used this turn."),
-    ] = False,
+    dice: DiceArgument,
+    sorceress_used: Annotated[bool, option(SORCERESS_USED)] = False,
     need: NeedOption = None,
-    first: Annotated[
-        bool,
-        typer.Option(
-            "--first",
-            help=(
-                "DICE are the turn's first roll: 4+ skulls (not a battle card) are Skull "
-                "Island. Without it 4+ skulls are a bust (the answer says when they would be "
-                "Skull Island on a first roll)."
-            ),
-        ),
-    ] = False,
-    chest: Annotated[
-        str | None,
-        typer.Option(
-            "--chest",
-            metavar="DICE",
-            help=(
-                "Chest card, on a bust: the dice on the chest (the dice not rolled in the "
-                "last roll), which still score."
-            ),
-        ),
-    ] = None,
+    first: Annotated[bool, option(FIRST)] = False,
+    chest: Annotated[str | None, option(CHEST)] = None,
     variant: VariantOption = None,
-    top: Annotated[
-        int | None,
-        typer.Option(
-            "--top",
-            metavar="K",
-            min=0,
-            help=(
-                f"Show the K best options (0: all). Default: all with --json, the first "
-                f"{SHOWN_OPTIONS} in the text view."
-            ),
-        ),
-    ] = None,
+    top: Annotated[int | None, option(TOP, more=(
+        f" Default: all with --json, the first {SHOWN_OPTIONS} in the text view."))] = None,
     tables: TablesOption = None,
     me: MeOption = None,
     opp: OppOption = None,
@@ -157,7 +98,7 @@ def advise(
       sabords advise captain kkmmppsc --tables /tmp/t      # from `solve --all --out /tmp/t`
       sabords advise none mmmpppsc --me 0 --opp 0 --game-tables /tmp/g   # `solve-game`
     """
-    from ..advisor import Goal, solve_goal
+    from ..advisor import Goal
     from ..answers import advice_answer
 
     rules = rules_from(variant)
@@ -166,40 +107,18 @@ def advise(
     the_dice = notes.parse_dice(" ".join(dice))
     the_chest = None if chest is None else notes.parse_dice(chest, n=None)
     goal = Goal(need=need, me=me, opp=opp, final=final)
-    goal.check(rules)
-    if exact and goal.name == "win":
-        fail("--exact: exact values are for expected points and --need N; the chances of "
-             "winning come from the game table's floats")
-    position: dict[str, Any] = {"sorceress_used": sorceress_used, "chest": the_chest,
-                                "first": first}
-    game = None
-    if goal.name == "win":
-        from .render import game_tables as load_game
-
-        game = load_game(rules, game_tables)
+    goal.check(rules)  # before the warning of a cache that cannot be written
     turn_cache_warning(rules, [the_card.id], tables)
-    solved = solve_goal(the_card, rules, goal, tables_dir=tables, game=game)
-    points, exact_solution = None, None
-    if goal.name == "win":
-        def points() -> GoalSolution:
-            return solve_goal(the_card, rules, Goal(), tables_dir=tables)
-    if exact:
-        def exact_solution() -> ExactSolution:
-            from ..advisor import exact_solution_for
-
-            return exact_solution_for(the_card, rules, need, tables_dir=tables,
-                                      solution=solved.solution)
-    answer = advice_answer(the_card, the_dice, rules, solved, points=points,
-                           exact=exact_solution, **position)
+    answer = advice_answer(the_card, the_dice, rules, goal, solutions_from(tables, game_tables),
+                           sorceress_used=sorceress_used, chest=the_chest, first=first,
+                           exact=exact)
     if as_json:
         print_json(answer.as_dict(top))
         return
-    advice = answer.advice
-    if goal.name == "win":
-        _print_win(answer, goal, rules, top, notes)
-        return
-    shown = SHOWN_OPTIONS if top is None else (top or len(advice.options))
-    for line in advice_lines(advice, shown, notes):
+    shown = SHOWN_OPTIONS if top is None else (top or len(answer.advice.options))
+    lines = win_lines(answer, shown, notes) if goal.name == "win" else \
+        advice_lines(answer.advice, shown, notes)
+    for line in lines:
         echo(line)
     if answer.exact is not None:
         for line in exact_lines(answer.exact, shown):
@@ -246,32 +165,29 @@ def advice_lines(advice: Advice, shown: int, notation: Notation) -> Iterator[str
     yield f"rules     {describe_rules(a.rules)}"
 
 
-def _print_win(answer: AdviceAnswer, goal: Goal, rules: Rules, top: int | None,
-               notation: Notation) -> None:
+def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[str]:
     """`advise --me/--opp`: every option with its probability of winning the game and its
     expected points."""
-    advice, points = answer.advice, answer.points
+    advice, points, goal = answer.advice, answer.points, answer.solved.goal
     assert points is not None
-    expected = answer.expected
-    echo(advice.sentence(notation.letters))
+    yield advice.sentence(notation.letters)
     for note in advice.notes:
-        echo(f"  {note_line(note, notation)}")
+        yield f"  {note_line(note, notation)}"
     if (points.options and advice.options
             and option_key(points.options[0]) != option_key(advice.options[0])):
-        echo(f"  For expected points the best move would differ: "
-             f"{points.sentence(notation.letters)}")
-    echo("")
+        yield f"  For expected points the best move would differ: " \
+              f"{points.sentence(notation.letters)}"
+    yield ""
     where = "final turn, the opponent reached the target" if goal.final else "normal play"
-    echo(f"score     you {goal.me}, opponent {goal.opp}, target {rules.target} ({where})")
-    echo(f"card      {notation.card(advice.card)}")
-    echo(f"dice      {notation.dice(advice.dice)}" + ("  (first roll)" if advice.first else ""))
-    echo(f"value     {100 * advice.value:.2f} % chance to win the game")
+    yield f"score     you {goal.me}, opponent {goal.opp}, target {advice.rules.target} ({where})"
+    yield f"card      {notation.card(advice.card)}"
+    yield f"dice      {notation.dice(advice.dice)}" + ("  (first roll)" if advice.first else "")
+    yield f"value     {100 * advice.value:.2f} % chance to win the game"
     if advice.options:
-        shown = SHOWN_OPTIONS if top is None else (top or len(advice.options))
-        echo("")
-        for line in option_rows(advice, shown, notation, expected):
-            echo(line)
-    echo(f"rules     {describe_rules(rules)}")
+        yield ""
+        yield from option_rows(advice, shown, notation, answer.expected)
+    yield f"rules     {describe_rules(advice.rules)}"
 
 
-__all__ = ["FinalOption", "MeOption", "NeedOption", "OppOption", "advice_lines", "advise"]
+__all__ = ["DiceArgument", "FinalOption", "MeOption", "NeedOption", "OppOption", "advice_lines",
+           "advise", "win_lines"]

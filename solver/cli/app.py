@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import json
 import os
 import re
 import sys
@@ -39,20 +38,29 @@ import click
 import typer
 
 from .. import __version__
-from ..errors import SabordsError, quote, shorten
-from ..rules import VARIANT_NAMES, Rules, rules_with
-from .streams import is_utf, prepare_streams, say, undecodable, undecodable_line
+from ..errors import SabordsError, StaleTableError, quote, shorten
+from ..inputs import ALL_INPUTS, EXACT, NOTATION, VARIANT, Input
+from ..rules import Rules, rules_with
+from .streams import (
+    EXIT_BROKEN_PIPE,
+    BrokenPipe,
+    OutputError,
+    echo,
+    prepare_streams,
+    print_json,
+    say,
+    undecodable,
+    undecodable_line,
+)
 
 if TYPE_CHECKING:
     from ..notation import Notation
+    from ..sources import TablesDirectory
 
 EXIT_BAD_INPUT = 2
 """Exit code of every refusal: bad input, a stale table, an unwritable output."""
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
-EXIT_BROKEN_PIPE = 141
-"""Exit code when the reader of standard output has gone (128 + SIGPIPE), as shells report a
-tool that a closed pipe ended; nothing is said."""
 NOTATION_ENV = "SABORDS_NOTATION"
 """Environment variable choosing the default notation (``default`` or ``braille``)."""
 
@@ -63,19 +71,6 @@ R = TypeVar("R")
 # -- one line on stderr ------------------------------------------------------------------------
 
 
-class OutputError(Exception):
-    """Standard output is closed or cannot be written (a full disk, a closed pipe)."""
-
-    def __init__(self, message: str, errno_code: int | None = None) -> None:
-        super().__init__(message)
-        self.errno = errno_code
-
-
-class BrokenPipe(Exception):
-    """The reader of standard output has gone: the command ends quietly
-    (:data:`EXIT_BROKEN_PIPE`)."""
-
-
 def fail(message: str) -> NoReturn:
     """Print `message` as one line on stderr and exit with code 2."""
     line = " ".join(message.split())
@@ -83,46 +78,19 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
-def echo(text: str = "", *, nl: bool = True) -> None:
-    """Print on stdout, in the characters its encoding carries (:mod:`.streams`); a closed or
-    full stdout raises :class:`OutputError`, a pipe whose reader has gone
-    :class:`BrokenPipe`."""
-    if sys.stdout is None:
-        raise OutputError("standard output is closed")
-    try:
-        sys.stdout.write(text + "\n" if nl else text)
-        sys.stdout.flush()
-    except ValueError:  # a closed file
-        raise OutputError("standard output is closed") from None
-    except OSError as exc:
-        if exc.errno == errno.EPIPE:
-            raise BrokenPipe from None
-        raise OutputError(exc.strerror or str(exc), exc.errno) from None
-
-
-def print_json(data: dict[str, Any], *, indent: int | None = 2) -> None:
-    """Print one JSON object on stdout (the `--json` convention); characters the output's
-    encoding cannot carry are escaped (``\\u00e9``), so the JSON stays whole."""
-    unicode = is_utf(getattr(sys.stdout, "encoding", None))
-    echo(json.dumps(data, indent=indent, ensure_ascii=not unicode))
-
-
 FLAGS: dict[str, str] = {
-    "need": "--need",
-    "me": "--me",
-    "opp": "--opp",
-    "chest": "--chest",
-    "sorceress_used": "--sorceress-used",
+    **{given.name: given.flag for given in ALL_INPUTS
+       if not given.positional and given.name != "variant"},
     "jobs": "--jobs",
     "turns": "--turns",
     "games": "--games",
     "seed": "--seed",
     "policy": "--policy",
     "out": "--out",
-    "notation": "--notation",
 }
-"""The flag of each error subject (:attr:`solver.errors.SabordsError.subject`); subjects not
-here (dice, card, variant, move, roll...) are named by the message itself."""
+"""The flag of each error subject (:attr:`solver.errors.SabordsError.subject`): the option of
+each input (:mod:`solver.inputs`) and of the command line's own settings; subjects not here
+(dice, card, variant, move, roll...) are named by the message itself."""
 
 SUBJECT_WORDS: dict[str, str] = {
     "totals": "--me and --opp go together (both totals), --final with them",
@@ -132,12 +100,57 @@ SUBJECT_WORDS: dict[str, str] = {
 
 
 def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
-    """The one line of a library error, its subject worded with this command's flag."""
+    """The one line of a library error, its subject worded with this command's flag; a stale
+    table with the command that makes it again (:func:`fix_command`)."""
+    if isinstance(exc, StaleTableError):
+        return f"{exc}; {fix_words(exc)}"
     subject = exc.subject
     if subject in SUBJECT_WORDS:
         return SUBJECT_WORDS[subject]
     flag = {**FLAGS, **(flags or {})}.get(subject or "")
     return f"{flag}: {exc}" if flag else str(exc)
+
+
+def fix_words(exc: StaleTableError) -> str:
+    """What makes the refused table again, as a clause of the refusal: a command the user can
+    run where they are (:func:`fix_command`). The committed tables are never overwritten with
+    other rules' tables, and an installed package's are reinstalled, not rebuilt."""
+    from ..tablepaths import in_checkout, is_committed_dir
+
+    rules: Rules = exc.rules
+    directory = Path(exc.path).parent
+    if is_committed_dir(directory):
+        if rules != Rules():
+            other = fix_command(exc, "DIR")
+            return (f"{directory} holds the committed tables of the default rules: leave out "
+                    f"the tables directory to solve these rules on demand (cached), or write "
+                    f"them into another directory with `{other}`")
+        if not in_checkout():
+            return ("the tables installed with mille-sabords do not match it: reinstall "
+                    "mille-sabords (with the pip or pipx command that installed it)")
+    what = "it" if exc.table == "game" else "the tables"
+    return f"run `{fix_command(exc)}` to make {what} again"
+
+
+def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> str:
+    """The command that writes the refused table again into `directory` (default: the folder
+    it was read from): `make tables` for the committed tables of a checkout, else `sabords
+    solve --all` (turn tables) or `sabords solve-game` (the game table) with the variants of
+    its rules (the refusal carries them: a turn table's are its turn rules)."""
+    from ..tablepaths import in_checkout, is_committed_dir
+
+    rules: Rules = exc.rules
+    where = Path(exc.path).parent if directory is None else directory
+    if rules == Rules() and is_committed_dir(where) and in_checkout():
+        return "make tables"
+    command = "solve-game" if exc.table == "game" else "solve --all"
+    variants = "".join(f" --variant {name}={_shown(value)}"
+                       for name, value in rules.non_defaults().items())
+    return f"sabords {command}{variants} --out {where}"
+
+
+def _shown(value: Any) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 _QUOTED = re.compile(r"'([^']{61,})'|(\S{61,})")
@@ -315,6 +328,7 @@ def command(name: str, *, flags: dict[str, str] | None = None,
     def register(func: Callable[P, R]) -> Callable[P, R]:
         for key, value in (fill or {}).items():
             func.__doc__ = (func.__doc__ or "").replace("{" + key + "}", value)
+
         @functools.wraps(func)
         def wrapper(*args: P.args, **kw: P.kwargs) -> R:
             try:
@@ -334,41 +348,27 @@ def command(name: str, *, flags: dict[str, str] | None = None,
 
 # -- options shared by the commands ------------------------------------------------------------
 
-VariantOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--variant",
-        metavar="NAME=VALUE",
-        help=(
-            "Switch a rules variant (repeatable, once per variant): on/off switches, "
-            "nine_of_a_kind=magic|set, target=N (up to 20000), ties=shared|trigger. Variants: "
-            + ", ".join(VARIANT_NAMES) + "."
-        ),
-    ),
-]
-ExactOption = Annotated[
-    bool,
-    typer.Option("--exact", help=(
-        "Also the exact values, as fractions, proved optimal in exact arithmetic (the "
-        "expected points and need N; not the game's win probabilities).")),
-]
+
+def option(given: Input, *, more: str = "", **extra: Any) -> Any:
+    """The typer option of an input (:mod:`solver.inputs`): its flag, placeholder, range and
+    help, with what the command line adds to the help (`more`) and to the option (`extra`)."""
+    return typer.Option(given.flag, metavar=given.metavar, help=given.help + more,
+                        min=given.minimum, max=given.maximum, **extra)
+
+
+def argument(given: Input) -> Any:
+    """The typer argument of an input (:mod:`solver.inputs`): its placeholder and help."""
+    return typer.Argument(metavar=given.metavar, help=given.help, show_default=False)
+
+
+VariantOption = Annotated[list[str] | None, option(VARIANT)]
+ExactOption = Annotated[bool, option(EXACT)]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object (with rules_hash) instead of text.")
 ]
-NotationOption = Annotated[
-    str,
-    typer.Option(
-        "--notation",
-        metavar="NAME",
-        envvar=NOTATION_ENV,
-        show_envvar=True,
-        help=(
-            "The letters of dice and cards, read and printed: default (k m p s c d) or braille "
-            "(the adaptation for blind players: dice m s p é o d, cards p t m1 m2 b2 b3 b4 g o "
-            "d a). JSON always uses the default letters."
-        ),
-    ),
-]
+NotationOption = Annotated[str, option(NOTATION, envvar=NOTATION_ENV, show_envvar=True)]
+
+
 if TYPE_CHECKING:  # click 8.2 and later make the type generic; earlier ones do not
     _ParamType = click.ParamType[Path, Any]
 else:
@@ -424,6 +424,17 @@ GameTablesOption = Annotated[
 def rules_from(variants: list[str] | None) -> Rules:
     """The rules object of the `--variant` options (defaults when none is given)."""
     return rules_with(variants or [])
+
+
+def solutions_from(tables: Path | None = None, game_tables: Path | None = None
+                   ) -> TablesDirectory:
+    """The solutions of `--tables` and `--game-tables`, a game solve reported on stderr."""
+    from ..sources import TablesDirectory
+    from .render import end_progress, game_progress, game_solve_notice
+
+    return TablesDirectory(tables, game_tables, before_game_solve=game_solve_notice,
+                           progress=game_progress("solving the game tables"),
+                           after_game_solve=lambda _: end_progress())
 
 
 def notation_from(name: str) -> Notation:
@@ -551,14 +562,19 @@ __all__ = [
     "VariantOption",
     "app",
     "DIRECTORY",
+    "argument",
     "command",
     "describe_rules",
     "echo",
     "error_line",
     "fail",
+    "fix_command",
+    "fix_words",
     "main",
     "notation_from",
+    "option",
     "print_json",
     "rules_from",
+    "solutions_from",
     "usage_line",
 ]

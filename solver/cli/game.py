@@ -10,9 +10,9 @@ from typing import Annotated
 import typer
 
 from ..errors import quote
-from ..limits import game_cost_text
+from ..inputs import MY_TOTAL, OPP_TOTAL
+from ..limits import MAX_TARGET, game_cost_text
 from ..ranking import ranked_cards
-from ..rules import MAX_TARGET
 from .advise import FinalOption
 from .app import (
     DIRECTORY,
@@ -25,18 +25,19 @@ from .app import (
     echo,
     fail,
     notation_from,
+    option,
     print_json,
     rules_from,
+    solutions_from,
 )
-from .render import end_progress, game_progress, game_tables, progress_bar
+from .render import end_progress, game_progress, progress_bar
 from .streams import say
 
 
 @command("winprob")
 def winprob(
-    me: Annotated[int, typer.Option("--me", metavar="POINTS", help="Your total.")],
-    opp: Annotated[int, typer.Option("--opp", metavar="POINTS",
-                                     help="The opponent's total.")],
+    me: Annotated[int, option(MY_TOTAL)],
+    opp: Annotated[int, option(OPP_TOTAL)],
     final: FinalOption = False,
     variant: VariantOption = None,
     game_tables_dir: GameTablesOption = None,
@@ -58,14 +59,12 @@ def winprob(
       sabords winprob --me 0 --opp 0 --notation braille    # cards by their letters
     """
     from ..answers import win_answer
-    from ..game import check_totals
     from ..rules import CARDS
 
     rules = rules_from(variant)
     notes = notation_from(notation)
-    check_totals(rules, me, opp, final=final)  # before the table is read or solved
-    sol = game_tables(rules, game_tables_dir)
-    answer = win_answer(sol, me, opp, final=final)
+    answer = win_answer(rules, me, opp, solutions_from(game_tables=game_tables_dir),
+                        final=final)
     win, cards = answer.win, answer.cards
     if as_json:
         print_json(answer.as_dict())
@@ -111,10 +110,12 @@ def solve_game_command(
     """
     from ..game import solve_game
     from ..limits import check_writable
-    from ..tablepaths import game_default_dir
+    from ..tablepaths import check_output, game_default_dir
     from ..tables import game_table_path, write_game
 
     rules = rules_from(variant)
+    if out is not None:
+        check_output(rules, out, "game")
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
     say(f"solving the two-player game for {rules.describe()}: "
@@ -179,7 +180,7 @@ def game_command(
     names = tuple(policy_name(p) for p in given)
     check_games(games)
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
-    sol = game_tables(rules, game_tables_dir) if WIN in names else None
+    sol = solutions_from(game_tables=game_tables_dir).game(rules) if WIN in names else None
     if sol is not None:
         check_win_tables(sol)
     with progress_bar(games, "playing") as advance:

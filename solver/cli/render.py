@@ -20,7 +20,6 @@ from .streams import say
 if TYPE_CHECKING:
     from ..advisor import Advice, Option
     from ..dice import Dice
-    from ..game import GameSolution
     from ..notation import Notation
     from ..notes import Note
     from ..rules import Rules
@@ -28,8 +27,6 @@ if TYPE_CHECKING:
 
 SHOWN_OPTIONS = 15
 """Options shown by the text view of `advise` when --top is not given."""
-TIE = 1e-9
-"""Options whose values differ by at most this are a tie (the advisor's BEST_TOLERANCE)."""
 
 
 # -- values ------------------------------------------------------------------------------------
@@ -56,15 +53,6 @@ def move_text(option: Option, notation: Notation) -> str:
     if option.action == "stop":
         return "stop"
     return f"keep {letters_of(option.keep, notation)}, reroll {notation.dice(option.reroll)}"
-
-
-def ties(options: tuple[Option, ...] | list[Option]) -> list[list[int]]:
-    """For each option, the ranks (1-based) of the other options of the same value."""
-    out: list[list[int]] = []
-    for i, o in enumerate(options):
-        out.append([j + 1 for j, p in enumerate(options) if j != i
-                    and abs(p.value - o.value) <= TIE])
-    return out
 
 
 # -- notes -------------------------------------------------------------------------------------
@@ -212,25 +200,16 @@ def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | Non
     cache_warning([where / f"turn-{card}.msgpack" for card in cards])
 
 
-def game_tables(rules: Rules, directory: Path | None) -> GameSolution:
-    """The game table of `rules` (:func:`solver.tables.game_tables`), with a progress report
-    on stderr when it has to be solved: what the solve will take first (and whether it is
-    cached), then its sweeps."""
+def game_solve_notice(rules: Rules) -> None:
+    """Before a game table is solved (not read): what the solve will take (the cost model's
+    figure) and whether it will be cached (:func:`cache_warning`), on stderr."""
     from ..limits import game_cost_text
     from ..tablepaths import game_default_dir
     from ..tables import game_table_path
 
-    path = game_table_path(game_default_dir(rules))
-    if directory is None and not path.is_file():
-        cached = ", once (then cached)" if cache_warning([path]) else ""
-        say(f"solving the two-player game for {rules.describe()}: "
-            f"{game_cost_text(rules.target)}{cached}")
-    from ..tables import game_tables as load
-
-    sol = load(rules, directory, progress=game_progress("solving the game tables"))
-    if sol.seconds:  # solved now, not read
-        end_progress()
-    return sol
+    cached = cache_warning([game_table_path(game_default_dir(rules))])
+    say(f"solving the two-player game for {rules.describe()}: {game_cost_text(rules.target)}"
+        + (", once (then cached)" if cached else ""))
 
 
 __all__ = [
@@ -239,7 +218,7 @@ __all__ = [
     "cache_warning",
     "end_progress",
     "game_progress",
-    "game_tables",
+    "game_solve_notice",
     "island_lines",
     "letters_of",
     "move_text",
@@ -247,7 +226,6 @@ __all__ = [
     "option_key",
     "option_rows",
     "progress_bar",
-    "ties",
     "turn_cache_warning",
     "value_text",
 ]

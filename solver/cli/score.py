@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
+from ..inputs import CARD, FINAL_CHEST, FINAL_DICE, FIRST_AT_END
 from .app import (
     JsonOption,
     NotationOption,
     VariantOption,
+    argument,
     command,
     describe_rules,
     echo,
     notation_from,
+    option,
     print_json,
     rules_from,
 )
@@ -24,11 +25,7 @@ if TYPE_CHECKING:
     from ..notation import Notation
     from ..verdict import Verdict
 
-CardArgument = Annotated[
-    str,
-    typer.Argument(metavar="CARD", help="The card: an id (captain, chest, battle3...) or a "
-                   "rulebook name.", show_default=False),
-]
+CardArgument = Annotated[str, argument(CARD)]
 
 SCORE_NOTES: dict[str, str] = {
     "rescue_ended": "the turn is not over: the Sorceress must reroll a skull die",
@@ -43,33 +40,9 @@ SCORE_NOTES: dict[str, str] = {
 @command("score")
 def score(
     card: CardArgument,
-    dice: Annotated[
-        list[str],
-        typer.Argument(metavar="DICE", help="The 8 dice the turn ends with: letters "
-                       "('kkmppscd') or words.", show_default=False),
-    ],
-    chest: Annotated[
-        str | None,
-        typer.Option(
-            "--chest",
-            metavar="DICE",
-            help=(
-                "Chest card only: the dice on the chest, i.e. the dice not rolled in the "
-                "fatal roll. They still score when the turn busts. Must be among DICE."
-            ),
-        ),
-    ] = None,
-    first: Annotated[
-        bool,
-        typer.Option(
-            "--first",
-            help=(
-                "DICE are the turn's first roll: 4+ skulls (not a battle card) go to Skull "
-                "Island, and the Sorceress is unused. Without it DICE come after a reroll and "
-                "4+ skulls are a bust like 3."
-            ),
-        ),
-    ] = False,
+    dice: Annotated[list[str], argument(FINAL_DICE)],
+    chest: Annotated[str | None, option(FINAL_CHEST)] = None,
+    first: Annotated[bool, option(FIRST_AT_END)] = False,
     variant: VariantOption = None,
     notation: NotationOption = "default",
     as_json: JsonOption = False,

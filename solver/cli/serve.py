@@ -6,8 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ..limits import game_cost_text
-from ..rules import MAX_TARGET
+from ..limits import MAX_TARGET, game_cost_text
 from .app import GameTablesOption, TablesOption, command, echo, fail
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")

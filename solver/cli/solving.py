@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..inputs import CARD_LIST
 from .app import (
     DIRECTORY,
     ExactOption,
@@ -20,28 +21,24 @@ from .app import (
     echo,
     fail,
     notation_from,
+    option,
     print_json,
     rules_from,
+    solutions_from,
 )
 from .render import progress_bar, turn_cache_warning
 
 if TYPE_CHECKING:
     from ..caches import CacheEntry
+    from ..rules import Card
 
-CardsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--card",
-        metavar="CARD",
-        help="A card (repeatable): an id (captain, battle3...) or a rulebook name.",
-    ),
-]
+CardsOption = Annotated[list[str] | None, option(CARD_LIST)]
 
 
-def card_ids(cards: list[str], notation: str) -> list[str]:
-    """The ids of the named cards, in the given order, each once."""
+def cards_named(cards: list[str], notation: str) -> list[Card]:
+    """The named cards, in the given order, each once."""
     notes = notation_from(notation)
-    return list(dict.fromkeys(notes.parse_card(c).id for c in cards))
+    return list(dict.fromkeys(notes.parse_card(c) for c in cards))
 
 
 @command("solve")
@@ -64,9 +61,10 @@ def solve(
         ),
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", metavar="N",
-                          help="Solve N cards at once (joblib), at most one per core.")
-    ] = 1,
+        int | None, typer.Option("--jobs", metavar="N",
+                                 help="Solve the cards exactly in N processes at once "
+                                      "(joblib), at most one per core. Default: every core.")
+    ] = None,
     notation: NotationOption = "default",
 ) -> None:
     """Solve turns for expected points and write their policy tables (one file per card).
@@ -82,9 +80,9 @@ def solve(
       sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
       sabords solve --card g --card m2 --notation braille --out /tmp/t
     """
-    from ..limits import check_jobs, check_writable
-    from ..rules import CARD_IDS
-    from ..tablepaths import default_dir
+    from ..limits import check_jobs, check_writable, cores
+    from ..rules import CARDS
+    from ..tablepaths import check_output, default_dir
     from ..tables import build_tables, table_path, write_table
 
     rules = rules_from(variant)
@@ -92,13 +90,16 @@ def solve(
         fail("give either --card CARD... or --all, not both")
     if not all_cards and not card:
         fail("name the cards to solve with --card CARD (repeatable), or use --all")
-    cards = list(CARD_IDS) if all_cards else card_ids(card or [], notation)
-    workers = check_jobs(jobs, len(cards))
+    cards = list(CARDS.values()) if all_cards else cards_named(card or [], notation)
+    workers = check_jobs(cores() if jobs is None else jobs, len(cards))
+    if out is not None:
+        check_output(rules, out, "turn")
     directory = check_writable(out if out is not None else default_dir(rules))
     lines = []
     with progress_bar(len(cards), "solving") as advance:
-        for done, table in enumerate(build_tables(cards, rules, n_jobs=workers), 1):
-            path = table_path(directory, table.card)
+        built = zip(cards, build_tables(cards, rules, n_jobs=workers), strict=True)
+        for done, (solved_card, table) in enumerate(built, 1):
+            path = table_path(directory, solved_card)
             before = path.read_bytes() if path.is_file() else None
             try:
                 write_table(table, directory)
@@ -149,9 +150,9 @@ def ev(
 
     rules = rules_from(variant)
     notes = notation_from(notation)
-    chosen = card_ids(card, notation) if card else None
-    turn_cache_warning(rules, chosen or CARDS, tables)
-    answer = ev_answer(rules, chosen, exact=exact, tables_dir=tables)
+    chosen = cards_named(card, notation) if card else None
+    turn_cache_warning(rules, [c.id for c in chosen] if chosen else CARDS, tables)
+    answer = ev_answer(rules, chosen, solutions_from(tables), exact=exact)
     if as_json:
         print_json(answer.as_dict())
         return

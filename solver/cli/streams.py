@@ -5,6 +5,9 @@
   else ``?``), never a `UnicodeEncodeError` (``PYTHONIOENCODING=latin-1``, a C locale).
 - **Standard error** carries progress and messages only: closed (``2>&-``) or full
   (``2>/dev/full``), what it carries is lost quietly and the command still answers.
+- **Standard output** carries the answer: :func:`echo` and :func:`print_json` raise
+  :class:`OutputError` when it is closed or full (one line, exit code 2) and
+  :class:`BrokenPipe` when its reader has gone (a quiet end, :data:`EXIT_BROKEN_PIPE`).
 - **Input** the terminal's encoding could not decode (``é`` typed under ``LC_ALL=C``) is kept
   as surrogates (PEP 383) and refused in one line (:func:`undecodable`,
   :func:`undecodable_line`), never read as strange dice letters.
@@ -15,10 +18,51 @@ Pure Python, standard library only (every command's start-up path).
 from __future__ import annotations
 
 import codecs
+import errno
 import io
+import json
 import os
 import sys
-from typing import TextIO, cast
+from typing import Any, TextIO, cast
+
+EXIT_BROKEN_PIPE = 141
+"""Exit code when the reader of standard output has gone (128 + SIGPIPE), as shells report a
+tool that a closed pipe ended; nothing is said."""
+
+
+class OutputError(Exception):
+    """Standard output is closed or cannot be written (a full disk, a closed pipe)."""
+
+
+class BrokenPipe(Exception):
+    """The reader of standard output has gone: the command ends quietly
+    (:data:`EXIT_BROKEN_PIPE`)."""
+
+
+def echo(text: str = "", *, nl: bool = True) -> None:
+    """Print on stdout, in the characters its encoding carries (:func:`prepare_streams`); a
+    closed or full stdout raises :class:`OutputError`, a pipe whose reader has gone
+    :class:`BrokenPipe`."""
+    if sys.stdout is None:
+        raise OutputError("standard output is closed")
+    try:
+        sys.stdout.write(text + "\n" if nl else text)
+        sys.stdout.flush()
+    except ValueError:  # a closed file
+        raise OutputError("standard output is closed") from None
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            raise BrokenPipe from None
+        raise OutputError(exc.strerror or str(exc)) from None
+
+
+def print_json(data: dict[str, Any], *, indent: int | None = 2) -> None:
+    """Print one JSON object on stdout (the `--json` convention); characters the output's
+    encoding cannot carry are escaped (``\\u00e9``), so the JSON stays whole."""
+    unicode = is_utf(getattr(sys.stdout, "encoding", None))
+    echo(json.dumps(data, indent=indent, ensure_ascii=not unicode))
+
+
 
 
 def is_utf(encoding: str | None) -> bool:
@@ -145,5 +189,6 @@ def prepare_streams() -> None:
         sys.stderr = cast(TextIO, _Lossy(sys.stderr))
 
 
-__all__ = ["NEAREST", "is_utf", "nearest_ascii", "prepare_streams", "say", "undecodable",
+__all__ = ["EXIT_BROKEN_PIPE", "NEAREST", "BrokenPipe", "OutputError", "echo", "is_utf",
+           "nearest_ascii", "prepare_streams", "print_json", "say", "undecodable",
            "undecodable_line"]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 import typer
 
 from ..errors import SabordsError, shorten
+from ..inputs import CARD_DRAWN
 from .advise import FinalOption, MeOption, NeedOption, OppOption
 from .app import (
     EXIT_INTERRUPTED,
@@ -23,6 +24,7 @@ from .app import (
     NotationOption,
     TablesOption,
     VariantOption,
+    argument,
     command,
     describe_rules,
     echo,
@@ -31,6 +33,7 @@ from .app import (
     notation_from,
     print_json,
     rules_from,
+    solutions_from,
 )
 from .render import move_text, note_line, turn_cache_warning, value_text
 from .streams import say, undecodable, undecodable_line
@@ -54,11 +57,7 @@ SKIPPED_NOTES = ("chest_ignored", "island_if_first", "chest_unknown")
 
 @command("turn")
 def turn(
-    card: Annotated[
-        str,
-        typer.Argument(metavar="CARD", help="The card drawn: an id (captain, chest, battle3...) "
-                       "or a rulebook name.", show_default=False),
-    ],
+    card: Annotated[str, argument(CARD_DRAWN)],
     need: NeedOption = None,
     me: MeOption = None,
     opp: OppOption = None,
@@ -105,14 +104,9 @@ def turn(
     notes = notation_from(notation)
     the_card = notes.parse_card(card)
     goal = Goal(need=need, me=me, opp=opp, final=final)
-    goal.check(rules)
-    game = None
-    if goal.name == "win":
-        from .render import game_tables as load_game
-
-        game = load_game(rules, game_tables)
+    goal.check(rules)  # before the warning of a cache that cannot be written
     turn_cache_warning(rules, [the_card.id], tables)
-    play = TurnPlay.new(the_card, rules, goal, tables_dir=tables, game=game,
+    play = TurnPlay.new(the_card, rules, goal, solutions=solutions_from(tables, game_tables),
                         letters=notes.letters)
     helper = _Helper(play, notes, as_json, sys.stdin)  # the CliRunner swaps sys.stdin
     try:

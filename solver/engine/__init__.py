@@ -5,42 +5,122 @@
 - :mod:`.structure`: the rows the kernel sweeps (partial positions, or their orbits);
 - :mod:`.objectives`: utilities of a turn's endings (:class:`ExpectedPoints`, :class:`AtLeast`);
 - :mod:`.kernel`: the Bellman sweep, compiled with numba, with its numpy reference;
+- :mod:`.results`: what a solve returns (values, policy, how exact), light for the readers;
 - :mod:`.solve`: layer-by-layer value iteration to a certified bound (:func:`solve_turn`);
 - :mod:`.exact`: the exact values as fractions, proved optimal by exact policy iteration from
   the float policy (:func:`exact_turn`, :func:`solve_exact`).
 """
 
-from .exact import (
-    ExactPayoff,
-    ExactSolution,
-    ExactWorld,
-    ProofRecord,
-    exact_from,
-    exact_payoff,
-    exact_turn,
-    solve_exact,
-)
-from .geometry import BoolArray, FloatArray, Geometry, IntArray, geometry
-from .kernel import NO_MOVE, STOP
-from .model import UNUSED, USED, WORLD_NAMES, TurnModel, symmetries, turn_model
-from .objectives import AtLeast, ExpectedPoints, Objective, Payoff, payoff_for
-from .solve import (
-    BETA,
-    DEFAULT_TOL,
-    MAX_SWEEPS,
-    TIE_TOL,
-    ConvergenceError,
-    Policy,
-    TurnSolution,
-    WorldSolution,
-    finite_horizon_values,
-    first_values,
-    roll_expectation,
-    solve_cards,
-    solve_payoff,
-    solve_turn,
-)
-from .structure import TurnStructure, structure
+from __future__ import annotations
+
+# The names are the submodules' own, imported on first use (PEP 562): reading a table and
+# answering from it (the advisor's cold start) imports neither the kernel nor the exact solver.
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Bound here, after their modules: a submodule's import sets the package's attribute of its
+# name, which would hide these two functions of the same names.
+from .geometry import geometry
+from .structure import structure
+
+if TYPE_CHECKING:
+    from .exact import (
+        ExactPayoff,
+        ExactSolution,
+        ExactWorld,
+        exact_from,
+        exact_payoff,
+        exact_turn,
+        solve_exact,
+    )
+    from .geometry import (
+        BoolArray,
+        FloatArray,
+        Geometry,
+        IntArray,
+    )
+    from .model import (
+        UNUSED,
+        USED,
+        WORLD_NAMES,
+        TurnModel,
+        symmetries,
+        turn_model,
+    )
+    from .objectives import (
+        AtLeast,
+        ExpectedPoints,
+        Objective,
+        Payoff,
+        payoff_for,
+    )
+    from .results import (
+        NO_MOVE,
+        STOP,
+        TIE_TOL,
+        Policy,
+        ProofRecord,
+        TurnSolution,
+        WorldSolution,
+    )
+    from .solve import (
+        BETA,
+        DEFAULT_TOL,
+        MAX_SWEEPS,
+        ConvergenceError,
+        finite_horizon_values,
+        first_values,
+        roll_expectation,
+        solve_cards,
+        solve_payoff,
+        solve_payoffs,
+        solve_turn,
+    )
+    from .structure import TurnStructure
+
+_WHERE = {
+    "ExactPayoff": "exact",
+    "ExactSolution": "exact",
+    "ExactWorld": "exact",
+    "ProofRecord": "results",
+    "exact_from": "exact",
+    "exact_payoff": "exact",
+    "exact_turn": "exact",
+    "solve_exact": "exact",
+    "BoolArray": "geometry",
+    "FloatArray": "geometry",
+    "Geometry": "geometry",
+    "IntArray": "geometry",
+    "NO_MOVE": "results",
+    "STOP": "results",
+    "Policy": "results",
+    "TurnSolution": "results",
+    "WorldSolution": "results",
+    "UNUSED": "model",
+    "USED": "model",
+    "WORLD_NAMES": "model",
+    "TurnModel": "model",
+    "symmetries": "model",
+    "turn_model": "model",
+    "AtLeast": "objectives",
+    "ExpectedPoints": "objectives",
+    "Objective": "objectives",
+    "Payoff": "objectives",
+    "payoff_for": "objectives",
+    "BETA": "solve",
+    "DEFAULT_TOL": "solve",
+    "MAX_SWEEPS": "solve",
+    "TIE_TOL": "results",
+    "ConvergenceError": "solve",
+    "finite_horizon_values": "solve",
+    "first_values": "solve",
+    "roll_expectation": "solve",
+    "solve_cards": "solve",
+    "solve_payoff": "solve",
+    "solve_payoffs": "solve",
+    "solve_turn": "solve",
+    "TurnStructure": "structure",
+}
 
 __all__ = [
     "BETA",
@@ -81,8 +161,22 @@ __all__ = [
     "solve_cards",
     "solve_exact",
     "solve_payoff",
+    "solve_payoffs",
     "solve_turn",
     "structure",
     "symmetries",
     "turn_model",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

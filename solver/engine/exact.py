@@ -75,7 +75,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules import NUM_DICE, Card, Rules
+from ..rules import CARDS, NUM_DICE, Card, Rules
 from ..scoring import Outcome
 from .exact_linear import (
     DICE_BITS,
@@ -83,7 +83,6 @@ from .exact_linear import (
     KEY_SHIFT,
     NEG,
     ExactTables,
-    ObjectArray,
     best_subkeep,
     common_denominator,
     exact_tables,
@@ -92,11 +91,11 @@ from .exact_linear import (
     solve_system,
     tie_key,
 )
-from .geometry import BoolArray, FloatArray, IntArray, first_roll_ways
-from .kernel import NO_MOVE, STOP
+from .geometry import BoolArray, FloatArray, IntArray, ObjectArray, first_roll_ways
 from .model import UNUSED, USED, TurnModel, turn_model
 from .objectives import ExpectedPoints, Objective, payoff_for
-from .solve import Policy, TurnSolution, WorldSolution, solve_payoff
+from .results import NO_MOVE, STOP, Policy, ProofRecord, TurnSolution, WorldSolution
+from .solve import solve_payoff
 from .structure import TurnStructure, structure
 
 MAX_ITERATIONS = 100
@@ -191,27 +190,6 @@ class ExactWorld:
     """(n_full, 1): STOP, the partial index of the keep, or NO_MOVE (the objective's column)."""
     sorceress: BoolArray
     """(n_full, 1): the move uses the Sorceress (its keep is then in the used world)."""
-
-
-@dataclass(frozen=True)
-class ProofRecord:
-    """What the exact check found in the policy it was given (counts of positions)."""
-
-    layer_solves: int
-    """Exact solves of a layer, over all layers: one each when the given policy was already
-    optimal and tie-broken by the rule, more where policy iteration went on."""
-    improved: int
-    """Positions where, with the layers after them optimal, a move strictly better than the
-    given policy's exists: a choice the given policy got wrong."""
-    retied: int
-    """Positions where the given move is optimal but exactly tied with the move the tie-break
-    rule takes."""
-    changed: int
-    """Positions whose move in the proved policy differs from the given one."""
-
-    def as_dict(self) -> dict[str, int]:
-        return {"layer_solves": self.layer_solves, "improved": self.improved,
-                "retied": self.retied, "changed": self.changed}
 
 
 @dataclass(frozen=True)
@@ -579,13 +557,13 @@ def exact_from(solution: TurnSolution, objective: Objective | None = None, *,
     objective = objective or ExpectedPoints()
     if solution.objective != objective.key():
         raise ValueError(f"the solution is for {solution.objective}, not {objective.key()}")
-    model = turn_model(solution.card, solution.rules, solution.n_dice)
+    model = turn_model(CARDS[solution.card], solution.rules, solution.n_dice)
     return solve_exact(model, exact_payoff(model, objective), solution.policy(),
                        objective.key(), evaluate=evaluate)
 
 
 def exact_turn(
-    card: Card | str,
+    card: Card,
     rules: Rules,
     objective: Objective | None = None,
     *,

@@ -16,14 +16,12 @@ from math import factorial, lcm
 from typing import cast
 
 import numpy as np
-from numpy.typing import NDArray
 
 from .arrays import bust_probability
-from .geometry import BoolArray, IntArray, geometry
+from .geometry import BoolArray, IntArray, ObjectArray, geometry
 from .model import TurnModel
 from .structure import TurnStructure
 
-ObjectArray = NDArray[np.object_]
 """Arrays of Python :class:`~fractions.Fraction` or ``int`` (exact numbers)."""
 
 NEG = float("-inf")

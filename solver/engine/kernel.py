@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from .geometry import FloatArray, IntArray
+from .results import NO_MOVE, STOP
 
 AnyArray = np.ndarray[Any, Any]
 """An array of any dtype (the lane layout carries floats, policy codes and flags alike)."""
@@ -56,10 +57,6 @@ LANES = 64
 whatever its width, so wider is faster until a chunk's rows leave the core's cache: a game
 sweep took 55, 44, 34 and 44 ms at 16, 32, 64 and 128 lanes on the 2-core machine of
 ``make bench`` (a chunk's work array is then ``rows * 64 * 8`` bytes, 500 KB at most)."""
-STOP = -1
-"""Policy code for stopping; a keep is coded by its row (or its partial index outside the
-kernel); NO_MOVE where nothing is decided (the turn is over)."""
-NO_MOVE = -2
 MODE_EXPECT, MODE_BELLMAN, MODE_POLICY = 0, 1, 2
 KERNEL_ENV = "SABORDS_KERNEL"
 """Which implementation runs: ``auto`` (the default: numba for batches of more than one

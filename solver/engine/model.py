@@ -24,8 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..dice import Dice
-from ..moves import can_stop, reroll_is_legal
-from ..rules import NUM_DICE, NUM_FACES, Card, Rules, get_card
+from ..moves import can_stop, keep_is_legal
+from ..rules import NUM_DICE, NUM_FACES, Card, Rules
 from ..scoring import (
     Outcome,
     bust_score,
@@ -112,17 +112,22 @@ class TurnModel:
         return int(skull_dice[live].max()) if live.any() else -1
 
 
-def turn_model(card: Card | str, rules: Rules, n_dice: int = NUM_DICE) -> TurnModel:
+def card_worlds(card: Card) -> tuple[int, ...]:
+    """The worlds of a card's turn, in the order they are solved: ``used`` only, or ``used``
+    then ``unused`` for the Sorceress (her reroll still to come)."""
+    return (USED, UNUSED) if card.sorceress else (USED,)
+
+
+def turn_model(card: Card, rules: Rules, n_dice: int = NUM_DICE) -> TurnModel:
     """Tabulate the rules for one card (8 dice; fewer for the tests' reduced games)."""
-    return _turn_model(get_card(card).id, rules, n_dice)
+    return _turn_model(card, rules, n_dice)
 
 
 @lru_cache(maxsize=64)
-def _turn_model(card_id: str, rules: Rules, n_dice: int) -> TurnModel:
-    card = get_card(card_id)
+def _turn_model(card: Card, rules: Rules, n_dice: int) -> TurnModel:
     g = geometry(n_dice)
-    full = [Dice.of(c) for c in g.full_counts.tolist()]
-    worlds = (USED, UNUSED) if card.sorceress else (USED,)
+    full = _dice_of(n_dice, full=True)
+    worlds = card_worlds(card)
     skull_dice = g.full_counts[:, 0]
     # classify_roll and can_stop read only the skull count: one position per count
     sample = [full[int(np.argmax(skull_dice == s))] for s in range(n_dice + 1)]
@@ -146,24 +151,24 @@ def _turn_model(card_id: str, rules: Rules, n_dice: int) -> TurnModel:
     }
     stops = [stop_score(card, d, rules) for d in full]
     if card.chest:
-        partial = [Dice.of(c) for c in g.counts.tolist()]
+        partial = _dice_of(n_dice, full=False)
         bust_points = np.array([bust_score(card, d, rules) for d in partial], dtype=np.int64)
     else:  # the bust payoff does not depend on the dice (bust_score ignores them)
         bust_points = np.full(g.n_partial, bust_score(card, None, rules), dtype=np.int64)
     skulls, kept = g.counts[:, 0], g.total - g.counts[:, 0]
-    plain = np.array([[reroll_is_legal(rules, s, k, n_dice=n_dice) for k in range(n_dice + 1)]
-                      for s in range(n_dice + 1)])[skulls, kept]
-    keep_legal = {}
-    for w in worlds:
-        # a keep (s, K) is taken from positions with s skull dice: none where those are a
-        # rescue (only the Sorceress's rerolls are legal there)
-        rescue_skulls = [s for s in range(n_dice + 1)
-                         if outcome[w][int(np.argmax(skull_dice == s))] is Outcome.RESCUE]
-        keep_legal[w] = plain & ~np.isin(skulls, rescue_skulls)
-    sorceress = np.array(
-        [[card.sorceress and s + 1 + k <= n_dice
-          and reroll_is_legal(rules, s + 1, k, sorceress=True, n_dice=n_dice)
-          for k in range(n_dice + 1)] for s in range(n_dice + 1)])[skulls, kept]
+
+    def legal(sorceress: bool, unused: bool, extra: int) -> BoolArray:
+        # keep (s, K) from positions with s + extra skull dice (moves.keep_is_legal: the
+        # reroll's rules and the rescue's), by skull dice and kept count
+        table: BoolArray = np.array([[keep_is_legal(card, rules, s + extra, k,
+                                                    sorceress=sorceress, sorceress_unused=unused,
+                                                    n_dice=n_dice)
+                                      for k in range(n_dice + 1)] for s in range(n_dice + 1)])
+        out: BoolArray = table[skulls, kept]
+        return out
+
+    keep_legal = {w: legal(False, w == UNUSED, 0) for w in worlds}
+    sorceress = legal(True, True, 1)
     return TurnModel(
         card=card,
         rules=rules,
@@ -181,6 +186,15 @@ def _turn_model(card_id: str, rules: Rules, n_dice: int) -> TurnModel:
         keep_legal=keep_legal,
         sorceress_legal=sorceress,
     )
+
+
+@lru_cache(maxsize=16)
+def _dice_of(n_dice: int, *, full: bool) -> tuple[Dice, ...]:
+    """The dice of every position (`full`) or partial position, in index order: one list for
+    every card's tabulation."""
+    g = geometry(n_dice)
+    counts = g.full_counts if full else g.counts
+    return tuple(Dice.unchecked(tuple(c)) for c in counts.tolist())
 
 
 def symmetries(model: TurnModel) -> IntArray:

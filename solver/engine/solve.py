@@ -56,16 +56,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
-from ..rules import NUM_DICE, Card, Rules
+from ..rules import CARDS, NUM_DICE, Card, Rules
 from ..scoring import Outcome
 from . import kernel
 from .arrays import WorldArrays, first_roll, turn_value_lanes, world_arrays
 from .geometry import BoolArray, FloatArray, IntArray
-from .kernel import NO_MOVE, STOP, from_lanes, lane_width, to_lanes
+from .kernel import from_lanes, lane_width, to_lanes
 from .model import UNUSED, USED, TurnModel, turn_model
 from .objectives import ExpectedPoints, Objective, Payoff, payoff_for
+from .results import NO_MOVE, STOP, TIE_TOL, Policy, TurnSolution, WorldSolution
 from .structure import TurnStructure, structure
 
 BETA = (5 / 6) ** 2
@@ -74,69 +74,10 @@ DEFAULT_TOL = 1e-9
 """Certified bound required on every value (points, or probability for `need`)."""
 MAX_SWEEPS = 10_000
 """Sweeps of one layer (or of one game phase) before giving up: a bug, not a user error."""
-TIE_TOL = 1e-11
-"""Moves whose values differ by less than this are ties for the policy (module doc). It is far
-below the certified bound, so a tie-broken move loses at most TIE_TOL / (1 - BETA), and far
-above the rounding of the arithmetic, so the policy is stable to the last bits."""
 
 
 class ConvergenceError(RuntimeError):
     """Value iteration did not reach the required bound (a bug, not a user error)."""
-
-
-# --------------------------------------------------------------------------------------------
-# Results
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WorldSolution:
-    """Values and policy of one world (Sorceress used / unused) of one card."""
-
-    value: FloatArray
-    """(n_full, B): value of each position after a reroll; NaN where the turn is over."""
-    keep_value: FloatArray
-    """(n_partial, B): value of keeping partial position (s, K) and rolling the other dice,
-    legal or not, the bust payoff included. A Sorceress reroll from s+1 skull dice keeping
-    K is worth ``keep_value`` of (s, K) in the used world."""
-    policy: IntArray
-    """(n_full, B): STOP, the partial index of the best keep, or NO_MOVE."""
-    sorceress: BoolArray
-    """(n_full, B): whether the best move uses the Sorceress (its keep is then (s-1, K),
-    in the used world's keep values)."""
-
-
-@dataclass(frozen=True)
-class TurnSolution:
-    """The solved turn of one card under one objective: values, policy, and how exact."""
-
-    card: str
-    rules: Rules
-    objective: tuple[object, ...]
-    worlds: dict[int, WorldSolution]
-    first_value: FloatArray
-    """(n_full, B): value of each position as the first roll (island and bust included)."""
-    turn_value: FloatArray
-    """(B,): the value of the turn before the first roll."""
-    sweeps: int
-    """Value-iteration sweeps over all layers."""
-    residual: float
-    """Largest final sweep-to-sweep change of a cyclic layer."""
-    bound: float
-    """Certified bound on |value - exact value| for every value and keep value."""
-    n_dice: int = NUM_DICE
-
-    @property
-    def start_world(self) -> int:
-        return max(self.worlds)
-
-    def policy(self) -> Policy:
-        """The solution's policy (column 0), as :func:`solve_payoff` evaluates one."""
-        return {w: (ws.policy[:, :1], ws.sorceress[:, :1]) for w, ws in self.worlds.items()}
-
-
-Policy = dict[int, tuple[IntArray, NDArray[np.bool_]]]
-"""Per world: (keep code per position, uses-the-Sorceress per position), column 0 used."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,7 +86,7 @@ Policy = dict[int, tuple[IntArray, NDArray[np.bool_]]]
 
 
 def solve_turn(
-    card: Card | str,
+    card: Card,
     rules: Rules,
     objective: Objective | None = None,
     *,
@@ -293,8 +234,54 @@ def solve_payoff(
     policy: Policy | None = None,
 ) -> TurnSolution:
     """Value iteration, layer by layer, to the certified bound `tol` (see the module doc)."""
+    return solve_payoffs([(model, payoff, key)], tol=tol, policy=policy)[0]
+
+
+def _batch_key(model: TurnModel) -> tuple[object, ...]:
+    """What turns must share to be solved as the columns of one batch: the structure (one
+    object for the cards it fits), and every world's legality and bust probabilities."""
+    st = structure(model)
+    parts: list[object] = [id(st), model.worlds]
+    zero = np.zeros(0, dtype=np.int64)
+    for world in model.worlds:
+        w = world_arrays(model, st, world, zero, zero)
+        parts += [a.tobytes() for a in (w.live, w.can_stop, w.keep_ok, w.sorceress_ok,
+                                        w.p_bust)]
+    return tuple(parts)
+
+
+def solve_payoffs(
+    turns: Sequence[tuple[TurnModel, Payoff, tuple[object, ...]]],
+    *,
+    tol: float = DEFAULT_TOL,
+    policy: Policy | None = None,
+) -> list[TurnSolution]:
+    """:func:`solve_payoff` of several turns (models, payoffs and their keys), in order. Turns
+    whose structure, legality and bust probabilities are the same (most cards of one rules
+    object) are solved together as the columns of one batch: every column is certified to
+    `tol` (each layer sweeps until every column of the batch meets its share)."""
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for i, (model, _, _) in enumerate(turns):
+        groups.setdefault(_batch_key(model) if policy is None else (i,), []).append(i)
+    out: list[TurnSolution | None] = [None] * len(turns)
+    for members in groups.values():
+        solved = _solve_batch([turns[i] for i in members], tol=tol, policy=policy)
+        for i, sol in zip(members, solved, strict=True):
+            out[i] = sol
+    return [s for s in out if s is not None]
+
+
+def _solve_batch(
+    turns: Sequence[tuple[TurnModel, Payoff, tuple[object, ...]]],
+    *,
+    tol: float,
+    policy: Policy | None,
+) -> list[TurnSolution]:
+    """Turns of one batch key (:func:`_batch_key`), their payoffs' columns side by side."""
+    model = turns[0][0]
     st = structure(model)
     g = model.geometry
+    payoff = Payoff.stack([p for _, p, _ in turns])
     b = payoff.columns
     width = lane_width(b)
     lanes = _lanes(model, st, payoff, width)
@@ -332,23 +319,34 @@ def solve_payoff(
             use_sor[~live_pos] = False
         worlds[world] = WorldSolution(value=value, keep_value=keep, policy=pol,
                                       sorceress=use_sor)
-    fr = first_roll(model, st)
+    out = []
+    lo = 0
     start = model.start_world
-    turn = from_lanes(turn_value_lanes(solved.values[start], fr, lanes.first_bust,
-                                       lanes.island), b)
-    first = first_values(model, payoff, worlds[start].value)
-    return TurnSolution(
-        card=model.card.id,
-        rules=model.rules,
-        objective=key,
-        worlds=worlds,
-        first_value=first,
-        turn_value=turn,
-        sweeps=solved.sweeps,
-        residual=solved.residual,
-        bound=solved.bound,
-        n_dice=model.n_dice,
-    )
+    for turn_model_, pay, key in turns:
+        cols = slice(lo, lo + pay.columns)
+        lo += pay.columns
+        fr = first_roll(turn_model_, st)
+        turn = from_lanes(turn_value_lanes(
+            to_lanes(from_lanes(solved.values[start], b)[:, cols].copy()), fr,
+            to_lanes(pay.first_bust.copy()), to_lanes(pay.island.copy())), pay.columns)
+        mine = {w: WorldSolution(value=ws.value[:, cols].copy(),
+                                 keep_value=ws.keep_value[:, cols].copy(),
+                                 policy=ws.policy[:, cols].copy(),
+                                 sorceress=ws.sorceress[:, cols].copy())
+                for w, ws in worlds.items()}
+        out.append(TurnSolution(
+            card=turn_model_.card.id,
+            rules=turn_model_.rules,
+            objective=key,
+            worlds=mine,
+            first_value=first_values(turn_model_, pay, mine[start].value),
+            turn_value=turn,
+            sweeps=solved.sweeps,
+            residual=solved.residual,
+            bound=solved.bound,
+            n_dice=turn_model_.n_dice,
+        ))
+    return out
 
 
 def first_values(model: TurnModel, payoff: Payoff, start: FloatArray) -> FloatArray:
@@ -414,27 +412,46 @@ def roll_expectation(model: TurnModel, world: int, values: FloatArray) -> FloatA
 
 
 def solve_cards(
-    cards: Sequence[str],
+    cards: Sequence[Card],
     rules: Rules,
     objective_factory: Callable[[], Objective] | None = None,
     *,
     n_jobs: int = 1,
     tol: float = DEFAULT_TOL,
 ) -> dict[str, TurnSolution]:
-    """Solve several cards, in parallel with joblib when `n_jobs` != 1.
+    """Solve several cards, each in its batch: the cards of the game (``none`` and the deck)
+    that share its structure, legality and bust probabilities (:func:`solve_payoffs`), solved
+    together whichever of them are asked for; the batches in parallel with joblib when
+    `n_jobs` != 1.
 
-    Each card is solved by the same code in whichever process, so the results are the same
-    bit for bit whatever the number of workers.
+    A card is solved with the same columns whether it is asked for alone or with others, and
+    each batch whole by the same code in whichever process, so the results are the same bit
+    for bit whatever the cards asked for with it and the number of workers.
     """
     factory = objective_factory or ExpectedPoints
-    if n_jobs == 1 or len(cards) <= 1:
-        return {c: solve_turn(c, rules, factory(), tol=tol) for c in cards}
-    from joblib import Parallel, delayed
+    wanted = {c.id for c in cards}
+    batches: dict[tuple[object, ...], list[Card]] = {}
+    for card in CARDS.values():
+        batches.setdefault(_batch_key(turn_model(card, rules)), []).append(card)
+    groups = [group for group in batches.values() if wanted & {c.id for c in group}]
+    if n_jobs == 1 or len(groups) <= 1:
+        solved = [_solve_cards(group, rules, factory, tol) for group in groups]
+    else:
+        from joblib import Parallel, delayed
 
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(solve_turn)(c, rules, factory(), tol=tol) for c in cards
-    )
-    return dict(zip(cards, results, strict=True))
+        solved = Parallel(n_jobs=n_jobs)(
+            delayed(_solve_cards)(group, rules, factory, tol) for group in groups)
+    by_card = {s.card: s for batch in solved for s in batch}
+    return {c.id: by_card[c.id] for c in cards}
+
+
+def _solve_cards(cards: Sequence[Card], rules: Rules, factory: Callable[[], Objective],
+                 tol: float) -> list[TurnSolution]:
+    turns = []
+    for card in cards:
+        model, objective = turn_model(card, rules), factory()
+        turns.append((model, payoff_for(model, objective), objective.key()))
+    return solve_payoffs(turns, tol=tol)
 
 
 def finite_horizon_values(model: TurnModel, payoff: Payoff, rerolls: int) -> FloatArray:

@@ -27,12 +27,13 @@ Links (row ``n_rows`` is a sentinel):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..rules import NUM_FACES
-from .geometry import FloatArray, Geometry, IntArray, first_roll_ways
+from .geometry import FloatArray, Geometry, IntArray, first_roll_ways, geometry
 from .model import TurnModel, symmetries
 
 
@@ -98,22 +99,34 @@ class TurnStructure:
 
 
 def structure(model: TurnModel, *, symmetric: bool = False) -> TurnStructure:
-    """The kernel's rows for `model`: one per partial position, or orbits (cached)."""
+    """The kernel's rows for `model`: one per partial position, or orbits (cached). Without
+    symmetries the rows depend on the dice and the most skull dice of a live position only,
+    so the cards that share these share one structure (the same object)."""
     key = f"structure-{symmetric}"
     cached = model.cache.get(key)
     if cached is None:
-        cached = model.cache[key] = _build(model, symmetric)
+        max_skulls = max(model.max_live_skulls(), 0)
+        if symmetric:
+            cached = _build(model.geometry, symmetries(model), max_skulls, symmetric=True)
+        else:
+            cached = _plain(model.n_dice, max_skulls)
+        model.cache[key] = cached
     return cached
 
 
-def _build(model: TurnModel, symmetric: bool) -> TurnStructure:
-    g = model.geometry
-    n_dice = model.n_dice
-    perms = symmetries(model) if symmetric else np.arange(g.n_partial)[None, :]
+@lru_cache(maxsize=16)
+def _plain(n_dice: int, max_skulls: int) -> TurnStructure:
+    g = geometry(n_dice)
+    return _build(g, np.arange(g.n_partial)[None, :], max_skulls, symmetric=False)
+
+
+def _build(g: Geometry, perms: IntArray, max_skulls: int, *, symmetric: bool) -> TurnStructure:
+    n_dice = g.n_dice
     rep = perms.min(axis=0)  # the smallest partial index of each orbit is its representative
-    max_skulls = max(model.max_live_skulls(), 0)
     skull_dice = g.counts[:, 0]
-    reps = np.unique(rep[skull_dice <= max_skulls])
+    is_rep = np.zeros(g.n_partial, dtype=bool)  # (np.unique would import numpy.ma: 40 ms)
+    is_rep[rep[skull_dice <= max_skulls]] = True
+    reps = np.flatnonzero(is_rep)
     reps = reps[np.lexsort((reps, g.total[reps], skull_dice[reps]))]
     n_rows = int(reps.shape[0])
     row_of_rep = np.full(g.n_partial, n_rows, dtype=np.int64)

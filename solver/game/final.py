@@ -22,7 +22,7 @@ from ..engine import FloatArray
 from ..engine.arrays import turn_value_lanes
 from ..engine.kernel import LANES, from_lanes, to_lanes
 from ..engine.solve import DEFAULT_TOL, solve_layers
-from ..rules import NUM_DICE, Rules
+from ..rules import NUM_DICE, TIE_SHARES, Rules
 from .model import GameModel, game_model
 
 
@@ -54,7 +54,7 @@ def final_utilities(gm: GameModel, ties: str) -> FloatArray:
     """(n_u, D) utilities of the final turn: a column per deficit d = 1..k_max + 1."""
     deficits = np.arange(1, gm.k_max + 2)
     k = np.arange(gm.k_min, gm.k_max + 1)[:, None]
-    tie = 0.5 if ties == "shared" else 0.0
+    tie = TIE_SHARES[ties]
     u = np.empty((gm.n_u, deficits.shape[0]))
     u[: gm.n_k] = (k > deficits[None, :]).astype(np.float64) + tie * (k == deficits[None, :])
     u[gm.magic_row] = 1.0

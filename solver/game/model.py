@@ -51,7 +51,7 @@ from ..engine import (
 )
 from ..engine.arrays import FirstRoll, WorldArrays, first_roll, world_arrays
 from ..errors import RulesError, quote
-from ..rules import NUM_DICE, Rules, deck_weights
+from ..rules import CARDS, NUM_DICE, Rules, deck_weights, floor_total
 
 UNIT = 100
 """Totals and points are multiples of 100; the tables count in these units."""
@@ -158,7 +158,7 @@ def point_range(rules: Rules, n_dice: int = NUM_DICE) -> PointRange:
 
 @lru_cache(maxsize=8)
 def _point_range(turn_rules: Rules, n_dice: int) -> PointRange:
-    models = {c: turn_model(c, turn_rules, n_dice) for c in deck(n_dice)}
+    models = {c: turn_model(CARDS[c], turn_rules, n_dice) for c in deck(n_dice)}
     k_min = min(0, *(int(min(m.stop_points.min(), m.bust_points.min(), m.first_bust_points))
                      for m in models.values())) // UNIT
     k_max = max(int(max(m.stop_points.max(), m.bust_points.max())) for m in models.values())
@@ -170,7 +170,7 @@ def _point_range(turn_rules: Rules, n_dice: int) -> PointRange:
 @lru_cache(maxsize=8)
 def _game_model(turn_rules: Rules, n_dice: int) -> GameModel:
     weights = deck(n_dice)
-    models = {c: turn_model(c, turn_rules, n_dice) for c in weights}
+    models = {c: turn_model(CARDS[c], turn_rules, n_dice) for c in weights}
     ranges = _point_range(turn_rules, n_dice)
     k_min, k_max, n_ded = ranges.k_min, ranges.k_max, ranges.n_ded
     deductions = {c: {s: m.island_deduction(s) for s in range(n_dice + 1)}
@@ -227,7 +227,7 @@ def lookup(phase: str, gm: GameModel) -> Lookup:
     a, b = np.divmod(np.arange(n * n), n)
     k = np.arange(gm.k_min, gm.k_max + 1)[:, None]
     after = a[None, :] + k
-    here = b[None, :] * n + np.maximum(after, 0)
+    here = b[None, :] * n + floor_total(after)
     if phase == NORMAL:
         beyond = n * n + (after - n) * n + b[None, :]  # G(a', b), a' >= n
     elif phase == SUDDEN:
@@ -236,7 +236,7 @@ def lookup(phase: str, gm: GameModel) -> Lookup:
         raise ValueError(f"no lookup for phase {phase!r}")
     points = np.where(after >= n, beyond, here)
     d = np.arange(gm.n_ded)[:, None]
-    island = np.maximum(b[None, :] - d, 0) * n + a[None, :]
+    island = floor_total(b[None, :] - d) * n + a[None, :]
     return Lookup(n=n, points=points, island=island)
 
 
@@ -272,17 +272,21 @@ def check_totals(rules: Rules, me: int, opp: int, *, final: bool = False) -> tup
     for who, subject, x in (("your total", "me", me), ("the opponent's total", "opp", opp)):
         if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x % UNIT:
             raise GameError(f"{who} must be a non-negative multiple of 100, not {quote(x)}",
-                            subject=subject)
+                            subject=subject, kind="not_points",
+                            values={"value": x if isinstance(x, int) else str(x), "unit": UNIT})
+    values = {"me": me, "opp": opp, "target": rules.target}
     if me >= rules.target:
         raise GameError(f"your total {me} is at or above the target {rules.target}: the game "
-                        f"is over (the target is the variant target=N)", subject="me")
+                        f"is over (the target is the variant target=N)", subject="me",
+                        kind="game_over", values=values)
     if final and opp < rules.target:
         raise GameError(f"a final turn comes after the opponent reached the target "
                         f"{rules.target}: their total must be at least {rules.target}, "
-                        f"not {opp}", subject="opp")
+                        f"not {opp}", subject="opp", kind="not_final", values=values)
     if not final and opp >= rules.target:
         raise GameError(f"the opponent's total {opp} is at or above the target "
-                        f"{rules.target}: this is your final turn", subject="opp")
+                        f"{rules.target}: this is your final turn", subject="opp",
+                        kind="final_turn", values=values)
     return me // UNIT, opp // UNIT
 
 

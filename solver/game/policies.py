@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..engine import TIE_TOL, BoolArray, FloatArray, IntArray, kernel
+from ..engine import NO_MOVE, STOP, TIE_TOL, BoolArray, FloatArray, IntArray, kernel
 from ..engine.kernel import LANES, from_lanes, to_lanes
 from ..engine.model import UNUSED, USED, WORLD_NAMES, symmetries
 from ..engine.solve import solve_layers
 from ..engine.structure import TurnStructure
 from ..errors import StaleTableError
-from ..rules import Rules
+from ..rules import CARDS, Rules
 from ..tablefile import checked_array
 from .final import final_utilities
 from .iterate import Moves, PhaseState, moves_at
@@ -60,7 +60,7 @@ def codes_in_range(st: TurnStructure, codes: CodeArray) -> bool:
                                                                                    np.int64)
     plain = (codes >= 0) & (codes < np.minimum(n_keeps, SORCERESS_CODE))
     sor = (codes >= SORCERESS_CODE) & (codes - SORCERESS_CODE < n_sor)
-    return bool(np.all(plain | sor | (codes == kernel.STOP) | (codes == kernel.NO_MOVE)))
+    return bool(np.all(plain | sor | (codes == STOP) | (codes == NO_MOVE)))
 
 
 class StoredPolicies(Mapping[str, PhasePolicy]):
@@ -213,9 +213,9 @@ def engine_policy(policy: PhasePolicy, rules: Rules, card: str, column: int,
     """One column of a phase policy as the engine's policy arrays of `card` (per world: the
     partial index of the keep, or STOP / NO_MOVE, and the Sorceress flag, per position), as
     :func:`solver.engine.solve_payoff` evaluates them."""
-    from ..engine import NO_MOVE, STOP, turn_model
+    from ..engine import turn_model
 
-    model = turn_model(card, rules.turn_rules(), n_dice)
+    model = turn_model(CARDS[card], rules.turn_rules(), n_dice)
     orbit = orbit_of_positions(card, rules.turn_rules(), n_dice)
     positions = np.arange(model.n_full)
     out = {}

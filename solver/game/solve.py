@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import TIE_TOL, FloatArray, Objective
-from ..rules import NUM_DICE, Rules
+from ..rules import CARDS, NUM_DICE, Rules, floor_total
 from .certify import PhaseCertificate, certify
 from .final import FinalTable, solve_final
 from .iterate import ProgressFn, bellman_at, iterate, start
@@ -156,7 +156,7 @@ def state_utility(sol: GameSolution, me: int, opp: int, *, final: bool = False,
     ks = np.arange(sol.k_min, sol.k_max + 1)
     ded = np.arange(point_range(sol.rules, sol.n_dice).n_ded)
     if final:
-        tie = 0.5 if sol.rules.ties == "shared" else 0.0
+        tie = sol.rules.tie_share
         mine = me + ks
         points = (mine > opp) + tie * (mine == opp)
         left = opp - ded
@@ -166,13 +166,13 @@ def state_utility(sol: GameSolution, me: int, opp: int, *, final: bool = False,
     if sudden:
         here = sol.sudden[opp, np.clip(after, 0, n - 1)]
         points = np.where(after >= n, 1.0, 1.0 - here)
-        island = 1.0 - sol.sudden[np.maximum(opp - ded, 0), me]
+        island = 1.0 - sol.sudden[floor_total(opp - ded), me]
         return TurnUtility(sol.k_min, points[:, None], island[:, None])
     g = sol.beyond
     here = sol.win[opp, np.clip(after, 0, n - 1)]
     beyond = g[np.clip(after - n, 0, g.shape[0] - 1), opp]
     points = 1.0 - np.where(after >= n, beyond, here)
-    island = 1.0 - sol.win[np.maximum(opp - ded, 0), me]
+    island = 1.0 - sol.win[floor_total(opp - ded), me]
     return TurnUtility(sol.k_min, points[:, None], island[:, None])
 
 
@@ -193,7 +193,7 @@ def win_probability(sol: GameSolution, me: int, opp: int, *,
 
     obj = win_objective(sol, me, opp, final=True)
     weights = deck(sol.n_dice)
-    cards = {c: float(solve_turn(c, sol.rules.turn_rules(), obj).turn_value[0])
+    cards = {c: float(solve_turn(CARDS[c], sol.rules.turn_rules(), obj).turn_value[0])
              for c in weights}
     total = 0.0
     for c, w in weights.items():

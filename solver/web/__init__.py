@@ -4,7 +4,8 @@
   limits of a request;
 - :mod:`.api`: the endpoints, each the `--json` answer of a command from the same library
   calls (:mod:`solver.answers`, :class:`solver.play.TurnPlay`);
-- :mod:`.params`: the query read with the command line's own parameters and messages;
+- :mod:`.params`: the query read, the inputs of :mod:`solver.inputs` (the command line reads the
+  same inputs with its own options);
 - :mod:`.solutions` and :mod:`.cache`: the tables and on-demand solves, in bounded caches;
 - :mod:`.openapi`: the API's description; :mod:`.serve`: uvicorn, the address phones open and
   its QR code;

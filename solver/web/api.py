@@ -1,30 +1,34 @@
-"""The JSON API: each endpoint is a command's `--json` answer, from the same library calls.
+"""The JSON API: each endpoint reads its inputs, asks the library, and answers its dictionary.
 
 =================  =========================  =============================================
-endpoint           the command                the library
+endpoint           the command's ``--json``   the library
 =================  =========================  =============================================
-``/api/advise``    `sabords advise --json`    :func:`solver.answers.advice_answer`
-``/api/score``     `sabords score --json`     :func:`solver.verdict.score_turn`
-``/api/ev``        `sabords ev --json`        :func:`solver.answers.ev_answer`
-``/api/winprob``   `sabords winprob --json`   :func:`solver.answers.win_answer`
-``/api/turn``      `sabords turn --json`      :class:`solver.play.TurnPlay`, replayed
+``/api/advise``    `sabords advise`           :func:`solver.answers.advice_answer`
+``/api/score``     `sabords score`            :func:`solver.verdict.score_turn`
+``/api/ev``        `sabords ev`               :func:`solver.answers.ev_answer`
+``/api/winprob``   `sabords winprob`          :func:`solver.answers.win_answer`
+``/api/turn``      `sabords turn`             :class:`solver.play.TurnPlay`, replayed
 ``/api/rules``     (the rules and their hash) :func:`solver.rules.rules_with`
-``/api/meta``      (what the page needs)      cards, faces, letters, variants
+``/api/scores``    (the table's scoreboard)   :class:`solver.scoreboard.Scoreboard`
+``/api/meta``      (what the page needs)      cards, faces, letters, variants, sizes
 =================  =========================  =============================================
 
-A handler reads its query (:mod:`solver.web.params`), reads the values in the game's terms the
-way the command does (the rules, the notation, the card, the dice, the goal, in the command's
-order, so the first error is the command's), asks the server's solutions
-(:class:`solver.web.solutions.Solutions`) and the library, and answers the library's
-dictionary as JSON. `/api/turn` is stateless: the query carries the turn's entries so far
-(``entry``, repeated: the dice of each roll and each move, as `sabords turn` reads them), the
-server replays them through :class:`~solver.play.TurnPlay` and answers its state, the last line
-`sabords turn --json` prints; undoing is dropping the last entry.
+A handler reads its query (:mod:`solver.web.params`, the inputs of :mod:`solver.inputs`), reads
+the values in the game's terms (the rules, the notation, the card, the dice, the goal, in the
+order the command line reads them, so that the first error is the same), asks
+:mod:`solver.answers` with the server's solutions (:class:`solver.web.solutions.Solutions`,
+a :class:`solver.sources.SolutionSource`) and answers the library's dictionary as JSON: the
+same library calls as the command line's, whose `--json` is the same object. `/api/turn` is
+stateless: the query carries the turn's entries so far (``entry``, repeated: the dice of each
+roll and each move, as `sabords turn` reads them), the server replays them through
+:class:`~solver.play.TurnPlay` and answers its state; undoing is dropping the last entry.
 
-Errors: a query that cannot be read is 400, an input the library refuses
-(:class:`~solver.errors.SabordsError`) 422, both ``{"error": "<the command line's line>"}``
-(:func:`solver.cli.app.error_line`; `/api/turn` adds ``"entry"``, the index of the entry
-refused); a table of the server's that is missing or stale is 503.
+Errors (:mod:`solver.web.application` has one handler per kind): a query that cannot be read
+is 400, an input the library refuses (:class:`~solver.errors.SabordsError`) 422 (`/api/turn`
+adds ``"entry"``, the index of the entry refused), a table this server does not have for the
+rules asked 503; each ``{"error": "...", "kind": "...", "param": "...", "values": {...}}``:
+what went wrong as data (:func:`error_data`) and a sentence in the web's words (the library's
+game terms, the input named as a player names it: never a command-line flag).
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .. import inputs as I  # noqa: N812  (the inputs, by their names)
 from ..errors import SabordsError, StaleTableError
-from .params import FLAG, INT, LIST, BadRequest, Endpoint, Limits, Param, read_query
+from .params import BadRequest, Endpoint, Limits, read_query
 
 if TYPE_CHECKING:
     from ..advisor import Goal
@@ -43,32 +48,26 @@ if TYPE_CHECKING:
     from ..rules import Card, Rules
     from .solutions import Solutions
 
-VARIANT = Param("variant", LIST)
-NOTATION = Param("notation")
-GOAL = (Param("need", INT), Param("me", INT), Param("opp", INT), Param("final", FLAG))
+GOAL = (I.NEED, I.ME, I.OPP, I.FINAL)
 
-ADVISE = Endpoint("/api/advise", "advise", "Every legal option from the dice showing, best first", (
-    Param("card", required=True), Param("dice", required=True),
-    Param("sorceress_used", FLAG), Param("first", FLAG), Param("chest"), *GOAL,
-    Param("top", INT), VARIANT, NOTATION))
-SCORE = Endpoint("/api/score", "score", "What a turn's last dice are worth", (
-    Param("card", required=True), Param("dice", required=True), Param("chest"),
-    Param("first", FLAG), VARIANT, NOTATION))
-EV = Endpoint("/api/ev", "ev", "Optimal expected points of a turn per card", (
-    Param("card", LIST), VARIANT, Param("exact", FLAG), NOTATION))
-WINPROB = Endpoint("/api/winprob", "winprob", "Your probability of winning the game", (
-    Param("me", INT, required=True), Param("opp", INT, required=True), Param("final", FLAG),
-    VARIANT))
-TURN = Endpoint("/api/turn", "turn", "A whole turn, replayed entry by entry, and its grading", (
-    Param("card", required=True), *GOAL, VARIANT, NOTATION,
-    Param("entry", LIST, cli=None, help=(
-        "The turn's entries so far, in order (repeated): the dice of each roll (all 8 on the "
-        "first roll; after a reroll the rolled dice alone, or all 8) and each move (stop, "
-        "keep DICE, reroll DICE with a skull for the Sorceress, or empty: as advised)."))))
-RULES = Endpoint("/api/rules", "score", "The rules of the variants given, and their hash",
-                 (VARIANT,))
+ADVISE = Endpoint("/api/advise", "Every legal option from the dice showing, best first", (
+    I.CARD, I.DICE, I.SORCERESS_USED, I.FIRST, I.CHEST, *GOAL, I.TOP, I.VARIANT, I.NOTATION),
+    command="advise")
+SCORE = Endpoint("/api/score", "What a turn's last dice are worth", (
+    I.CARD, I.FINAL_DICE, I.FINAL_CHEST, I.FIRST_AT_END, I.VARIANT, I.NOTATION),
+    command="score")
+EV = Endpoint("/api/ev", "Optimal expected points of a turn per card", (
+    I.CARD_LIST, I.VARIANT, I.EXACT, I.NOTATION), command="ev")
+WINPROB = Endpoint("/api/winprob", "Your probability of winning the game", (
+    I.MY_TOTAL, I.OPP_TOTAL, I.FINAL, I.VARIANT), command="winprob")
+TURN = Endpoint("/api/turn", "A whole turn, replayed entry by entry, and its grading", (
+    I.CARD_DRAWN, *GOAL, I.VARIANT, I.NOTATION, I.ENTRY), command="turn")
+RULES = Endpoint("/api/rules", "The rules of the variants given, and their hash", (I.VARIANT,))
+SCORES = Endpoint("/api/scores", "The table's scoreboard: the final turn, what beats the leader, "
+                  "the totals after a turn", (I.TOTAL, I.MOVER, I.POINTS, I.DEDUCTION,
+                                              I.VARIANT))
 
-ENDPOINTS = (ADVISE, SCORE, EV, WINPROB, TURN, RULES)
+ENDPOINTS = (ADVISE, SCORE, EV, WINPROB, TURN, RULES, SCORES)
 
 
 class EntryError(Exception):
@@ -85,19 +84,26 @@ def dumps(data: Any) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
-    """The status and the body of an error answer (module docstring)."""
-    from ..cli.app import error_line
+# -- errors, as data and in the web's words ----------------------------------------------------
 
+
+def error_data(exc: SabordsError | BadRequest) -> dict[str, Any]:
+    """The body of an error answer (module docstring)."""
     if isinstance(exc, BadRequest):
-        return exc.status, {"error": exc.message}
-    if isinstance(exc, EntryError):
-        return 422, {"error": error_line(exc.error), "entry": exc.index}
+        return {"error": exc.message, "kind": exc.kind, "param": exc.param,
+                "values": exc.values}
+    return {"error": error_words(exc), **exc.as_data()}
+
+
+def error_words(exc: SabordsError) -> str:
+    """A library error in the web's words: the library's sentence in the game's terms, a
+    missing or stale table as the server's want of it."""
     if isinstance(exc, StaleTableError):
-        return 503, {"error": error_line(exc)}
-    if isinstance(exc, SabordsError):
-        return 422, {"error": error_line(exc)}
-    raise exc
+        what = "game table" if exc.table == "game" else "turn table"
+        card = f" of the {exc.card} card" if exc.card else ""
+        return (f"this server has no {what}{card} for these rules (rules hash "
+                f"{exc.rules.hash}): ask its keeper to make it")
+    return exc.message
 
 
 # -- reading the game's values, as the commands do ---------------------------------------------
@@ -136,24 +142,18 @@ def _position(q: dict[str, Any]) -> tuple[Card, Dice, Dice | None]:
 
 
 def advise(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
-    """`sabords advise --json` (:mod:`solver.cli.advise`)."""
-    from ..advisor import Goal
+    """`sabords advise --json`."""
     from ..answers import advice_answer
 
     rules = _rules(q)
     card, dice, chest = _position(q)
-    goal = _goal(q, rules)
-    if goal.name == "win":
-        solutions.game(rules)  # the game table before the position, as the command does
-    solved = solutions.goal(card, rules, goal)
-    answer = advice_answer(card, dice, rules, solved,
-                           points=lambda: solutions.goal(card, rules, Goal()),
+    answer = advice_answer(card, dice, rules, _goal(q, rules), solutions,
                            sorceress_used=q["sorceress_used"], chest=chest, first=q["first"])
     return answer.as_dict(q["top"])
 
 
 def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
-    """`sabords score --json` (:mod:`solver.cli.score`)."""
+    """`sabords score --json`."""
     from ..verdict import score_turn
 
     rules = _rules(q)
@@ -162,35 +162,31 @@ def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 
 
 def ev(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
-    """`sabords ev --json` (:mod:`solver.cli.solving`)."""
+    """`sabords ev --json`."""
     from ..answers import ev_answer
 
     rules = _rules(q)
     notes = _notation(q)
-    cards = list(dict.fromkeys(notes.parse_card(c).id for c in q["card"])) or None
-    return ev_answer(rules, cards, exact=q["exact"],
-                     load=lambda c: solutions.table(c, rules)).as_dict()
+    cards = [notes.parse_card(c) for c in q["card"]] or None
+    return ev_answer(rules, cards, solutions, exact=q["exact"]).as_dict()
 
 
 def winprob(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
-    """`sabords winprob --json` (:mod:`solver.cli.game`)."""
+    """`sabords winprob --json`."""
     from ..answers import win_answer
-    from ..game import check_totals
 
-    rules = _rules(q)
-    check_totals(rules, q["me"], q["opp"], final=q["final"])
-    return win_answer(solutions.game(rules), q["me"], q["opp"], final=q["final"]).as_dict()
+    return win_answer(_rules(q), q["me"], q["opp"], solutions, final=q["final"]).as_dict()
 
 
 def turn(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
-    """The state of `sabords turn --json` after the entries (:mod:`solver.cli.turn`)."""
+    """The state of `sabords turn --json` after the entries (its last line)."""
     from ..play import Phase, TurnPlay
 
     rules = _rules(q)
     notes = _notation(q)
     card = notes.parse_card(q["card"])
-    goal = _goal(q, rules)
-    play = TurnPlay(card, rules, solutions.goal(card, rules, goal), letters=notes.letters)
+    play = TurnPlay.new(card, rules, _goal(q, rules), solutions=solutions,
+                        letters=notes.letters)
     for index, entry in enumerate(q["entry"]):
         try:
             if play.phase is Phase.MOVE:
@@ -209,10 +205,25 @@ def rules(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
             "turn_rules_hash": the_rules.turn_hash, "description": the_rules.describe()}
 
 
+def scores(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
+    """The scoreboard of the totals (:class:`solver.scoreboard.Scoreboard`), and after a turn
+    (its `points`, or Skull Island's `deduction`) the next one."""
+    from ..scoreboard import Scoreboard
+
+    the_rules = _rules(q)
+    board = Scoreboard(the_rules, tuple(q["total"]), q["mover"] or 0)
+    if q["points"] is None and q["deduction"] is None:
+        return board.as_dict()
+    after = board.after(points=q["points"], deduction=q["deduction"])
+    return {**after.as_dict(), "before": board.as_dict()}
+
+
 HANDLERS: dict[str, Callable[[dict[str, Any], Solutions], dict[str, Any]]] = {
     ADVISE.path: advise, SCORE.path: score, EV.path: ev, WINPROB.path: winprob,
-    TURN.path: turn, RULES.path: rules,
+    TURN.path: turn, RULES.path: rules, SCORES.path: scores,
 }
+NEVER_SOLVE = (SCORE, RULES, SCORES)
+"""Endpoints that read no table and solve nothing."""
 
 
 def answer(endpoint: Endpoint, items: list[tuple[str, str]], solutions: Solutions,
@@ -251,23 +262,35 @@ def needs_solving(endpoint: Endpoint, items: list[tuple[str, str]], solutions: S
         return (solutions.cached_goal(card, the_rules, goal) is None
                 or (goal.name == "win" and solutions.cached_goal(card, the_rules,
                                                                  type(goal)()) is None)), q
-    return endpoint is not SCORE and endpoint is not RULES, q
+    return endpoint not in NEVER_SOLVE, q
 
 
 def meta() -> dict[str, Any]:
-    """What the page needs to know: the cards, the faces and their letters, the variants."""
+    """What the page needs to know: the cards, the faces and their letters, the variants, and
+    the sizes of the game (the dice, the points' unit, the largest target)."""
     from .. import __version__
     from ..dice import BRAILLE_LETTERS, DEFAULT_LETTERS
     from ..notation import braille_card_name
-    from ..rules import CARD_IDS, CARDS, DECK_SIZE, VARIANT_NAMES, Rules
+    from ..rules import (
+        CARD_IDS,
+        CARDS,
+        DECK_SIZE,
+        MAX_TARGET,
+        NINE_OF_A_KIND_VALUES,
+        NUM_DICE,
+        TIES_VALUES,
+        UNIT,
+        VARIANT_NAMES,
+        Rules,
+    )
 
     default = Rules()
     variants = []
     for name in VARIANT_NAMES:
         value = getattr(default, name)
         choices: list[Any] = ([True, False] if isinstance(value, bool) else
-                              ["magic", "set"] if name == "nine_of_a_kind" else
-                              ["shared", "trigger"] if name == "ties" else [])
+                              list(NINE_OF_A_KIND_VALUES) if name == "nine_of_a_kind" else
+                              list(TIES_VALUES) if name == "ties" else [])
         variants.append({"name": name, "default": value, "choices": choices})
     return {
         "version": __version__,
@@ -278,10 +301,14 @@ def meta() -> dict[str, Any]:
                    "chest": CARDS[c].chest, "battle_swords": CARDS[c].battle_swords,
                    "battle_bonus": CARDS[c].battle_bonus} for c in CARD_IDS],
         "deck_size": DECK_SIZE,
+        "dice": NUM_DICE,
+        "unit": UNIT,
+        "max_target": MAX_TARGET,
         "variants": variants,
         "rules": default.as_dict(),
         "rules_hash": default.hash,
     }
 
 
-__all__ = ["ENDPOINTS", "EntryError", "answer", "dumps", "error_body", "meta", "needs_solving"]
+__all__ = ["ENDPOINTS", "EntryError", "answer", "dumps", "error_data", "error_words", "meta",
+           "needs_solving"]

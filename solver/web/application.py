@@ -4,11 +4,18 @@
 sizes, the limits) instead of reading globals; `solver.web:app` is the application made from
 the environment (``SABORDS_WEB_*``), for any ASGI server.
 
-Starlette, not FastAPI: every parameter is read with the command line's own click parameter so
-that every error is the command line's line (:mod:`solver.web.params`), which FastAPI's pydantic
-validation would replace with its own messages; FastAPI would also bring pydantic, whose import
-alone costs more than the whole answer of a points query. The OpenAPI description is made from
-the same table of endpoints the handlers read (:mod:`solver.web.openapi`).
+Starlette, not FastAPI: every parameter is an input of :mod:`solver.inputs`, read by
+:mod:`solver.web.params` into errors that are data (a kind, the parameter, the values), which
+FastAPI's pydantic validation would replace with its own; FastAPI would also bring pydantic,
+whose import alone costs more than the whole answer of a points query. The OpenAPI description
+is made from the same table of endpoints the handlers read (:mod:`solver.web.openapi`).
+
+Errors: one exception handler per kind (:func:`error_handlers`): a query that cannot be read
+(:class:`~solver.web.params.BadRequest`, 400), an entry of a turn refused (422, with its
+index), a table this server does not have (:class:`~solver.errors.StaleTableError`, 503), any
+other input the library refuses (:class:`~solver.errors.SabordsError`, 422), an HTTP error of
+the router (404, 405), and anything else, a bug (500, logged); each answers the error as data
+(:func:`solver.web.api.error_data`).
 
 - The page's assets (``/``, its scripts, ``/app.css``, ``/icon.svg``) are read from the package
   once, when the application is made: no request reaches the file system.
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Any
@@ -34,19 +41,15 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
 
+from ..errors import SabordsError, StaleTableError
 from . import api
 from .openapi import openapi
-from .params import Endpoint, Limits
+from .params import BadRequest, Endpoint, Limits
 from .solutions import Settings, Solutions
 
 log = logging.getLogger("solver.web")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_PATH = 256
 JSON = "application/json"
@@ -82,24 +85,68 @@ class RequestLimits:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             refusal = self.refusal(scope)
-            if refusal is not None:
-                status, message = refusal
-                await _json({"error": message}, status)(scope, receive, send)
+            if refusal is not None:  # answered as the handler of a bad request answers
+                await _bad_request(None, refusal)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
-    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+    def refusal(self, scope: Scope) -> BadRequest | None:
         query = scope.get("query_string", b"")
         if len(query) > self.limits.query:
-            return 414, (f"the query is {len(query)} bytes long: at most {self.limits.query} "
-                         "are read")
+            return BadRequest(f"the query is {len(query)} bytes long: at most "
+                              f"{self.limits.query} are read", kind="query_too_long",
+                              values={"bytes": len(query), "most": self.limits.query},
+                              status=414)
         if len(scope.get("raw_path") or scope["path"].encode()) > MAX_PATH:
-            return 414, f"the path is longer than {MAX_PATH} bytes"
+            return BadRequest(f"the path is longer than {MAX_PATH} bytes",
+                              kind="path_too_long", values={"most": MAX_PATH}, status=414)
         for name, value in scope.get("headers", ()):
             if name == b"transfer-encoding" or (name == b"content-length" and value.strip()
                                                 not in (b"", b"0")):
-                return 413, "a request has no body here: every endpoint is a GET with a query"
+                return BadRequest("a request has no body here: every endpoint is a GET with "
+                                  "a query", kind="request_body", status=413)
         return None
+
+
+# -- one handler per kind of error -------------------------------------------------------------
+
+
+def _bad_request(request: Request | None, exc: Exception) -> Response:
+    assert isinstance(exc, BadRequest)
+    return _json(api.error_data(exc), exc.status)
+
+
+def _entry_refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, api.EntryError)
+    return _json({**api.error_data(exc.error), "entry": exc.index}, 422)
+
+
+def _no_table(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StaleTableError)
+    return _json(api.error_data(exc), 503)
+
+
+def _refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, SabordsError)
+    return _json(api.error_data(exc), 422)
+
+
+def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _json({"error": exc.detail, "kind": "http", "param": None,
+                  "values": {"status": exc.status_code}}, exc.status_code)
+
+
+def _internal(request: Request, exc: Exception) -> Response:
+    log.error("%s failed", request.url.path, exc_info=exc)
+    return _json({"error": "internal error: the server could not answer (see its log)",
+                  "kind": "internal", "param": None, "values": {}}, 500)
+
+
+def error_handlers() -> dict[Any, ExceptionHandler]:
+    """The application's exception handlers, one per kind of error (module docstring)."""
+    return {BadRequest: _bad_request, api.EntryError: _entry_refused, StaleTableError: _no_table,
+            SabordsError: _refused, HTTPException: _http_error, Exception: _internal}
 
 
 def _asset(name: str) -> bytes:
@@ -119,24 +166,15 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
     def endpoint_route(endpoint: Endpoint) -> Route:
         async def handle(request: Request) -> Response:
             items = list(request.query_params.multi_items())
-            try:
-                solve, q = api.needs_solving(endpoint, items, solutions, limits)
-                if solve:
-                    body = await run_in_threadpool(api.answer, endpoint, items, solutions,
-                                                   limits, q)
-                else:
-                    body = api.answer(endpoint, items, solutions, limits, q)
-            except Exception as exc:  # the library's errors are answers; the rest is a bug
-                try:
-                    status, error = api.error_body(exc)
-                except Exception:
-                    log.exception("%s failed", endpoint.path)
-                    return _json({"error": "internal error: the server could not answer "
-                                           "(see its log)"}, 500)
-                return _json(error, status)
+            solve, q = api.needs_solving(endpoint, items, solutions, limits)
+            if solve:
+                body = await run_in_threadpool(api.answer, endpoint, items, solutions, limits,
+                                               q)
+            else:
+                body = api.answer(endpoint, items, solutions, limits, q)
             return _json(body)
 
-        return Route(endpoint.path, handle, methods=["GET"], name=endpoint.command)
+        return Route(endpoint.path, handle, methods=["GET"])
 
     def asset_route(path: str) -> Route:
         body, media = assets[path]
@@ -156,10 +194,6 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
     async def health(request: Request) -> Response:
         return _json({"status": "ok", "pid": os.getpid(), "caches": solutions.stats()})
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return _json({"error": exc.detail}, exc.status_code)
-
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if settings.warm:
@@ -175,10 +209,10 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
               Route("/api/health", health, methods=["GET"]),
               *(asset_route(path) for path in ASSETS)]
     app = Starlette(routes=routes, middleware=[Middleware(RequestLimits, limits=limits)],
-                    exception_handlers={HTTPException: http_error}, lifespan=lifespan)
+                    exception_handlers=error_handlers(), lifespan=lifespan)
     app.state.solutions = solutions
     app.state.settings = settings
     return app
 
 
-__all__ = ["ASSETS", "RequestLimits", "create_app"]
+__all__ = ["ASSETS", "RequestLimits", "create_app", "error_handlers"]

@@ -1,8 +1,8 @@
 """The OpenAPI 3.1 description of the API, made from the endpoints the handlers read.
 
-Each parameter is described by the help of the command-line option it is
-(:func:`solver.web.params.click_param`), so the description cannot drift from what the
-parameter does; served at ``/api/openapi.json``.
+Each parameter is described by its input's help (:mod:`solver.inputs`), the same text as the
+command line's option, so the description cannot drift from what the parameter does; served at
+``/api/openapi.json``.
 """
 
 from __future__ import annotations
@@ -10,33 +10,39 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
+from ..inputs import FLAG, INT, LIST, Input
 from .api import ENDPOINTS
-from .params import FLAG, INT, LIST, Endpoint, Param, click_param, param_help
+from .params import Endpoint
 
-ERROR = {"type": "object", "required": ["error"],
-         "properties": {"error": {"type": "string", "description": (
-             "The command line's one-line message (without `sabords: error: `).")},
-             "entry": {"type": "integer", "description": "/api/turn: the entry refused."}}}
+ERROR = {"type": "object", "required": ["error", "kind"], "properties": {
+    "error": {"type": "string", "description": "What went wrong, in a sentence."},
+    "kind": {"type": "string", "description": (
+        "What went wrong, as a stable code (`dice_count`, `unknown_card`, `not_a_whole_number`, "
+        "`stale_table`...): with `param` and `values`, what a client words in its language.")},
+    "param": {"type": ["string", "null"], "description": "The input it is about, if one."},
+    "values": {"type": "object", "description": "The values it is about."},
+    "entry": {"type": "integer", "description": "/api/turn: the entry refused."}}}
 
 
-def _schema(param: Param) -> dict[str, Any]:
+def _schema(param: Input) -> dict[str, Any]:
     if param.kind == FLAG:
         return {"type": "boolean", "default": False}
     if param.kind == INT:
-        return {"type": "integer"}
+        schema: dict[str, Any] = {"type": "integer"}
+        if param.minimum is not None:
+            schema["minimum"] = param.minimum
+        if param.maximum is not None:
+            schema["maximum"] = param.maximum
+        return schema
     if param.kind == LIST:
-        return {"type": "array", "items": {"type": "string"}}
+        return {"type": "array", "items": {"type": "integer" if param.each == INT
+                                           else "string"}}
     return {"type": "string"}
 
 
-def _parameter(endpoint: Endpoint, param: Param) -> dict[str, Any]:
-    option = click_param(endpoint, param)
-    flag = "" if option is None or not getattr(option, "opts", None) else option.opts[0]
-    where = f" (`sabords {endpoint.command} {flag}`)" if flag.startswith("--") else (
-        f" (`sabords {endpoint.command} {flag.upper()}`)" if flag else "")
+def _parameter(endpoint: Endpoint, param: Input) -> dict[str, Any]:
     out: dict[str, Any] = {"name": param.name, "in": "query", "required": param.required,
-                           "description": param_help(endpoint, param) + where,
-                           "schema": _schema(param)}
+                           "description": param.help, "schema": _schema(param)}
     if param.kind == LIST:
         out.update({"style": "form", "explode": True})
     return out
@@ -45,10 +51,11 @@ def _parameter(endpoint: Endpoint, param: Param) -> dict[str, Any]:
 def openapi() -> dict[str, Any]:
     paths: dict[str, Any] = {}
     for endpoint in ENDPOINTS:
+        described = (f"The JSON of `sabords {endpoint.command} --json`." if endpoint.command
+                     else f"{endpoint.summary}.")
         paths[endpoint.path] = {"get": {
             "summary": endpoint.summary,
-            "description": f"The JSON of `sabords {endpoint.command} --json`."
-            if endpoint.path != "/api/rules" else "The rules object, its hash and description.",
+            "description": described,
             "parameters": [_parameter(endpoint, p) for p in endpoint.params],
             "responses": {
                 "200": {"description": "The answer.", "content": {"application/json": {
@@ -57,10 +64,10 @@ def openapi() -> dict[str, Any]:
                         "content": {"application/json": {"schema": ERROR}}},
                 "422": {"description": "An input the rules refuse.",
                         "content": {"application/json": {"schema": ERROR}}},
-                "503": {"description": "A table of the server is missing or stale.",
+                "503": {"description": "This server has no table for these rules.",
                         "content": {"application/json": {"schema": ERROR}}},
             }}}
-    for path, summary in (("/api/meta", "The cards, faces, letters and variants"),
+    for path, summary in (("/api/meta", "The cards, faces, letters, variants and sizes"),
                           ("/api/health", "The server's caches")):
         paths[path] = {"get": {"summary": summary, "responses": {"200": {
             "description": "The answer.", "content": {"application/json": {
@@ -69,7 +76,7 @@ def openapi() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "mille-sabords", "version": __version__, "description": (
             "The advisor of the dice game Mille Sabords: each endpoint answers what the "
-            "matching `sabords` command prints with --json.")},
+            "matching `sabords` command prints with --json, from the same library calls.")},
         "paths": paths,
     }
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..advisor import NEED, POINTS, Goal, GoalSolution, objective_for, solve_goal
 from ..errors import SettingsError
-from ..rules import CARD_IDS, Card, Rules, get_card
+from ..rules import CARDS, Card, Rules
 from .cache import BoundedCache
 
 if TYPE_CHECKING:
@@ -97,7 +97,8 @@ class GameTooLarge(SettingsError):
 
 
 class Solutions:
-    """The solutions behind the answers, in bounded caches (module docstring)."""
+    """The solutions behind the answers, in bounded caches (module docstring): the server's
+    :class:`solver.sources.SolutionSource`."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -115,19 +116,16 @@ class Solutions:
 
     # -- turn tables and goals -----------------------------------------------------------------
 
-    def table(self, card: Card | str, rules: Rules) -> TurnTable:
+    def table(self, card: Card, rules: Rules) -> TurnTable:
         """The expected-points table of `card` under `rules` (:func:`solver.tables.turn_table`)."""
         from ..tables import turn_table
-
-        card = get_card(card)
         turn = rules.turn_rules()
         return self.tables.get((card.id, turn), lambda: self._solve(
             lambda: turn_table(card, turn, self.settings.tables_dir)))
 
-    def goal(self, card: Card | str, rules: Rules, goal: Goal) -> GoalSolution:
+    def goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
         """`card`'s turn solved for `goal` (:func:`solver.advisor.solve_goal`): points from
         its table, a need or a win solved now (or found in the cache)."""
-        card = get_card(card)
         if goal.name == POINTS:
             return GoalSolution(goal, objective_for(None), self.table(card, rules).solution)
         goal.check(rules)
@@ -139,9 +137,8 @@ class Solutions:
         return self.goals.get((card.id, key_rules, goal), lambda: self._solve(
             lambda: solve_goal(card, rules, goal, game=game)))
 
-    def cached_goal(self, card: Card | str, rules: Rules, goal: Goal) -> GoalSolution | None:
+    def cached_goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution | None:
         """The solution of `goal` if nothing needs to be read or solved for it, else None."""
-        card = get_card(card)
         if goal.name == POINTS:
             table = self.tables.peek((card.id, rules.turn_rules()))
             return None if table is None else GoalSolution(goal, objective_for(None),
@@ -157,17 +154,17 @@ class Solutions:
         return self.games.get(rules, lambda: self._solve(lambda: self._read_game(rules)))
 
     def _read_game(self, rules: Rules) -> GameSolution:
-        from ..tablepaths import game_default_dir
-        from ..tables import game_table_path, game_tables
+        from ..sources import game_on_disk
+        from ..tables import game_tables
 
         directory = self.settings.game_tables_dir
-        on_disk = directory is not None or game_table_path(game_default_dir(rules)).is_file()
         limit = self.settings.max_game_target
-        if not on_disk and rules.target > limit:
+        if not game_on_disk(rules, directory) and rules.target > limit:
             raise GameTooLarge(
                 f"this server solves the two-player game on demand up to target={limit}; the "
-                f"game of target={rules.target} is not solved here (`sabords solve-game` with "
-                f"these variants, run on the server, makes its table)", subject="variant")
+                f"game of target={rules.target} is not solved here (its keeper can make its "
+                f"table on the server)", subject="variant", kind="game_too_large",
+                values={"target": rules.target, "max_game_target": limit})
         return game_tables(rules, directory)
 
     # -- start-up ------------------------------------------------------------------------------
@@ -175,7 +172,7 @@ class Solutions:
     def warm_up(self) -> None:
         """Read the default rules' twelve turn tables and the game table."""
         rules = Rules()
-        for card in CARD_IDS:
+        for card in CARDS.values():
             self.table(card, rules)
         self.game(rules)
 

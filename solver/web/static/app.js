@@ -4,10 +4,10 @@
 // core.js holds the state, the API and the wording; practice.js the practice game.
 
 import {
-  $, FACES, META, S, SHOWN, TIE, W, api, cardMeta, cardName, diceWords, el, frenchColon,
-  goalParams, hooks, inNotation, lettersOf, moveEntry, moveWords, newTurn,
-  notationLetters, num, pct, playerName, players, regretText, replay, resetTurn, save, sentence,
-  setMeta, setWords, showError, target, ui, variantParams, worth,
+  $, FACES, META, S, SHOWN, W, api, cardMeta, cardName, diceWords, el, frenchColon,
+  hooks, inNotation, lettersOf, moveEntry, moveWords, newTurn,
+  notationLetters, num, pct, playerName, players, regretText, replay, resetTurn, save, scores,
+  sentence, setMeta, setWords, showError, ui, unitsOf, variantParams, worth,
 } from "./core.js";
 import { faceIcon } from "./faces.js";
 import { newPractice, practiceMove, practiceTurn, renderPractice } from "./practice.js";
@@ -41,19 +41,13 @@ function renderBoard() {
   fields.replaceChildren(...ps.map((p, i) => {
     const name = el("input", { type: "text", value: p.name || "", placeholder: W.playerName(i + 1), "aria-label": W.nameOf(i + 1) });
     name.addEventListener("change", () => { p.name = name.value.trim() || null; save(); renderAll(); });
-    const total = el("input", { type: "number", step: "100", min: "0", inputMode: "numeric", value: String(p.total), "aria-label": W.totalOf(i + 1) });
-    total.addEventListener("change", () => { p.total = Math.max(0, Math.round((+total.value || 0) / 100) * 100); save(); renderAll(); });
+    const total = el("input", { type: "number", step: String(META.unit), min: "0", inputMode: "numeric", value: String(p.total), "aria-label": W.totalOf(i + 1) });
+    total.addEventListener("change", () => { p.total = unitsOf(total.value); save(); renderAll(); });
     const remove = el("button", { type: "button", text: "✕", "aria-label": W.remove(playerName(i)), disabled: ps.length <= 1 });
     remove.addEventListener("click", () => { ps.splice(i, 1); save(); renderAll(); });
     return el("div", { class: "player-fields" }, name, total, remove);
   }));
 }
-function leader(except) {
-  let best = null;
-  players().forEach((p, i) => { if (i !== except && (best === null || p.total > players()[best].total)) best = i; });
-  return best;
-}
-
 // -- the objective --------------------------------------------------------------------------------
 
 function renderObjective() {
@@ -64,19 +58,22 @@ function renderObjective() {
   $("need-field").hidden = S.objective !== "need";
   $("need").value = String(S.need);
   $("win-field").hidden = S.objective !== "win";
-  if (ps.length === 2) {
-    const me = S.current, opp = 1 - S.current;
-    $("win-totals").textContent = frenchColon(W.winTotals(playerName(me), ps[me].total, playerName(opp), ps[opp].total, ps[opp].total >= target()));
-  }
   $("many-players").hidden = ps.length <= 2;
   $("many-players").textContent = W.manyPlayers;
-  const lead = leader(S.current);
+  // what the rules make of the scoreboard (the final turn, what beats the leader): the server's
+  scores().then(renderScores).catch(showError);
+}
+function renderScores(board) {
+  const ps = players();
+  if (ps.length === 2 && board.goal) {
+    const me = S.current, opp = 1 - S.current;
+    $("win-totals").textContent = frenchColon(W.winTotals(playerName(me), ps[me].total, playerName(opp), ps[opp].total, board.goal.final));
+  }
   const beat = $("beat-leader");
-  beat.hidden = !(ps.length > 2 && lead !== null && ps[lead].total >= target());
+  beat.hidden = !(ps.length > 2 && board.beat !== null);
   if (!beat.hidden) {
-    const need = Math.max(0, ps[lead].total - ps[S.current].total + 100);
-    beat.textContent = frenchColon(W.beatLeader(need, playerName(lead)));
-    beat.onclick = () => { S.objective = "need"; S.need = need; save(); resetTurn(); renderAll(); };
+    beat.textContent = frenchColon(W.beatLeader(board.beat, playerName(board.leader)));
+    beat.onclick = () => { S.objective = "need"; S.need = board.beat; save(); resetTurn(); renderAll(); };
   }
 }
 
@@ -88,7 +85,7 @@ function renderVariants() {
     if (v.choices.length) {
       input = el("select", {}, ...v.choices.map((c) => el("option", { value: String(c), text: W.values[String(c)] || String(c) })));
     } else {
-      input = el("input", { type: "number", step: "100", min: "100", inputMode: "numeric" });
+      input = el("input", { type: "number", step: String(META.unit), min: String(META.unit), inputMode: "numeric" });
     }
     input.id = `v-${v.name}`;
     input.value = String(v.name in S.variants ? S.variants[v.name] : v.default);
@@ -113,8 +110,8 @@ async function updateRules() {
 
 function expected() {
   const st = ui.turn && ui.turn.state;
-  if (!st || st.phase === "move" || st.phase === "over") return [8];
-  return st.dice_expected.length ? st.dice_expected : [8];
+  if (!st || st.phase === "move" || st.phase === "over") return [META.dice];
+  return st.dice_expected.length ? st.dice_expected : [META.dice];
 }
 const total = (c) => c.reduce((a, b) => a + b, 0);
 // One row per face: the letter, a large button adding a die (its name says the face and the
@@ -144,8 +141,8 @@ function renderPad() {
   $("go").disabled = !want.includes(n);
   // the chest card, a position in the middle of a turn: the dice on the chest, among the dice
   const chest = ui.chest;
-  const room = (face) => Math.min(chest[face] + 8 - total(chest), n ? pad[face] : 8);
-  for (let f = 0; f < 6; f++) chest[f] = Math.min(chest[f], n ? pad[f] : 8);
+  const room = (face) => Math.min(chest[face] + META.dice - total(chest), n ? pad[face] : META.dice);
+  FACES.forEach((_, f) => { chest[f] = Math.min(chest[f], n ? pad[f] : META.dice); });
   $("chest-pad").replaceChildren(...padRows("chest-pad", chest, [1, 2, 3, 4, 5], room, W.chestAdd, W.chestSub, renderPad));
   $("chest-count").textContent = W.chestCount(total(chest));
 }
@@ -176,7 +173,7 @@ function optionItem(a, o, i, options, canTake) {
   if (o.action !== "stop") parts.push(W.bustRisk(pct(o.p_bust, 1)));
   parts.push(regretText(a, o));
   const badges = el("div", { class: "badges" });
-  const tied = options.map((_, j) => j).filter((j) => j !== i && Math.abs(options[j].value - o.value) <= TIE).map((j) => j + 1);
+  const tied = o.ties;  // the ranks of the options of the same value, the server's
   if (o.best) badges.append(el("span", { class: "badge best", text: `★ ${W.best}` }));
   if (tied.length) badges.append(el("span", { class: "badge tie", text: W.tie(tied.slice(0, 3).join(", ") + (tied.length > 3 ? "…" : "")) }));
   const li = el("li", { class: `option${o.best ? " best" : ""}` },
@@ -195,7 +192,7 @@ function optionItem(a, o, i, options, canTake) {
 // -- following a turn -------------------------------------------------------------------------------
 
 async function enterDice(text) {
-  if (!ui.turn) ui.turn = newTurn($("card").value);
+  if (!ui.turn) ui.turn = await newTurn($("card").value);
   ui.turn.entries.push(text);
   const ok = await replay();
   if (!ui.turn.entries.length) ui.turn = null;
@@ -222,10 +219,11 @@ async function adviseOnce() {
   const text = total(ui.pad) ? padLetters() : typed;
   const card = $("card").value;
   try {
+    const turn = await newTurn(card);
     ui.position = await api("/api/advise", {
-      card, dice: text, first: false, variant: variantParams(), notation: S.notation,
+      ...turn.params, dice: text, first: false,
       sorceress_used: card === "sorceress" && $("sorceress-used").checked,
-      chest: card === "chest" && total(ui.chest) ? inNotation(lettersOf(ui.chest)) : null, ...goalParams(),
+      chest: card === "chest" && total(ui.chest) ? inNotation(lettersOf(ui.chest)) : null,
     });
     $("typed").value = "";
     showError(null);
@@ -265,8 +263,8 @@ function renderTurn() {
   $("sorceress-field").hidden = card !== "sorceress";
   $("chest-field").hidden = card !== "chest";
   if (!st) $("dice-h").textContent = W.roll1;
-  else if (phase === "island") $("dice-h").textContent = frenchColon(W.island(8 - st.stays.length));
-  else $("dice-h").textContent = frenchColon(W.rollN(st.roll + 1, 8 - st.stays.length));
+  else if (phase === "island") $("dice-h").textContent = frenchColon(W.island(st.rolled));
+  else $("dice-h").textContent = frenchColon(W.rollN(st.roll + 1, st.rolled));
   $("dice-stays").textContent = st && st.stays.length ? frenchColon(W.stays(diceWords(st.stays))) : "";
   $("go").textContent = midTurn() ? W.goPosition : st ? W.goEnter : W.goAdvise;
   // the advice: of the position showing while a move is awaited, or of a one-off position
@@ -314,12 +312,14 @@ export function gradedTable(g) {
   return out;
 }
 function shortMove(o) { return o.action === "stop" ? W.stop : frenchColon(moveWords({ points: null }, o, true)); }
-function scoreTurn() {
+async function scoreTurn() {
   const g = ui.turn.state.graded;
-  const ps = players();
-  if (g.outcome === "island") ps.forEach((p, i) => { if (i !== S.current) p.total = Math.max(0, p.total - g.deduction); });
-  else ps[S.current].total = Math.max(0, ps[S.current].total + g.points);
-  S.current = (S.current + 1) % ps.length;
+  let after;
+  try {  // the totals after the turn and the next player, as the rules move them: the server's
+    after = await scores(g.outcome === "island" ? { deduction: g.deduction } : { points: g.points });
+  } catch (e) { showError(e); return; }
+  players().forEach((p, i) => { p.total = after.totals[i]; });
+  S.current = after.mover;
   save(); resetTurn(); renderAll();
   $("board-h").scrollIntoView({ block: "start" });
 }
@@ -369,7 +369,7 @@ async function start() {
   $("new-game").addEventListener("click", changed(() => { players().forEach((p) => { p.total = 0; }); S.current = 0; }));
   $("card").addEventListener("change", changed(() => { S.card = $("card").value; }));
   for (const id of ["points", "need", "win"]) $(`obj-${id}`).addEventListener("change", changed(() => { S.objective = id; }));
-  $("need").addEventListener("change", changed(() => { S.need = Math.max(0, Math.round((+$("need").value || 0) / 100) * 100); }));
+  $("need").addEventListener("change", changed(() => { S.need = unitsOf($("need").value); }));
   $("notation").addEventListener("change", changed(() => { S.notation = $("notation").value; }));
   $("not-first").addEventListener("change", () => { ui.position = null; renderAll(); });
   $("sorceress-used").addEventListener("change", () => { ui.position = null; renderAll(); });

@@ -1,14 +1,14 @@
 // mille-sabords: what the page's modules share: the saved settings, the API, the turn followed,
-// and the wording of the server's answers. Every number comes from the server's JSON API (the
-// command line's --json answers); this only words them in English or French.
+// and the wording of the server's answers. Every number and every rule comes from the server's
+// JSON API (the command line's --json answers; /api/scores for the scoreboard, /api/meta for
+// the game's sizes); this only words them in English or French.
 
 import { WORDS } from "./words.js";
 
 export const FACES = ["skull", "monkey", "parrot", "sword", "coin", "diamond"];
 export const DEFAULT_LETTERS = "kmpscd";  // the API's JSON always uses these
 export const SKULL = 0;
-export const TIE = 1e-9;                 // the solver's tolerance for a best move
-export const SHOWN = 8;                  // options shown before "show all"
+export const SHOWN = 10;                 // options shown before "show all"
 const STORE = "mille-sabords.v1";
 
 export let META = null;  // /api/meta: cards, faces, letters, variants, default rules
@@ -25,8 +25,9 @@ export const S = Object.assign({
 export function save() { try { localStorage.setItem(STORE, JSON.stringify(S)); } catch (e) { /* private mode */ } }
 
 // ui: what the page holds while open. turn: {card, params, entries, state}, the turn followed
-// (at the table or in practice), replayed by /api/turn; position: a one-off advice.
-export const ui = { turn: null, position: null, pad: [0, 0, 0, 0, 0, 0], chest: [0, 0, 0, 0, 0, 0], showAll: false, tiles: [] };
+// (at the table or in practice), replayed by /api/turn; position: a one-off advice; scores:
+// /api/scores of the scoreboard (whose turn is final, what beats the leader, the goal).
+export const ui = { turn: null, position: null, pad: [0, 0, 0, 0, 0, 0], chest: [0, 0, 0, 0, 0, 0], showAll: false, tiles: [], scores: null, scoresKey: null };
 
 // hooks.render: redraws the whole page (set by app.js, called by practice.js).
 export const hooks = { render: () => {} };
@@ -104,25 +105,37 @@ export function players() {
   return S.players;
 }
 export function playerName(i) { return players()[i].name || W.playerName(i + 1); }
-export function target() { return +(S.variants.target || META.rules.target); }
-export function goalParams() {
-  const ps = players();
+// A typed number of points: a whole number of the game's unit, none below 0 (a setting's value,
+// not a total moved by a turn: /api/scores moves those).
+export function unitsOf(text) {
+  const n = Math.round((+text || 0) / META.unit);
+  return n > 0 ? n * META.unit : 0;
+}
+// The scoreboard as the server reads it (/api/scores), asked again when the totals, the player
+// to move or the rules change; `after` ({points} or {deduction}) asks for the totals after a turn.
+export async function scores(after) {
+  const key = JSON.stringify([players().map((p) => p.total), S.current, variantParams()]);
+  const params = { total: players().map((p) => p.total), mover: S.current, variant: variantParams() };
+  if (after) return api("/api/scores", { ...params, ...after });
+  if (ui.scoresKey !== key) { ui.scores = await api("/api/scores", params); ui.scoresKey = key; }
+  return ui.scores;
+}
+export async function goalParams() {
   if (S.mode === "practice" || S.objective === "points") return {};
   if (S.objective === "need") return { need: S.need };
-  if (ps.length !== 2) return {};
-  const me = ps[S.current].total, opp = ps[1 - S.current].total;
-  return { me, opp, final: opp >= target() };
+  const board = await scores();
+  return board.goal || {};
 }
 
 // -- the turn followed: its entries, replayed by the server ------------------------------------------
 
 export function moveEntry(o) {
   if (o.action === "stop") return "stop";
-  if (isSorceress(o)) return `reroll ${inNotation(o.reroll)}`;
+  if (o.sorceress) return `reroll ${inNotation(o.reroll)}`;
   return `keep ${o.keep.length ? inNotation(o.keep) : "nothing"}`;
 }
-export function newTurn(card) {
-  return { card, params: { card, variant: variantParams(), notation: S.notation, ...goalParams() }, entries: [], state: null };
+export async function newTurn(card) {
+  return { card, params: { card, variant: variantParams(), notation: S.notation, ...(await goalParams()) }, entries: [], state: null };
 }
 export function resetTurn() {
   ui.turn = null; ui.position = null; ui.pad = [0, 0, 0, 0, 0, 0]; ui.chest = [0, 0, 0, 0, 0, 0];
@@ -148,14 +161,13 @@ export async function replay() {
 
 // -- the answer in words ---------------------------------------------------------------------------
 
-export function isSorceress(o) { return o.action === "reroll" && o.reroll.includes(DEFAULT_LETTERS[SKULL]); }
 // The move of an option: the rerolled dice by number (the sentence), or named (`named`).
 export function moveWords(a, o, named) {
   if (o.action === "stop") return W.stopMove(a.points);
   const keep = o.keep.length ? diceWords(o.keep) : "";
-  const others = o.reroll.length - (isSorceress(o) ? 1 : 0);
+  const others = o.reroll.length - (o.sorceress ? 1 : 0);
   const rolled = named ? diceWords(o.reroll, true) : W.dice(others);
-  if (isSorceress(o)) return W.sorceress(keep, others ? rolled : "");
+  if (o.sorceress) return W.sorceress(keep, others ? rolled : "");
   if (!keep) return W.rerollAll(named ? rolled : W.dice(others));
   return W.keepReroll(keep, rolled);
 }
@@ -172,10 +184,9 @@ export function sentence(a) {
   if (a.kind === "island") return W.islandSentence(num(a.island.expected_deduction, 1), a.island.cost_per_skull);
   if (a.kind === "bust") {
     const card = cardMeta(a.card);
-    const skulls = counts(a.dice)[SKULL] + (card.skulls || 0);
-    if (card.battle_swords) return W.bustBattle(skulls, a.points);
-    if (card.chest && a.chest) return W.bustChest(skulls, a.points);
-    return W.bust(skulls, a.points);
+    if (card.battle_swords) return W.bustBattle(a.skulls, a.points);
+    if (card.chest && a.chest) return W.bustChest(a.skulls, a.points);
+    return W.bust(a.skulls, a.points);
   }
   const best = a.options[0];
   if (best.action === "stop") {

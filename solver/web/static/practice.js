@@ -4,8 +4,8 @@
 // the mean cost per decision, as Verhoeff's Yahtzee proficiency test reports it.
 
 import {
-  $, DEFAULT_LETTERS, META, S, SKULL, W, cardName, el, frenchColon, hooks, inNotation, newTurn,
-  num, replay, resetTurn, save, target, ui,
+  $, DEFAULT_LETTERS, META, S, SKULL, W, api, cardName, el, frenchColon, hooks, inNotation,
+  newTurn, num, replay, resetTurn, save, ui, variantParams,
 } from "./core.js";
 import { faceIcon } from "./faces.js";
 
@@ -20,11 +20,11 @@ export function newPractice() {
   const deck = [];
   for (const c of META.cards) for (let i = 0; i < c.count; i++) deck.push(c.id);
   for (let i = deck.length - 1; i > 0; i--) { const j = randomInt(i + 1); [deck[i], deck[j]] = [deck[j], deck[i]]; }
-  S.practice = { deck, next: 0, total: 0, turns: [] };
+  S.practice = { deck, next: 0, total: 0, turns: [], reached: false };
   save();
   resetTurn();
 }
-function finished(p) { return p.total >= target() || p.next >= p.deck.length; }
+function finished(p) { return p.reached || p.next >= p.deck.length; }
 
 export async function practiceTurn() {
   if (!S.practice || finished(S.practice)) newPractice();
@@ -32,8 +32,8 @@ export async function practiceTurn() {
   const card = p.deck[p.next];
   p.next += 1;
   save();
-  ui.turn = newTurn(card);
-  ui.turn.entries.push(inNotation(rollDice(8)));
+  ui.turn = await newTurn(card);
+  ui.turn.entries.push(inNotation(rollDice(META.dice)));
   await replay();
   await islandRolls();
   setTiles();
@@ -43,10 +43,10 @@ export async function practiceTurn() {
 async function islandRolls() {  // Skull Island: no decision, the page rolls until it ends
   const turn = ui.turn;
   for (let guard = 0; turn.state && turn.state.phase === "island" && guard < 16; guard++) {
-    turn.entries.push(inNotation(rollDice(8 - turn.state.stays.length)));
+    turn.entries.push(inNotation(rollDice(turn.state.rolled)));
     if (!(await replay())) break;
   }
-  if (turn.state && turn.state.phase === "over") record();
+  if (turn.state && turn.state.phase === "over") await record();
 }
 function setTiles() {
   const st = ui.turn && ui.turn.state;
@@ -97,14 +97,16 @@ export async function practiceMove(stop) {
     await replay();
     setTiles();
   }
-  if (turn.state.phase === "over") record();
+  if (turn.state.phase === "over") await record();
   hooks.render();
 }
-function record() {
+async function record() {  // the practice game's total after the turn, as the rules move it
   const turn = ui.turn, g = turn.state.graded, p = S.practice;
   if (turn.recorded) return;
   turn.recorded = true;
-  p.total = Math.max(0, p.total + (g.points || 0));
+  const board = await api("/api/scores", { total: [p.total], points: g.points || 0, variant: variantParams() });
+  p.total = board.totals[0];
+  p.reached = board.at_target.length > 0;
   p.turns.push({ card: turn.card, points: g.points || 0, decisions: g.decisions.length, cost: g.total_cost });
   save();
 }
