@@ -91,6 +91,7 @@ dice letters only, in either alphabet."""
 
 _LONGEST_NAME = max(len(name.split()) for name in FACE_WORDS)
 
+
 @dataclass(frozen=True)
 class Letters:
     """An alphabet of dice letters: one letter per face to print, the letters to read."""
@@ -254,9 +255,9 @@ def _ordinal(n: int) -> str:
 
 
 _WORD = re.compile(r"[0-9]+(?:[x×*](?=[\s,;:+/'\-]|$))?|[×*]|[^\s0-9,;:+/'\-×*]+")
-"""A word of dice text: a count (``4``, or ``4x`` before a face: ``4x coin``, never 4 swords),
-a multiplication sign (``4 × coin``), or a run of anything but separators, digits and signs
-(``4coin`` is a count and a face)."""
+"""A word of dice text: a count (``4``, or ``4x``: ``4x coin`` is 4 coins, not 4 swords and a
+coin; ``4 x`` is 4 swords), a multiplication sign (``4 × coin``), or a run of anything but
+separators, digits and signs (``4coin`` is a count and a face)."""
 _TIMES = "x×*"
 _BETWEEN_DICE = re.compile(r"[,;:+/]")
 """Separators that end a name: ``gold, coin`` is two dice, ``gold coin`` one."""

@@ -80,8 +80,8 @@ def winprob(
     echo(f"rules     {describe_rules(rules)}")
 
 
-@command("solve-game", fill={"cost_6000": game_cost_text(6000),
-                            "cost_20000": game_cost_text(MAX_TARGET)})
+@command("solve-game", fill={"cost_6000": game_cost_text(6000), "max_target": str(MAX_TARGET),
+                            "cost_max": game_cost_text(MAX_TARGET)})
 def solve_game_command(
     variant: VariantOption = None,
     out: Annotated[
@@ -99,8 +99,8 @@ def solve_game_command(
     (target and ties included) and their hash. The same rules give the same bytes. Each phase
     prints its sweeps, last residual and certified bound (a proven bound on every value, or
     none where the rules leave the proof no progress to count on; see
-    solver/game/certify.py). The default target 6000 takes {cost_6000}, the largest, 20000,
-    {cost_20000} (the cost model of solver/limits.py, fitted to `make bench`'s
+    solver/game/certify.py). The default target 6000 takes {cost_6000}, the largest,
+    {max_target}, {cost_max} (the cost model of solver/limits.py, fitted to `make bench`'s
     measurements): the time and the memory grow with the square of the target.
 
     \b
