@@ -229,6 +229,8 @@ refuse it, with progress on stderr (solve) or none."""
 @example(RUNS[0], "latin-1", None, "pipe", "pipe")  # issue 19: UnicodeEncodeError on '≈'
 @example(RUNS[1], None, "C", "pipe", "pipe")  # issue 19: '\udcc3' is not a die letter
 @example(RUNS[8], None, None, "full", "pipe")  # issue 19: no table written
+@example(RUNS[7], "ascii", None, "pipe", "pipe")  # found by this fuzz: --help in UTF-8 anyway
+@example(RUNS[5], "ascii", None, "pipe", "pipe")  # found by this fuzz: the typed line echoed
 def test_any_encoding_locale_and_stream_state_answers_0_or_2_never_a_traceback(
         run: tuple[list[str], str], encoding: str | None, locale: str | None, stderr: str,
         stdout: str) -> None:
@@ -263,12 +265,19 @@ def test_any_encoding_locale_and_stream_state_answers_0_or_2_never_a_traceback(
     assert result.returncode in (0, 2), (args, encoding, locale, stderr, result)
     err = (result.stderr or b"").decode("utf-8", "replace")
     assert "Traceback" not in err and "Exception ignored" not in err, err
-    if stdout == "full":
+    if stdout == "full":  # the answer cannot be written (or the input was refused first)
         assert result.returncode == 2
-        if stderr == "pipe":
-            assert err.splitlines()[-1].startswith("sabords: error: cannot write the output")
+        if stderr == "pipe" and args[0] != "turn":
+            assert [line for line in err.splitlines() if not line.startswith("solving")] == \
+                [err.splitlines()[-1]] and err.startswith("sabords: error: "), err
         return
-    out = result.stdout.decode(encoding or ("ascii" if locale == "C" else "utf-8"))
+    # in the stream's encoding, but for a line typed in bytes it cannot decode, echoed as typed
+    codec = encoding or ("ascii" if locale == "C" else "utf-8")
+    out = result.stdout.decode(codec, "surrogateescape")
+    typed = run[1].encode().decode(codec, "surrogateescape").splitlines()
+    for line in out.splitlines():
+        if any("\udc80" <= ch <= "\udcff" for ch in line):
+            assert any(t and line.endswith(t) for t in typed), line
     if result.returncode == 2 and stderr == "pipe" and args[0] != "turn":
         assert [line for line in err.splitlines() if not line.startswith("solving")] == \
             [err.splitlines()[-1]] and err.startswith("sabords: error: ")

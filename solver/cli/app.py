@@ -41,7 +41,9 @@ from .. import __version__
 from ..errors import SabordsError, StaleTableError, quote, shorten
 from ..inputs import ALL_INPUTS, EXACT, NOTATION, VARIANT, Input
 from ..rules import Rules, rules_with
+from .parameters import DIRECTORY, help_through_echo, restore_argument_help
 from .streams import (
+    EXIT_BAD_INPUT,
     EXIT_BROKEN_PIPE,
     BrokenPipe,
     OutputError,
@@ -57,8 +59,6 @@ if TYPE_CHECKING:
     from ..notation import Notation
     from ..sources import TablesDirectory
 
-EXIT_BAD_INPUT = 2
-"""Exit code of every refusal: bad input, a stale table, an unwritable output."""
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 NOTATION_ENV = "SABORDS_NOTATION"
@@ -203,11 +203,14 @@ class _Command(typer.core.TyperCommand):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _restore_argument_help(self)
+        restore_argument_help(self)
 
     def format_arguments(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Nothing: typer's own "Arguments" section lists them (click 8.5 would add a second
         one, "Positional arguments")."""
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        return help_through_echo(super().get_help_option(ctx))
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         takes_value = {name for p in self.params if isinstance(p, click.Option)
@@ -262,28 +265,6 @@ class _Command(typer.core.TyperCommand):
         return rest
 
 
-def _restore_argument_help(command: click.Command) -> None:
-    """Give each positional argument back its help text: typer sets it before click's own
-    ``__init__``, which click 8.3 and later make set it again from their ``help`` argument,
-    None, so that ``--help`` described no argument. The text is read again from the
-    command's signature (``typer.Argument(help=...)``)."""
-    import inspect
-    import typing
-
-    if command.callback is None:
-        return
-    try:
-        hints = typing.get_type_hints(inspect.unwrap(command.callback), include_extras=True)
-    except (NameError, TypeError):  # an annotation that cannot be resolved: leave the help
-        return
-    for param in command.params:
-        if not isinstance(param, click.Argument) or getattr(param, "help", None):
-            continue
-        for info in typing.get_args(hints.get(param.name or "", None))[1:]:
-            if isinstance(info, typer.models.ArgumentInfo) and info.help:
-                param.help = info.help
-
-
 COMMAND_ORDER = ("score", "solve", "ev", "advise", "turn", "simulate", "winprob", "solve-game",
                  "game", "serve", "cache")
 """The order of `sabords --help`: the turn, then the game, then the cache."""
@@ -296,6 +277,9 @@ class _Group(typer.core.TyperGroup):
         names = super().list_commands(ctx)
         rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
         return sorted(names, key=lambda n: rank.get(n, len(rank)))
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        return help_through_echo(super().get_help_option(ctx))
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         with _one_line_usage_errors():
@@ -368,30 +352,6 @@ JsonOption = Annotated[
 ]
 NotationOption = Annotated[str, option(NOTATION, envvar=NOTATION_ENV, show_envvar=True)]
 
-
-if TYPE_CHECKING:  # click 8.2 and later make the type generic; earlier ones do not
-    _ParamType = click.ParamType[Path, Any]
-else:
-    _ParamType = click.ParamType
-
-
-class Directory(_ParamType):
-    """A directory given on the command line: any path but the empty one (which would mean
-    the current directory without saying so)."""
-
-    name = "directory"
-
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> Path:
-        if isinstance(value, Path):
-            return value
-        if not str(value).strip():
-            self.fail("an empty path names no directory: give one (. for this one)", param, ctx)
-        return Path(value)
-
-
-DIRECTORY = Directory()
-"""The type of every option that names a directory (``--tables``, ``--out``...)."""
 
 TablesOption = Annotated[
     Path | None,

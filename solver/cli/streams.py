@@ -25,6 +25,8 @@ import os
 import sys
 from typing import Any, TextIO, cast
 
+EXIT_BAD_INPUT = 2
+"""Exit code of every refusal: bad input, a stale table, an unwritable output."""
 EXIT_BROKEN_PIPE = 141
 """Exit code when the reader of standard output has gone (128 + SIGPIPE), as shells report a
 tool that a closed pipe ended; nothing is said."""
@@ -189,6 +191,18 @@ def prepare_streams() -> None:
         sys.stderr = cast(TextIO, _Lossy(sys.stderr))
 
 
-__all__ = ["EXIT_BROKEN_PIPE", "NEAREST", "BrokenPipe", "OutputError", "echo", "is_utf",
-           "nearest_ascii", "prepare_streams", "print_json", "say", "undecodable",
-           "undecodable_line"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_BROKEN_PIPE",
+    "NEAREST",
+    "BrokenPipe",
+    "OutputError",
+    "echo",
+    "is_utf",
+    "nearest_ascii",
+    "prepare_streams",
+    "print_json",
+    "say",
+    "undecodable",
+    "undecodable_line",
+]
