@@ -1,4 +1,4 @@
-"""Policy tables (solver/tables.py), turn statistics (solver/stats.py), `sabords solve` and
+"""Policy tables (solver/turntables.py), turn statistics (solver/stats.py), `sabords solve` and
 `sabords ev`.
 
 Routes that must agree: a msgpack round trip and the arrays it was made from (bit for bit), the

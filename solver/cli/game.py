@@ -145,6 +145,7 @@ def solve_game_command(
       sabords solve-game --players 3 --out tables/   # what `make tables-3p` runs
       sabords solve-game --players 3 --scheduler tcp://10.0.0.5:8786 --out /tmp/t3
       sabords solve-game --players 3 --out /tmp/t3 --resume
+      sabords solve-game --players 3 --variant target=1000 --workers 0 --block 512 --out /tmp/t
     """
     from ..game import solve_game
     from ..gametables import game_table_path, write_game
