@@ -118,6 +118,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         if value is None:
             continue
         env[ENV_PREFIX + f.name.upper()] = (("1" if value else "0") if isinstance(value, bool)
+                                            else ",".join(value) if isinstance(value, tuple)
                                             else str(value))
     return env
 
