@@ -120,25 +120,31 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.stdout.close()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    _need_browser()
+def _chromium(profile: Path, width: int, height: int) -> Any:
+    """Headless Chromium at a phone's size (`width` x `height` CSS px, touch), a fresh
+    profile, nothing fetched in the background."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    profile = tmp_path_factory.mktemp("chromium-profile")
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run", "--lang=en-US", "--hide-scrollbars",
-                f"--user-data-dir={profile}", f"--window-size={WIDTH},{HEIGHT}"):
+                f"--user-data-dir={profile}", f"--window-size={width},{height}"):
         options.add_argument(arg)
     options.add_experimental_option("mobileEmulation", {
-        "deviceMetrics": {"width": WIDTH, "height": HEIGHT, "pixelRatio": 2, "touch": True}})
+        "deviceMetrics": {"width": width, "height": height, "pixelRatio": 2, "touch": True}})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.implicitly_wait(0)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    _need_browser()
+    driver = _chromium(tmp_path_factory.mktemp("chromium-profile"), WIDTH, HEIGHT)
     try:
         yield driver
     finally:
@@ -213,9 +219,20 @@ class Page:
         button.click()
         self.idle()
 
+    def take(self, move: str) -> None:
+        """Take the option whose move starts with `move` ("Stop", "Keep 3 monkeys")."""
+        def find() -> Any:
+            found = [b for b in self.buttons() if b.accessible_name.startswith("Take option ")
+                     and b.accessible_name.split(": ", 1)[1].startswith(move)]
+            return found[0] if found else None
+        button = self.until(find, f"the option {move!r}")
+        self.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+        self.idle()
+
     def field(self, label: str) -> Any:
         """The control labelled `label` (its <label>)."""
-        found = self.d.find_element(self.By.XPATH, f"//label[normalize-space()={json.dumps(label)}]")
+        found = self.d.find_element(self.By.XPATH, f"//label[normalize-space()={json.dumps(label, ensure_ascii=False)}]")
         return self.d.find_element(self.By.ID, found.get_attribute("for"))
 
     def choose(self, label: str, visible: str) -> None:
@@ -227,22 +244,24 @@ class Page:
     def type(self, control: Any, text: str) -> None:
         """Type `text` into a field and leave it (its change)."""
         self.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", control)
-        control.clear()
+        self.d.execute_script("arguments[0].value = ''", control)
         control.send_keys(text)
-        self.d.execute_script("arguments[0].dispatchEvent(new Event('change'))", control)
+        self.d.execute_script("arguments[0].blur()", control)  # its change, as on leaving it
         self.idle()
 
     def open_details(self, summary: str) -> None:
-        """Open the <details> whose summary starts with `summary`."""
+        """Open the <details> whose summary starts with `summary` (after the mark of the
+        player to play)."""
         for element in self.d.find_elements(self.By.TAG_NAME, "summary"):
-            if element.is_displayed() and self.text(element).startswith(summary):
+            if element.is_displayed() and self.text(element).removeprefix("▶ ").startswith(
+                    summary):
                 self.d.execute_script("arguments[0].parentElement.open = true", element)
                 return
         raise AssertionError(f"no summary {summary!r}")
 
     def region(self, heading: str) -> Any:
         """The section whose heading is `heading`."""
-        xpath = f"//section[.//h2[normalize-space()={json.dumps(heading)}]]"
+        xpath = f"//section[.//h2[normalize-space()={json.dumps(heading, ensure_ascii=False)}]]"
         return self.until(lambda: next((s for s in self.d.find_elements(self.By.XPATH, xpath)
                                         if s.is_displayed()), None), f"the region {heading!r}")
 
@@ -283,11 +302,16 @@ class Page:
             "offline": on, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
 
 
-def enter_dice(page: Page, dice: str, faces: list[str], add: str = "add one") -> None:
+def enter_dice(page: Page, dice: str, faces: list[str]) -> None:
     """Tap the face buttons, one tap a die: each button's name says the face and its count."""
     for i, letter in enumerate(dice):
         face = faces[LETTERS.index(letter)]
-        page.tap(f"{face}: {dice[:i].count(letter)}, {add}")
+        n = dice[:i].count(letter)
+        if faces is FACES_FR:
+            one = "une" if letter in "kc" else "un"
+            page.tap(f"{face}{NBSP}: {n}, en ajouter {one}")
+        else:
+            page.tap(f"{face}: {n}, add one")
 
 
 @pytest.fixture
@@ -495,3 +519,236 @@ def test_a_turn_played_by_tapping_in_english_and_french(page: Page, browser: Any
     # the card is not kept for the next player
     assert page.field("Card").get_attribute("value") == ""
     assert page.errors() == []
+
+
+def first_move(page: Page, first: str = "kmmmpscc") -> dict[str, Any]:
+    """A captain's first roll entered and its best move taken; the advice of that roll."""
+    start_turn(page)
+    enter_dice(page, first, FACES_EN)
+    page.tap("Advise")
+    advice = api(page.server, "advise", [("card", "captain"), ("dice", first), ("first", "true")])
+    page.tap(f"Take option 1: {move_words(advice, advice['options'][0], 'en', True)}")
+    return advice
+
+
+def test_a_double_tap_enters_the_dice_once(page: Page, browser: Any) -> None:
+    """Before: the second tap of "Enter these dice", while the first was answered, was read
+    as a move ("Your move: Keep 1 monkey and 1 coin…", graded "Cost: 330.7")."""
+    first_move(page)
+    enter_dice(page, "mc", FACES_EN)
+    go = page.button("Enter these dice")
+    browser.execute_script("arguments[0].click(); arguments[0].click()", go)
+    page.idle()
+    second = "kmmmmccc"
+    advice2 = api(page.server, "advise", [("card", "captain"), ("dice", second)])
+    check_answer(page, advice2, "en", "Advice")
+    status = page.text(page.region("This turn"))
+    assert "Your move: Keep 3 monkeys and 2 coins, reroll 1 parrot and 1 sword." not in status
+    assert "Choose your move" in status and "Keep 1 monkey and 1 coin" not in status
+    assert f"Roll 2: {dice_words(second, 'en').replace('4 monkeys', '1 skull, 4 monkeys')}" \
+        in page.text(page.region("Advice"))
+    # the turn's entries are the two rolls and one move, as the server replays them
+    assert browser.execute_script("return JSON.parse(localStorage.getItem('mille-sabords.v2'))"
+                                  ".turn.entries") == ["kmmmpscc", "keep mmmcc", "mc"]
+
+
+def test_a_request_failing_mid_turn_records_nothing_and_is_retried(
+        page: Page, browser: Any) -> None:
+    """Before: "Failed to fetch" in English, the dice kept as an entry, and the next tap made
+    a bogus move."""
+    first_move(page)
+    enter_dice(page, "mc", FACES_EN)
+    page.offline(True)
+    page.tap("Enter these dice")
+    error = page.text(browser.find_element(page.By.ID, "error"))
+    assert error == "No answer from the server (no connection?): nothing was recorded."
+    # nothing recorded: still waiting for roll 2, its dice still on the pad
+    assert page.region("Roll 2: the 2 rolled dice (or all 8)")
+    assert "2 of 2 dice" in page.text(page.region("Roll 2: the 2 rolled dice (or all 8)"))
+    page.offline(False)
+    page.tap("Retry")
+    advice2 = api(page.server, "advise", [("card", "captain"), ("dice", "kmmmmccc")])
+    check_answer(page, advice2, "en", "Advice")
+    assert not browser.find_element(page.By.ID, "error").is_displayed()
+    # and in French, the same
+    page.tap("Français")
+    page.offline(True)
+    page.tap(f"Jouer l'option 1{NBSP}:")
+    error = page.text(browser.find_element(page.By.ID, "error"))
+    assert error == f"Pas de réponse du serveur (pas de connexion{NBSP}?){NBSP}: rien n'a été " \
+        "enregistré."
+    page.offline(False)
+    page.tap("Réessayer")
+    assert not browser.find_element(page.By.ID, "error").is_displayed()
+    turn = page.text(page.region("Ce tour"))
+    assert "Votre coup" in turn or "Tour fini" in turn, turn
+
+
+def test_a_reload_mid_turn_resumes_the_turn(page: Page, browser: Any) -> None:
+    first_move(page)
+    enter_dice(page, "m", FACES_EN)
+    browser.refresh()
+    page.ready()
+    region = page.text(page.region("Roll 2: the 2 rolled dice (or all 8)"))
+    assert "Staying on the table: 1 skull, 3 monkeys and 2 coins." in region
+    assert "1 of 2 dice" in region  # the dice tapped in are kept too
+    assert "Your move: Keep 3 monkeys and 2 coins, reroll 1 parrot and 1 sword." in \
+        page.text(page.region("This turn"))
+    # a discarded tab: the page opened anew in another tab of the same browser
+    browser.switch_to.new_window("tab")
+    browser.get(page.server)
+    page.ready()
+    assert page.region("Roll 2: the 2 rolled dice (or all 8)")
+    browser.close()
+    browser.switch_to.window(browser.window_handles[0])
+
+
+def test_a_french_error_is_beside_its_field_and_nothing_locks(page: Page, browser: Any) -> None:
+    """Before: a target of 150 was saved (every answer then failed, "Play for 0 points"),
+    "-300" and "abc" read as 0, the errors were the command line's English lines at the foot
+    of the page, and after an error the card, the objective and the rules stayed greyed."""
+    page.tap("Français")
+    start_turn(page, "Pirate (capitaine)", "fr")
+    page.d.execute_script("document.getElementById('obj-need').click()")
+    page.idle()
+    need = page.field("Points nécessaires (un multiple de 100)")
+    for bad in ("-300", "abc", "150"):
+        page.type(need, bad)
+        assert page.error_beside(need) == (f"Les points nécessaires sont un nombre entier, "
+                                           f"multiple de 100{NBSP}: pas «{NBSP}{bad}{NBSP}».")
+    page.type(need, "1200")
+    assert page.error_beside(need) == ""
+    page.open_details("Règles")
+    target = page.field("Objectif")
+    page.type(target, "150")
+    assert page.error_beside(target) == (f"L'objectif est un multiple de 100, de 100 à 20000"
+                                         f"{NBSP}: pas «{NBSP}150{NBSP}».")
+    assert page.text(browser.find_element(page.By.ID, "rules-summary")) == "règles par défaut"
+    # an error of the server, worded in French beside the dice
+    enter_dice(page, "kmmmpscc", FACES_FR)
+    page.tap("Conseiller")
+    page.tap(f"Jouer l'option 1{NBSP}:")
+    typed = browser.find_element(page.By.ID, "typed")
+    page.type(typed, "ccc")
+    page.tap("Lire")
+    assert page.error_beside(typed) == (f"«{NBSP}ccc{NBSP}» compte 3 dés{NBSP}: il faut les 2 "
+                                        "dés relancés, ou les 8")
+    assert french_typography(page.body()) == []
+    # corrected, the turn goes on
+    page.type(typed, "mc")
+    page.tap("Lire")
+    assert page.error_beside(typed) == ""
+    assert page.region("Conseil")
+
+
+def test_the_settings_never_lock_after_an_error(page: Page, browser: Any) -> None:
+    """Before: target 8000, Win, a roll, Advise: the error left the card, the objective and
+    the rules greyed out with no way on but a reload."""
+    page.open_details("Rules")
+    page.type(page.field("Target"), "8000")
+    page.d.execute_script("document.getElementById('obj-win').click()")
+    page.idle()
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    error = page.error_beside(page.field("Target"))
+    assert error.startswith("This server solves the two-player game on demand up to "
+                            "target=6000"), error
+    for control in ("card", "obj-points", "v-target"):
+        assert browser.find_element(page.By.ID, control).is_enabled(), control
+    # corrected: the target back to 6000, the same roll advised to win
+    page.type(page.field("Target"), "6000")
+    page.d.execute_script("document.getElementById('obj-win').click()")
+    page.idle()
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    assert "% chance to win" in page.sentence("Advice")
+
+
+def test_200_percent_text_at_320_px_scrolls_nothing_sideways(
+        server: str, tmp_path: Path) -> None:
+    """Before: 417 px wide at 120 %, the − buttons cut off at 130 %. The browser's text size
+    at 200 % (its default font size doubled, as a phone's text zoom does) at 320 CSS px."""
+    driver = _chromium(tmp_path / "profile", 320, 700)
+    try:
+        driver.execute_cdp_cmd("Page.setFontSizes", {"fontSizes": {"standard": 32,
+                                                                   "fixed": 26}})
+        page = Page(driver, server)
+        page.open(fresh=True)
+        check = ("const w = document.documentElement.clientWidth; const out = [];"
+                 "if (document.documentElement.scrollWidth > w) out.push('page ' + "
+                 "document.documentElement.scrollWidth);"
+                 "for (const e of document.querySelectorAll('main *, header *, nav *')) {"
+                 "  const r = e.getBoundingClientRect();"
+                 "  if (r.width && (r.right > w + 0.5 || r.left < -0.5)) "
+                 "    out.push(e.tagName + ' ' + (e.textContent || '').slice(0, 40));"
+                 "} return [w, out];")
+        size = driver.execute_script("return getComputedStyle(document.body).fontSize")
+        assert float(size.removesuffix("px")) >= 32, size
+        assert driver.execute_script(check) == [320, []]
+        page.open_details("Player 1")
+        page.open_details("Names and totals")
+        page.open_details("Rules")
+        assert driver.execute_script(check) == [320, []]
+        first_move(page)
+        assert driver.execute_script(check) == [320, []]
+        page.tap("Français")
+        assert driver.execute_script(check) == [320, []]
+        page.tap("Entraînement")
+        assert driver.execute_script(check) == [320, []]
+        page.tap("Commencer" if "vous commencez" in page.body() else "Au tour du solveur")
+        assert driver.execute_script(check) == [320, []]
+    finally:
+        driver.quit()
+
+
+def play_typed_turn(page: Page, card: str, rolls: list[str], take: list[str]) -> None:
+    """A turn typed in: the card, each roll typed, each move taken by its button's name."""
+    page.choose("Card", card)
+    typed = page.d.find_element(page.By.ID, "typed")
+    for i, roll in enumerate(rolls):
+        page.type(typed, roll)
+        page.tap("Read")
+        if i < len(take):
+            page.take(take[i])
+
+
+def test_the_end_of_a_game_declares_its_winner(page: Page, browser: Any) -> None:
+    """Before: the page never said the game was over, a score could not be undone, removing a
+    player and "New game" did so at once, the card stayed for the next player, and a lost
+    battle read "Add -300 points to Player 2"."""
+    page.open_details("Player 1")
+    page.open_details("Names and totals")
+    totals = browser.find_elements(page.By.CSS_SELECTOR, "#player-fields input[inputmode=numeric]")
+    page.type(totals[0], "5900")
+    page.type(totals[1], "5000")
+    # Player 1 stops above the target: Player 2's final turn
+    play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
+    page.tap("Add ")
+    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    assert "Final round: Player 2's final turn." in status, status
+    assert page.field("Card").get_attribute("value") == ""
+    # Player 2 loses a battle: 300 points taken
+    play_typed_turn(page, "Pirate ship: 2 swords, 300", ["kkkmmppc"], [])
+    page.until(lambda: "Turn over" in page.text(page.region("This turn")), "the bust")
+    page.tap("Take 300 points from Player 2")
+    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    assert status == "The game is over: Player 1 wins with 6900 points.", status
+    assert browser.switch_to.active_element.get_attribute("id") == "board-status"
+    page.screenshot("web-winner.png", "Scoreboard")
+    assert page.button("Player 1: 6900 points, winner")
+    # the last score undone: Player 2's final turn again
+    page.tap("Undo the last score")
+    assert "Final round: Player 2's final turn." in page.text(
+        browser.find_element(page.By.ID, "board-status"))
+    # removing a player and a new game ask first
+    page.open_details("Names and totals")
+    page.tap("Remove Player 2")
+    assert page.text(browser.find_element(page.By.ID, "confirm-text")) == \
+        "Remove Player 2 and their total?"
+    page.tap("No")
+    assert page.button("Remove Player 2")
+    page.tap("New game: every total to 0")
+    page.tap("Yes")
+    assert page.text(browser.find_element(page.By.ID, "board-status")) == \
+        "Player 1 to play (0 points)."

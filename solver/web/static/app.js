@@ -10,7 +10,7 @@ import {
   players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
   variantParams, winFor, winGoal, work, worth,
 } from "./core.js";
-import { answerConfirm, fieldError, newGame, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
+import { answerConfirm, boardStatus, fieldError, newGame, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
 import { practiceAction, renderPractice, resumePractice } from "./practice.js";
 import { WORDS } from "./words.js";
@@ -37,6 +37,7 @@ function renderObjective() {
 }
 function renderScores(board) {
   const ps = players();
+  say("board-status", boardStatus());  // the final round, as the server now says
   const beat = $("beat-leader");
   beat.hidden = !(board.beat !== null && board.beat !== undefined && !(winFor(ps.length) && winGoal(board)));
   if (!beat.hidden) {
@@ -110,10 +111,10 @@ const total = (c) => c.reduce((a, b) => a + b, 0);
 function padRows(padId, c, faces, most, addLabel, subLabel, changed) {
   const letters = META.letters[S.notation] || META.letters.default;
   return faces.map((face) => {
-    const add = el("button", { type: "button", class: "add", "data-face": String(face), "aria-label": addLabel(face, c[face]), disabled: c[face] >= most(face) },
+    const add = el("button", { type: "button", class: "add", "data-face": String(face), "aria-label": t(addLabel(face, c[face])), disabled: c[face] >= most(face) },
       faceIcon(face), el("span", { class: "name", text: W.face[face][1] }), el("span", { class: "n", text: String(c[face]) }));
     add.addEventListener("click", () => { c[face] += 1; changed(); focusFace(padId, face, "add"); });
-    const sub = el("button", { type: "button", class: "sub", "data-face": String(face), text: "−", "aria-label": subLabel(face, c[face]), disabled: c[face] === 0 });
+    const sub = el("button", { type: "button", class: "sub", "data-face": String(face), text: "−", "aria-label": t(subLabel(face, c[face])), disabled: c[face] === 0 });
     sub.addEventListener("click", () => { c[face] -= 1; changed(); focusFace(padId, face, "sub"); });
     return el("div", { class: "face" }, el("span", { class: "letter", "aria-hidden": "true", text: letters[face] }), add, sub);
   });

@@ -3,7 +3,7 @@
 // player and a new game ask first.
 
 import {
-  $, META, S, W, api, boardParams, el, hooks, playerName, players, save, say, t, ui, work,
+  $, META, S, W, api, boardParams, el, hooks, playerName, players, reveal, save, say, t, ui, work,
 } from "./core.js";
 
 const HISTORY = 20;  // scores that can be undone, one after the other
@@ -107,7 +107,7 @@ export function points(text, least, most) {
   if (n % META.unit || n < least || (most !== undefined && n > most)) return null;
   return n;
 }
-export function fieldError(field, message) { say(`${field}-error`, message); $(`${field}-error`).scrollIntoView({ block: "center" }); }
+export function fieldError(field, message) { say(`${field}-error`, message); reveal($(`${field}-error`)); }
 
 // The turn's score added to the scoreboard (its points, or Skull Island's deduction), as the
 // rules move the totals: the server's; then the next player, a fresh card, and the focus on the
@@ -123,6 +123,7 @@ export function scoreTurn(g, done) {
     players().forEach((p, i) => { p.total = after.totals[i]; });
     S.current = after.mover;
     S.game = { trigger: after.trigger, sudden: after.sudden, over: after.over, winners: after.winners, won: after.won };
+    ui.scores = after; ui.scoresKey = JSON.stringify(boardParams());  // the scoreboard now
     S.last = g.outcome === "island" ? W.islandDone(g.deduction, name) : (g.points || 0) < 0 ? W.tookScore(-g.points, name) : W.addedScore(g.points || 0, name);
     S.card = null;
     done();

@@ -172,7 +172,7 @@ let lastError = null;
 export function fieldOf(e) {
   if (!e) return null;
   if (e.field) return e.field;
-  if (e.param === "variant" && e.values && e.values.variant === "target") return "target";
+  if ((e.param === "variant" && e.values && e.values.variant === "target") || e.kind === "game_too_large") return "target";
   if (["dice", "roll"].includes(e.param) && S.mode === "practice") return "practice";
   if (["dice", "roll"].includes(e.param) && $("dice-section").hidden) return "turn";
   return FIELDS[e.param] || null;
@@ -210,7 +210,13 @@ function refocusError() {
   if (!line || !line.textContent) return;
   const details = line.closest("details");
   if (details) details.open = true;
-  line.scrollIntoView({ block: "center" });
+  reveal(line);
+}
+// Scroll `element` into view only if it is not in view already (a scroll under the thumb would
+// turn its tap into nothing).
+export function reveal(element) {
+  const r = element.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) element.scrollIntoView({ block: "center" });
 }
 export function capital(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
 

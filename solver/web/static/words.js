@@ -6,7 +6,7 @@ const NBSP = "\u00a0";
 export function typo(text) {
   return String(text)
     .replace(/[ \u00a0]*([:;?!%])(?=[\s).,»]|$)/g, `${NBSP}$1`)
-    .replace(/« ?/g, `«${NBSP}`).replace(/ ?»/g, `${NBSP}»`);
+    .replace(/«[ \u00a0]?/g, `«${NBSP}`).replace(/[ \u00a0]?»/g, `${NBSP}»`);
 }
 
 const EN_FACE = [["skull", "skulls"], ["monkey", "monkeys"], ["parrot", "parrots"], ["sword", "swords"],
