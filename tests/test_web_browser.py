@@ -172,7 +172,7 @@ class Page:
         self.d = driver
         self.server = server
         self.By = By
-        self.wait = WebDriverWait(driver, 30)
+        self.wait = WebDriverWait(driver, 30, poll_frequency=0.05)
 
     def until(self, check: Callable[[], Any], what: str) -> Any:
         return self.wait.until(lambda _: check(), message=what)
@@ -206,9 +206,15 @@ class Page:
         return [b for b in self.d.find_elements(self.By.TAG_NAME, "button") if b.is_displayed()]
 
     def button(self, name: str, enabled: bool = True) -> Any:
-        """The one visible button whose accessible name starts with `name`."""
+        """The one visible button whose accessible name (Chromium's) starts with `name`. The
+        candidates are found in the page first, by their label or text, so that one look costs
+        a few round trips, not one per button."""
         def find() -> Any:
-            found = [b for b in self.buttons() if b.accessible_name.startswith(name)]
+            candidates = self.d.execute_script(
+                "const name = arguments[0]; return [...document.querySelectorAll('button')]"
+                ".filter((b) => b.getClientRects().length && (b.getAttribute('aria-label') ||"
+                " b.innerText).replace(/[ \\t\\n\\r]+/g, ' ').trim().startsWith(name))", name)
+            found = [b for b in candidates if b.accessible_name.startswith(name)]
             return (found[0] if len(found) == 1 and (found[0].is_enabled() or not enabled)
                     else None)
         return self.until(find, f"a button named {name!r}")
