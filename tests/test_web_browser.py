@@ -238,7 +238,8 @@ class Page:
 
     def field(self, label: str) -> Any:
         """The control labelled `label` (its <label>)."""
-        found = self.d.find_element(self.By.XPATH, f"//label[normalize-space()={json.dumps(label, ensure_ascii=False)}]")
+        text = json.dumps(label, ensure_ascii=False)
+        found = self.d.find_element(self.By.XPATH, f"//label[normalize-space()={text}]")
         return self.d.find_element(self.By.ID, found.get_attribute("for"))
 
     def choose(self, label: str, visible: str) -> None:
@@ -518,7 +519,8 @@ def test_a_turn_played_by_tapping_in_english_and_french(page: Page, browser: Any
     status = browser.switch_to.active_element
     assert status.get_attribute("id") == "board-status" and status.get_attribute("role") == \
         "status"
-    assert page.text(status) == f"{g['points']} points added to Player 1. Player 2 to play (0 points)."
+    assert page.text(status) == (f"{g['points']} points added to Player 1. Player 2 to play "
+                                 "(0 points).")
     page.open_details("Player 1")
     assert page.button(f"Player 1: {g['points']} points") is not None
     assert page.button("Player 2: 0 points, playing now") is not None
@@ -882,28 +884,7 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     assert note == ("Winning is computed here for 2 players, not 3: play for points, or in the "
                     "final round for the points that beat the leader.")
     assert not browser.find_element(page.By.ID, "obj-win").is_enabled()
-    stub = """
-      const real = window.fetch;
-      window.fetch = async (url, options) => {
-        const u = new URL(url, location.href);
-        if (u.pathname === '/api/meta') {
-          const meta = await (await real(url, options)).json();
-          meta.win_players = [2, 3];
-          return new Response(JSON.stringify(meta), {headers: {'content-type': 'application/json'}});
-        }
-        const opps = u.searchParams.getAll('opp');
-        if (opps.length > 1 && ['/api/advise', '/api/turn', '/api/winprob'].includes(u.pathname)) {
-          window.stubbed = (window.stubbed || []).concat([u.pathname + '?' + u.searchParams]);
-          u.searchParams.delete('opp'); u.searchParams.append('opp', opps[0]);
-          const answer = await (await real(u.toString(), options)).json();
-          const seats = (p) => [p, (1 - p) * 0.6, (1 - p) * 0.4];
-          if (answer.options) answer.options.forEach((o) => { o.players = seats(o.value); });
-          if (answer.advice) answer.advice.options.forEach((o) => { o.players = seats(o.value); });
-          if (u.pathname === '/api/winprob') answer.players = seats(answer.win).map((w, k) => ({total: 0, win: w}));
-          return new Response(JSON.stringify(answer), {headers: {'content-type': 'application/json'}});
-        }
-        return real(url, options);
-      };"""
+    stub = (ROOT / "tests" / "web_stub_three_players.js").read_text(encoding="utf-8")
     script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
     try:
         browser.refresh()

@@ -58,7 +58,7 @@ from ..errors import SabordsError, StaleTableError
 from . import api
 from .openapi import openapi
 from .params import BadRequest, Endpoint, Limits
-from .solutions import Settings, SolverBusy, SolveRefused, Solutions
+from .solutions import Settings, Solutions, SolverBusy, SolveRefused
 from .words import language
 
 log = logging.getLogger("solver.web")

@@ -185,5 +185,5 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8000, work
                 http=NoDelayH11Protocol)
 
 
-__all__ = ["NoDelayH11Protocol", "allowed_hosts", "check_port", "network_addresses", "phone_url", "qr_lines",
-           "serve", "settings_env", "url_of"]
+__all__ = ["NoDelayH11Protocol", "allowed_hosts", "check_port", "network_addresses", "phone_url",
+           "qr_lines", "serve", "settings_env", "url_of"]

@@ -269,7 +269,10 @@ class Solutions:
 
         def make() -> TurnTable:
             directory = self.settings.tables_dir
-            read = lambda: turn_table(card, turn, directory)  # noqa: E731
+
+            def read() -> TurnTable:
+                return turn_table(card, turn, directory)
+
             if directory is not None or table_path(default_dir(turn), card).is_file():
                 return read()  # on disk: read (a stale table in the cache is solved again)
             return self._solve_table(f"turn table of the {card.id} card", turn,

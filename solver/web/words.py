@@ -98,6 +98,11 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _variant(v: Mapping[str, Any]) -> str:
+    name = str(v.get("variant", ""))
+    return FRENCH_VARIANTS.get(name, name)
+
+
 def _value(v: Mapping[str, Any]) -> str:
     return _q(v.get("value", ""))
 
@@ -145,7 +150,7 @@ FRENCH: dict[str, Words] = {
     "unknown_notation": lambda v, p: f"notation inconnue {_q(v.get('notation'))} : standard "
     "ou braille",
     "notation": lambda v, p: f"{_input(p)} : ce texte ne se lit pas",
-    "variant_value": lambda v, p: f"la variante {_q(FRENCH_VARIANTS.get(v.get('variant'), v.get('variant')))} prend "  # noqa: E501
+    "variant_value": lambda v, p: f"la variante {_q(_variant(v))} prend "
     f"{_list(v.get('choices'))}, pas {_value(v)}",
     "target_range": lambda v, p: f"l'objectif est un multiple de {v.get('unit')} jusqu'à "
     f"{v.get('max')}, pas {_value(v)}",
