@@ -904,3 +904,22 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     finally:
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
                                 {"identifier": script["identifier"]})
+
+
+def test_skull_island_says_each_opponents_expected_loss(page: Page, browser: Any) -> None:
+    """Before: the first roll's status said "Skull Island goes on", and the expected loss per
+    opponent that the command line gives was not shown."""
+    play_typed_turn(page, "Captain (pirate)", ["kkkkmmpc"], [])
+    advice = api(page.server, "advise", [("card", "captain"), ("dice", "kkkkmmpc"),
+                                         ("first", "true")])
+    loss = advice["island"]["expected_deduction"]
+    assert page.sentence("Advice") == (
+        f"Skull Island: nothing for you this turn; each opponent loses {loss:.1f} points on "
+        f"average ({advice['island']['cost_per_skull']} per skull).")
+    status = page.text(browser.find_element(page.By.ID, "turn-status"))
+    assert status == "Skull Island: 4 skulls. Enter each roll.", status
+    typed = browser.find_element(page.By.ID, "typed")
+    page.type(typed, "kmmm")
+    page.tap("Read")
+    status = page.text(browser.find_element(page.By.ID, "turn-status"))
+    assert status == "Skull Island goes on: 5 skulls so far. Enter each roll.", status

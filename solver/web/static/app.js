@@ -194,7 +194,7 @@ async function newTurn() {
   return { card: S.card, params: { card: S.card, variant: variantParams(), notation: S.notation, ...(await goalParams()) }, entries: [] };
 }
 export function resetTurn() {
-  S.turn = null; ui.state = null; ui.position = null; ui.pad = zeros(); ui.chest = zeros(); S.pad = null;
+  S.turn = null; ui.state = null; ui.island = null; ui.position = null; ui.pad = zeros(); ui.chest = zeros(); S.pad = null;
   ui.showAll = false; showError(null); save();
 }
 // One more entry of the turn (the dice of a roll, a move): asked of the server with the entries
@@ -207,6 +207,7 @@ function addEntry(entry, after) {
     turn.entries = entries;
     S.turn = turn;
     ui.state = state;
+    await islandAdvice();
     ui.position = null;
     ui.showAll = false;
     if (after) after();
@@ -235,7 +236,14 @@ function undoEntry() {
 }
 function resumeTurn() {  // a reload: the turn kept, replayed by the server
   if (!S.turn || !S.turn.entries.length) return;
-  work(async () => { ui.state = await api("/api/turn", { ...S.turn.params, entry: S.turn.entries }); ui.focus = focusAfter(); });
+  work(async () => { ui.state = await api("/api/turn", { ...S.turn.params, entry: S.turn.entries }); await islandAdvice(); ui.focus = focusAfter(); });
+}
+// Skull Island (always from the turn's first roll): its advice, each opponent's expected loss,
+// as `sabords advise` says it of that roll.
+async function islandAdvice() {
+  const st = ui.state;
+  if (!st || st.phase !== "island") { ui.island = null; return; }
+  if (!ui.island) ui.island = await api("/api/advise", { ...S.turn.params, dice: S.turn.entries[0], first: true });
 }
 function adviseOnce(text) {
   if (!S.card) { fieldError("card", W.pickCard); return; }
@@ -294,7 +302,7 @@ function renderTurn() {
     where = W.showing(st.roll, diceWords(st.dice));
     if (st.chest !== null && cardMeta(turn.card).chest) where += ` ${W.onChest(diceWords(st.chest))}`;
   } else if (ui.position) where = W.position(diceWords(ui.position.dice));
-  const advice = following && st ? ((phase === "move" || phase === "island") && !practice ? st.advice : null) : practice ? null : ui.position;
+  const advice = practice ? null : following && st ? (phase === "move" ? st.advice : phase === "island" ? ui.island : null) : ui.position;
   renderAdvice(advice, where);
   // the turn's status and its grading
   $("turn-section").hidden = practice || !following;
@@ -305,7 +313,7 @@ function renderTurn() {
   let status = W.status[phase] || "";
   const moved = lastMove(st);
   if (phase === "roll" && moved && st.advice) status = `${W.moved(moveWords(st.advice, moved, true))} ${status}`;
-  if (phase === "island") status = st.roll > 1 ? `${W.islandGoes(g.island_skulls)} ${status}` : `${W.islandStarts(g.island_skulls)} ${status}`;
+  if (phase === "island") status = turn.entries.length > 1 ? `${W.islandGoes(g.island_skulls)} ${status}` : `${W.islandStarts(g.island_skulls)} ${status}`;
   if (phase === "over") status = W.over[g.outcome === "magic" ? "magic" : g.outcome](g.outcome === "island" ? g.island_skulls : g.points, g.deduction);
   say("turn-status", status);
   $("graded").replaceChildren(...(phase === "over" ? gradedTable(g) : []));
