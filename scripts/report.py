@@ -550,7 +550,7 @@ so, cards drawn independently with the deck's frequencies; `solver/game/`). At t
   the {worst_card} card drops them to {pct(cards[worst_card])}.
 - **Win policy against points policy.** In {GAME_DUEL_GAMES} simulated games (seed
   {GAME_DUEL_SEED}, seats swapped every game) the win policy won {pct(win_all.rate)}
-  (95 % interval {pct(lo)} to {pct(hi)}): {pct(by_seat[1].rate)} when moving first,
+  (95 % Wilson score interval {pct(lo)} to {pct(hi)}): {pct(by_seat[1].rate)} when moving first,
   {pct(by_seat[2].rate)} when moving second (`sabords game --games {GAME_DUEL_GAMES} --seed
   {GAME_DUEL_SEED}` plays the same games). The edge is small ({edge}): most of a game is
   decided by the dice, and the two policies agree on most moves far from the end.

@@ -1,10 +1,14 @@
 """Where the project keeps what it computes on demand: the user's cache directory.
 
-``$SABORDS_CACHE_DIR``, else ``$XDG_CACHE_HOME/mille-sabords``, else
-``~/.cache/mille-sabords``. Inside it: the tables of rules variants solved on demand
-(``turn-*``, ``game-*`` folders, see :mod:`solver.tables`) and numba's compiled kernels
+``$SABORDS_CACHE_DIR`` (a leading ``~`` is the home directory), else
+``$XDG_CACHE_HOME/mille-sabords`` (the XDG Base Directory rule: a relative value is ignored),
+else ``~/.cache/mille-sabords``, the home directory from ``$HOME`` when it is an absolute path,
+else from the system's user database. Inside it: the tables of rules variants solved on
+demand (``turn-*``, ``game-*`` folders, see :mod:`solver.tables`) and numba's compiled kernels
 (``numba/``, see :mod:`solver.engine.kernel`), never inside the source tree.
 
+:func:`cache_problem` says why the cache cannot hold a table solved now (not a directory,
+not writable), so that a front end warns instead of promising a cache.
 :func:`cache_entries` lists what is there (``sabords cache``); tables are keyed by the solver
 version, so a new version leaves the old ones behind until they are removed
 (:func:`remove_entry`).
@@ -22,15 +26,58 @@ from pathlib import Path
 
 CACHE_ENV = "SABORDS_CACHE_DIR"
 """Environment variable overriding the cache directory."""
+XDG_ENV = "XDG_CACHE_HOME"
 NUMBA_DIR = "numba"
 
 
+def _home() -> Path:
+    """The home directory: ``$HOME`` if it is an absolute path, else the user database's."""
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return Path(home)
+    try:
+        import pwd
+
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError, OSError):  # no user database (not on a Unix)
+        return Path.home()
+
+
 def cache_root() -> Path:
-    """The user cache directory of on-demand tables and compiled kernels."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mille-sabords"
+    """The user cache directory of on-demand tables and compiled kernels (module docstring),
+    an absolute path."""
+    own = os.environ.get(CACHE_ENV, "")
+    if own.strip():
+        if own.startswith("~"):
+            own = str(_home()) + own[1:] if own == "~" or own.startswith("~/") else \
+                os.path.expanduser(own)
+        return Path(own).absolute()
+    xdg = os.environ.get(XDG_ENV, "")
+    base = Path(xdg) if os.path.isabs(xdg) else _home() / ".cache"
+    return base / "mille-sabords"
+
+
+def cache_source() -> str:
+    """Where :func:`cache_root` comes from, for a message: the variable that names it."""
+    if os.environ.get(CACHE_ENV, "").strip():
+        return f"${CACHE_ENV}"
+    if os.path.isabs(os.environ.get(XDG_ENV, "")):
+        return f"${XDG_ENV}"
+    return "the home directory"
+
+
+def cache_problem(root: Path | None = None) -> str | None:
+    """Why the cache cannot hold a table solved now (it is not a directory, it cannot be
+    created or written), or None: the directory is created and tried with a scratch file
+    (:func:`solver.limits.check_writable`)."""
+    from .errors import SettingsError
+    from .limits import check_writable
+
+    try:
+        check_writable(cache_root() if root is None else root, "the cache")
+    except SettingsError as exc:
+        return str(exc)
+    return None
 
 
 def numba_cache_dir() -> Path:

@@ -10,17 +10,48 @@ from __future__ import annotations
 
 from .advisor import Advice, Option
 from .dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
-from .errors import IllegalMoveError, quote
+from .errors import IllegalMoveError, SabordsError, quote
 from .moves import Reroll, move_refusal, stop_refusal
 from .rules import NUM_DICE, Face
+
+FACE_NAMES = ("skull", "monkey", "parrot", "sword", "coin", "diamond")
+"""The faces in words, in :class:`~solver.rules.Face` order (for a refusal)."""
+
+
+class AmbiguousMoveError(SabordsError):
+    """A keep that two legal moves complete: with the Sorceress's reroll of a skull die, and
+    without it. The player says which (:attr:`options`: both, the one without her first)."""
+
+    default_kind = "ambiguous_move"
+
+    def __init__(self, message: str, options: tuple[Option, ...]) -> None:
+        super().__init__(message, subject="move",
+                         values={"keep": str(options[0].keep),
+                                 "rerolls": [str(o.reroll) for o in options]})
+        self.options = options
+
+
+def _missing(chosen: Dice, dice: Dice) -> str:
+    """Which of the faces asked for are not showing: 'no sword showing', '3 coins asked, 2
+    showing'."""
+    parts = []
+    for face, (asked, shown) in enumerate(zip(chosen.counts, dice.counts, strict=True)):
+        if asked > shown:
+            name = FACE_NAMES[face]
+            parts.append(f"no {name} showing" if not shown else
+                         f"{asked} {name}s asked, {shown} showing")
+    return ", ".join(parts)
 
 
 def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS) -> Option:
     """The option a player names: '' (as advised), 'stop', 'keep LETTERS', 'reroll LETTERS'
     or bare letters (the dice kept), in `letters`. A reroll with a skull uses the Sorceress.
 
-    Raises :class:`~solver.errors.IllegalMoveError` naming the one rule a move breaks (or a
-    notation error) for a move that is not among the position's legal options.
+    The dice kept name the move they leave: where only one legal move keeps them (with the
+    Sorceress's reroll of a skull die, or without it), that move; where both are legal,
+    :class:`AmbiguousMoveError` asks which. Raises
+    :class:`~solver.errors.IllegalMoveError` naming the one rule a move breaks (or a notation
+    error) for a move that is not among the position's legal options.
     """
     if not advice.options:
         raise IllegalMoveError("the turn is over: there is no move to make", subject="move")
@@ -37,36 +68,65 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
         raise IllegalMoveError(reason or "stopping is not a legal move here", subject="move",
                                kind="illegal_stop", values={"dice": str(advice.dice)})
     if verb not in ("keep", "reroll"):
-        verb, rest = "keep", text
+        verb, rest = "keep", text.strip()
     if verb == "keep" and rest.strip().lower() in ("", "nothing", "none", "-"):
         chosen = EMPTY
+    elif verb == "reroll" and rest.strip().lower() in ("all", "everything"):
+        verb, chosen = "keep", EMPTY  # every die but the skulls
     else:
         chosen = Dice.parse(rest, None, letters)
-    skull = quote(letters.faces[Face.SKULL])
+    card = advice.card
     if not chosen <= advice.dice:
-        raise IllegalMoveError(f"{quote(chosen.show(letters))} is not among the dice "
-                               f"{quote(advice.dice.show(letters))}", subject="move")
+        raise IllegalMoveError(f"{quote(rest.strip())} is not among the dice "
+                               f"{quote(advice.dice.show(letters))}: "
+                               f"{_missing(chosen, advice.dice)}", subject="move",
+                               kind="dice_not_showing",
+                               values={"typed": rest.strip(), "dice": str(advice.dice)})
+    if chosen.skulls and (verb == "keep" or not unused):
+        kind = "skulls_stay"
+        if verb == "reroll" and card.sorceress:
+            kind = "sorceress_used"
+            skulls = "the Sorceress's reroll is already used this turn (once per turn)"
+        elif verb == "keep":
+            skulls = "skull dice stay on the table by themselves: name the other dice you keep"
+            if unused:
+                skulls += (f", or reroll a skull ({quote(letters.faces[Face.SKULL])}) to use the "
+                           "Sorceress")
+        else:
+            skulls = ("skull dice stay on the table until the turn ends: name the dice you "
+                      "reroll, without skulls")
+        raise IllegalMoveError(skulls, subject="move", kind=kind,
+                               values={"dice": str(advice.dice)})
+    if chosen.skulls > 1:
+        raise IllegalMoveError(
+            f"the Sorceress rerolls one skull die, not {chosen.skulls}", subject="move")
     if verb == "keep":
-        if chosen.skulls:
-            raise IllegalMoveError(
-                "skull dice stay on the table by themselves: name the other dice you keep, or "
-                f"reroll a skull ({skull}) to use the Sorceress", subject="move")
-        move = Reroll(chosen, False)
+        moves = [Reroll(chosen, False), Reroll(chosen, True)]
     else:
-        if chosen.skulls > 1:
-            raise IllegalMoveError(
-                f"the Sorceress rerolls one skull die, not {chosen.skulls}", subject="move")
-        move = Reroll(advice.dice.without_skulls() - chosen.without_skulls(), bool(chosen.skulls))
-    for option in advice.options:
-        if (option.action == "reroll" and option.keep == move.keep
-                and option.sorceress == move.sorceress):
-            return option
-    reason = move_refusal(advice.card, advice.dice, advice.rules, move, sorceress_unused=unused)
+        moves = [Reroll(advice.dice.without_skulls() - chosen.without_skulls(),
+                        bool(chosen.skulls))]
+    legal = tuple(option for move in moves for option in advice.options
+                  if option.action == "reroll" and option.keep == move.keep
+                  and option.sorceress == move.sorceress)
+    if len(legal) == 1:
+        return legal[0]
+    if legal:
+        plain, hers = legal
+        raise AmbiguousMoveError(
+            f"keeping {plain.keep.spaced(letters) or 'nothing'} is two moves: roll "
+            f"{plain.reroll.spaced(letters)}, or use the Sorceress and roll "
+            f"{hers.reroll.spaced(letters)}; type 'reroll {plain.reroll.show(letters)}' or "
+            f"'reroll {hers.reroll.show(letters)}'", legal)
+    move = moves[0]
+    reason = move_refusal(card, advice.dice, advice.rules, move, sorceress_unused=unused)
     rolled = move.rolled(advice.dice)
     what = (f"keeping {move.keep.spaced(letters) or 'nothing'} and rolling "
             f"{rolled.spaced(letters) or 'nothing'}")
-    raise IllegalMoveError(f"{what} is not a legal move here: {reason or 'not a legal move'}",
-                           subject="move")
+    hint = ""
+    if move.keep == advice.dice.without_skulls() and not move.sorceress:
+        hint = "; to keep them all, type 'stop'"
+    raise IllegalMoveError(f"{what} is not a legal move here: {reason or 'not a legal move'}"
+                           f"{hint}", subject="move")
 
 
 def next_roll(advice: Advice, option: Option, text: str,
@@ -80,8 +140,9 @@ def next_roll(advice: Advice, option: Option, text: str,
     if dice.total == rolled:
         return stays + dice
     if dice.total != NUM_DICE:
+        which = "the rolled die" if rolled == 1 else f"the {rolled} rolled dice"
         raise DiceNotationError(
-            f"{quote(text)} has {dice.total} dice, expected the {rolled} rolled "
+            f"{quote(text)} has {dice.total} dice, expected {which} "
             f"({option.reroll.show(letters)}) or all {NUM_DICE}", kind="roll_count",
             values={"dice": text, "count": dice.total, "rolled": rolled, "all": NUM_DICE})
     check_next_roll(advice, option, dice, letters)
@@ -112,4 +173,5 @@ def check_next_roll(advice: Advice, option: Option, after: Dice,
                                           "stays": stays.show(letters)})
 
 
-__all__ = ["check_next_roll", "chosen_option", "next_roll", "option_stays"]
+__all__ = ["AmbiguousMoveError", "check_next_roll", "chosen_option", "next_roll",
+           "option_stays"]

@@ -48,31 +48,49 @@ FACE_WORDS: dict[str, Face] = {  # fmt: skip
     "parrot": Face.PARROT, "parrots": Face.PARROT,
     "sword": Face.SWORD, "swords": Face.SWORD, "sabre": Face.SWORD, "sabres": Face.SWORD,
     "saber": Face.SWORD, "sabers": Face.SWORD,
-    "coin": Face.COIN, "coins": Face.COIN, "gold": Face.COIN,
+    "coin": Face.COIN, "coins": Face.COIN, "gold": Face.COIN, "gold coin": Face.COIN,
+    "gold coins": Face.COIN,
     "diamond": Face.DIAMOND, "diamonds": Face.DIAMOND,
-    # French (accents folded)
+    # French (accents folded; the apostrophe of "pièce d'or" separates words)
     "tete": Face.SKULL, "tetes": Face.SKULL, "tete de mort": Face.SKULL,
     "tetes de mort": Face.SKULL, "crane": Face.SKULL, "cranes": Face.SKULL,
     "singe": Face.MONKEY, "singes": Face.MONKEY,
     "perroquet": Face.PARROT, "perroquets": Face.PARROT,
-    "piece": Face.COIN, "pieces": Face.COIN, "piece d'or": Face.COIN, "pieces d'or": Face.COIN,
+    "piece": Face.COIN, "pieces": Face.COIN, "piece d or": Face.COIN, "pieces d or": Face.COIN,
     "diamant": Face.DIAMOND, "diamants": Face.DIAMOND,
     "epee": Face.SWORD, "epees": Face.SWORD,
     # German (accents folded: Totenköpfe -> totenkopfe, Säbel -> sabel, Goldmünze -> goldmunze)
-    "totenkopf": Face.SKULL, "totenkopfe": Face.SKULL,
+    "totenkopf": Face.SKULL, "totenkopfe": Face.SKULL, "totenkopfen": Face.SKULL,
     "affe": Face.MONKEY, "affen": Face.MONKEY,
     "papagei": Face.PARROT, "papageien": Face.PARROT,
     "sabel": Face.SWORD, "schwert": Face.SWORD, "schwerter": Face.SWORD,
     "goldmunze": Face.COIN, "goldmunzen": Face.COIN, "munze": Face.COIN, "munzen": Face.COIN,
     "diamanten": Face.DIAMOND,
-    # Italian (the fourth language of the Gigamic rulebook)
+    # Italian (the fourth language of the Gigamic rulebook: "moneta d'oro")
     "teschio": Face.SKULL, "teschi": Face.SKULL,
     "scimmia": Face.MONKEY, "scimmie": Face.MONKEY,
     "pappagallo": Face.PARROT, "pappagalli": Face.PARROT,
     "spada": Face.SWORD, "spade": Face.SWORD,
-    "moneta": Face.COIN, "monete": Face.COIN,
+    "moneta": Face.COIN, "monete": Face.COIN, "moneta d oro": Face.COIN,
+    "monete d oro": Face.COIN,
     "diamante": Face.DIAMOND, "diamanti": Face.DIAMOND,
 }  # fmt: skip
+"""Every name of a face, folded (lower case, no accents), its words separated by one space.
+A name of several words (``gold coin``, ``tete de mort``, ``piece d or``) is one die."""
+
+COUNT_WORDS: dict[str, int] = {  # fmt: skip
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8,
+    "ein": 1, "eine": 1, "zwei": 2, "drei": 3, "vier": 4, "funf": 5, "sechs": 6, "sieben": 7,
+    "acht": 8,
+    "uno": 1, "una": 1, "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6, "sette": 7,
+    "otto": 8,
+}  # fmt: skip
+"""Counts written as words (``three monkeys``, ``deux têtes de mort``); none of them is made of
+dice letters only, in either alphabet."""
+
+_LONGEST_NAME = max(len(name.split()) for name in FACE_WORDS)
+
 
 @dataclass(frozen=True)
 class Letters:
@@ -236,40 +254,70 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+_WORD = re.compile(r"[0-9]+(?:[x×*](?=[\s,;:+/'\-]|$))?|[×*]|[^\s0-9,;:+/'\-×*]+")
+"""A word of dice text: a count (``4``, or ``4x``: ``4x coin`` is 4 coins, not 4 swords and a
+coin; ``4 x`` is 4 swords), a multiplication sign (``4 × coin``), or a run of anything but
+separators, digits and signs (``4coin`` is a count and a face)."""
+_TIMES = "x×*"
+_BETWEEN_DICE = re.compile(r"[,;:+/]")
+"""Separators that end a name: ``gold, coin`` is two dice, ``gold coin`` one."""
+
+
+def _words_of(folded: str) -> list[tuple[int, str]]:
+    """The words of folded dice text with where each starts, a name of several words
+    (:data:`FACE_WORDS`: ``tete de mort``) joined into one, the longest name first."""
+    found = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(folded)]
+    words: list[tuple[int, str]] = []
+    i = 0
+    while i < len(found):
+        for n in range(min(_LONGEST_NAME, len(found) - i), 1, -1):
+            run = found[i:i + n]
+            joined = " ".join(w for _, _, w in run)
+            apart = any(_BETWEEN_DICE.search(folded[a[1]:b[0]])
+                        for a, b in zip(run, run[1:], strict=False))
+            if joined in FACE_WORDS and not apart:
+                words.append((run[0][0], joined))
+                i += n
+                break
+        else:
+            words.append((found[i][0], found[i][2]))
+            i += 1
+    return words
+
+
 def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
     folded = fold(text).replace("\u2019", "'")
-    raw = folded.strip()
-    # Where each character of `raw` stands in `text` (when folding kept the length).
-    offset = len(folded) - len(folded.lstrip()) if len(folded) == len(text) else None
+    aligned = len(folded) == len(text)  # each character of `folded` stands where it was
     expected = letters.expected()
     shown = quote(text)
-    if not raw:
+    if not folded.strip():
         raise DiceNotationError(f"no dice in {shown}: expected {expected}")
-    negative = re.search(r"(?:^|[\s,;+/])-\s*(\d+)", raw)
+    negative = re.search(r"(?:^|[\s,;:+/])-\s*(\d+)", folded)
     if negative:
         raise DiceNotationError(
             f"a count of dice cannot be negative: {quote('-' + negative.group(1))} in {shown}; "
             f"expected {expected}")
-    tokens = [t for t in re.split(r"[\s,;+/-]+", raw) if t]
-    # Multi-word names first ("tete de mort", "piece d'or").
-    joined = " ".join(tokens)
+    words = _words_of(folded)
+    if not words:
+        raise DiceNotationError(f"no dice in {shown}: expected {expected}")
     faces: list[Face] = []
-    for multi in ("tetes de mort", "tete de mort", "pieces d'or", "piece d'or"):
-        if multi in joined:
-            joined = joined.replace(multi, multi.replace(" ", "_"))
-    repeat: int | None = None  # a count before a face: "4 coin", "3 s"
-    cursor = 0
-    for tok in joined.split(" "):
-        word = tok.replace("_", " ")
-        start = raw.find(word, cursor)
-        cursor = start + len(word) if start >= 0 else cursor
-        if tok.isdigit():
+    repeat: int | None = None  # a count before a face: "4 coin", "3 s", "trois singes"
+    for start, word in words:
+        if word in _TIMES[1:]:  # a multiplication sign: only after a count ("4 × coin")
+            if repeat is None:
+                raise DiceNotationError(f"{quote(word)} in {shown} must follow a count: "
+                                        f"expected {expected}")
+            continue
+        if word[-1] in _TIMES and word[:-1].isdigit():  # "4x coin": a count
+            word = word[:-1]
+        count = int(word) if word.isdigit() and len(word) < 4 else COUNT_WORDS.get(word)
+        if word.isdigit() or count is not None:
             if repeat is not None:
                 raise DiceNotationError(f"two counts in a row in {shown}: expected {expected}")
-            repeat = int(tok) if len(tok) < 4 else NUM_DICE + 1
+            repeat = NUM_DICE + 1 if count is None else count
             if repeat > NUM_DICE:
                 raise DiceNotationError(
-                    f"count {quote(tok)} in {shown} is more than {NUM_DICE} dice: expected "
+                    f"count {quote(word)} in {shown} is more than {NUM_DICE} dice: expected "
                     f"{expected}")
             continue
         if word in FACE_WORDS:
@@ -277,15 +325,13 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
         elif all(ch in letters.aliases for ch in word):
             read = [letters.aliases[ch] for ch in word]
         else:
-            where = None if offset is None or start < 0 else offset + start
+            where = start if aligned else None
             original = word if where is None else text[where:where + len(word)]
-            what = shown if word == raw else f"{quote(original)} in {shown}"
-            bad = _bad_character(text, word, where, letters)
-            raise DiceNotationError(f"cannot read {what}: {bad}; expected {expected}")
+            raise DiceNotationError(_unreadable(text, original, word, where, letters))
         if repeat is not None:
             if len(read) != 1:
                 raise DiceNotationError(
-                    f"a count must precede one face, not {quote(tok)}, in {shown}: expected "
+                    f"a count must precede one face, not {quote(word)}, in {shown}: expected "
                     f"{expected}")
             read *= repeat
             repeat = None
@@ -295,10 +341,25 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
     return faces
 
 
-def _bad_character(text: str, token: str, start: int | None, letters: Letters) -> str:
-    """The first character of a token (neither a face word nor letters) that is not a die
-    letter, and where it stands in the text (the token starts at `start`, if known)."""
-    i, bad = next((i, ch) for i, ch in enumerate(token) if ch not in letters.aliases)
+def _unreadable(text: str, original: str, word: str, start: int | None,
+                letters: Letters) -> str:
+    """Why a word is neither a face's name nor dice letters: an unknown word (mostly not dice
+    letters, or close to a name: ``sciabola``, ``monkeyz``), else the first character that is
+    not a die letter and where it stands in the text (``kkmppscz``)."""
+    import difflib
+
+    shown = quote(text)
+    where = "" if original.strip() == text.strip() else f" in {shown}"
+    expected = letters.expected()
+    singles = [name for name in FACE_WORDS if " " not in name]
+    close = difflib.get_close_matches(word, singles, n=1, cutoff=0.75)
+    dice_letters = sum(ch in letters.aliases for ch in word)
+    if close or (len(word) >= 3 and 2 * dice_letters < len(word)):
+        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"unknown word {quote(original)}{guess}{where}: expected {expected}"
+    i, bad = next((i, ch) for i, ch in enumerate(word) if ch not in letters.aliases)
+    what = shown if not where else f"{quote(original)}{where}"
     if start is None or start + i >= len(text):
-        return f"{quote(bad)} is not a die letter"
-    return f"{quote(text[start + i])} (the {_ordinal(start + i + 1)} character) is not a die letter"
+        return f"cannot read {what}: {quote(bad)} is not a die letter; expected {expected}"
+    return (f"cannot read {what}: {quote(text[start + i])} (the {_ordinal(start + i + 1)} "
+            f"character) is not a die letter; expected {expected}")

@@ -21,7 +21,6 @@ policies and rules give the same games on every machine.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +31,7 @@ from .engine import NO_MOVE, STOP, IntArray
 from .errors import SabordsError, SettingsError, quote
 from .game import FINAL, NORMAL, SUDDEN, UNIT, GameSolution, deck
 from .game.policies import actual_keep, orbit_of_positions
-from .policies import OPTIMAL, parse_policy
+from .policies import OPTIMAL, ThresholdError, parse_policy
 from .rules import Rules, floor_total
 from .simulate import (
     ISLAND,
@@ -43,6 +42,7 @@ from .simulate import (
     deck_arrays,
     play_batch,
 )
+from .stats import INTERVAL_METHOD, wilson_interval
 
 WIN, POINTS = "win", "points"
 MAX_GAMES = 1_000_000
@@ -81,16 +81,27 @@ class WinPolicy(TurnPolicy):
         return np.where(code == STOP, -1, keep), sor
 
 
-def check_policy_name(name: str) -> None:
-    """Raise :class:`GameSettingsError` unless `name` is a policy of whole games."""
+def policy_name(text: str) -> str:
+    """The canonical name of a policy of whole games, read in any case (``WIN``, ``Points``,
+    ``Threshold=600``); :class:`GameSettingsError` for an unknown one, the policy's own error
+    for a threshold out of range."""
+    name = text.strip().lower()
     if name in (WIN, POINTS):
-        return
+        return name
     try:
-        parse_policy(name)
+        return str(parse_policy(name))
+    except ThresholdError:
+        raise
     except SabordsError:
         raise GameSettingsError(
-            f"unknown policy {quote(name)}: expected win, points, first-roll, two-skulls, "
+            f"unknown policy {quote(text)}: expected win, points, first-roll, two-skulls, "
             f"greedy or threshold[=T]", subject="policy") from None
+
+
+def check_policy_name(name: str) -> None:
+    """Raise :class:`GameSettingsError` unless `name` is a policy of whole games
+    (:func:`policy_name`)."""
+    policy_name(name)
 
 
 def check_win_tables(sol: GameSolution) -> None:
@@ -102,7 +113,7 @@ def check_win_tables(sol: GameSolution) -> None:
 
 
 def make_policy(name: str, rules: Rules, sol: GameSolution | None) -> TurnPolicy:
-    check_policy_name(name)
+    name = policy_name(name)
     if name == WIN:
         if sol is None:
             raise ValueError("the win policy needs the game tables")
@@ -130,10 +141,9 @@ class SeatResult:
 
     @property
     def interval(self) -> tuple[float, float]:
-        """95 % normal-approximation confidence interval of the win rate."""
-        p, n = self.rate, self.games
-        half = 1.959964 * math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
-        return p - half, p + half
+        """The 95 % Wilson score interval of the win rate (:func:`solver.stats.wilson_interval`:
+        inside [0, 1], never of zero width)."""
+        return wilson_interval(self.score, self.games)
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,7 @@ class DuelResult:
             "target": self.rules.target,
             "rules_hash": self.rules.hash,
             "mean_turns": self.mean_turns,
+            "ci95_method": INTERVAL_METHOD,
             "overall": [row(self.overall(p)) for p in dict.fromkeys(self.policies)],
             "by_seat": [row(r) for r in self.seats],
         }
@@ -249,8 +260,7 @@ def duel(names: tuple[str, str], rules: Rules, *, games: int, seed: int,
          progress: Callable[[int], None] | None = None) -> DuelResult:
     """Play `games` games; the two policies swap seats every game (game 0: names[0] first)."""
     check_games(games)
-    for name in names:
-        check_policy_name(name)
+    names = (policy_name(names[0]), policy_name(names[1]))
     score, turns = play_games(names, rules, games=games, seed=seed, sol=sol, progress=progress)
     seat_scores: dict[tuple[str, int], float] = {}
     seat_games: dict[tuple[str, int], int] = {}

@@ -10,7 +10,8 @@
   minute of solving, not after.
 - **The game's size** (:func:`game_cost`): the memory and time the two-player game takes at a
   target, from measurements; the largest target is :data:`MAX_TARGET`, which the rules object
-  enforces (:class:`solver.rules.Rules`).
+  enforces (:class:`solver.rules.Rules`). Every figure the project gives of it (help texts,
+  the progress line, the refusal of a target) is :func:`game_cost_text`.
 
 Every refusal is a :class:`~solver.errors.SettingsError` whose `subject` names the setting.
 Pure Python (every command's start-up path).
@@ -65,6 +66,12 @@ def check_writable(directory: Path | str, what: str = "the tables") -> Path:
     """Create `directory` if needed and write and remove a scratch file in it; a
     :class:`SettingsError` naming the directory and the system's reason if that fails."""
     path = Path(directory)
+    shown = quote(str(path), PATH_LIMIT)
+    if str(directory) == "":
+        raise SettingsError(f"cannot write {what} into '': give a directory", subject="out")
+    if path.exists() and not path.is_dir():
+        raise SettingsError(f"cannot write {what} into {shown}: it is not a directory",
+                            subject="out")
     scratch = path / f".sabords-write-check.{os.getpid()}"
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -76,7 +83,6 @@ def check_writable(directory: Path | str, what: str = "the tables") -> Path:
             scratch.unlink(missing_ok=True)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        shown = quote(str(path), PATH_LIMIT)
         raise SettingsError(f"cannot write {what} into {shown}: {reason}",
                             subject="out") from None
     return path
@@ -93,13 +99,19 @@ def game_cost(target: int) -> tuple[float, float]:
     return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
 
 
-def target_cost_words(target: int) -> str:
-    """Why a target is limited, in words: what its game costs this machine (:func:`game_cost`)."""
+def game_cost_text(target: int) -> str:
+    """:func:`game_cost` in words: 'about 20 s and 0.8 GB on a 2-core machine'."""
     seconds, memory = game_cost(target)
-    return (f"the two-player game grows with the square of the target: about "
-            f"{memory / 1e9:.1f} GB and {seconds / 60:.1f} minutes at {target} on a 2-core "
-            f"machine with 24 GB")
+    time = f"{seconds:.0f} s" if seconds < 100 else f"{seconds / 60:.1f} minutes"
+    return f"about {time} and {memory / 1e9:.1f} GB on a 2-core machine"
+
+
+def target_cost_words(target: int) -> str:
+    """Why a target is limited, in words: what its game costs this machine
+    (:func:`game_cost_text`)."""
+    return (f"the two-player game grows with the square of the target: at {target} it takes "
+            f"{game_cost_text(target)} with 24 GB")
 
 
 __all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
-           "game_cost", "target_cost_words"]
+           "game_cost", "game_cost_text", "target_cost_words"]

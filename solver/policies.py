@@ -81,6 +81,10 @@ class PolicyNameError(SettingsError):
     """A policy name that is not one of :data:`POLICY_NAMES` (or ``threshold=T``)."""
 
 
+class ThresholdError(PolicyNameError):
+    """``threshold=T`` with a T that is no stop value (negative, or not a multiple of 100)."""
+
+
 @dataclass(frozen=True)
 class PolicySpec:
     """A named policy: one of :data:`POLICY_NAMES`, with a fixed threshold or the card's best."""
@@ -103,9 +107,16 @@ def parse_policy(text: str) -> PolicySpec:
         return PolicySpec(name)
     if name == THRESHOLD and sep:
         try:
-            return PolicySpec(THRESHOLD, int(value))
+            threshold = int(value)
         except ValueError:
             pass
+        else:
+            if threshold < 0 or threshold % THRESHOLD_STEP:
+                raise ThresholdError(
+                    f"the threshold of {quote(text)} is a stop value in points, a non-negative "
+                    f"multiple of {THRESHOLD_STEP} (as every stop value is), not {threshold}",
+                    subject="policy")
+            return PolicySpec(THRESHOLD, threshold)
     raise PolicyNameError(
         f"unknown policy {quote(text)}: expected one of {', '.join(POLICY_NAMES)} or "
         "threshold=T (T in points, e.g. threshold=700)", subject="policy"

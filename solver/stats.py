@@ -16,10 +16,16 @@ Each is certified to the engine's bound, like the values. The exact counterparts
 (:class:`ExactTurnStats`) are the same policy evaluation in fractions
 (:func:`solver.engine.exact.solve_exact` with the same payoff columns,
 :func:`exact_ending_payoff`).
+
+**Intervals of simulated rates** (:func:`wilson_interval`): a rate measured by simulation (a
+win rate of :mod:`solver.duel`) is given with its Wilson score interval, which lies inside
+[0, 1] and is never of zero width, unlike the normal approximation p ± z·sqrt(p(1-p)/n) that
+gives [0, 0] for no success and runs past 1 for few games.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,6 +44,30 @@ if TYPE_CHECKING:
     from .engine.exact import ExactPayoff, ExactSolution
 
 STAT_NAMES = ("ev", "p_bust", "p_island", "island_deduction")
+Z_95 = 1.959963984540054
+"""The two-sided 95 % quantile of the standard normal distribution, Φ⁻¹(0.975)."""
+INTERVAL_METHOD = "Wilson score"
+"""The name of the interval :func:`wilson_interval` gives, for the legends that print one."""
+
+
+def wilson_interval(successes: float, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a rate: `successes` out of `trials` (a shared tie counts
+    1/2, so `successes` may be a half-integer), at the confidence of the normal quantile `z`
+    (95 % by default). E. B. Wilson, "Probable inference, the law of succession, and
+    statistical inference", JASA 22 (1927), 209-212; Agresti and Coull, "Approximate is better
+    than exact for interval estimation of binomial proportions", Am. Stat. 52 (1998) 119-126:
+
+        (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n),   p = successes / trials.
+
+    Inside [0, 1], of positive width for every trials >= 1; (nan, nan) for no trials."""
+    if trials <= 0:
+        return math.nan, math.nan
+    n = trials
+    p = min(1.0, max(0.0, successes / n))
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 """The statistics of a turn, in the order `sabords ev` prints them."""
 
 
@@ -190,3 +220,21 @@ def deck_average(per_card: Mapping[str, float]) -> float:
     if missing:
         raise KeyError(f"deck average needs every card of the deck; missing {missing}")
     return sum(weights[c] * per_card[c] for c in CARD_IDS if c in weights)
+
+
+__all__ = [
+    "ENDING_COLUMNS",
+    "INTERVAL_METHOD",
+    "STAT_NAMES",
+    "Z_95",
+    "ExactTurnStats",
+    "TurnStats",
+    "deck_average",
+    "ending_payoff",
+    "exact_deck_average",
+    "exact_ending_payoff",
+    "exact_stats_of",
+    "exact_turn_stats",
+    "turn_stats",
+    "wilson_interval",
+]

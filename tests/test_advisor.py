@@ -40,7 +40,7 @@ from solver.advisor import (
     solve_goal,
     tie_key,
 )
-from solver.choices import chosen_option
+from solver.choices import AmbiguousMoveError, chosen_option
 from solver.dice import Dice, DiceNotationError
 from solver.engine import STOP, TIE_TOL, UNUSED, USED, AtLeast, TurnSolution, geometry, solve_turn
 from solver.moves import IllegalMoveError, can_stop, legal_rerolls, reroll_is_legal
@@ -438,14 +438,20 @@ def test_chosen_option_reads_the_moves(solutions: dict[str, TurnSolution]) -> No
     advice = advise(CARDS["sorceress"], dice("kkmmppsc"), RULES, solution=solutions["sorceress"])
     assert chosen_option(advice, "") == advice.options[0]
     assert chosen_option(advice, "stop").action == "stop"
-    kept = chosen_option(advice, "mmpp")
+    kept = chosen_option(advice, "reroll s c")
     assert str(kept.keep) == "mmpp" and not kept.sorceress
-    assert chosen_option(advice, "keep mmpp") == kept
-    assert chosen_option(advice, "reroll s c") == kept
+    with pytest.raises(AmbiguousMoveError) as two:  # with or without the Sorceress
+        chosen_option(advice, "keep mmpp")
+    assert two.value.options == (kept, chosen_option(advice, "reroll k s c"))
     her = chosen_option(advice, "reroll k s")
     assert her.sorceress and str(her.keep) == "mmppc"
+    assert chosen_option(advice, "mmppc") == her  # only her move keeps them: it is hers
+    alone = chosen_option(advice, "mmppsc")  # a single die is rolled only by her
+    assert alone.sorceress and str(alone.reroll) == "k"
+    used = advise(CARDS["sorceress"], dice("kkmmppsc"), RULES, sorceress_used=True,
+                  solution=solutions["sorceress"])
     with pytest.raises(IllegalMoveError, match="not a legal move"):
-        chosen_option(advice, "mmppsc")  # a single die rolled
+        chosen_option(used, "mmppsc")
     with pytest.raises(IllegalMoveError, match="not among"):
         chosen_option(advice, "ccc")
     with pytest.raises(IllegalMoveError, match="one skull"):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -194,3 +195,54 @@ def test_python_dash_m_solver_runs_the_cli() -> None:
     )
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("args", [("score", "skull1", "kkkmmmmm", "--first"),
+                                  ("score", "captain", "kkkkmmpc", "--first"),
+                                  ("score", "skull2", "kkkkcccc", "--first"),
+                                  ("advise", "skull1", "kkkmmmmm", "--first")])
+def test_the_island_table_is_in_columns(sabords: Run, args: tuple[str, ...]) -> None:
+    """Issue 19: with skull1 the fractions outgrew a fixed width and pushed the last column."""
+    out = sabords(*args).stdout.splitlines()
+    header = next(i for i, line in enumerate(out) if "final skulls" in line)
+    rows = [out[header]]
+    rows += [line for line in out[header + 1:] if line.split()[0].isdigit()]
+    assert len(rows) > 5
+    starts = {len(line) - len(line.split()[-1]) for line in rows[1:]}
+    assert starts == {rows[0].index("each opponent loses")}, rows
+    probability = rows[0].index("probability")
+    assert {line.index(line.split()[1]) for line in rows[1:]} == {probability}, rows
+
+
+def _commands() -> dict[str, Any]:
+    import typer.main
+
+    from solver.cli import app
+
+    group = typer.main.get_command(app)
+    return dict(group.commands)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", sorted(_commands()))
+def test_every_argument_and_option_is_described_and_shown_in_an_example(sabords: Run,
+                                                                        name: str) -> None:
+    """Issue 19: click 8.3 dropped the help of positional arguments (advise --help said nothing
+    of CARD and DICE), and no example showed --tables, --game-tables or --variant for advise,
+    --final or --json for turn."""
+    import click
+
+    command = _commands()[name]
+    out = sabords(name, "--help").stdout
+    examples = out[out.index("Examples:"):out.index("Arguments:" if "Arguments:" in out
+                                                     else "Options:")]
+    for param in command.params:
+        if isinstance(param, click.Argument):
+            help_text = " ".join((param.help or "").split())
+            assert help_text and help_text in " ".join(out.split()), (name, param.name)
+            continue
+        assert param.help, (name, param.opts)
+        if "--help" in param.opts:
+            continue
+        assert any(opt in examples for opt in param.opts + param.secondary_opts), \
+            (name, param.opts)
+    assert out.count("rguments:") <= 1

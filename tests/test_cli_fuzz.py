@@ -1,12 +1,16 @@
-"""Fuzz every command's arguments: whatever is typed, `sabords` answers with exit code 0 or 2,
-never a traceback, and a refusal is one line on stderr.
+"""Fuzz every command's arguments and its environment: whatever is typed, whatever the cache
+variables, the encodings, the locale and the state of the standard streams, `sabords` answers
+with exit code 0 or 2, never a traceback, and a refusal is one line on stderr.
 
 The arguments are drawn from each command's own options with values both valid and not
 (numbers out of range, malformed variants, unknown cards and faces, huge and empty strings,
 text starting with a minus), in any order and repeated, with unknown options among them. The
 solves behind a valid answer are replaced by the committed tables (the default rules) or by a
 refusal (any other rules), so that an example takes milliseconds: the fuzz is about reading
-the command line, the solves are checked by their own tests. Derandomised (tests/conftest.py).
+the command line, the solves are checked by their own tests. The environment: the cache
+variables in process; the output encodings, the locale and a closed or full stderr or stdout
+in a fresh process each (slow, so a few cases, chosen among the commands that print, read or
+refuse what an encoding may lack). Derandomised (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from solver.errors import StaleTableError
@@ -156,3 +160,126 @@ def test_every_command_answers_0_or_2_never_a_traceback(command: str, data: st.D
                   if line.startswith("sabords: error: ")]
         assert len(errors) == 1, result.stderr
         assert len(errors[0]) < 600
+
+
+# -- the environment: cache variables in process, encodings and streams in a fresh process ----
+
+CACHES = ["DIR", "FILE", "FILE/below", "relative-cache", "~/cache", "", "DIR/new/deep"]
+"""Values of SABORDS_CACHE_DIR: a directory, a file, a path through a file, relative, under
+the home, empty (the XDG rule then), a path still to create."""
+XDGS = [None, "relative", "DIR/xdg", ""]
+HOMES = ["DIR", "", "relative"]
+
+
+@pytest.mark.parametrize("command", ["advise", "ev", "turn", "cache", "winprob"])
+@settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_every_cache_setting_answers_0_or_2_never_a_traceback(
+        command: str, data: st.DataObject, fast_solves: None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the cache variables say (issue 19: a file, a path through a file, a relative
+    XDG_CACHE_HOME, a `~`, an empty HOME), the command answers (a warning at most) or refuses
+    in one line."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FILE").write_text("a file, not a directory")
+
+    def place(value: str) -> str:
+        return value.replace("DIR", str(tmp_path)).replace("FILE", str(tmp_path / "FILE"))
+
+    args = data.draw(arguments(command, tmp_path), label="args")
+    cache = data.draw(st.sampled_from(CACHES), label="SABORDS_CACHE_DIR")
+    xdg = data.draw(st.sampled_from(XDGS), label="XDG_CACHE_HOME")
+    home = data.draw(st.sampled_from(HOMES), label="HOME")
+    with monkeypatch.context() as env:
+        env.setenv("SABORDS_CACHE_DIR", place(cache))
+        env.setenv("HOME", place(home) if home != "" else str(tmp_path))
+        if xdg is None:
+            env.delenv("XDG_CACHE_HOME", raising=False)
+        else:
+            env.setenv("XDG_CACHE_HOME", place(xdg))
+        result = run_sabords(*args, input="kkmpsssc\n\ncs\nstop\n")  # raises what is a bug
+    assert result.exit_code in (0, 2), (args, result.exit_code, result.stderr[-300:])
+    errors = [line for line in result.stderr.splitlines() if line.startswith("sabords: error")]
+    if command != "turn":
+        assert len(errors) == (result.exit_code == 2), result.stderr
+
+
+OUTPUT_ENCODINGS = [None, "utf-8", "latin-1", "ascii", "cp1252"]
+LOCALES = [None, "C", "C.UTF-8"]
+RUNS: list[tuple[list[str], str]] = [
+    (["ev", "--exact", "--card", "skull2"], ""),
+    (["advise", "t", "mmspééeo", "--notation", "braille"], ""),
+    (["score", "none", "tête de mort, 3 singes, pièce d’or, Säbel, épée, diamant"], ""),
+    (["score", "coffre", "kkkcccdm", "--chest", "cccd", "--json"], ""),
+    (["advise", "sorceress", "kkmmppsc", "--top", "3", "--top", "4"], ""),
+    (["turn", "t", "--notation", "braille"], "mmspéééo\n\noé\nstop\n"),
+    (["turn", "sorceress", "--json"], "kkmmppsc\nmmppc\nkkéz\n"),
+    (["advise", "--help"], ""),
+    (["solve", "--card", "none", "--out", "DIR"], ""),
+    (["cache"], ""),
+]
+"""Commands that print what an encoding may lack (≈, é, ’, the Braille letters), read it, or
+refuse it, with progress on stderr (solve) or none."""
+
+
+@settings(max_examples=8, deadline=None)
+@given(run=st.sampled_from(RUNS), encoding=st.sampled_from(OUTPUT_ENCODINGS),
+       locale=st.sampled_from(LOCALES), stderr=st.sampled_from(["pipe", "closed", "full"]),
+       stdout=st.sampled_from(["pipe", "pipe", "pipe", "full"]))
+@example(RUNS[0], "latin-1", None, "pipe", "pipe")  # issue 19: UnicodeEncodeError on '≈'
+@example(RUNS[1], None, "C", "pipe", "pipe")  # issue 19: '\udcc3' is not a die letter
+@example(RUNS[8], None, None, "full", "pipe")  # issue 19: no table written
+@example(RUNS[7], "ascii", None, "pipe", "pipe")  # found by this fuzz: --help in UTF-8 anyway
+@example(RUNS[5], "ascii", None, "pipe", "pipe")  # found by this fuzz: the typed line echoed
+def test_any_encoding_locale_and_stream_state_answers_0_or_2_never_a_traceback(
+        run: tuple[list[str], str], encoding: str | None, locale: str | None, stderr: str,
+        stdout: str) -> None:
+    """The README's promise, "bad input is one line on stderr and exit code 2, never a
+    traceback", under an output encoding short of the characters printed, a C locale (input
+    that it cannot decode), and a standard error closed or full; a full stdout is one line."""
+    import os
+    import subprocess
+    import sys
+
+    if "full" in (stderr, stdout) and not Path("/dev/full").exists():
+        return
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as directory:
+        args = [a.replace("DIR", directory) for a in run[0]]
+        env = {**os.environ, "PYTHONPATH": str(root), "SABORDS_CACHE_DIR": directory,
+               "PYTHONCOERCECLOCALE": "0"}
+        env.pop("PYTHONIOENCODING", None)
+        if encoding is not None:
+            env["PYTHONIOENCODING"] = encoding
+        if locale is not None:
+            env.update(LC_ALL=locale, PYTHONUTF8="0")
+        with open(os.devnull, "wb") as sink, open("/dev/full", "wb") as full:
+            streams = {"pipe": subprocess.PIPE, "full": full, "closed": sink}
+            # a closed stderr: the child closes its fd 2 before Python starts
+            command = [sys.executable, "-m", "solver", *args]
+            if stderr == "closed":
+                command = ["sh", "-c", 'exec "$@" 2>&-', "sh", *command]
+            result = subprocess.run(command, input=run[1].encode(), check=False, env=env,
+                                    stdout=streams[stdout], stderr=streams[stderr]
+                                    if stderr != "closed" else None, timeout=120)
+    assert result.returncode in (0, 2), (args, encoding, locale, stderr, result)
+    err = (result.stderr or b"").decode("utf-8", "replace")
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    if stdout == "full":  # the answer cannot be written (or the input was refused first)
+        assert result.returncode == 2
+        if stderr == "pipe" and args[0] != "turn":
+            assert [line for line in err.splitlines() if not line.startswith("solving")] == \
+                [err.splitlines()[-1]] and err.startswith("sabords: error: "), err
+        return
+    # in the stream's encoding, but for a line typed in bytes it cannot decode, echoed as typed
+    codec = encoding or ("ascii" if locale == "C" else "utf-8")
+    out = result.stdout.decode(codec, "surrogateescape")
+    typed = run[1].encode().decode(codec, "surrogateescape").splitlines()
+    for line in out.splitlines():
+        if any("\udc80" <= ch <= "\udcff" for ch in line):
+            assert any(t and line.endswith(t) for t in typed), line
+    if result.returncode == 2 and stderr == "pipe" and args[0] != "turn":
+        assert [line for line in err.splitlines() if not line.startswith("solving")] == \
+            [err.splitlines()[-1]] and err.startswith("sabords: error: ")
+    if result.returncode == 0:
+        assert out

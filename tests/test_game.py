@@ -505,3 +505,39 @@ def test_cli_game_is_reproducible_with_a_seed(sabords: Callable[..., CliResult],
     assert first.stdout == second.stdout
     data = json.loads(first.stdout)
     assert sum(r["score"] for r in data["overall"]) == 40  # every game has one unit of score
+
+
+# Newcombe, "Two-sided confidence intervals for the single proportion: comparison of seven
+# methods", Statistics in Medicine 17 (1998) 857-872, Table II, method 3 (Wilson score).
+NEWCOMBE_WILSON = [((81, 263), (0.2553, 0.3662)), ((15, 148), (0.0624, 0.1605)),
+                   ((0, 20), (0.0000, 0.1611)), ((1, 29), (0.0061, 0.1718))]
+
+
+@pytest.mark.parametrize(("counts", "published"), NEWCOMBE_WILSON)
+def test_the_wilson_interval_is_newcombes(counts: tuple[int, int],
+                                          published: tuple[float, float]) -> None:
+    from solver.stats import wilson_interval
+
+    lo, hi = wilson_interval(*counts)
+    assert (round(lo, 4), round(hi, 4)) == published
+
+
+def test_win_rate_intervals_lie_inside_0_100_and_are_never_zero_width(
+        sabords: Callable[..., CliResult]) -> None:
+    """Issue 19: 4 games gave [32.57, 117.43], [-19.30, 119.30], [0.00, 0.00]."""
+    import json
+
+    text = sabords("game", "--games", "4", "--seed", "1")
+    assert text.exit_code == 0, text.stderr
+    rows = [line for line in text.stdout.splitlines() if line.endswith("]")]
+    assert len(rows) == 6
+    for line in rows:
+        lo, hi = (float(x) for x in line[line.index("[") + 1:-1].split(", "))
+        assert 0 <= lo < hi <= 100, line
+    assert "Wilson score interval" in text.stdout
+    data = json.loads(sabords("game", "--games", "4", "--seed", "1", "--json").stdout)
+    assert data["ci95_method"] == "Wilson score"
+    for row in data["overall"] + data["by_seat"]:
+        lo, hi = row["ci95"]
+        assert 0 <= lo < row["win_rate"] or lo == row["win_rate"] == 0
+        assert lo < hi <= 1

@@ -92,6 +92,15 @@ def test_unknown_card_lists_the_ids() -> None:
         ("teschio scimmia pappagallo spada moneta diamante", "kmpscd"),
         ("4 coin, 3 sword, 1 diamond", "sssccccd"),
         ("2 k 3 m pp s", "kkmmmpps"),
+        # issue 19: a name of several words is one die ("gold coin" was two)
+        ("skull 3 monkey gold coin 2 diamond", "kmmmcdd"),
+        ("3 gold coins, gold, coin", "ccccc"),
+        ("2 têtes de mort, pièce d'or, Pièces d’or, piece d or", "kkccc"),
+        ("moneta d'oro, 2 Totenköpfen", "kkc"),
+        ("trois singes deux épées une pièce d'or", "mmmssc"),
+        ("4coin 3 x d", "sssccccd"),  # a count may touch its face; 'x' alone is a sword
+        ("2x skull 6x monkey", "kkmmmmmm"),  # "2x" is a count (it read 2 swords, a skull...)
+        ("8 × coin", "cccccccc"),
     ],
 )
 def test_dice_words_and_letters(text: str, canonical: str) -> None:
@@ -103,9 +112,14 @@ def test_dice_words_and_letters(text: str, canonical: str) -> None:
     [
         ("kkmpp", "has 5 dice, expected 8"),
         ("kkmppscdm", "has 9 dice, expected 8"),
-        ("kkmppscz", "cannot read 'kkmppscz'"),
-        ("skull monkey dragon", "cannot read 'dragon'"),
+        ("kkmppscz", "cannot read 'kkmppscz': 'z' (the 8th character) is not a die letter"),
+        ("skull monkey dragon", "unknown word 'dragon' in 'skull monkey dragon'"),
+        # issue 19: a word that is mostly not dice letters is an unknown word, not a letter
+        ("Totenkopf singe parrot sciabola", "unknown word 'sciabola' in"),
+        ("monkeyz", "unknown word 'monkeyz' (did you mean 'monkey'?)"),
         ("4", "a count with no face"),
+        ("2x", "a count with no face"),
+        ("skull × 2", "'×' in 'skull × 2' must follow a count"),
         ("4 cc ss", "a count must precede one face"),
         ("9 c", "more than 8 dice"),
         ("", "no dice"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 
@@ -118,9 +119,12 @@ def test_an_island_roll_keeps_the_skull_dice() -> None:
     [
         ("none", "kkmmppsc", "mmppsc", "a reroll rolls at least 2 dice"),
         ("none", "mmmppssc", "reroll mmmppssc", "at least one of the 8 dice stays"),
-        ("none", "kkmmppsc", "reroll kc", "skull dice are locked"),
-        ("sorceress", "kkkmmpsc", "mmp", "the move must use her"),
-        ("none", "kkmmppsc", "ccc", "is not among the dice"),
+        ("none", "kkmmppsc", "reroll kc", "skull dice stay on the table until the turn ends"),
+        ("sorceress", "kkkmmpsc", "reroll ps", "the move must use her"),
+        ("none", "kkmmppsc", "ccc", "'ccc' is not among the dice 'kkmmppsc': 3 coins asked, 1"),
+        ("none", "kkmmppcc", "x", "'x' is not among the dice 'kkmmppcc': no sword showing"),
+        ("chest", "kkmmppsc", "reroll kk", "skull dice stay on the table until the turn ends"),
+        ("sorceress", "kkmmppsc", "kmm", "or reroll a skull ('k') to use the Sorceress"),
         ("none", "kkmmppsc", "kmm", "skull dice stay on the table by themselves"),
         ("sorceress", "kkmmppsc", "reroll kk", "one skull die, not 2"),
         ("none", "kkkmmpsc", "stop", "stopping now is a bust"),
@@ -238,12 +242,11 @@ def test_turn_help_undo_and_quit_are_words_not_dice() -> None:
 
 
 def test_turn_refusals_are_one_line_and_asked_again() -> None:
-    result = run("turn", "sorceress", input="banana\nkkmmppsc\nmmppsc\nreroll ks\nkk\n")
+    result = run("turn", "sorceress", input="banana\nkkmmppsc\nmmpp\nreroll ks\nkk\n")
     errors = result.stderr.splitlines()
-    assert errors[0].startswith("  ! cannot read 'banana': 'b' (the 1st character) is not a "
-                                "die letter")
-    assert errors[1] == ("  ! keeping m m p p s c and rolling nothing is not a legal move "
-                         "here: a reroll rolls at least 2 dice (one die alone is never rolled)")
+    assert errors[0].startswith("  ! unknown word 'banana': expected letters k m p s c d")
+    assert errors[1] == ("  ? keeping m m p p is two moves: roll s c, or use the Sorceress "
+                         "and roll k s c; type 'reroll sc' or 'reroll ksc'")
     assert len(errors) == 2
     # Her reroll brings a third skull: after her reroll the third skull busts.
     assert "Bust (3 skulls): the turn is over: 0 points." in result.stdout
@@ -337,3 +340,162 @@ def test_every_card_can_start_a_turn(card: str) -> None:
     turn = new_turn(CARDS[card], RULES)
     turn.enter_roll("mmppsscd")
     assert turn.phase is Phase.MOVE and turn.advice is not None
+
+
+# -- issue 19: the helper takes the moves it advises, and speaks of what was typed -------------
+
+
+@pytest.mark.parametrize("used", [False, True])
+def test_the_keep_of_every_option_shown_is_that_option_or_a_question(used: bool) -> None:
+    """Typing an option's keep gives that option; where its keep is also the other move (with
+    or without the Sorceress), the helper asks which, naming both; 'reroll' and the rolled
+    dice always give exactly the option. Every position of the Sorceress card, a sample."""
+    from solver.choices import AmbiguousMoveError, chosen_option
+    from solver.engine import geometry
+
+    g = geometry()
+    sol = solution_for(CARDS["sorceress"], RULES)
+    asked = 0
+    for j in range(0, g.n_full, 5):
+        position = g.dice(g.full_offset + j)
+        if classify_roll(CARDS["sorceress"], position, RULES, first=False,
+                         sorceress_unused=not used) is Outcome.BUST:
+            continue
+        advice = advise(CARDS["sorceress"], position, RULES, sorceress_used=used, solution=sol)
+        for option in advice.options:
+            if option.action == "stop":
+                continue
+            assert chosen_option(advice, f"reroll {option.reroll}") == option
+            try:
+                assert chosen_option(advice, str(option.keep) or "nothing") == option
+            except AmbiguousMoveError as two:
+                assert option in two.options and len(two.options) == 2 and not used
+                assert {o.sorceress for o in two.options} == {False, True}
+                assert all(o.keep == option.keep for o in two.options)
+                asked += 1
+    assert (asked > 0) is not used
+
+
+def test_the_helper_takes_the_keep_it_advised_and_explains_the_sorceress() -> None:
+    """Issue 19: '1. keep mmppc, reroll ks' advised, then 'mmppc' refused."""
+    result = run("turn", "sorceress", input="kkmmppsc\nhelp\nmmppc\nmp\nquit\n")
+    assert result.exit_code == 0 and result.stderr == "", result.stderr
+    out = result.stdout
+    assert "1. keep mmppc, reroll ks" in out
+    assert "Roll 2 (rolled ks; kmmppc stayed), the 2 rolled dice or all 8: mp" in out
+    assert ("the Sorceress: once a turn, reroll one skull die with the dice you roll, "
+            "'reroll k' and those dice (e.g. 'reroll ks')") in out
+    second = run("turn", "sorceress", input="kkmmppsc\nmmppsc\nm\nquit\n")
+    assert "Roll 2 (rolled k; kmmppsc stayed), the rolled die or all 8: m" in second.stdout
+    assert second.stderr == ""
+    assert "Sorceress" not in run("turn", "none", input="help\nquit\n").stdout
+
+
+def test_a_refusal_on_a_card_without_the_sorceress_never_names_her() -> None:
+    result = run("turn", "chest", input="kkmpcccc\nreroll kk\nreroll k\nkeep kc\nmpcccc\nquit\n")
+    errors = result.stderr.splitlines()
+    assert errors[:2] == ["  ! skull dice stay on the table until the turn ends: name the "
+                          "dice you reroll, without skulls"] * 2
+    assert errors[2] == ("  ! skull dice stay on the table by themselves: name the other "
+                         "dice you keep")
+    assert errors[3].endswith("a reroll rolls at least 2 dice (one die alone is never rolled);"
+                              " to keep them all, type 'stop'")
+    assert len(errors) == 4 and not any("Sorceress" in e for e in errors)
+
+
+def test_ties_are_the_values_as_printed_among_the_options_listed() -> None:
+    """Issue 19: '3. ... tie with 4, 5, 6' named options not listed, and 1028.574 and 1028.568
+    printed alike were not marked."""
+    result = run("turn", "sorceress", input="kkmmppsc\nundo\nkmmpccdd\nquit\n")
+    rows = [line for line in result.stdout.splitlines() if re.match(r"    \d\. ", line)]
+    assert len(rows) == 8
+    for shown in (rows[:4], rows[4:]):
+        values = [re.search(r"  (\d+\.\d\d) expected points", r).group(1)  # type: ignore[union-attr]
+                  for r in shown]
+        for rank, row in enumerate(shown, 1):
+            same = [str(j) for j, v in enumerate(values, 1) if j != rank and v == values[rank - 1]]
+            tie = re.search(r"tie with ([\d, ]+)$", row)
+            assert (tie.group(1).split(", ") if tie else []) == same, row
+    assert rows[5].endswith("tie with 3, 4") and rows[7].endswith("tie with 2, 3")
+
+
+def test_a_turn_without_a_card_is_named_so() -> None:
+    out = run("turn", "none", input="quit\n").stdout
+    assert out.startswith("A turn without a card, playing for expected points")
+    assert "none card" not in out
+
+
+def test_the_input_ending_before_anything_is_entered_ends_quietly() -> None:
+    for args in ((), ("--json",)):
+        result = run("turn", "none", *args, input="")
+        assert (result.exit_code, result.stderr) == (0, ""), result.stderr
+    events = [json.loads(line) for line in run("turn", "none", "--json", input="").stdout
+              .splitlines()]
+    assert [e["event"] for e in events] == ["start", "quit"]
+
+
+def test_the_turn_helper_edits_lines_on_a_terminal_and_ctrl_d_ends_it() -> None:
+    """On a terminal the helper reads lines with readline: the left arrow moves in the line
+    (it printed ^[[D); Ctrl-D at the first prompt ends quietly (exit code 0)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+
+    def session(keys: list[tuple[bytes, bytes]]) -> tuple[int, str]:
+        """Run `sabords turn none` on a terminal, typing each key after its prompt."""
+        leader, follower = pty.openpty()
+        env = {**os.environ, "PYTHONPATH": str(root), "TERM": "xterm"}
+        proc = subprocess.Popen([sys.executable, "-m", "solver", "turn", "none"],
+                                stdin=follower, stdout=follower, stderr=follower, env=env)
+        os.close(follower)
+        out = b""
+
+        def read(until: bytes | None) -> None:
+            nonlocal out
+            deadline = time.monotonic() + 30
+            while (until is None or until not in out) and time.monotonic() < deadline:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # the helper has ended
+                    return
+                if not chunk:
+                    return
+                out += chunk
+
+        for prompt, key in keys:
+            read(prompt)
+            os.write(leader, key)
+        code = proc.wait(timeout=30)
+        read(None)
+        os.close(leader)
+        return code, out.decode(errors="replace")
+
+    code, text = session([(b"showing: ", b"kkmpssc\x1b[Ds\n"), (b"help): ", b"quit\n")])
+    assert code == 0, text
+    assert "Advice:" in text and "^[[D" not in text and "Turn abandoned." in text
+    code, text = session([(b"showing: ", b"\x04")])
+    assert code == 0 and "ended" not in text, text
+
+
+def test_an_option_is_chosen_by_its_number_and_reroll_all_keeps_none() -> None:
+    """Found trying the helper as a new user: the options are listed 1 to 4, and typing '2'
+    was 'a count with no face after it'; 'reroll all' was an unknown word; an empty roll
+    line was 'no dice in ''' and the letters' whole description."""
+    result = run("turn", "none", input="\nkkmppscd\n9\n2\nundo\nreroll all\nquit\n")
+    advice = advise(CARDS["none"], dice("kkmppscd"), RULES, first=True)
+    graded = result.stdout[result.stdout.index("Your turn, graded"):]
+    assert f"keep -, reroll {advice.dice.without_skulls()}" in graded
+    assert result.stderr.splitlines() == [
+        "  ! type the dice of the roll (the 8 dice showing: letters k m p s c d, or words); "
+        "'help' for more",
+        "  ! option 9 is not listed: type 1 to 4, or the move ('help' for more)"]
+    assert "  Undone: the last move." in result.stdout
+    events = [json.loads(line) for line in
+              run("turn", "none", "--json", input="kkmppscd\n2\n").stdout.splitlines()]
+    assert events[2]["event"] == "move"
+    assert events[2]["graded"]["decisions"][0]["chosen"] == advice.options[1].as_dict()

@@ -308,8 +308,8 @@ def test_a_refused_entry_of_a_turn_is_the_command_lines_message(client: TestClie
     result = sabords("turn", "captain", "--json", input="kkmmmpsc\nkeep kk\nquit\n")
     errors = [json.loads(line) for line in result.stdout.splitlines()
               if json.loads(line)["event"] == "error"]
-    assert response.json() == {"error": errors[0]["error"], "entry": 1, "kind": "illegal_move",
-                               "param": "move", "values": {}}
+    assert response.json() == {"error": errors[0]["error"], "entry": 1, "kind": "skulls_stay",
+                               "param": "move", "values": {"dice": "kkmmmpsc"}}
 
 
 # -- bad input: the command line's line, a 4xx, never a 500 -----------------------------------

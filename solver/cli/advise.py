@@ -31,6 +31,7 @@ from .render import (
     note_line,
     option_key,
     option_rows,
+    turn_cache_warning,
     value_text,
 )
 from .score import CardArgument
@@ -93,6 +94,9 @@ def advise(
       sabords advise none mmmpppsc --me 2000 --opp 5500      # play to win the game
       sabords advise captain ccmmmspk --me 4000 --opp 6200 --final
       sabords advise t mmspééeo --notation braille
+      sabords advise sorceress kkmmppsc --variant sorceress_alone=off
+      sabords advise captain kkmmppsc --tables /tmp/t      # from `solve --all --out /tmp/t`
+      sabords advise none mmmpppsc --me 0 --opp 0 --game-tables /tmp/g   # `solve-game`
     """
     from ..advisor import Goal
     from ..answers import advice_answer
@@ -103,6 +107,8 @@ def advise(
     the_dice = notes.parse_dice(" ".join(dice))
     the_chest = None if chest is None else notes.parse_dice(chest, n=None)
     goal = Goal(need=need, me=me, opp=opp, final=final)
+    goal.check(rules)  # before the warning of a cache that cannot be written
+    turn_cache_warning(rules, [the_card.id], tables)
     answer = advice_answer(the_card, the_dice, rules, goal, solutions_from(tables, game_tables),
                            sorceress_used=sorceress_used, chest=the_chest, first=first,
                            exact=exact)

@@ -7,7 +7,14 @@ command line:
   exit code 2, never a traceback; the error's ``subject`` is worded with this command's flag
   (:func:`error_line`), since the library names no flag;
 - a usage error (an unknown option, a malformed value) is one line too, its inputs shortened;
-- writing to a closed or full standard output is one line (:class:`OutputError`, :func:`echo`);
+- writing to a closed or full standard output is one line (:class:`OutputError`, :func:`echo`),
+  and a pipe closed by its reader (``sabords ev | head``) ends the command quietly;
+- whatever the streams can carry (:mod:`solver.cli.streams`): characters an encoding lacks
+  are printed as their nearest ASCII (``~`` for ``≈``), JSON escapes them; a closed or full
+  standard error loses the progress and the messages quietly; input the terminal's encoding
+  could not decode is refused in one line;
+- an option that takes one value, given twice with two values, is refused ("given twice"),
+  as a variant is;
 - ``--variant NAME=VALUE`` (repeatable), ``--json`` and ``--notation`` (:data:`VariantOption`,
   :data:`JsonOption`, :data:`NotationOption`) mean the same everywhere.
 
@@ -19,7 +26,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import json
 import os
 import re
 import sys
@@ -32,16 +38,27 @@ import click
 import typer
 
 from .. import __version__
-from ..errors import SabordsError, StaleTableError, shorten
+from ..errors import SabordsError, StaleTableError, quote, shorten
 from ..inputs import ALL_INPUTS, EXACT, NOTATION, VARIANT, Input
 from ..rules import Rules, rules_with
+from .parameters import DIRECTORY, help_through_echo, restore_argument_help
+from .streams import (
+    EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    BrokenPipe,
+    OutputError,
+    echo,
+    prepare_streams,
+    print_json,
+    say,
+    undecodable,
+    undecodable_line,
+)
 
 if TYPE_CHECKING:
     from ..notation import Notation
     from ..sources import TablesDirectory
 
-EXIT_BAD_INPUT = 2
-"""Exit code of every refusal: bad input, a stale table, an unwritable output."""
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 NOTATION_ENV = "SABORDS_NOTATION"
@@ -54,33 +71,11 @@ R = TypeVar("R")
 # -- one line on stderr ------------------------------------------------------------------------
 
 
-class OutputError(Exception):
-    """Standard output is closed or cannot be written (a full disk, a closed pipe)."""
-
-
 def fail(message: str) -> NoReturn:
     """Print `message` as one line on stderr and exit with code 2."""
     line = " ".join(message.split())
-    try:
-        typer.echo(f"sabords: error: {line}", err=True)
-    except OSError:  # stderr gone too: nothing left to tell
-        pass
+    say(f"sabords: error: {line}")
     raise typer.Exit(EXIT_BAD_INPUT)
-
-
-def echo(text: str = "", *, nl: bool = True) -> None:
-    """Print on stdout; a closed or full stdout raises :class:`OutputError`."""
-    if sys.stdout is None:
-        raise OutputError("standard output is closed")
-    try:
-        typer.echo(text, nl=nl)
-    except OSError as exc:
-        raise OutputError(exc.strerror or str(exc)) from None
-
-
-def print_json(data: dict[str, Any], *, indent: int | None = 2) -> None:
-    """Print one JSON object on stdout (the `--json` convention)."""
-    echo(json.dumps(data, indent=indent, ensure_ascii=False))
 
 
 FLAGS: dict[str, str] = {
@@ -186,7 +181,12 @@ def usage_line(exc: click.UsageError) -> str:
     shortened, with the command whose help to see."""
     ctx = getattr(exc, "ctx", None)
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-    return _short_usage(exc.format_message().replace(_SHIELD, "")) + hint
+    # typer adds its "Did you mean" to the same error each time click resolves the command
+    message = _REPEATED.sub(r"\1", exc.format_message().replace(_SHIELD, ""))
+    return _short_usage(message) + hint
+
+
+_REPEATED = re.compile(r"( Did you mean [^?]*\?)(?:\1)+")
 
 
 _NEGATIVE = re.compile(r"-\d")
@@ -196,13 +196,41 @@ _SHIELD = "\x00"
 class _Command(typer.core.TyperCommand):
     """A command whose arguments may start with a minus and a digit (`'-1 coin'`, a card
     '-1'): they are read as arguments, not as unknown options, so that the library judges
-    them. An option's value is never touched (`--me -100` stays the value -100)."""
+    them. An option's value is never touched (`--me -100` stays the value -100).
+
+    An option of one value given twice with two values is refused (click would keep the
+    last), and so is text the terminal's encoding could not decode (:func:`undecodable`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        restore_argument_help(self)
+
+    def format_arguments(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Nothing: typer's own "Arguments" section lists them (click 8.5 would add a second
+        one, "Positional arguments")."""
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        return help_through_echo(super().get_help_option(ctx))
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         takes_value = {name for p in self.params if isinstance(p, click.Option)
                        and not p.is_flag and not p.count for name in p.opts}
         options = {name for p in self.params if isinstance(p, click.Option)
                    for name in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
+        single = {name: p for p in self.params if isinstance(p, click.Option)
+                  and not p.multiple and not p.is_flag and not p.count for name in p.opts}
+        given: dict[str, str] = {}
+
+        def once(flag: str, value: str) -> None:
+            param = single.get(flag)
+            if param is None or param.name is None:
+                return
+            first = given.setdefault(param.name, value)
+            if first != value:
+                raise click.UsageError(
+                    f"{'/'.join(param.opts)} is given twice, as {quote(first)} and "
+                    f"{quote(value)}: give it once", ctx)
+
         shielded: list[str] = []
         previous = ""
         for arg in args:
@@ -212,6 +240,10 @@ class _Command(typer.core.TyperCommand):
             if previous in takes_value and arg in options:
                 # click would take the option as the value (`--out --all`: a folder "--all")
                 raise click.UsageError(f"{previous} needs a value, not the option {arg}", ctx)
+            if previous in takes_value:
+                once(previous, arg)
+            elif arg.startswith("--") and "=" in arg:
+                once(*arg.split("=", 1))
             if _NEGATIVE.match(arg) and previous not in takes_value:
                 arg = _SHIELD + arg
             shielded.append(arg)
@@ -223,6 +255,13 @@ class _Command(typer.core.TyperCommand):
             elif isinstance(value, list | tuple):
                 ctx.params[key] = type(value)(
                     v.removeprefix(_SHIELD) if isinstance(v, str) else v for v in value)
+        for param in self.params:
+            value = ctx.params.get(param.name or "")
+            texts = value if isinstance(value, list | tuple) else [value]
+            if any(isinstance(t, str) and undecodable(t) for t in texts):
+                name = param.opts[0] if isinstance(param, click.Option) else \
+                    param.human_readable_name
+                raise click.UsageError(undecodable_line(name), ctx)
         return rest
 
 
@@ -238,6 +277,9 @@ class _Group(typer.core.TyperGroup):
         names = super().list_commands(ctx)
         rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
         return sorted(names, key=lambda n: rank.get(n, len(rank)))
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        return help_through_echo(super().get_help_option(ctx))
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         with _one_line_usage_errors():
@@ -260,11 +302,17 @@ app = typer.Typer(
 
 
 def command(name: str, *, flags: dict[str, str] | None = None,
+            fill: dict[str, str] | None = None,
             **kwargs: Any) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Register a command on `app`: library errors become one line and exit code 2 (their
-    subjects worded with `flags`, over :data:`FLAGS`), and so does a closed or full stdout."""
+    subjects worded with `flags`, over :data:`FLAGS`), and so does a closed or full stdout.
+    Each ``{key}`` of `fill` in the help text (the docstring) is replaced by its value: a
+    figure the code computes."""
 
     def register(func: Callable[P, R]) -> Callable[P, R]:
+        for key, value in (fill or {}).items():
+            func.__doc__ = (func.__doc__ or "").replace("{" + key + "}", value)
+
         @functools.wraps(func)
         def wrapper(*args: P.args, **kw: P.kwargs) -> R:
             try:
@@ -273,6 +321,8 @@ def command(name: str, *, flags: dict[str, str] | None = None,
                 fail(error_line(exc, flags))
             except OutputError as exc:
                 fail(f"cannot write the output: {exc}")
+            except BrokenPipe:
+                raise typer.Exit(EXIT_BROKEN_PIPE) from None
 
         app.command(name, cls=_Command, **kwargs)(wrapper)
         return wrapper
@@ -301,11 +351,14 @@ JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object (with rules_hash) instead of text.")
 ]
 NotationOption = Annotated[str, option(NOTATION, envvar=NOTATION_ENV, show_envvar=True)]
+
+
 TablesOption = Annotated[
     Path | None,
     typer.Option(
         "--tables",
         metavar="DIR",
+        click_type=DIRECTORY,
         help=(
             "Read the policy tables from DIR (written by `sabords solve --all --out DIR`). "
             "Default: the repository's tables/ for the default rules; other variants are "
@@ -318,6 +371,7 @@ GameTablesOption = Annotated[
     typer.Option(
         "--game-tables",
         metavar="DIR",
+        click_type=DIRECTORY,
         help=(
             "Read the two-player game table from DIR (written by `sabords solve-game --out "
             "DIR`). Default: the repository's tables/ for the default rules; other variants "
@@ -402,15 +456,17 @@ _OUTPUT_ERRNOS = frozenset(getattr(errno, name) for name in
 """The errors of writing to a full, closed or broken output."""
 
 
-def _stdout_broken() -> bool:
-    """Flush stdout; True if that fails (a full disk, a closed pipe)."""
+def _stdout_broken() -> int | None:
+    """Flush stdout; the error number if that fails (a full disk, a closed pipe)."""
     if sys.stdout is None:
-        return False
+        return None
     try:
         sys.stdout.flush()
-    except OSError:
-        return True
-    return False
+    except OSError as exc:
+        return exc.errno or errno.EIO
+    except ValueError:  # closed
+        return None
+    return None
 
 
 def main() -> None:
@@ -419,22 +475,28 @@ def main() -> None:
     # start (`scripts/bench.py`, advisor section), for nothing, since no command does dense
     # linear algebra. A value set by the user wins.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    prepare_streams()
     code: int | str | None = 0
     try:
         app(prog_name="sabords")
     except SystemExit as exc:
         code = exc.code
     except KeyboardInterrupt:
-        sys.stderr.write("\n")
+        say("")
         code = EXIT_INTERRUPTED
     except OSError as exc:  # the help or the version printed to a full or closed stdout
         if exc.errno not in _OUTPUT_ERRNOS:
             raise
-        sys.stderr.write(f"sabords: error: cannot write the output: {exc.strerror}\n")
-        code = EXIT_BAD_INPUT
-    if _stdout_broken():
-        sys.stderr.write("sabords: error: cannot write the output\n")
-        code = EXIT_BAD_INPUT
+        code = EXIT_BROKEN_PIPE
+        if exc.errno != errno.EPIPE:
+            say(f"sabords: error: cannot write the output: {exc.strerror}")
+            code = EXIT_BAD_INPUT
+    broken = _stdout_broken()
+    if broken is not None and code != EXIT_BROKEN_PIPE:
+        code = EXIT_BROKEN_PIPE
+        if broken != errno.EPIPE:
+            say("sabords: error: cannot write the output")
+            code = EXIT_BAD_INPUT
     if code not in (0, None) and sys.stdout is not None:
         # Nothing more may reach a broken stdout at exit (Python's own flush would print
         # "Exception ignored"): point it at /dev/null.
@@ -448,7 +510,9 @@ def main() -> None:
 
 __all__ = [
     "EXIT_BAD_INPUT",
+    "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
+    "BrokenPipe",
     "ExactOption",
     "GameTablesOption",
     "JsonOption",
@@ -457,6 +521,7 @@ __all__ = [
     "TablesOption",
     "VariantOption",
     "app",
+    "DIRECTORY",
     "argument",
     "command",
     "describe_rules",

@@ -11,9 +11,11 @@ import typer
 
 from ..errors import quote
 from ..inputs import MY_TOTAL, OPP_TOTAL
+from ..limits import MAX_TARGET, game_cost_text
 from ..ranking import ranked_cards
 from .advise import FinalOption
 from .app import (
+    DIRECTORY,
     GameTablesOption,
     JsonOption,
     NotationOption,
@@ -29,6 +31,7 @@ from .app import (
     solutions_from,
 )
 from .render import end_progress, game_progress, progress_bar
+from .streams import say
 
 
 @command("winprob")
@@ -52,6 +55,8 @@ def winprob(
       sabords winprob --me 2000 --opp 5500 --json
       sabords winprob --me 4000 --opp 6200 --final   # your last turn
       sabords winprob --me 0 --opp 0 --variant target=5000
+      sabords winprob --me 0 --opp 0 --game-tables /tmp/g  # from `solve-game --out /tmp/g`
+      sabords winprob --me 0 --opp 0 --notation braille    # cards by their letters
     """
     from ..answers import win_answer
     from ..rules import CARDS
@@ -75,12 +80,13 @@ def winprob(
     echo(f"rules     {describe_rules(rules)}")
 
 
-@command("solve-game")
+@command("solve-game", fill={"cost_6000": game_cost_text(6000), "max_target": str(MAX_TARGET),
+                            "cost_max": game_cost_text(MAX_TARGET)})
 def solve_game_command(
     variant: VariantOption = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", metavar="DIR", help=(
+        typer.Option("--out", metavar="DIR", click_type=DIRECTORY, help=(
             "Write the game table into DIR (checked for writing before the solve). Default: "
             "the repository's tables/ for the default rules, the cache directory for other "
             "variants.")),
@@ -93,19 +99,17 @@ def solve_game_command(
     (target and ties included) and their hash. The same rules give the same bytes. Each phase
     prints its sweeps, last residual and certified bound (a proven bound on every value, or
     none where the rules leave the proof no progress to count on; see
-    solver/game/certify.py). The default target takes about 15 s on 2 cores (`make bench`
-    measures it); the time and the memory grow with the square of the target (target is at
-    most 20000).
+    solver/game/certify.py). The default target 6000 takes {cost_6000}, the largest,
+    {max_target}, {cost_max} (the cost model of solver/limits.py, fitted to `make bench`'s
+    measurements): the time and the memory grow with the square of the target.
 
     \b
     Examples:
       sabords solve-game --out tables/               # what `make tables` runs
       sabords solve-game --variant target=5000 --variant ties=trigger
     """
-    import sys
-
     from ..game import solve_game
-    from ..limits import check_writable, game_cost
+    from ..limits import check_writable
     from ..tablepaths import check_output, game_default_dir
     from ..tables import game_table_path, write_game
 
@@ -114,9 +118,8 @@ def solve_game_command(
         check_output(rules, out, "game")
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
-    seconds, memory = game_cost(rules.target)
-    sys.stderr.write(f"solving the two-player game for {rules.describe()}: about "
-                     f"{seconds:.0f} s and {memory / 1e9:.1f} GB on a 2-core machine\n")
+    say(f"solving the two-player game for {rules.describe()}: "
+        f"{game_cost_text(rules.target)}")
     sol = solve_game(rules, progress=game_progress("solving"))
     end_progress()
     path = game_table_path(directory)
@@ -154,26 +157,27 @@ def game_command(
 ) -> None:
     """Play whole two-player games with real random dice between two policies.
 
-    Each policy's win rate (a shared tie counts 1/2) with a 95 % confidence interval, overall
-    and by seat (seat 1 moves first). The win policy needs the game table; it solves each
+    Each policy's win rate (a shared tie counts 1/2) with its 95 % Wilson score interval,
+    overall and by seat (seat 1 moves first). The win policy needs the game table; it solves each
     card's turns for all scores when first needed (a few seconds a card).
 
     \b
     Examples:
       sabords game --games 2000 --seed 1
       sabords game --policies win,threshold=600 --variant target=3000 --json
+      sabords game --games 500 --game-tables /tmp/g      # from `solve-game --out /tmp/g`
     """
     import random
 
-    from ..duel import WIN, check_games, check_policy_name, check_win_tables, duel
+    from ..duel import WIN, check_games, check_win_tables, duel, policy_name
     from ..limits import check_seed
+    from ..stats import INTERVAL_METHOD
 
     rules = rules_from(variant)
-    names = tuple(p.strip() for p in policies.split(","))
-    if len(names) != 2 or not all(names):
+    given = [p.strip() for p in policies.split(",")]
+    if len(given) != 2 or not all(given):
         fail(f"--policies takes two policy names separated by a comma, not {quote(policies)}")
-    for name in names:
-        check_policy_name(name)
+    names = tuple(policy_name(p) for p in given)
     check_games(games)
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
     sol = solutions_from(game_tables=game_tables_dir).game(rules) if WIN in names else None
@@ -194,4 +198,6 @@ def game_command(
             seat = "both" if row.seat == 0 else str(row.seat)
             echo(f"{name:<14} {seat:<6} {row.games:>7} {100 * row.rate:>8.2f} %  "
                  f"[{100 * lo:.2f}, {100 * hi:.2f}]")
+    echo(f"interval: the 95 % {INTERVAL_METHOD} interval of the win rate (a shared tie counts "
+         "1/2)")
     echo(f"rules  {describe_rules(rules)}")

@@ -8,11 +8,14 @@ probabilities as percentages with 2 decimals, bust risks with 1.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+
+from .streams import say
 
 if TYPE_CHECKING:
     from ..advisor import Advice, Option
@@ -78,13 +81,15 @@ def note_line(note: Note, notation: Notation) -> str:
 
 def island_lines(island: IslandNote, indent: str, expected: str = "expected loss"
                  ) -> Iterator[str]:
-    """The expected deduction and the exact distribution of the final skull count."""
+    """The expected deduction and the exact distribution of the final skull count, in columns
+    as wide as their longest entry."""
     yield (f"each opponent loses {island.cost_per_skull} per skull; {expected} "
            f"{float(island.expected_deduction):.2f} (exactly {island.expected_deduction})")
-    yield f"{indent}final skulls   probability              each opponent loses"
-    for skulls, p in island.distribution:
-        exact = f"{float(p):.6f} ({p})"
-        yield f"{indent}{skulls:<14} {exact:<24} {island.cost_per_skull * skulls}"
+    exact = [f"{float(p):.6f} ({p})" for _, p in island.distribution]
+    width = max(len("probability"), *map(len, exact))
+    yield f"{indent}{'final skulls':<14} {'probability':<{width}} each opponent loses"
+    for (skulls, _), text in zip(island.distribution, exact, strict=True):
+        yield f"{indent}{skulls:<14} {text:<{width}} {island.cost_per_skull * skulls}"
 
 
 # -- the table of options ----------------------------------------------------------------------
@@ -165,20 +170,52 @@ def end_progress() -> None:
         sys.stderr.write("\n")
 
 
-def game_solve_notice(rules: Rules) -> None:
-    """Before a game table is solved (not read): what the solve will take, on stderr."""
-    from ..limits import game_cost
+def cache_warning(files: Iterable[Path]) -> bool:
+    """Before a table is solved on demand into the cache: whether it will be cached there (or
+    is already, or is not the cache's). If the cache cannot hold it (not a directory, not
+    writable: :func:`solver.caches.cache_problem`), a warning on stderr says so, since every
+    run will then solve it again; False."""
+    from ..caches import cache_problem, cache_root, cache_source
 
-    seconds, memory = game_cost(rules.target)
-    sys.stderr.write(
-        f"solving the two-player game for {rules.describe()}: about {seconds:.0f} s and "
-        f"{memory / 1e9:.1f} GB on a 2-core machine, once (then cached)\n")
-    sys.stderr.flush()
+    root = cache_root()
+    missing = [f for f in files if root in f.parents and not f.is_file()]
+    if not missing:
+        return True
+    problem = cache_problem(root)
+    if problem is None:
+        return True
+    say(f"sabords: warning: {problem} (set by {cache_source()}); what is solved now is not "
+        "cached, and every run solves it again")
+    return False
+
+
+def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | None) -> None:
+    """:func:`cache_warning` for the turn tables of `cards` read from the default directory
+    (`directory` None): the cache's for rules other than the default ones."""
+    if directory is not None:
+        return
+    from ..tablepaths import default_dir
+
+    where = default_dir(rules)
+    cache_warning([where / f"turn-{card}.msgpack" for card in cards])
+
+
+def game_solve_notice(rules: Rules) -> None:
+    """Before a game table is solved (not read): what the solve will take (the cost model's
+    figure) and whether it will be cached (:func:`cache_warning`), on stderr."""
+    from ..limits import game_cost_text
+    from ..tablepaths import game_default_dir
+    from ..tables import game_table_path
+
+    cached = cache_warning([game_table_path(game_default_dir(rules))])
+    say(f"solving the two-player game for {rules.describe()}: {game_cost_text(rules.target)}"
+        + (", once (then cached)" if cached else ""))
 
 
 __all__ = [
     "CLI_NOTES",
     "SHOWN_OPTIONS",
+    "cache_warning",
     "end_progress",
     "game_progress",
     "game_solve_notice",
@@ -189,5 +226,6 @@ __all__ = [
     "option_key",
     "option_rows",
     "progress_bar",
+    "turn_cache_warning",
     "value_text",
 ]

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from ..limits import MAX_TARGET, game_cost_text
 from .app import GameTablesOption, TablesOption, command, echo, fail
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
@@ -27,8 +28,9 @@ def serve(
     game_tables: GameTablesOption = None,
     max_game_target: Annotated[int, typer.Option(
         "--max-game-target", metavar="N",
-        help="The largest target whose two-player game a request may have solved (a minute "
-        "and 0.8 GB at 6000); a game table already on disk is always read.")] = 6000,
+        help="The largest target whose two-player game a request may have solved, a multiple "
+        f"of 100 up to {MAX_TARGET} (at 6000 the solve takes {game_cost_text(6000)}); a game "
+        "table already on disk is always read.")] = 6000,
     solve_on_demand: Annotated[str, typer.Option(
         "--solve-on-demand", metavar="on|off",
         help="Solve the tables of other rules when a request asks for them (one at a time, a "
@@ -47,7 +49,8 @@ def serve(
         "no other site's page can reach the server through a name of its own.")] = None,
     log_level: Annotated[str, typer.Option(
         "--log-level", metavar="LEVEL",
-        help="uvicorn's log: " + ", ".join(LOG_LEVELS) + " (info logs every request).")
+        help="uvicorn's log: " + ", ".join(LOG_LEVELS) + " (info logs every request; in any "
+        "case).")
     ] = "info",
 ) -> None:
     """Serve the advisor to a browser: one page for the table, and its JSON API.
@@ -64,6 +67,7 @@ def serve(
       sabords serve                        # http://127.0.0.1:8000/ on this machine
       sabords serve --host 0.0.0.0         # phones on the same network: address and QR code
       sabords serve --port 8080 --workers 2 --log-level warning
+      sabords serve --tables /tmp/t --game-tables /tmp/g --max-game-target 3000
       sabords serve --host 0.0.0.0 --allowed-host sabords.lan --solve-on-demand off
     """
     from ..limits import check_jobs
@@ -71,12 +75,18 @@ def serve(
     from ..web.serve import serve as run
     from ..web.solutions import Settings
 
-    if log_level not in LOG_LEVELS:
+    level = log_level.strip().lower()
+    if level not in LOG_LEVELS:
         fail(f"--log-level takes one of {', '.join(LOG_LEVELS)}, not {log_level!r}")
     workers = check_jobs(workers, workers)
-    if max_game_target < 100 or max_game_target % 100:
-        fail(f"--max-game-target takes a positive multiple of 100, not {max_game_target}")
-    if solve_on_demand not in ("on", "off"):
+    if not host.strip():
+        fail("--host takes an address: 127.0.0.1 (this machine only) or 0.0.0.0 (every "
+             "interface, for phones on the same network), not an empty one")
+    if not 100 <= max_game_target <= MAX_TARGET or max_game_target % 100:
+        fail(f"--max-game-target takes a target: a positive multiple of 100 up to "
+             f"{MAX_TARGET}, not {max_game_target}")
+    on_demand = solve_on_demand.strip().lower()
+    if on_demand not in ("on", "off"):
         fail(f"--solve-on-demand takes on or off, not {solve_on_demand!r}")
     if solve_queue < 0:
         fail(f"--solve-queue takes a number of solves, 0 or more, not {solve_queue}")
@@ -85,9 +95,9 @@ def serve(
     settings = Settings(tables_dir=None if tables is None else tables.resolve(),
                         game_tables_dir=None if game_tables is None else game_tables.resolve(),
                         max_game_target=max_game_target,
-                        solve_on_demand=solve_on_demand == "on", solve_queue=solve_queue,
+                        solve_on_demand=on_demand == "on", solve_queue=solve_queue,
                         cache_mb=cache_mb, allowed_hosts=allowed_hosts(host, allowed_host or []))
     try:
-        run(settings, host=host, port=port, workers=workers, log_level=log_level, say=echo)
+        run(settings, host=host, port=port, workers=workers, log_level=level, say=echo)
     except KeyboardInterrupt:
         pass

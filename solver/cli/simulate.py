@@ -70,6 +70,7 @@ def simulate(
       sabords simulate --card captain --turns 100000 --seed 1
       sabords simulate --deck --policy two-skulls --seed 7
       sabords simulate --card battle3 --policy threshold=800 --json
+      sabords simulate --card g --notation braille --variant sorceress_alone=off
     """
     import random
 

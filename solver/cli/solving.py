@@ -10,6 +10,7 @@ import typer
 
 from ..inputs import CARD_LIST
 from .app import (
+    DIRECTORY,
     ExactOption,
     JsonOption,
     NotationOption,
@@ -25,7 +26,7 @@ from .app import (
     rules_from,
     solutions_from,
 )
-from .render import progress_bar
+from .render import progress_bar, turn_cache_warning
 
 if TYPE_CHECKING:
     from ..caches import CacheEntry
@@ -51,6 +52,7 @@ def solve(
             "--out",
             "--tables",
             metavar="DIR",
+            click_type=DIRECTORY,
             help=(
                 "Write the tables into DIR (checked for writing before the solve). Default: "
                 "the repository's tables/ for the default rules, the cache directory for other "
@@ -76,6 +78,7 @@ def solve(
       sabords solve --all --out tables/          # what `make tables` runs
       sabords solve --card captain --card sorceress --out /tmp/t
       sabords solve --all --variant battle_swords_fill_chest=off --jobs 2
+      sabords solve --card g --card m2 --notation braille --out /tmp/t
     """
     from ..limits import check_jobs, check_writable, cores
     from ..rules import CARDS
@@ -138,6 +141,8 @@ def ev(
       sabords ev --card captain --card sorceress
       sabords ev --exact --card skull2
       sabords ev --variant battle_swords_fill_chest=off --json
+      sabords ev --tables /tmp/t --card captain     # from `sabords solve --out /tmp/t`
+      sabords ev --notation braille                 # cards by their letters
     """
     from ..answers import ev_answer
     from ..rational import decimal_text, fraction_text
@@ -146,6 +151,7 @@ def ev(
     rules = rules_from(variant)
     notes = notation_from(notation)
     chosen = cards_named(card, notation) if card else None
+    turn_cache_warning(rules, [c.id for c in chosen] if chosen else CARDS, tables)
     answer = ev_answer(rules, chosen, solutions_from(tables), exact=exact)
     if as_json:
         print_json(answer.as_dict())
@@ -204,7 +210,8 @@ def cache(
 ) -> None:
     """Where the caches are, what they hold and their size; --clear or --prune empties them.
 
-    The cache directory is $SABORDS_CACHE_DIR, else $XDG_CACHE_HOME/mille-sabords, else
+    The cache directory is $SABORDS_CACHE_DIR (a leading ~ is the home directory), else
+    $XDG_CACHE_HOME/mille-sabords (if it is an absolute path, as the XDG rule says), else
     ~/.cache/mille-sabords. It holds the tables of rules variants solved on demand (a folder
     per kind, solver version, table format and rules hash: turn-... and game-...) and numba's
     compiled kernels (numba/). Nothing else in it is touched. The committed tables of the
@@ -216,12 +223,17 @@ def cache(
       sabords cache --prune        # the tables older versions left behind
       sabords cache --clear --json
     """
-    from ..caches import cache_entries, cache_root, remove_entry
+    from ..caches import cache_entries, cache_root, cache_source, remove_entry
+    from ..errors import quote
+    from ..limits import PATH_LIMIT
     from ..tablepaths import is_current
 
     if clear and prune:
         fail("give either --clear (everything) or --prune (other versions' tables), not both")
     root = cache_root()
+    if root.exists() and not root.is_dir():
+        fail(f"the cache directory {quote(str(root), PATH_LIMIT)} ({cache_source()}) is not a "
+             "directory")
     entries = cache_entries(root)
     removed = [e for e in entries if clear or (prune and not is_current(e))]
     for entry in removed:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
-from ..errors import SabordsError
+from ..errors import SabordsError, shorten
 from ..inputs import CARD_DRAWN
 from .advise import FinalOption, MeOption, NeedOption, OppOption
 from .app import (
@@ -35,7 +35,8 @@ from .app import (
     rules_from,
     solutions_from,
 )
-from .render import move_text, note_line, value_text
+from .render import move_text, note_line, turn_cache_warning, value_text
+from .streams import say, undecodable, undecodable_line
 
 if TYPE_CHECKING:
     from ..advisor import Advice
@@ -70,8 +71,9 @@ def turn(
     """Play a whole turn with advice, typing the dice as they fall; then the turn graded.
 
     After each roll the best move is shown with the next best ones (equal values marked as
-    ties). Answer with Enter to follow the advice, 'stop', the dice you keep ('sssc', or
-    'keep sssc'), or the dice you reroll ('reroll mp'; a skull in it uses the Sorceress).
+    ties). Answer with Enter to follow the advice, the number of an option listed, 'stop', the
+    dice you keep ('sssc', or 'keep sssc'), or the dice you reroll ('reroll mp'; a skull in it
+    uses the Sorceress).
     After a reroll type only the dice you rolled ('cs'), or all 8. Skull Island is followed
     roll by roll to its deduction. 'help' lists what you can type, 'undo' takes back the last
     entry, 'quit' ends the helper. At the end of the turn every decision you made is shown
@@ -90,6 +92,10 @@ def turn(
       sabords turn sorceress --need 1500
       sabords turn none --me 2000 --opp 5500
       sabords turn p --notation braille
+      sabords turn captain --me 4000 --opp 6200 --final    # your last turn
+      sabords turn sorceress --variant sorceress_alone=off --tables /tmp/t
+      sabords turn none --me 0 --opp 0 --game-tables /tmp/g
+      printf 'kkmpsssc\\nstop\\n' | sabords turn chest --json   # one JSON object a line
     """
     from ..advisor import Goal
     from ..play import TurnPlay
@@ -98,6 +104,8 @@ def turn(
     notes = notation_from(notation)
     the_card = notes.parse_card(card)
     goal = Goal(need=need, me=me, opp=opp, final=final)
+    goal.check(rules)  # before the warning of a cache that cannot be written
+    turn_cache_warning(rules, [the_card.id], tables)
     play = TurnPlay.new(the_card, rules, goal, solutions=solutions_from(tables, game_tables),
                         letters=notes.letters)
     helper = _Helper(play, notes, as_json, sys.stdin)  # the CliRunner swaps sys.stdin
@@ -108,6 +116,14 @@ def turn(
         if not as_json:
             echo("Turn abandoned (Ctrl-C).")
         raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def rolled_dice(n: int, what: str, *, the: bool = False) -> str:
+    """'the rolled die' / 'the 3 rolled dice' (or without 'the': '1 other die', '3 other
+    dice')."""
+    if n == 1:
+        return f"the {what} die" if the else f"{what} die"
+    return f"the {n} {what} dice" if the else f"{n} {what} dice"
 
 
 class _Helper:
@@ -129,13 +145,17 @@ class _Helper:
         self.event("start")
         if not self.as_json:
             goal = self.goal_words()
-            echo(f"Turn with the {self.notation.card(play.card)} card, playing for {goal} "
-                 f"(rules: {describe_rules(play.rules)}).")
+            turn = ("A turn without a card" if play.card.id == "none" else
+                    f"Turn with the {self.notation.card(play.card)} card")
+            echo(f"{turn}, playing for {goal} (rules: {describe_rules(play.rules)}).")
             echo(f"Type the dice as they fall: letters "
                  f"{' '.join(self.notation.letters.faces)} (or words), one roll a line; "
                  "'help' for more.")
         while play.phase is not Phase.OVER:
             line = self.ask(self.prompt())
+            if line is None:  # the input ended before anything was entered
+                self.event("quit")
+                return
             word = WORDS.get(line.strip().lower())
             if word == HELP:
                 self.show_help()
@@ -156,15 +176,35 @@ class _Helper:
             self.show_end()
 
     def enter(self, line: str) -> None:
+        from ..choices import AmbiguousMoveError
         from ..play import Phase
 
         play = self.play
         phase = play.phase
         try:
+            if undecodable(line):
+                self.error(undecodable_line("the line", getattr(self.stdin, "encoding", None)))
+                return
             if phase is Phase.MOVE:
-                play.choose(line)
+                listed = play.advice.options[:SHOWN] if play.advice is not None else ()
+                if line.isdigit():  # an option by its rank in the list
+                    if not 1 <= int(line) <= len(listed):
+                        ranks = "1" if len(listed) == 1 else f"1 to {len(listed)}"
+                        self.error(f"option {shorten(line)} is not listed: type {ranks}, or "
+                                   "the move ('help' for more)")
+                        return
+                    play.choose(listed[int(line) - 1])
+                else:
+                    play.choose(line)
+            elif not line:
+                self.error(f"type the dice of the roll ({self.rolled_text()}: letters "
+                           f"{' '.join(self.notation.letters.faces)}, or words); 'help' for more")
+                return
             else:
                 play.enter_roll(line)
+        except AmbiguousMoveError as exc:
+            self.error(str(exc), mark="?", choices=[o.as_dict() for o in exc.options])
+            return
         except SabordsError as exc:
             self.error(error_line(exc))
             return
@@ -192,17 +232,42 @@ class _Helper:
 
     # -- input -------------------------------------------------------------------------------
 
-    def ask(self, prompt: str) -> str:
-        if not self.as_json:
-            echo(prompt, nl=False)
-        line = self.stdin.readline()
+    def ask(self, prompt: str) -> str | None:
+        """The next line, stripped; None when the input ends before the turn's first entry
+        (Ctrl-D at the first prompt: the helper ends quietly). On a terminal the line is read
+        with the standard library's line editing (:mod:`readline`: the arrow keys, history)
+        where it exists."""
+        line: str | None
+        if self.line_editing():
+            try:
+                line = input(prompt) + "\n"
+            except EOFError:
+                line = ""
+        else:
+            if not self.as_json:
+                echo(prompt, nl=False)
+            line = self.stdin.readline()
         if not line:
             if not self.as_json:
                 echo("")
+            if not self.play.entries:
+                return None
             fail("the input ended in the middle of the turn")
         if self.echo_input:
             echo(line.rstrip("\n"))
         return line.strip()
+
+    def line_editing(self) -> bool:
+        """Whether lines are read by :func:`input` with :mod:`readline` loaded: the text view
+        on the process's own terminal (imported here only, never on another command's start)."""
+        if self.as_json or self.stdin is not sys.stdin or not sys.stdin.isatty() \
+                or not sys.stdout.isatty():
+            return False
+        try:
+            import readline  # noqa: F401  (loading it gives input() its line editing)
+        except ImportError:  # not on every platform
+            pass
+        return True
 
     def prompt(self) -> str:
         from ..play import Phase
@@ -212,20 +277,29 @@ class _Helper:
             return "Your move (Enter: as advised; stop; the dice you keep; reroll ...; help): "
         rolled = play.rolled()
         if play.phase is Phase.ISLAND:
-            return (f"Skull Island: roll the {rolled} other dice; the {rolled} rolled dice "
-                    "(or all 8): ")
+            return (f"Skull Island: roll the {rolled_dice(rolled, 'other')}; "
+                    f"{rolled_dice(rolled, 'rolled', the=True)} (or all 8): ")
         pending = play.pending
         if pending is None:
             return "Roll 1, the 8 dice showing: "
         stays = n.dice(play.stays()) or "nothing"
         return (f"Roll {play.roll + 1} (rolled {n.dice(pending.reroll)}; {stays} stayed), "
-                f"the {rolled} rolled dice or all 8: ")
+                f"{rolled_dice(rolled, 'rolled', the=True)} or all 8: ")
 
-    def error(self, message: str) -> None:
+    def rolled_text(self) -> str:
+        """'the 8 dice showing', 'the 2 rolled dice or all 8'."""
+        from ..play import Phase
+
+        if self.play.phase is Phase.ROLL and self.play.pending is None:
+            return "the 8 dice showing"
+        return f"{rolled_dice(self.play.rolled(), 'rolled', the=True)} or all 8"
+
+    def error(self, message: str, *, mark: str = "!", **extra: Any) -> None:
+        """A line refused (``!``) or a question (``?``: which of two moves), asked again."""
         if self.as_json:
-            self.event("error", error=message)
+            self.event("error", error=message, **extra)
         else:
-            typer.echo(f"  ! {message}", err=True)
+            say(f"  {mark} {message}")
 
     # -- output ------------------------------------------------------------------------------
 
@@ -253,10 +327,18 @@ class _Helper:
             "  Type what the table shows, one line at a time:",
             f"    the dice of a roll ({' '.join(self.notation.letters.faces)}, or words); "
             "after a reroll only the rolled dice, or all 8",
-            "    your move: Enter (as advised), stop, the dice you keep (e.g. "
-            f"{self.notation.letters.example[2:6]}), or reroll and the dice you roll",
+            "    your move: Enter (as advised), the number of an option listed, stop, the dice "
+            f"you keep (e.g. {self.notation.letters.example[2:6]}), or reroll and the dice you "
+            "roll (reroll all: keep none)",
             "    undo: take back the last entry; quit: end the helper; help: this",
         ]
+        if self.play.card.sorceress:
+            skull = self.notation.letters.faces[0]
+            used = " (used this turn)" if self.play.sorceress_used else ""
+            lines.insert(3, (
+                f"    the Sorceress{used}: once a turn, reroll one skull die with the dice you "
+                f"roll, 'reroll {skull}' and those dice (e.g. 'reroll {skull}s'); the dice you "
+                "keep are enough when only her move keeps them"))
         if self.play.phase is Phase.MOVE:
             lines.append("  Now: your move.")
         else:
@@ -290,9 +372,10 @@ class _Helper:
         wide, width = max(map(len, moves)), max(map(len, values))
         for rank, o in enumerate(shown, 1):
             marks = ["best"] if o.best else []
-            if o.ties:
-                marks.append("tie with " + ", ".join(map(str, o.ties[:3]))
-                             + ("..." if len(o.ties) > 3 else ""))
+            # a tie is what the player reads: the same value as printed, among those listed
+            tied = [j for j, v in enumerate(values, 1) if j != rank and v == values[rank - 1]]
+            if tied:
+                marks.append("tie with " + ", ".join(map(str, tied)))
             echo(f"    {rank}. {moves[rank - 1]:<{wide}}  {values[rank - 1]:>{width}}  bust "
                  f"{100 * o.p_bust:4.1f} %  {', '.join(marks)}".rstrip())
 

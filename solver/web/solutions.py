@@ -11,8 +11,8 @@ directory, keyed by the rules hash, for other variants).
 - **Goal solutions** (a need of N points, winning from two totals): solved on demand (tens of
   milliseconds to a few tenths of a second), at most :attr:`Settings.goal_solutions` kept.
 - **Game tables** (win probabilities): the default rules' table read at start-up; another
-  target or tie rule is solved on demand only up to :attr:`Settings.max_game_target` (the
-  solve takes a minute and 0.8 GB at 6000), unless its table is already on disk.
+  target or tie rule is solved on demand only up to :attr:`Settings.max_game_target` (what a
+  solve takes: :func:`solver.limits.game_cost_text`), unless its table is already on disk.
 - **Answers**: the JSON of recent answers, at most :attr:`Settings.answers`.
 
 **Solves are bounded** (:class:`SolveQueue`): a table solved on demand (a turn table or a game

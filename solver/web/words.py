@@ -183,6 +183,14 @@ FRENCH: dict[str, Words] = {
     "chest_not_among": lambda v, p: "les dés de l'île au trésor doivent être parmi les dés",
     "chest_first_roll": lambda v, p: "rien n'est sur l'île au trésor avant le premier lancer",
     "illegal_stop": lambda v, p: "s'arrêter n'est pas permis ici",
+    "dice_not_showing": lambda v, p: f"{_q(v.get('typed'))} n'est pas parmi les dés "
+    f"{_q(v.get('dice'))}",
+    "skulls_stay": lambda v, p: "les têtes de mort restent sur la table d'elles-mêmes : "
+    "nommez les autres dés gardés",
+    "sorceress_used": lambda v, p: "la Gardienne a déjà relancé une tête de mort ce tour (une "
+    "fois par tour)",
+    "ambiguous_move": lambda v, p: f"garder {_q(v.get('keep'))} se joue de deux façons, avec "
+    "ou sans la Gardienne : dites laquelle (relancer avec une tête de mort, ou non)",
     "illegal_move": lambda v, p: "ce coup n'est pas permis ici",
     "rules": lambda v, p: f"{_input(p)} : les règles ne le permettent pas",
     "no_players": lambda v, p: "une partie a au moins un joueur",

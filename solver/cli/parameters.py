@@ -1,0 +1,92 @@
+"""The command line's parameters where click and typer need a word of their own.
+
+- :data:`DIRECTORY`, the type of every option that names a directory: an empty path is
+  refused (it meant the current directory without saying so);
+- :func:`restore_argument_help`: the help text of positional arguments, which click 8.3 and
+  later drop after typer has set it;
+- :func:`help_through_echo`: ``--help`` printed as every answer is
+  (:func:`solver.cli.streams.echo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+import typer
+
+from .streams import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, BrokenPipe, OutputError, echo, say
+
+if TYPE_CHECKING:  # click 8.2 and later make the type generic; earlier ones do not
+    _ParamType = click.ParamType[Path, Any]
+else:
+    _ParamType = click.ParamType
+
+
+class Directory(_ParamType):
+    """A directory given on the command line: any path but the empty one (which would mean
+    the current directory without saying so)."""
+
+    name = "directory"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path:
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("an empty path names no directory: give one (. for this one)", param, ctx)
+        return Path(value)
+
+
+DIRECTORY = Directory()
+"""The type of every option that names a directory (``--tables``, ``--out``...)."""
+
+
+def help_through_echo(option: click.Option | None) -> click.Option | None:
+    """`--help` printed as every answer is (:func:`~solver.cli.streams.echo`: in the characters
+    the output's encoding carries, a full stdout one line, a closed pipe a quiet end), not by
+    click, which writes UTF-8 to a stream it finds ASCII."""
+    if option is None or getattr(option, "through_echo", False):
+        return option
+
+    def show(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+        if not value or ctx.resilient_parsing:
+            return
+        try:
+            echo(ctx.get_help())
+        except BrokenPipe:
+            ctx.exit(EXIT_BROKEN_PIPE)
+        except OutputError as exc:
+            say(f"sabords: error: cannot write the output: {exc}")
+            ctx.exit(EXIT_BAD_INPUT)
+        ctx.exit()
+
+    option.callback = show
+    option.through_echo = True  # type: ignore[attr-defined]
+    return option
+
+
+def restore_argument_help(command: click.Command) -> None:
+    """Give each positional argument back its help text: typer sets it before click's own
+    ``__init__``, which click 8.3 and later make set it again from their ``help`` argument,
+    None, so that ``--help`` described no argument. The text is read again from the
+    command's signature (``typer.Argument(help=...)``)."""
+    import inspect
+    import typing
+
+    if command.callback is None:
+        return
+    try:
+        hints = typing.get_type_hints(inspect.unwrap(command.callback), include_extras=True)
+    except (NameError, TypeError):  # an annotation that cannot be resolved: leave the help
+        return
+    for param in command.params:
+        if not isinstance(param, click.Argument) or getattr(param, "help", None):
+            continue
+        for info in typing.get_args(hints.get(param.name or "", None))[1:]:
+            if isinstance(info, typer.models.ArgumentInfo) and info.help:
+                param.help = info.help
+
+
+__all__ = ["DIRECTORY", "Directory", "help_through_echo", "restore_argument_help"]
