@@ -42,6 +42,8 @@ from typing import Any
 
 import pytest
 
+from .conftest import stop_process
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 WIDTH, HEIGHT = 390, 844
@@ -110,12 +112,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.2)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         if process.stdout:
             process.stdout.close()
 

@@ -43,6 +43,8 @@ from solver.web.serve import allowed_hosts
 from solver.web.solutions import Settings, SolveQueue, SolverBusy, prune_cache
 from solver.web.words import FRENCH, NBSP, language
 
+from .conftest import stop_process
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -410,12 +412,7 @@ def test_sixteen_clients_asking_new_variants_get_answers_or_429(tmp_path: Path) 
         tables = sum(f.stat().st_size for f in tmp_path.rglob("*.msgpack"))
         assert tables <= 1_000_000 + 200_000  # the bound, and the newest table kept
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)
 
 
 def _ready(base: str) -> bool:
