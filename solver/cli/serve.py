@@ -69,6 +69,7 @@ def serve(
       sabords serve --port 8080 --workers 2 --log-level warning
       sabords serve --tables /tmp/t --game-tables /tmp/g --max-game-target 3000
       sabords serve --host 0.0.0.0 --allowed-host sabords.lan --solve-on-demand off
+      sabords serve --solve-queue 2 --cache-mb 64
     """
     from ..limits import check_jobs
     from ..web.serve import allowed_hosts

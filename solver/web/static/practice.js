@@ -134,7 +134,7 @@ function playerMove(stop) {
 async function record(p) {
   const turn = p.turn, g = ui.pstate.graded;
   const outcome = g.outcome === "island" ? { deduction: g.deduction } : { points: g.points || 0 };
-  const entry = { who: turn.who, card: turn.card, outcome: g.outcome, points: g.points, deduction: g.deduction, skulls: g.island_skulls, graded: turn.who === YOU ? g : null, lines: turn.lines };
+  const entry = { who: turn.who, card: turn.card, params: turn.params, entries: turn.entries, outcome: g.outcome, points: g.points, deduction: g.deduction, skulls: g.island_skulls, graded: turn.who === YOU ? g : null, lines: turn.lines };
   if (p.kind === "win") {
     const after = await api("/api/scores", { ...boardParams(p), ...outcome, magic: g.outcome === "magic" });
     p.totals = after.totals; p.mover = after.mover;
