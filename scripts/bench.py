@@ -442,6 +442,15 @@ def bench_web(repeat: int) -> list[Figure]:
                        note=f"{p['requests']} requests, {m['clients']} clients, "
                             f"{p['seconds']:.1f} s"),
             ]
+    v = web.new_variants_load()
+    note = (f"{web.CLIENTS} clients asking new variants ({v['solved']} solved, {v['refused']} "
+            f"answered 429), {web.POINT_CLIENTS} asking points")
+    figures += [
+        Figure("new variants under load: points p50 latency", v["p50"], "ms", note=note),
+        Figure("new variants under load: points p95 latency", v["p95"], "ms",
+               target=web.NEW_VARIANTS_P95, note=note),
+        Figure("new variants under load: server's peak memory", v["peak_mb"], "MB"),
+    ]
     return figures
 
 

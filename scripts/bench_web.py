@@ -11,6 +11,13 @@ each phase: points queries, then need-N queries, then win queries, each a random
 (a card, 8 random dice, sometimes the first roll) drawn from a seeded generator. Every answer
 must be 200. Latency is the time from sending a request to reading its whole answer.
 
+Then the solves on demand under load (:func:`new_variants_load`, one server process with a
+cache directory of its own): :data:`CLIENTS` threads ask queries of new sets of turn variants
+(each a turn table to solve; the server solves one at a time and answers 429 beyond its queue)
+while :data:`POINT_CLIENTS` more ask points queries of the default rules, for :data:`SECONDS`
+seconds: the points queries' latency (target: a p95 under 50 ms), the share of 429s, and the
+server's peak resident memory (VmHWM).
+
 The load generator shares the machine's two cores with the server (Python threads, with the
 GIL), so the figures are what one such machine does, client included; the machine is shared and
 noisy. Printed, never asserted.
@@ -46,6 +53,10 @@ FACES = "kmpscd"
 TARGETS = {"points": 20.0, "need": 100.0, "win": 100.0}
 """The issue's p95 targets, ms."""
 WORKERS = (1, 2)
+POINT_CLIENTS = 2
+"""Clients asking points queries while the others ask for new variants."""
+NEW_VARIANTS_P95 = 50.0
+"""The issue's p95 target of the points queries under new-variant load, ms."""
 """`sabords serve` as started by default (one process), and with a worker per core."""
 
 Query = list[tuple[str, str]]
@@ -68,14 +79,18 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_server(workers: int = 1) -> Iterator[int]:
-    """`sabords serve` on a free port of 127.0.0.1, answering; stopped on exit."""
+def running_server(workers: int = 1, env: dict[str, str] | None = None,
+                   pids: list[int] | None = None) -> Iterator[int]:
+    """`sabords serve` on a free port of 127.0.0.1, answering; stopped on exit (its pid
+    appended to `pids`)."""
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level", "warning",
          "--workers", str(workers)],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if pids is not None:
+        pids.append(process.pid)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -215,6 +230,74 @@ def load(port: int, make: Callable[[random.Random], Query], seed: str,
             "max": 1000 * every[-1]}
 
 
+SWITCHES = ("keep_one", "sorceress_rescue", "sorceress_alone", "card_skulls_block_chest",
+            "battle_swords_fill_chest")
+
+
+def new_variant_query(rng: random.Random) -> Query:
+    """A position under a random set of turn variants (one of 31 besides the defaults), with a
+    random card: mostly a turn table not solved yet."""
+    n = rng.randrange(1, 2 ** len(SWITCHES))
+    return [*_position(rng), *(("variant", f"{s}=off") for k, s in enumerate(SWITCHES)
+                               if n >> k & 1)]
+
+
+def _peak_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def new_variants_load(seconds: float = SECONDS) -> dict[str, Any]:
+    """The points queries' latency while :data:`CLIENTS` clients ask for new variants
+    (module docstring)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        pids: list[int] = []
+        with running_server(1, {"SABORDS_CACHE_DIR": cache}, pids) as port:
+            statuses: list[int] = []
+            latencies: list[float] = []
+            stop_at = time.perf_counter() + seconds
+            lock = threading.Lock()
+
+            def variants(i: int) -> None:
+                rng = random.Random(f"bench web variants {i}")
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                while time.perf_counter() < stop_at:
+                    status, _ = _get(conn, "/api/advise", new_variant_query(rng))
+                    with lock:
+                        statuses.append(status)
+                    if status == 429:
+                        time.sleep(0.05)
+                conn.close()
+
+            def points(i: int) -> None:
+                rng = random.Random(f"bench web points under load {i}")
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                while time.perf_counter() < stop_at:
+                    start = time.perf_counter()
+                    status, body = _get(conn, "/api/advise", points_query(rng))
+                    if status != 200:
+                        raise RuntimeError(f"a points query answered {status}: {body[:120]!r}")
+                    latencies.append(time.perf_counter() - start)
+                conn.close()
+
+            threads = [threading.Thread(target=variants, args=(i,)) for i in range(CLIENTS)]
+            threads += [threading.Thread(target=points, args=(i,)) for i in range(POINT_CLIENTS)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            peak = _peak_mb(pids[0])
+    every = sorted(latencies)
+    return {"points": len(every), "p50": 1000 * statistics.median(every),
+            "p95": 1000 * every[min(len(every) - 1, int(0.95 * len(every)))],
+            "max": 1000 * every[-1], "variant_requests": len(statuses),
+            "solved": statuses.count(200), "refused": statuses.count(429), "peak_mb": peak}
+
+
 def measure(workers: int = 1) -> dict[str, Any]:
     """Every figure of the section (module docstring) for `sabords serve --workers N`."""
     with running_server(workers) as port:
@@ -228,4 +311,5 @@ def measure(workers: int = 1) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps([measure(n) for n in WORKERS], indent=2))
+    print(json.dumps({"workers": [measure(n) for n in WORKERS],
+                      "new_variants": new_variants_load()}, indent=2))

@@ -143,7 +143,8 @@ def next_roll(advice: Advice, option: Option, text: str,
         which = "the rolled die" if rolled == 1 else f"the {rolled} rolled dice"
         raise DiceNotationError(
             f"{quote(text)} has {dice.total} dice, expected {which} "
-            f"({option.reroll.show(letters)}) or all {NUM_DICE}")
+            f"({option.reroll.show(letters)}) or all {NUM_DICE}", kind="roll_count",
+            values={"dice": text, "count": dice.total, "rolled": rolled, "all": NUM_DICE})
     check_next_roll(advice, option, dice, letters)
     return dice
 
@@ -161,12 +162,15 @@ def check_next_roll(advice: Advice, option: Option, after: Dice,
     stays = option_stays(advice, option)
     if after.total != NUM_DICE:
         raise DiceNotationError(f"{quote(after.show(letters))} has {after.total} dice, "
-                                f"expected {NUM_DICE}")
+                                f"expected {NUM_DICE}", kind="dice_count",
+                                values={"dice": after.show(letters), "count": after.total,
+                                        "expected": NUM_DICE})
     if not stays <= after:
         raise IllegalMoveError(
             f"{quote(after.show(letters))} does not show the dice that stayed on the table "
-            f"({quote(stays.show(letters))}: the kept dice and the skull dice)", subject="roll"
-        )
+            f"({quote(stays.show(letters))}: the kept dice and the skull dice)", subject="roll",
+            kind="stays_missing", values={"dice": after.show(letters),
+                                          "stays": stays.show(letters)})
 
 
 __all__ = ["AmbiguousMoveError", "check_next_roll", "chosen_option", "next_roll",

@@ -137,10 +137,18 @@ POINTS = Input("points", INT, "The points the turn just played scored for its pl
                "battle: negative).", "the turn's points", metavar="POINTS")
 DEDUCTION = Input("deduction", INT, "Skull Island: the points each other player loses.",
                   "Skull Island's deduction", metavar="POINTS", minimum=0)
+TRIGGER = Input("trigger", INT, "The player who first reached the target and started the final "
+                "round: the position of their total, from 0 (without it: read from the totals, "
+                "exact for two players).", "the player who reached the target first",
+                metavar="I", minimum=0)
+SUDDEN = Input("sudden", FLAG, "Sudden death: the final round ended with nobody at the target "
+               "(Skull Island); the next player to reach it wins at once.", "sudden death")
+MAGIC = Input("magic", FLAG, "The turn just played ended with pirate magic, which wins at once.",
+              "pirate magic")
 
 ALL_INPUTS: tuple[Input, ...] = (
     CARD, CARD_LIST, DICE, CHEST, SORCERESS_USED, FIRST, NEED, ME, OPP, FINAL, TOP, VARIANT,
-    NOTATION, EXACT, ENTRY, TOTAL, MOVER, POINTS, DEDUCTION)
+    NOTATION, EXACT, ENTRY, TOTAL, MOVER, POINTS, DEDUCTION, TRIGGER, SUDDEN, MAGIC)
 """One input of each name (the others are the same input with a command's own help)."""
 
 __all__ = [
@@ -161,6 +169,7 @@ __all__ = [
     "FLAG",
     "INT",
     "LIST",
+    "MAGIC",
     "ME",
     "MOVER",
     "MY_TOTAL",
@@ -170,9 +179,11 @@ __all__ = [
     "OPP_TOTAL",
     "POINTS",
     "SORCERESS_USED",
+    "SUDDEN",
     "TEXT",
     "TOP",
     "TOTAL",
+    "TRIGGER",
     "VARIANT",
     "Input",
 ]

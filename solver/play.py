@@ -337,11 +337,19 @@ class TurnPlay:
             shown = quote(text if isinstance(text, str) else dice.show(self.letters))
             expected = (f"the {self.rolled()} dice rolled on the island or all {NUM_DICE}"
                         if s.phase is Phase.ISLAND else f"{NUM_DICE}")
-            raise DiceNotationError(f"{shown} has {dice.total} dice, expected {expected}")
+            raise DiceNotationError(
+                f"{shown} has {dice.total} dice, expected {expected}",
+                kind="roll_count" if s.phase is Phase.ISLAND else "dice_count",
+                values={"dice": text if isinstance(text, str) else dice.show(self.letters),
+                        "count": dice.total, **({"rolled": self.rolled(), "all": NUM_DICE}
+                                                if s.phase is Phase.ISLAND
+                                                else {"expected": NUM_DICE})})
         if not stays <= dice:
             raise IllegalMoveError(
                 f"{quote(dice.show(self.letters))} does not show the {stays.total} skull dice "
-                "of the island (skull dice stay on the table)", subject="roll")
+                "of the island (skull dice stay on the table)", subject="roll",
+                kind="stays_missing", values={"dice": dice.show(self.letters),
+                                              "stays": stays.show(self.letters)})
         return dice
 
     def _apply(self, entry: _Roll | _Move) -> None:

@@ -11,7 +11,18 @@ for and what it does to the totals, so that it computes no rule itself:
 - with two players, the **goal** of playing to win (:class:`solver.advisor.Goal`: the totals and
   whether the turn is the final one);
 - a turn's **points** move the mover's total, Skull Island's **deduction** every other total,
-  never below 0 (:func:`solver.rules.floor_total`); then the next player moves.
+  never below 0 (:func:`solver.rules.floor_total`); then the next player moves;
+- the **end of the game**: the player who first ends a turn at or above the target (the
+  **trigger**) starts the final round; when play comes back to them the game is **over** and
+  the highest total wins (a tie shared, or under ``ties=trigger`` the trigger's if they are
+  among the best); if nobody is at the target then (Skull Island's deductions), **sudden
+  death**: the next player to end a turn at or above it wins at once, and pirate magic wins at
+  once at any time.
+
+The scoreboard itself keeps no history: the trigger and sudden death are given with the totals
+(the page keeps them from the last answer); without them, the trigger is inferred from the
+totals (the mover at or above the target: the round came back to them; else the leader at or
+above it), which is exact for two players.
 
 Pure Python (the rules only).
 """
@@ -31,11 +42,19 @@ class ScoreboardError(RulesError):
 
 @dataclass(frozen=True)
 class Scoreboard:
-    """The totals of the players in their seating order, and the mover (module docstring)."""
+    """The totals of the players in their seating order, the mover, and how the game stands
+    (module docstring)."""
 
     rules: Rules
     totals: tuple[int, ...]
     mover: int = 0
+    trigger: int | None = None
+    """The player who first reached the target and started the final round (None: inferred
+    from the totals, module docstring)."""
+    sudden: bool = False
+    """Sudden death: nobody was at the target when the final round ended."""
+    won: int | None = None
+    """A player who won at once (pirate magic, or sudden death), when the game is over so."""
 
     def __post_init__(self) -> None:
         if not self.totals:
@@ -43,11 +62,32 @@ class Scoreboard:
                                   subject="total", kind="no_players")
         for total in self.totals:
             _check_points(total, "total", "a total", allow_negative=False)
-        if not 0 <= self.mover < len(self.totals):
-            raise ScoreboardError(
-                f"the player whose turn it is must be one of the {len(self.totals)} players "
-                f"(0 to {len(self.totals) - 1}), not {quote(self.mover)}", subject="mover",
-                kind="no_such_player", values={"mover": self.mover, "players": len(self.totals)})
+        for subject, seat in (("mover", self.mover), ("trigger", self.trigger)):
+            if seat is not None and not 0 <= seat < len(self.totals):
+                raise ScoreboardError(
+                    f"the {'player whose turn it is' if subject == 'mover' else 'trigger'} "
+                    f"must be one of the {len(self.totals)} players (0 to "
+                    f"{len(self.totals) - 1}), not {quote(seat)}", subject=subject,
+                    kind="no_such_player", values={subject: seat, "players": len(self.totals)})
+        if self.sudden and self.trigger is not None:
+            raise ScoreboardError("sudden death comes after the final round: a game in sudden "
+                                  "death has no trigger", subject="sudden",
+                                  kind="sudden_with_trigger")
+        if self.sudden and self.at_target and self.won is None:
+            raise ScoreboardError("in sudden death nobody is at the target: the first to "
+                                  "reach it has won", subject="sudden",
+                                  kind="sudden_at_target", values={"target": self.rules.target})
+        object.__setattr__(self, "trigger", self._trigger())
+
+    def _trigger(self) -> int | None:
+        if self.trigger is not None or self.sudden or self.won is not None:
+            return self.trigger
+        if self.me >= self.rules.target:
+            return self.mover  # the final round came back to them
+        leader = self.leader
+        if leader is not None and self.totals[leader] >= self.rules.target:
+            return leader
+        return None
 
     @property
     def me(self) -> int:
@@ -65,13 +105,37 @@ class Scoreboard:
         return [i for i, total in enumerate(self.totals) if total >= self.rules.target]
 
     @property
+    def over(self) -> bool:
+        """The game is over: a player won at once, or the final round came back to the
+        trigger with someone at the target."""
+        return self.won is not None or (self.trigger == self.mover and bool(self.at_target))
+
+    @property
+    def winners(self) -> list[int]:
+        """The winners of a game over (more than one: a shared tie), else none."""
+        if not self.over:
+            return []
+        if self.won is not None:
+            return [self.won]
+        best = max(self.totals)
+        tied = [i for i, total in enumerate(self.totals) if total == best]
+        if len(tied) > 1 and self.rules.tie_share == 0 and self.trigger in tied:
+            return [self.trigger]
+        return tied
+
+    @property
     def final(self) -> bool:
         """Another player has reached the target: this is the mover's final turn."""
-        return self.leader is not None and self.totals[self.leader] >= self.rules.target
+        return not self.over and self.trigger is not None and self.trigger != self.mover
 
     @property
     def beat(self) -> int | None:
-        """The points that beat the leader in the final turn (None before the final round)."""
+        """The points that win: in the final turn, those that beat the leader; in sudden
+        death, those that reach the target (None otherwise)."""
+        if self.over:
+            return None
+        if self.sudden:
+            return self.rules.target - self.me
         if not self.final or self.leader is None:
             return None
         return int(floor_total(self.totals[self.leader] - self.me + UNIT))
@@ -80,20 +144,26 @@ class Scoreboard:
     def tie(self) -> int | None:
         """The points that tie with the leader in the final turn, when a tie is shared."""
         beat = self.beat
-        if beat is None or self.rules.tie_share == 0 or beat == 0:
+        if self.sudden or beat is None or self.rules.tie_share == 0 or beat == 0:
             return None
         return beat - UNIT
 
     def goal(self) -> dict[str, Any] | None:
-        """Two players: the totals of playing to win (the goal's ``me``, ``opp``, ``final``)."""
-        if len(self.totals) != 2 or self.me >= self.rules.target:
+        """Two players: the totals of playing to win (the goal's ``me``, ``opp``, ``final``);
+        None in sudden death (the win goal has no sudden death: :attr:`beat` is the need)."""
+        if len(self.totals) != 2 or self.over or self.sudden or self.me >= self.rules.target:
             return None
         return {"me": self.me, "opp": self.totals[1 - self.mover], "final": self.final}
 
-    def after(self, *, points: int | None = None, deduction: int | None = None) -> Scoreboard:
+    def after(self, *, points: int | None = None, deduction: int | None = None,
+              magic: bool = False) -> Scoreboard:
         """The totals after the mover's turn, the next player to move: its `points` added to
-        the mover's total, or Skull Island's `deduction` taken from every other total."""
-        if (points is None) == (deduction is None):
+        the mover's total (`magic`: pirate magic, which wins at once), or Skull Island's
+        `deduction` taken from every other total; then how the game stands."""
+        if self.over:
+            raise ScoreboardError("the game is over: start a new game", subject="total",
+                                  kind="game_is_over", values={"winners": self.winners})
+        if (points is None) == (deduction is None) or (magic and points is None):
             raise ScoreboardError("a turn ends with points or with Skull Island's deduction: "
                                   "give one of them", subject="points", kind="turn_outcome")
         totals = list(self.totals)
@@ -105,13 +175,24 @@ class Scoreboard:
             _check_points(deduction, "deduction", "the deduction", allow_negative=False)
             totals = [t if i == self.mover else int(floor_total(t - deduction))
                       for i, t in enumerate(totals)]
-        return Scoreboard(self.rules, tuple(totals), (self.mover + 1) % len(totals))
+        nxt = (self.mover + 1) % len(totals)
+        reached = totals[self.mover] >= self.rules.target
+        if magic or (self.sudden and reached):
+            return Scoreboard(self.rules, tuple(totals), nxt, won=self.mover)
+        trigger = self.trigger
+        if trigger is None and not self.sudden and reached:
+            trigger = self.mover
+        sudden = self.sudden
+        if trigger == nxt and not any(t >= self.rules.target for t in totals):
+            trigger, sudden = None, True  # the final round ended with nobody at the target
+        return Scoreboard(self.rules, tuple(totals), nxt, trigger=trigger, sudden=sudden)
 
     def as_dict(self) -> dict[str, Any]:
         return {"totals": list(self.totals), "mover": self.mover, "target": self.rules.target,
                 "at_target": self.at_target, "leader": self.leader, "final": self.final,
                 "beat": self.beat, "tie": self.tie, "goal": self.goal(),
-                "rules_hash": self.rules.hash}
+                "trigger": self.trigger, "sudden": self.sudden, "over": self.over,
+                "winners": self.winners, "won": self.won, "rules_hash": self.rules.hash}
 
 
 def _check_points(value: int, subject: str, what: str, *, allow_negative: bool) -> None:

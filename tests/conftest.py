@@ -108,3 +108,15 @@ def solved() -> Callable[..., Any]:
         return cache[key]
 
     return solve
+
+
+def stop_process(process: Any) -> None:
+    """Stop a server the test started: terminate, then kill after 10 s."""
+    import subprocess
+
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

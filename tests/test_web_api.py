@@ -96,9 +96,31 @@ def test_every_asset_of_the_page_is_served_by_the_package(client: TestClient, pa
     response = client.get(path)
     assert response.status_code == 200
     name = ASSETS[path][0]
-    assert response.content == (Path(__file__).parent.parent / "solver" / "web" / "static"
-                                / name).read_bytes()
+    stored = (Path(__file__).parent.parent / "solver" / "web" / "static" / name).read_bytes()
+    if path == "/sw.js":  # the service worker names the files it keeps and their digest
+        assert b"__ASSET" not in response.content
+        kept = json.loads(response.text.split("const FILES = ")[1].split(";")[0])
+        assert kept == sorted(p for p in ASSETS if p != "/sw.js")
+    else:
+        assert response.content == stored
     assert "default-src 'self'" in response.headers["content-security-policy"]
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_service_worker_never_keeps_an_answer_of_the_api(client: TestClient) -> None:
+    """The worker keeps the page's own files (no /api/ path), and lets every /api/ request go
+    to the network; a new set of files makes a new worker (its digest)."""
+    worker = client.get("/sw.js").text
+    kept = json.loads(worker.split("const FILES = ")[1].split(";")[0])
+    assert kept and not [p for p in kept if p.startswith("/api/")]
+    assert 'if (url.pathname.startsWith("/api/")) return;' in worker
+    assert 'const VERSION = "' in worker and "__ASSETS_DIGEST__" not in worker
+    manifest = client.get("/manifest.webmanifest")
+    assert manifest.headers["content-type"] == "application/manifest+json"
+    icons = {i["sizes"] for i in manifest.json()["icons"]}
+    assert {"192x192", "512x512"} <= icons
+    for icon in manifest.json()["icons"]:
+        assert client.get(icon["src"]).status_code == 200
 
 
 def test_the_page_loads_nothing_from_elsewhere(client: TestClient) -> None:

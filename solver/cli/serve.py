@@ -12,7 +12,7 @@ from .app import GameTablesOption, TablesOption, command, echo, fail
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 
-@command("serve", flags={"port": "--port", "jobs": "--workers"})
+@command("serve", flags={"port": "--port", "jobs": "--workers", "allowed_host": "--allowed-host"})
 def serve(
     host: Annotated[str, typer.Option(
         "--host", metavar="ADDRESS",
@@ -31,6 +31,22 @@ def serve(
         help="The largest target whose two-player game a request may have solved, a multiple "
         f"of 100 up to {MAX_TARGET} (at 6000 the solve takes {game_cost_text(6000)}); a game "
         "table already on disk is always read.")] = 6000,
+    solve_on_demand: Annotated[str, typer.Option(
+        "--solve-on-demand", metavar="on|off",
+        help="Solve the tables of other rules when a request asks for them (one at a time, a "
+        "bounded queue, 429 beyond it), or off: answer only from the tables on disk (the "
+        "committed ones and the cache's).")] = "on",
+    solve_queue: Annotated[int, typer.Option(
+        "--solve-queue", metavar="N", help="Table solves that may wait while one runs; more "
+        "requests get 429 with Retry-After.")] = 4,
+    cache_mb: Annotated[int, typer.Option(
+        "--cache-mb", metavar="MB", help="The most megabytes of tables the server keeps in the "
+        "cache directory (the oldest removed after each solve).")] = 256,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", metavar="NAME",
+        help="A host name the page is opened by (repeatable), besides this machine's "
+        "addresses: with --host 0.0.0.0 a request for any other Host is refused (400), so that "
+        "no other site's page can reach the server through a name of its own.")] = None,
     log_level: Annotated[str, typer.Option(
         "--log-level", metavar="LEVEL",
         help="uvicorn's log: " + ", ".join(LOG_LEVELS) + " (info logs every request; in any "
@@ -52,8 +68,11 @@ def serve(
       sabords serve --host 0.0.0.0         # phones on the same network: address and QR code
       sabords serve --port 8080 --workers 2 --log-level warning
       sabords serve --tables /tmp/t --game-tables /tmp/g --max-game-target 3000
+      sabords serve --host 0.0.0.0 --allowed-host sabords.lan --solve-on-demand off
+      sabords serve --solve-queue 2 --cache-mb 64
     """
     from ..limits import check_jobs
+    from ..web.serve import allowed_hosts
     from ..web.serve import serve as run
     from ..web.solutions import Settings
 
@@ -67,9 +86,18 @@ def serve(
     if not 100 <= max_game_target <= MAX_TARGET or max_game_target % 100:
         fail(f"--max-game-target takes a target: a positive multiple of 100 up to "
              f"{MAX_TARGET}, not {max_game_target}")
+    on_demand = solve_on_demand.strip().lower()
+    if on_demand not in ("on", "off"):
+        fail(f"--solve-on-demand takes on or off, not {solve_on_demand!r}")
+    if solve_queue < 0:
+        fail(f"--solve-queue takes a number of solves, 0 or more, not {solve_queue}")
+    if cache_mb < 1:
+        fail(f"--cache-mb takes a positive number of megabytes, not {cache_mb}")
     settings = Settings(tables_dir=None if tables is None else tables.resolve(),
                         game_tables_dir=None if game_tables is None else game_tables.resolve(),
-                        max_game_target=max_game_target)
+                        max_game_target=max_game_target,
+                        solve_on_demand=on_demand == "on", solve_queue=solve_queue,
+                        cache_mb=cache_mb, allowed_hosts=allowed_hosts(host, allowed_host or []))
     try:
         run(settings, host=host, port=port, workers=workers, log_level=level, say=echo)
     except KeyboardInterrupt:

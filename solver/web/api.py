@@ -64,8 +64,9 @@ TURN = Endpoint("/api/turn", "A whole turn, replayed entry by entry, and its gra
     I.CARD_DRAWN, *GOAL, I.VARIANT, I.NOTATION, I.ENTRY), command="turn")
 RULES = Endpoint("/api/rules", "The rules of the variants given, and their hash", (I.VARIANT,))
 SCORES = Endpoint("/api/scores", "The table's scoreboard: the final turn, what beats the leader, "
-                  "the totals after a turn", (I.TOTAL, I.MOVER, I.POINTS, I.DEDUCTION,
-                                              I.VARIANT))
+                  "the totals after a turn, the end of the game and its winners", (
+                      I.TOTAL, I.MOVER, I.TRIGGER, I.SUDDEN, I.POINTS, I.DEDUCTION, I.MAGIC,
+                      I.VARIANT))
 
 ENDPOINTS = (ADVISE, SCORE, EV, WINPROB, TURN, RULES, SCORES)
 
@@ -216,10 +217,11 @@ def scores(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     from ..scoreboard import Scoreboard
 
     the_rules = _rules(q)
-    board = Scoreboard(the_rules, tuple(q["total"]), q["mover"] or 0)
-    if q["points"] is None and q["deduction"] is None:
+    board = Scoreboard(the_rules, tuple(q["total"]), q["mover"] or 0, trigger=q["trigger"],
+                       sudden=q["sudden"])
+    if q["points"] is None and q["deduction"] is None and not q["magic"]:
         return board.as_dict()
-    after = board.after(points=q["points"], deduction=q["deduction"])
+    after = board.after(points=q["points"], deduction=q["deduction"], magic=q["magic"])
     return {**after.as_dict(), "before": board.as_dict()}
 
 
@@ -270,9 +272,13 @@ def needs_solving(endpoint: Endpoint, items: list[tuple[str, str]], solutions: S
     return endpoint not in NEVER_SOLVE, q
 
 
-def meta() -> dict[str, Any]:
-    """What the page needs to know: the cards, the faces and their letters, the variants, and
-    the sizes of the game (the dice, the points' unit, the largest target)."""
+def meta(win_players: list[int] | None = None,
+         max_game_target: int | None = None) -> dict[str, Any]:
+    """What the page needs to know: the cards, the faces and their letters, the variants, the
+    sizes of the game (the dice, the points' unit, the largest target), and what this server
+    answers: `win_players`, the numbers of players whose game it has for the default rules
+    (Win is offered for a scoreboard of that many), `max_game_target`, the largest target whose
+    game it solves on demand."""
     from .. import __version__
     from ..dice import BRAILLE_LETTERS, DEFAULT_LETTERS
     from ..notation import braille_card_name
@@ -310,6 +316,8 @@ def meta() -> dict[str, Any]:
         "unit": UNIT,
         "max_target": MAX_TARGET,
         "variants": variants,
+        "win_players": [2] if win_players is None else win_players,
+        "max_game_target": max_game_target,
         "rules": default.as_dict(),
         "rules_hash": default.hash,
     }

@@ -12,13 +12,23 @@ is made from the same table of endpoints the handlers read (:mod:`solver.web.ope
 
 Errors: one exception handler per kind (:func:`error_handlers`): a query that cannot be read
 (:class:`~solver.web.params.BadRequest`, 400), an entry of a turn refused (422, with its
-index), a table this server does not have (:class:`~solver.errors.StaleTableError`, 503), any
-other input the library refuses (:class:`~solver.errors.SabordsError`, 422), an HTTP error of
-the router (404, 405), and anything else, a bug (500, logged); each answers the error as data
-(:func:`solver.web.api.error_data`).
+index), a table this server does not have (:class:`~solver.errors.StaleTableError`, 503) or
+would have to solve with solves on demand off (:class:`~solver.web.solutions.SolveRefused`,
+503), a full queue of solves (:class:`~solver.web.solutions.SolverBusy`, 429 with
+``Retry-After``), any other input the library refuses (:class:`~solver.errors.SabordsError`,
+422), an HTTP error of the router (404; 405 with ``Allow``), and anything else, a bug (500,
+logged); each answers the error as data (:func:`solver.web.api.error_data`) with a sentence
+in the language of the request's ``Accept-Language`` (:mod:`solver.web.words`: French or
+English).
 
-- The page's assets (``/``, its scripts, ``/app.css``, ``/icon.svg``) are read from the package
-  once, when the application is made: no request reaches the file system.
+Headers: every API answer is JSON with ``X-Content-Type-Options: nosniff``; the page's assets
+have a content security policy besides. With :attr:`Settings.allowed_hosts` (``sabords serve
+--allowed-host``, required with ``--host 0.0.0.0``), Starlette's ``TrustedHostMiddleware``
+answers 400 to a request whose ``Host`` is not one of them (DNS rebinding).
+
+- The page's assets (``/``, its scripts, ``/app.css``, the icons, the web app manifest and the
+  service worker ``/sw.js``) are read from the package once, when the application is made: no
+  request reaches the file system.
 - :class:`RequestLimits` refuses a query string longer than :attr:`Limits.query` bytes (414), a
   request with a body (413: every endpoint is a GET) and a path longer than 256 bytes.
 - An answer that needs a table read or a solve runs in a worker thread; an answer from the
@@ -38,6 +48,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -47,20 +58,26 @@ from ..errors import SabordsError, StaleTableError
 from . import api
 from .openapi import openapi
 from .params import BadRequest, Endpoint, Limits
-from .solutions import Settings, Solutions
+from .solutions import Settings, Solutions, SolverBusy, SolveRefused
+from .words import language
 
 log = logging.getLogger("solver.web")
 
 MAX_PATH = 256
 JSON = "application/json"
 SCRIPT = "text/javascript; charset=utf-8"
+MODULES = ("app", "core", "words", "faces", "practice", "board", "store")
 ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
-          **{f"/{name}.js": (f"{name}.js", SCRIPT)
-             for name in ("app", "core", "words", "faces", "practice")},
+          **{f"/{name}.js": (f"{name}.js", SCRIPT) for name in MODULES},
+          "/sw.js": ("sw.js", SCRIPT),
           "/app.css": ("app.css", "text/css; charset=utf-8"),
-          "/icon.svg": ("icon.svg", "image/svg+xml")}
+          "/icon.svg": ("icon.svg", "image/svg+xml"),
+          "/icon-192.png": ("icon-192.png", "image/png"),
+          "/icon-512.png": ("icon-512.png", "image/png"),
+          "/manifest.webmanifest": ("manifest.webmanifest", "application/manifest+json")}
 """The page's assets: path, file in `solver/web/static/`, media type (the scripts are ES
-modules: `app.js` imports the others)."""
+modules: `app.js` imports the others; `sw.js` is the service worker, at the root so that its
+scope is the whole page)."""
 SECURITY_HEADERS = {
     "content-security-policy": ("default-src 'self'; img-src 'self' data:; base-uri 'none'; "
                                 "form-action 'none'; frame-ancestors 'none'"),
@@ -69,10 +86,26 @@ SECURITY_HEADERS = {
 }
 
 
-def _json(body: bytes | dict[str, Any], status: int = 200) -> Response:
+def _json(body: bytes | dict[str, Any], status: int = 200,
+          headers: dict[str, str] | None = None) -> Response:
     content = body if isinstance(body, bytes) else api.dumps(body)
-    return Response(content, status_code=status, media_type=JSON,
-                    headers={"cache-control": "no-store"} if status >= 400 else None)
+    more = {"x-content-type-options": "nosniff", **(headers or {})}
+    if status >= 400:
+        more.update({"cache-control": "no-store", "vary": "Accept-Language"})
+    return Response(content, status_code=status, media_type=JSON, headers=more)
+
+
+def _lang(headers: Any) -> str:
+    """The language of the request's errors (:func:`solver.web.words.language`)."""
+    return language(headers.get("accept-language"))
+
+
+def _error(data: dict[str, Any], status: int, request: Request | None,
+           headers: dict[str, str] | None = None) -> Response:
+    from .words import error_sentence
+
+    lang = _lang(request.headers) if request is not None else "en"
+    return _json({**data, "error": error_sentence(data["error"], data, lang)}, status, headers)
 
 
 class RequestLimits:
@@ -86,7 +119,7 @@ class RequestLimits:
         if scope["type"] == "http":
             refusal = self.refusal(scope)
             if refusal is not None:  # answered as the handler of a bad request answers
-                await _bad_request(None, refusal)(scope, receive, send)
+                await _bad_request(Request(scope), refusal)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
@@ -113,44 +146,66 @@ class RequestLimits:
 
 def _bad_request(request: Request | None, exc: Exception) -> Response:
     assert isinstance(exc, BadRequest)
-    return _json(api.error_data(exc), exc.status)
+    return _error(api.error_data(exc), exc.status, request)
 
 
 def _entry_refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, api.EntryError)
-    return _json({**api.error_data(exc.error), "entry": exc.index}, 422)
+    return _error({**api.error_data(exc.error), "entry": exc.index}, 422, request)
 
 
 def _no_table(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, StaleTableError)
-    return _json(api.error_data(exc), 503)
+    assert isinstance(exc, StaleTableError | SolveRefused)
+    return _error(api.error_data(exc), 503, request)
+
+
+def _busy(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, SolverBusy)
+    return _error(api.error_data(exc), 429, request, {"retry-after": str(exc.retry_after)})
 
 
 def _refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, SabordsError)
-    return _json(api.error_data(exc), 422)
+    return _error(api.error_data(exc), 422, request)
 
 
 def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    return _json({"error": exc.detail, "kind": "http", "param": None,
-                  "values": {"status": exc.status_code}}, exc.status_code)
+    return _error({"error": exc.detail, "kind": "http", "param": None,
+                   "values": {"status": exc.status_code}}, exc.status_code, request,
+                  dict(exc.headers or {}))
 
 
 def _internal(request: Request, exc: Exception) -> Response:
     log.error("%s failed", request.url.path, exc_info=exc)
-    return _json({"error": "internal error: the server could not answer (see its log)",
-                  "kind": "internal", "param": None, "values": {}}, 500)
+    return _error({"error": "internal error: the server could not answer (see its log)",
+                   "kind": "internal", "param": None, "values": {}}, 500, request)
 
 
 def error_handlers() -> dict[Any, ExceptionHandler]:
     """The application's exception handlers, one per kind of error (module docstring)."""
     return {BadRequest: _bad_request, api.EntryError: _entry_refused, StaleTableError: _no_table,
-            SabordsError: _refused, HTTPException: _http_error, Exception: _internal}
+            SolveRefused: _no_table, SolverBusy: _busy, SabordsError: _refused,
+            HTTPException: _http_error, Exception: _internal}
 
 
 def _asset(name: str) -> bytes:
     return (files("solver.web") / "static" / name).read_bytes()
+
+
+def _assets() -> dict[str, tuple[bytes, str]]:
+    """The page's assets by path; the service worker gets the list of the files it keeps and
+    their digest, so that new files make a new worker (and a new cache)."""
+    import hashlib
+    import json
+
+    assets = {path: (_asset(name), media) for path, (name, media) in ASSETS.items()}
+    kept = sorted(path for path in ASSETS if path != "/sw.js")
+    digest = hashlib.sha256(b"".join(assets[p][0] for p in kept)).hexdigest()[:16]
+    worker, media = assets["/sw.js"]
+    assets["/sw.js"] = (worker.replace(b"__ASSETS_DIGEST__", digest.encode())
+                        .replace(b"__ASSET_PATHS__", json.dumps(kept).encode()), media)
+    return assets
 
 
 def create_app(settings: Settings | None = None, limits: Limits | None = None) -> Starlette:
@@ -159,8 +214,8 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
     settings = settings if settings is not None else Settings()
     limits = limits if limits is not None else Limits()
     solutions = Solutions(settings)
-    assets = {path: (_asset(name), media) for path, (name, media) in ASSETS.items()}
-    meta = api.dumps(api.meta())
+    assets = _assets()
+    meta = api.dumps(api.meta(solutions.win_players(), settings.max_game_target))
     spec = api.dumps(openapi())
 
     def endpoint_route(endpoint: Endpoint) -> Route:
@@ -208,7 +263,11 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
               Route("/api/openapi.json", openapi_route, methods=["GET"]),
               Route("/api/health", health, methods=["GET"]),
               *(asset_route(path) for path in ASSETS)]
-    app = Starlette(routes=routes, middleware=[Middleware(RequestLimits, limits=limits)],
+    middleware = [Middleware(RequestLimits, limits=limits)]
+    if settings.allowed_hosts:
+        middleware.insert(0, Middleware(TrustedHostMiddleware,
+                                        allowed_hosts=list(settings.allowed_hosts)))
+    app = Starlette(routes=routes, middleware=middleware,
                     exception_handlers=error_handlers(), lifespan=lifespan)
     app.state.solutions = solutions
     app.state.settings = settings

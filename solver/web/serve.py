@@ -85,6 +85,19 @@ def phone_url(host: str, port: int) -> str | None:
     return url_of(host, port)
 
 
+def allowed_hosts(host: str, given: list[str]) -> tuple[str, ...]:
+    """The host names the server answers (:attr:`Settings.allowed_hosts`). On every interface
+    (``0.0.0.0``): this machine's network addresses, ``localhost``, ``127.0.0.1`` and the names
+    `given` (``--allowed-host``, e.g. the machine's name on the network), so that a page of
+    another site cannot reach the server through a name of its own (DNS rebinding); a request
+    for any other ``Host`` is refused (400). On one address: `given` only, if any (none
+    checked otherwise)."""
+    if host not in ANY_HOSTS:
+        return tuple(dict.fromkeys(given))
+    return tuple(dict.fromkeys([*given, "localhost", "127.0.0.1", "[::1]",
+                                *network_addresses()]))
+
+
 def qr_lines(text: str) -> list[str]:
     """A QR code of `text` for a terminal (segno's compact form: two rows of modules a line,
     in half blocks, light modules drawn, for a terminal with a dark background)."""
@@ -118,6 +131,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         if value is None:
             continue
         env[ENV_PREFIX + f.name.upper()] = (("1" if value else "0") if isinstance(value, bool)
+                                            else ",".join(value) if isinstance(value, tuple)
                                             else str(value))
     return env
 
@@ -171,5 +185,5 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8000, work
                 http=NoDelayH11Protocol)
 
 
-__all__ = ["NoDelayH11Protocol", "check_port", "network_addresses", "phone_url", "qr_lines",
-           "serve", "settings_env", "url_of"]
+__all__ = ["NoDelayH11Protocol", "allowed_hosts", "check_port", "network_addresses", "phone_url",
+           "qr_lines", "serve", "settings_env", "url_of"]

@@ -15,14 +15,28 @@ directory, keyed by the rules hash, for other variants).
   solve takes: :func:`solver.limits.game_cost_text`), unless its table is already on disk.
 - **Answers**: the JSON of recent answers, at most :attr:`Settings.answers`.
 
-Every solve runs in one of :attr:`Settings.solve_slots` slots, so a burst of distinct
-questions queues rather than running one solve per request at once.
+**Solves are bounded** (:class:`SolveQueue`): a table solved on demand (a turn table or a game
+table that is not on disk) runs one at a time, at most :attr:`Settings.solve_queue` more wait,
+and a request beyond that is refused at once (:class:`SolverBusy`, HTTP 429 with
+``Retry-After``); a goal solve (short, in memory) runs in :attr:`Settings.solve_slots` slots
+with at most :attr:`Settings.goal_queue` waiting. With :attr:`Settings.solve_on_demand` off,
+no table is solved: only the tables on disk are read (the committed ones, the cache's), and
+any other is refused (:class:`SolveRefused`, 503); goals are still solved.
+
+**What the server writes**: only the tables it solves on demand, into the cache directory
+(:func:`solver.caches.cache_root`, ``SABORDS_CACHE_DIR``), about 130 kB a card's turn table
+and up to about 1 MB a game table; after each, the oldest folders of tables are removed until
+the cache's tables take at most :attr:`Settings.cache_mb` megabytes (:func:`prune_cache`; the
+newest table stays even if it alone is larger). The committed tables are never written.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -65,9 +79,20 @@ class Settings:
     max_game_target: int = 6000
     """The largest target whose game is solved on demand (a table on disk is always read)."""
     solve_slots: int = 1
-    """Solves at once."""
+    """Goal solves at once."""
+    solve_on_demand: bool = True
+    """Solve the tables of other rules on demand (off: read only the tables on disk)."""
+    solve_queue: int = 4
+    """Table solves that may wait while one runs (more: 429)."""
+    goal_queue: int = 32
+    """Goal solves that may wait while :attr:`solve_slots` run (more: 429)."""
+    cache_mb: int = 256
+    """The most megabytes of tables kept in the cache directory (the oldest removed)."""
     warm: bool = True
     """Read the default rules' tables at start-up."""
+    allowed_hosts: tuple[str, ...] = ()
+    """The host names a request may be addressed to (``Host``); empty: any (a server that
+    listens on this machine only)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -82,6 +107,8 @@ class Settings:
             default = getattr(cls(), f.name)
             if f.name.endswith("_dir"):
                 values[f.name] = Path(text) if text else None
+            elif isinstance(default, tuple):
+                values[f.name] = tuple(x.strip() for x in text.split(",") if x.strip())
             elif isinstance(default, bool):
                 values[f.name] = text.strip().lower() in ("1", "true", "yes", "on")
             else:
@@ -95,6 +122,102 @@ class Settings:
 
 class GameTooLarge(SettingsError):
     """A game table this server does not solve on demand."""
+
+
+class SolveRefused(SettingsError):
+    """A table this server would have to solve, with solves on demand off (HTTP 503)."""
+
+
+class SolverBusy(SettingsError):
+    """The queue of solves is full (HTTP 429): try again after :attr:`retry_after` seconds."""
+
+    def __init__(self, queued: int, retry_after: int) -> None:
+        super().__init__(f"the server is busy solving other rules ({queued} solves waiting): "
+                         f"try again in {retry_after} s", subject="variant", kind="busy",
+                         values={"queued": queued, "retry_after": retry_after})
+        self.retry_after = retry_after
+
+
+class SolveQueue:
+    """At most `running` solves at once and `waiting` more waiting; beyond, :class:`SolverBusy`
+    at once. ``Retry-After`` is the mean of the last solves' durations times the solves ahead
+    (`first_guess` seconds before any), at least 1."""
+
+    def __init__(self, running: int, waiting: int, first_guess: float) -> None:
+        self.running = max(1, running)
+        self.waiting = max(0, waiting)
+        self._slots = threading.BoundedSemaphore(self.running)
+        self._lock = threading.Lock()
+        self.queued = 0
+        """Solves running or waiting."""
+        self.most = 0
+        """The most solves that ran at once (for the tests and the health answer)."""
+        self._now = 0
+        self.refused = 0
+        self._durations: deque[float] = deque(maxlen=8)
+        self._first_guess = first_guess
+
+    def retry_after(self) -> int:
+        mean = (sum(self._durations) / len(self._durations) if self._durations
+                else self._first_guess)
+        ahead = max(1, self.queued - self.running + 1)
+        return max(1, math.ceil(mean * ahead / self.running))
+
+    def run(self, make: Callable[[], T]) -> T:
+        with self._lock:
+            if self.queued >= self.running + self.waiting:
+                self.refused += 1
+                raise SolverBusy(self.queued - self.running, self.retry_after())
+            self.queued += 1
+        try:
+            with self._slots:
+                with self._lock:
+                    self._now += 1
+                    self.most = max(self.most, self._now)
+                start = time.monotonic()
+                try:
+                    return make()
+                finally:
+                    self._durations.append(time.monotonic() - start)
+                    with self._lock:
+                        self._now -= 1
+        finally:
+            with self._lock:
+                self.queued -= 1
+
+    def stats(self) -> dict[str, int]:
+        return {"running": self.running, "waiting": self.waiting, "queued": self.queued,
+                "most_at_once": self.most, "refused": self.refused}
+
+
+def prune_cache(most_bytes: int, keep: Path | None = None) -> list[Path]:
+    """Remove the oldest folders of tables from the cache directory until its tables take at
+    most `most_bytes` (never `keep`, the folder just written; never numba's kernels). Returns
+    the folders removed."""
+    from ..caches import NUMBA_DIR, cache_entries, remove_entry
+
+    entries = [e for e in cache_entries() if e.kind != NUMBA_DIR]
+    total = sum(e.size for e in entries)
+    removed: list[Path] = []
+
+    def age(entry: Any) -> float:
+        try:
+            return float(entry.path.stat().st_mtime)
+        except OSError:
+            return 0.0
+
+    for entry in sorted(entries, key=age):
+        if total <= most_bytes:
+            break
+        if keep is not None and entry.path == keep:
+            continue
+        try:
+            remove_entry(entry)
+        except OSError:
+            continue
+        total -= entry.size
+        removed.append(entry.path)
+    return removed
 
 
 class Solutions:
@@ -111,21 +234,55 @@ class Solutions:
         self.ngames: BoundedCache[tuple[Rules, int], NGameTable] = BoundedCache(
             settings.game_tables)
         self.answers: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(settings.answers)
-        self._slots = threading.BoundedSemaphore(max(1, settings.solve_slots))
+        self.table_solves = SolveQueue(1, settings.solve_queue, first_guess=30.0)
+        self.goal_solves = SolveQueue(settings.solve_slots, settings.goal_queue,
+                                      first_guess=0.5)
+        self.pruned = 0
 
     def _solve(self, make: Callable[[], T]) -> T:
-        with self._slots:
-            return make()
+        """A goal solve, in its queue."""
+        return self.goal_solves.run(make)
+
+    def _solve_table(self, what: str, rules: Rules, written: Path,
+                     make: Callable[[], T], values: dict[str, Any]) -> T:
+        """A table solved on demand (`written`: the cache folder it goes to), in its queue;
+        refused when solves on demand are off; the cache pruned after."""
+        if not self.settings.solve_on_demand:
+            raise SolveRefused(
+                f"this server solves no table on demand: it has no {what} for these rules "
+                f"(rules hash {rules.hash}), and answers only for the rules whose tables it "
+                f"has", subject="variant", kind="solve_off",
+                values={"rules_hash": rules.hash, **values})
+
+        def solve() -> T:
+            value = make()
+            self.pruned += len(prune_cache(self.settings.cache_mb * 1_000_000, keep=written))
+            return value
+
+        return self.table_solves.run(solve)
 
     # -- turn tables and goals -----------------------------------------------------------------
 
     def table(self, card: Card, rules: Rules) -> TurnTable:
         """The expected-points table of `card` under `rules`
         (:func:`solver.turntables.turn_table`)."""
-        from ..turntables import turn_table
+        from ..tablepaths import default_dir
+        from ..turntables import table_path, turn_table
+
         turn = rules.turn_rules()
-        return self.tables.get((card.id, turn), lambda: self._solve(
-            lambda: turn_table(card, turn, self.settings.tables_dir)))
+
+        def make() -> TurnTable:
+            directory = self.settings.tables_dir
+
+            def read() -> TurnTable:
+                return turn_table(card, turn, directory)
+
+            if directory is not None or table_path(default_dir(turn), card).is_file():
+                return read()  # on disk: read (a stale table in the cache is solved again)
+            return self._solve_table(f"turn table of the {card.id} card", turn,
+                                     default_dir(turn), read, {"card": card.id})
+
+        return self.tables.get((card.id, turn), make)
 
     def goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
         """`card`'s turn solved for `goal` (:func:`solver.advisor.solve_goal`): points from
@@ -157,11 +314,12 @@ class Solutions:
     def game(self, rules: Rules) -> GameSolution:
         """The game table of `rules` (:func:`solver.gametables.game_tables`); a table that is not on
         disk is solved only up to :attr:`Settings.max_game_target`."""
-        return self.games.get(rules, lambda: self._solve(lambda: self._read_game(rules)))
+        return self.games.get(rules, lambda: self._read_game(rules))
 
     def _read_game(self, rules: Rules) -> GameSolution:
         from ..gametables import game_tables
         from ..sources import game_on_disk
+        from ..tablepaths import game_default_dir
 
         directory = self.settings.game_tables_dir
         limit = self.settings.max_game_target
@@ -171,7 +329,10 @@ class Solutions:
                 f"game of target={rules.target} is not solved here (its keeper can make its "
                 f"table on the server)", subject="variant", kind="game_too_large",
                 values={"target": rules.target, "max_game_target": limit})
-        return game_tables(rules, directory)
+        if game_on_disk(rules, directory):
+            return game_tables(rules, directory)
+        return self._solve_table("game table", rules, game_default_dir(rules),
+                                 lambda: game_tables(rules, directory), {"table": "game"})
 
     def ngame(self, rules: Rules, players: int) -> NGameTable:
         """The game table of `players` (three or more) under `rules`: read from the server's
@@ -192,10 +353,30 @@ class Solutions:
             self.table(card, rules)
         self.game(rules)
 
+    def win_players(self) -> list[int]:
+        """The numbers of players whose game this server answers for the default rules: its
+        table on disk, or solved on demand."""
+        from ..sources import game_on_disk
+
+        from ..game.seats import MAX_PLAYERS
+        from ..gametables import ngame_table_path
+        from ..tablepaths import game_default_dir
+
+        rules = Rules()
+        solvable = (self.settings.solve_on_demand
+                    and rules.target <= self.settings.max_game_target)
+        two = [2] if game_on_disk(rules, self.settings.game_tables_dir) or solvable else []
+        directory = self.settings.game_tables_dir or game_default_dir(rules)
+        more = [n for n in range(3, MAX_PLAYERS + 1)
+                if ngame_table_path(directory, n).is_file()]  # never solved by the server
+        return two + more
+
     def stats(self) -> dict[str, dict[str, int]]:
         return {"turn_tables": self.tables.stats(), "goal_solutions": self.goals.stats(),
                 "game_tables": self.games.stats(), "ngame_tables": self.ngames.stats(),
-                "answers": self.answers.stats()}
+                "answers": self.answers.stats(), "table_solves": self.table_solves.stats(),
+                "goal_solves": self.goal_solves.stats()}
 
 
-__all__ = ["ENV_PREFIX", "GameTooLarge", "Settings", "Solutions"]
+__all__ = ["ENV_PREFIX", "GameTooLarge", "Settings", "SolveQueue", "SolveRefused", "SolverBusy",
+           "Solutions", "prune_cache"]

@@ -1,80 +1,64 @@
 // mille-sabords: the advisor's page. Hand-written ES modules, no build step, no dependency.
-// This module draws the page and reads the player's taps: the scoreboard, the turn's card and
-// objective, the rules, the dice pad, the ranked options, the turn followed and graded.
-// core.js holds the state, the API and the wording; practice.js the practice game.
+// This module draws the page and reads the player's taps: the turn's card and objective, the
+// rules, the dice pad, the ranked options, the turn followed and graded. store.js keeps what a
+// reload resumes, core.js holds the API and the wording, board.js the scoreboard, practice.js
+// the practice game against the solver.
 
 import {
-  $, FACES, META, S, SHOWN, W, api, cardMeta, cardName, diceWords, el, frenchColon,
-  hooks, inNotation, lettersOf, moveEntry, moveWords, newTurn,
-  notationLetters, num, pct, playerName, players, regretText, replay, resetTurn, save, scores,
-  sentence, setMeta, setWords, showError, ui, unitsOf, variantParams, worth,
+  $, FACES, META, S, SHOWN, W, api, capital, cardMeta, cardName, clearFieldErrors, diceWords, el,
+  goalParams, hooks, inNotation, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
+  players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
+  variantParams, winFor, winGoal, work, worth,
 } from "./core.js";
+import { answerConfirm, boardStatus, fieldError, newGame, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
-import { newPractice, practiceMove, practiceTurn, renderPractice } from "./practice.js";
+import { practiceAction, renderPractice, resumePractice } from "./practice.js";
+import { WORDS } from "./words.js";
 
-// -- the scoreboard -------------------------------------------------------------------------------
+const zeros = () => [0, 0, 0, 0, 0, 0];
 
-function renderBoard() {
-  const ps = players();
-  S.current = Math.min(S.current, ps.length - 1);
-  $("players").replaceChildren(...ps.map((p, i) => {
-    const now = i === S.current;
-    const b = el("button", { type: "button", "aria-current": String(now), "aria-label": W.playerRow(playerName(i), p.total, now) },
-      el("span", { text: (now ? "▶ " : "") + playerName(i) }), el("span", { text: String(p.total) }));
-    b.addEventListener("click", () => { S.current = i; save(); renderAll(); });
-    return el("li", {}, b);
-  }));
-  // the fields are rebuilt only when the players or the language change, so that typing a
-  // total and moving on (Tab) keeps the focus where it goes
-  const fields = $("player-fields");
-  const shape = `${ps.length} ${S.lang}`;
-  if (fields.dataset.shape === shape) {
-    fields.querySelectorAll(".player-fields").forEach((row, i) => {
-      const [name, total_] = row.querySelectorAll("input");
-      if (name !== document.activeElement) name.value = ps[i].name || "";
-      if (total_ !== document.activeElement) total_.value = String(ps[i].total);
-      row.querySelector("button").setAttribute("aria-label", W.remove(playerName(i)));
-    });
-    return;
-  }
-  fields.dataset.shape = shape;
-  fields.replaceChildren(...ps.map((p, i) => {
-    const name = el("input", { type: "text", value: p.name || "", placeholder: W.playerName(i + 1), "aria-label": W.nameOf(i + 1) });
-    name.addEventListener("change", () => { p.name = name.value.trim() || null; save(); renderAll(); });
-    const total = el("input", { type: "number", step: String(META.unit), min: "0", inputMode: "numeric", value: String(p.total), "aria-label": W.totalOf(i + 1) });
-    total.addEventListener("change", () => { p.total = unitsOf(total.value); save(); renderAll(); });
-    const remove = el("button", { type: "button", text: "✕", "aria-label": W.remove(playerName(i)), disabled: ps.length <= 1 });
-    remove.addEventListener("click", () => { ps.splice(i, 1); save(); renderAll(); });
-    return el("div", { class: "player-fields" }, name, total, remove);
-  }));
-}
 // -- the objective --------------------------------------------------------------------------------
 
 function renderObjective() {
   const ps = players();
-  if (ps.length !== 2 && S.objective === "win") S.objective = "points";
+  const over = !!(S.game && S.game.over);
+  const winOk = winFor(ps.length) && !over;
+  if (!winOk && S.objective === "win") S.objective = "points";
   for (const id of ["points", "need", "win"]) $(`obj-${id}`).checked = S.objective === id;
-  $("obj-win").disabled = ps.length !== 2;
+  $("obj-win").disabled = !winOk;
   $("need-field").hidden = S.objective !== "need";
-  $("need").value = String(S.need);
+  if ($("need") !== document.activeElement && !$("need").getAttribute("aria-invalid")) $("need").value = String(S.need);
   $("win-field").hidden = S.objective !== "win";
-  $("many-players").hidden = ps.length <= 2;
-  $("many-players").textContent = W.manyPlayers;
+  const note = over ? W.winOver : !winFor(ps.length) ? W.winPlayers(ps.length, META.win_players || []) : "";
+  say("many-players", note);
+  $("many-players").hidden = !note;
   // what the rules make of the scoreboard (the final turn, what beats the leader): the server's
-  scores().then(renderScores).catch(showError);
+  scores().then(renderScores).catch(() => { /* shown when a turn asks */ });
 }
 function renderScores(board) {
   const ps = players();
-  if (ps.length === 2 && board.goal) {
-    const me = S.current, opp = 1 - S.current;
-    $("win-totals").textContent = frenchColon(W.winTotals(playerName(me), ps[me].total, playerName(opp), ps[opp].total, board.goal.final));
-  }
+  say("board-status", boardStatus());  // the final round, as the server now says
   const beat = $("beat-leader");
-  beat.hidden = !(ps.length > 2 && board.beat !== null);
+  beat.hidden = !(board.beat !== null && board.beat !== undefined && !(winFor(ps.length) && winGoal(board)));
   if (!beat.hidden) {
-    beat.textContent = frenchColon(W.beatLeader(board.beat, playerName(board.leader)));
-    beat.onclick = () => { S.objective = "need"; S.need = board.beat; save(); resetTurn(); renderAll(); };
+    beat.textContent = t(board.sudden ? W.winAtOnce(board.beat) : W.beatLeader(board.beat, playerName(board.leader)));
+    beat.onclick = () => { S.objective = "need"; S.need = board.beat; save(); resetTurn(); hooks.render(); };
   }
+  if (S.objective !== "win") return;
+  const goal = winGoal(board);
+  if (!goal) return;
+  const opps = Array.isArray(goal.opp) ? goal.opp : [goal.opp];
+  const others = opps.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
+  const text = W.winTotals(playerName(board.mover), goal.me, others, goal.final);
+  const key = JSON.stringify([goal, variantParams()]);
+  if (ui.winKey === key && ui.win) { say("win-totals", `${text} ${winChance(ui.win)}`); return; }
+  say("win-totals", text);
+  api("/api/winprob", { me: goal.me, opp: opps, final: goal.final, variant: variantParams() })
+    .then((w) => { ui.win = w; ui.winKey = key; say("win-totals", `${text} ${winChance(w)}`); })
+    .catch(() => { /* the advice says it */ });
+}
+function winChance(w) {
+  return w.players ? seatsText(w.players.map((p) => p.win)) : W.chanceNow(pct(w.win, 1));
 }
 
 // -- the rules ------------------------------------------------------------------------------------
@@ -82,47 +66,55 @@ function renderScores(board) {
 function renderVariants() {
   $("variants").replaceChildren(...META.variants.map((v) => {
     let input;
+    const error = `v-${v.name}-error`;
     if (v.choices.length) {
       input = el("select", {}, ...v.choices.map((c) => el("option", { value: String(c), text: W.values[String(c)] || String(c) })));
     } else {
-      input = el("input", { type: "number", step: String(META.unit), min: String(META.unit), inputMode: "numeric" });
+      input = el("input", { type: "text", inputMode: "numeric", autocomplete: "off", "aria-describedby": v.name === "target" ? "target-error" : error });
     }
     input.id = `v-${v.name}`;
     input.value = String(v.name in S.variants ? S.variants[v.name] : v.default);
     input.addEventListener("change", () => {
       let x = input.value;
+      clearFieldErrors();
       if (typeof v.default === "boolean") x = x === "true";
-      else if (typeof v.default === "number") x = Math.round(+x || v.default);
+      else if (typeof v.default === "number") {
+        x = points(x, META.unit, META.max_target);
+        if (x === null) { fieldError("target", W.badTarget(input.value, META.unit, META.max_target)); input.setAttribute("aria-invalid", "true"); return; }
+      }
       if (x === v.default) delete S.variants[v.name]; else S.variants[v.name] = x;
-      save(); resetTurn(); renderAll(); updateRules();
+      save(); resetTurn(); hooks.render(); updateRules();
     });
-    return el("div", { class: "field" }, el("label", { htmlFor: `v-${v.name}`, text: W.variantNames[v.name] || v.name }), input);
+    const parts = [el("label", { htmlFor: `v-${v.name}`, text: W.variantNames[v.name] || v.name }), input];
+    if (v.name === "target") parts.push(el("p", { id: "target-error", class: "field-error", "aria-live": "assertive" }));
+    return el("div", { class: "field" }, ...parts);
   }));
 }
 async function updateRules() {
   try {
     const r = await api("/api/rules", { variant: variantParams() });
-    $("rules-summary").textContent = `${r.description === "default rules" ? W.defaultRules : r.description} · ${r.rules_hash}`;
-  } catch (e) { showError(e); }
+    say("rules-summary", r.description === "default rules" ? W.defaultRules : r.description);
+    say("rules-hash", W.rulesHash(r.rules_hash));
+  } catch (e) { say("rules-summary", variantParams().join(", ") || W.defaultRules); }
 }
 
 // -- the dice pads ----------------------------------------------------------------------------------
 
 function expected() {
-  const st = ui.turn && ui.turn.state;
-  if (!st || st.phase === "move" || st.phase === "over") return [META.dice];
+  const st = ui.state;
+  if (!S.turn || !st || st.phase === "move" || st.phase === "over") return [META.dice];
   return st.dice_expected.length ? st.dice_expected : [META.dice];
 }
 const total = (c) => c.reduce((a, b) => a + b, 0);
 // One row per face: the letter, a large button adding a die (its name says the face and the
 // count), a button taking one off. `most(face)`: the largest count the face may reach.
 function padRows(padId, c, faces, most, addLabel, subLabel, changed) {
-  const letters = notationLetters();
+  const letters = META.letters[S.notation] || META.letters.default;
   return faces.map((face) => {
-    const add = el("button", { type: "button", class: "add", "data-face": String(face), "aria-label": addLabel(face, c[face]), disabled: c[face] >= most(face) },
+    const add = el("button", { type: "button", class: "add", "data-face": String(face), "aria-label": t(addLabel(face, c[face])), disabled: c[face] >= most(face) },
       faceIcon(face), el("span", { class: "name", text: W.face[face][1] }), el("span", { class: "n", text: String(c[face]) }));
     add.addEventListener("click", () => { c[face] += 1; changed(); focusFace(padId, face, "add"); });
-    const sub = el("button", { type: "button", class: "sub", "data-face": String(face), text: "−", "aria-label": subLabel(face, c[face]), disabled: c[face] === 0 });
+    const sub = el("button", { type: "button", class: "sub", "data-face": String(face), text: "−", "aria-label": t(subLabel(face, c[face])), disabled: c[face] === 0 });
     sub.addEventListener("click", () => { c[face] -= 1; changed(); focusFace(padId, face, "sub"); });
     return el("div", { class: "face" }, el("span", { class: "letter", "aria-hidden": "true", text: letters[face] }), add, sub);
   });
@@ -132,56 +124,63 @@ function focusFace(padId, face, kind) {
   const b = find(kind);
   if (b && !b.disabled) b.focus(); else { const other = find(kind === "add" ? "sub" : "add"); if (other) other.focus(); }
 }
+function padChanged() { S.pad = ui.pad; save(); renderPad(); }
 function renderPad() {
   const want = expected(), most = Math.max(...want), fewest = Math.min(...want);
   const pad = ui.pad, n = total(pad);
-  $("pad").replaceChildren(...padRows("pad", pad, FACES.map((_, f) => f), (face) => pad[face] + most - n, W.add, W.sub, renderPad));
-  $("dice-count").textContent = W.count(n, want.length > 1 && n > fewest ? most : fewest);
-  $("typed-label").textContent = W.typedLabel(notationLetters());
+  $("pad").replaceChildren(...padRows("pad", pad, FACES.map((_, f) => f), (face) => pad[face] + most - n, W.add, W.sub, padChanged));
+  say("dice-count", W.count(n, want.length > 1 && n > fewest ? most : fewest));
+  say("typed-label", W.typedLabel(META.letters[S.notation] || META.letters.default));
   $("go").disabled = !want.includes(n);
   // the chest card, a position in the middle of a turn: the dice on the chest, among the dice
   const chest = ui.chest;
   const room = (face) => Math.min(chest[face] + META.dice - total(chest), n ? pad[face] : META.dice);
   FACES.forEach((_, f) => { chest[f] = Math.min(chest[f], n ? pad[f] : META.dice); });
   $("chest-pad").replaceChildren(...padRows("chest-pad", chest, [1, 2, 3, 4, 5], room, W.chestAdd, W.chestSub, renderPad));
-  $("chest-count").textContent = W.chestCount(total(chest));
+  say("chest-count", W.chestCount(total(chest)));
 }
 function padLetters() { return inNotation(lettersOf(ui.pad)); }
 
 // -- the answer -----------------------------------------------------------------------------------
 
+const NOTE_ORDER = ["chest_ignored", "chest_unknown", "chest_on_stop", "chest_keep"];
 function renderAdvice(a, where) {
   $("answer-section").hidden = !a;
   if (!a) return;
-  $("sentence").textContent = frenchColon(sentence(a));
-  $("position-line").textContent = frenchColon(where);
-  $("notes").replaceChildren(...a.notes.map((n) => {
+  say("sentence", sentence(a));
+  say("position-line", where);
+  const notes = [...a.notes].sort((x, y) => NOTE_ORDER.indexOf(x.code) - NOTE_ORDER.indexOf(y.code));
+  $("notes").replaceChildren(...notes.map((n) => {
     const text = W.notes[n.code];
-    return el("li", { text: text === undefined ? n.text : typeof text === "function" ? text(diceWords(n.keep)) : text });
+    return el("li", { text: t(text === undefined ? n.text : typeof text === "function" ? text(diceWords(n.keep)) : text) });
   }));
-  $("rules-line").textContent = frenchColon(W.rulesLine(Object.keys(S.variants).length ? variantParams().join(", ") : W.defaultRules, a.rules_hash));
-  const options = a.options;
-  const canTake = !!(ui.turn && ui.turn.state && ui.turn.state.phase === "move" && S.mode === "table");
+  say("rules-line", W.rulesLine(Object.keys(S.variants).length ? variantParams().join(", ") : W.defaultRules));
+  say("answer-hash", W.rulesHash(a.rules_hash));
+  const options = a.options || [];
+  const canTake = !!(S.turn && ui.state && ui.state.phase === "move");
   const shown = ui.showAll ? options : options.slice(0, SHOWN);
-  $("options").replaceChildren(...shown.map((o, i) => optionItem(a, o, i, options, canTake)));
+  $("options").replaceChildren(...shown.map((o, i) => optionItem(a, o, i, canTake)));
   $("more").hidden = ui.showAll || options.length <= SHOWN;
-  $("more").textContent = W.moreOptions(options.length);
+  $("more").textContent = t(W.moreOptions(options.length));
 }
-function optionItem(a, o, i, options, canTake) {
+function optionItem(a, o, i, canTake) {
   const parts = [worth(a, o)];
   if (a.objective === "win" && o.expected_points !== null && o.expected_points !== undefined) parts.push(W.worthPoints(num(o.expected_points, 1)));
   if (o.action !== "stop") parts.push(W.bustRisk(pct(o.p_bust, 1)));
-  parts.push(regretText(a, o));
+  const lost = lostText(a, o);
+  if (lost) parts.push(lost);
   const badges = el("div", { class: "badges" });
   const tied = o.ties;  // the ranks of the options of the same value, the server's
   if (o.best) badges.append(el("span", { class: "badge best", text: `★ ${W.best}` }));
-  if (tied.length) badges.append(el("span", { class: "badge tie", text: W.tie(tied.slice(0, 3).join(", ") + (tied.length > 3 ? "…" : "")) }));
+  if (tied.length) badges.append(el("span", { class: "badge tie", text: t(W.tie(tied.slice(0, 3).join(", ") + (tied.length > 3 ? "…" : ""))) }));
   const li = el("li", { class: `option${o.best ? " best" : ""}` },
-    el("div", { class: "move", text: `${i + 1}. ${frenchColon(moveWords(a, o, true))}` }),
-    el("div", { class: "figures", text: frenchColon(parts.join(" · ")) }));
+    el("div", { class: "move", text: t(`${i + 1}. ${moveWords(a, o, true)}`) }),
+    el("div", { class: "figures", text: t(parts.join(" · ")) }));
+  const seats = seatsText(o.players);
+  if (seats) li.append(el("div", { class: "figures seats", text: t(seats) }));
   const foot = el("div", { class: "foot" }, badges);
   if (canTake) {
-    const take = el("button", { type: "button", text: W.take, class: o.best ? "take primary" : "take", "aria-label": frenchColon(W.takeLabel(i + 1, moveWords(a, o, true))) });
+    const take = el("button", { type: "button", text: W.take, class: o.best ? "take primary" : "take", "aria-label": t(W.takeLabel(i + 1, moveWords(a, o, true))) });
     take.addEventListener("click", () => choose(o));
     foot.append(take);
   }
@@ -191,59 +190,85 @@ function optionItem(a, o, i, options, canTake) {
 
 // -- following a turn -------------------------------------------------------------------------------
 
-async function enterDice(text) {
-  if (!ui.turn) ui.turn = await newTurn($("card").value);
-  ui.turn.entries.push(text);
-  const ok = await replay();
-  if (!ui.turn.entries.length) ui.turn = null;
-  if (ok) { ui.pad = [0, 0, 0, 0, 0, 0]; ui.showAll = false; }
-  renderAll();
-  if (ok) focusAfter();
+async function newTurn() {
+  return { card: S.card, params: { card: S.card, variant: variantParams(), notation: S.notation, ...(await goalParams()) }, entries: [] };
 }
-async function choose(o) {
-  ui.turn.entries.push(moveEntry(o));
-  await replay();
-  ui.showAll = false;
-  renderAll();
-  focusAfter();
+export function resetTurn() {
+  S.turn = null; ui.state = null; ui.island = null; ui.position = null; ui.pad = zeros(); ui.chest = zeros(); S.pad = null;
+  ui.showAll = false; showError(null); save();
 }
+// One more entry of the turn (the dice of a roll, a move): asked of the server with the entries
+// so far; kept only when the server has taken it (a refused or unanswered entry records nothing).
+function addEntry(entry, after) {
+  return work(async () => {
+    const turn = S.turn || await newTurn();
+    const entries = [...turn.entries, entry];
+    const state = await api("/api/turn", { ...turn.params, entry: entries });
+    turn.entries = entries;
+    S.turn = turn;
+    ui.state = state;
+    await islandAdvice();
+    ui.position = null;
+    ui.showAll = false;
+    if (after) after();
+    save();
+    ui.focus = focusAfter();
+  });
+}
+function enterDice(text) {
+  if (!S.card) { fieldError("card", W.pickCard); $("card").focus(); return; }
+  addEntry(text, () => { ui.pad = zeros(); S.pad = null; $("typed").value = ""; });
+}
+function choose(o) { addEntry(moveEntry(o)); }
 function focusAfter() {  // where the eye and the screen reader go next
-  const st = ui.turn && ui.turn.state;
-  const id = !st ? "dice-h" : st.phase === "move" ? "sentence" : st.phase === "over" ? "turn-status" : "dice-h";
-  const target_ = $(id);
-  target_.scrollIntoView({ block: "start" });
-  target_.focus({ preventScroll: true });
+  const st = ui.state;
+  return !st ? "dice-h" : st.phase === "move" ? "sentence" : st.phase === "over" ? "turn-status" : "dice-h";
 }
-async function adviseOnce() {
-  const typed = $("typed").value.trim();
-  const text = total(ui.pad) ? padLetters() : typed;
-  const card = $("card").value;
-  try {
-    const turn = await newTurn(card);
+function undoEntry() {
+  if (!S.turn) return;
+  const entries = S.turn.entries.slice(0, -1);
+  if (!entries.length) { resetTurn(); hooks.render(); return; }
+  work(async () => {
+    ui.state = await api("/api/turn", { ...S.turn.params, entry: entries });
+    S.turn.entries = entries;
+    save();
+  });
+}
+function resumeTurn() {  // a reload: the turn kept, replayed by the server
+  if (!S.turn || !S.turn.entries.length) return;
+  work(async () => { ui.state = await api("/api/turn", { ...S.turn.params, entry: S.turn.entries }); await islandAdvice(); ui.focus = focusAfter(); });
+}
+// Skull Island (always from the turn's first roll): its advice, each opponent's expected loss,
+// as `sabords advise` says it of that roll.
+async function islandAdvice() {
+  const st = ui.state;
+  if (!st || st.phase !== "island") { ui.island = null; return; }
+  if (!ui.island) ui.island = await api("/api/advise", { ...S.turn.params, dice: S.turn.entries[0], first: true });
+}
+function adviseOnce(text) {
+  if (!S.card) { fieldError("card", W.pickCard); return; }
+  const card = S.card;
+  work(async () => {
+    const turn = await newTurn();
     ui.position = await api("/api/advise", {
       ...turn.params, dice: text, first: false,
       sorceress_used: card === "sorceress" && $("sorceress-used").checked,
       chest: card === "chest" && total(ui.chest) ? inNotation(lettersOf(ui.chest)) : null,
     });
     $("typed").value = "";
-    showError(null);
-  } catch (e) { ui.position = null; showError(e); }
-  ui.showAll = false;
-  renderAll();
-  if (ui.position) focusAfter();
+    ui.showAll = false;
+    ui.focus = "sentence";
+  });
 }
-function midTurn() { return !ui.turn && $("not-first").checked; }
+function midTurn() { return !S.turn && $("not-first").checked; }
 function go() {
-  if (midTurn()) { adviseOnce(); return; }
-  ui.position = null;
+  if (midTurn()) { adviseOnce(total(ui.pad) ? padLetters() : $("typed").value.trim()); return; }
   enterDice(padLetters());
 }
 function typedDice() {
   const text = $("typed").value.trim();
   if (!text) return;
-  if (midTurn()) { ui.pad = [0, 0, 0, 0, 0, 0]; adviseOnce(); return; }
-  $("typed").value = "";
-  ui.position = null;
+  if (midTurn()) { adviseOnce(text); return; }
   enterDice(text);
 }
 function lastMove(st) {
@@ -251,151 +276,166 @@ function lastMove(st) {
   return d.length ? d[d.length - 1].chosen : null;
 }
 function renderTurn() {
-  const turn = ui.turn, st = turn && turn.state;
+  const turn = S.turn, st = ui.state;
   const practice = S.mode === "practice";
-  $("setup").disabled = !!(turn && turn.entries.length);
-  $("card-field").hidden = practice;
-  $("objective-field").hidden = practice;
-  const phase = st ? st.phase : "roll";
-  $("dice-section").hidden = practice || phase === "move" || phase === "over";
-  $("position-box").hidden = !!(turn && turn.entries.length);
-  const card = $("card").value;
+  const following = !!(turn && turn.entries.length);
+  $("setup-section").hidden = practice;
+  $("setup").disabled = following;
+  $("setup-summary").hidden = !following;
+  if (following) say("setup-summary", W.setupSummary(cardName(turn.card), W.objectiveName[turn.params.need !== undefined ? "need" : turn.params.me !== undefined ? "win" : "points"], turn.params.need));
+  $("setup-body").hidden = following;
+  const phase = st ? st.phase : following ? "waiting" : "roll";
+  $("dice-section").hidden = practice || phase === "move" || phase === "over" || phase === "waiting";
+  $("position-box").hidden = following;
+  const card = S.card;
   $("sorceress-field").hidden = card !== "sorceress";
   $("chest-field").hidden = card !== "chest";
-  if (!st) $("dice-h").textContent = W.roll1;
-  else if (phase === "island") $("dice-h").textContent = frenchColon(W.island(st.rolled));
-  else $("dice-h").textContent = frenchColon(W.rollN(st.roll + 1, st.rolled));
-  $("dice-stays").textContent = st && st.stays.length ? frenchColon(W.stays(diceWords(st.stays))) : "";
-  $("go").textContent = midTurn() ? W.goPosition : st ? W.goEnter : W.goAdvise;
-  // the advice: of the position showing while a move is awaited, or of a one-off position
+  if (!following || !st) say("dice-h", W.roll1);
+  else if (phase === "island") say("dice-h", W.island(st.rolled));
+  else say("dice-h", W.rollN(st.roll + 1, st.rolled));
+  say("dice-stays", following && st && st.stays.length ? W.stays(diceWords(st.stays)) : "");
+  $("go").textContent = t(midTurn() ? W.goPosition : following ? W.goEnter : W.goAdvise);
+  // the advice: of the position showing while a move is awaited (Skull Island's too), or of a
+  // one-off position
   let where = "";
-  if (st && phase === "move") {
+  if (following && st && (phase === "move" || phase === "island")) {
     where = W.showing(st.roll, diceWords(st.dice));
     if (st.chest !== null && cardMeta(turn.card).chest) where += ` ${W.onChest(diceWords(st.chest))}`;
   } else if (ui.position) where = W.position(diceWords(ui.position.dice));
-  renderAdvice(st ? (phase === "move" && !practice ? st.advice : null) : ui.position, where);
+  const advice = practice ? null : following && st ? (phase === "move" ? st.advice : phase === "island" ? ui.island : null) : ui.position;
+  renderAdvice(advice, where);
   // the turn's status and its grading
-  $("turn-section").hidden = !st;
-  if (!st) return;
-  $("undo").hidden = practice;
+  $("turn-section").hidden = practice || !following;
+  if (practice || !following) return;
   $("undo").disabled = !turn.entries.length;
+  if (!st) { say("turn-status", W.waiting(turn.entries.length)); $("graded").replaceChildren(); $("score-turn").hidden = true; return; }
   const g = st.graded;
   let status = W.status[phase] || "";
   const moved = lastMove(st);
   if (phase === "roll" && moved && st.advice) status = `${W.moved(moveWords(st.advice, moved, true))} ${status}`;
-  if (phase === "island") status = `${W.islandGoes(g.island_skulls)} ${status}`;
+  if (phase === "island") status = turn.entries.length > 1 ? `${W.islandGoes(g.island_skulls)} ${status}` : `${W.islandStarts(g.island_skulls)} ${status}`;
   if (phase === "over") status = W.over[g.outcome === "magic" ? "magic" : g.outcome](g.outcome === "island" ? g.island_skulls : g.points, g.deduction);
-  $("turn-status").textContent = frenchColon(status);
+  say("turn-status", status);
   $("graded").replaceChildren(...(phase === "over" ? gradedTable(g) : []));
   const scoreButton = $("score-turn");
-  scoreButton.hidden = practice || phase !== "over";
+  scoreButton.hidden = phase !== "over" || !!(S.game && S.game.over);
   if (!scoreButton.hidden) {
     const name = playerName(S.current);
-    scoreButton.textContent = frenchColon(g.outcome === "island" ? W.islandScore(g.deduction, name) : W.addScore(g.points, name));
+    scoreButton.textContent = t(g.outcome === "island" ? W.islandScore(g.deduction, name)
+      : (g.points || 0) < 0 ? W.takeScore(-g.points, name) : W.addScore(g.points || 0, name));
   }
-  $("new-turn").hidden = practice;
 }
 // The graded turn: each decision taken, the best one, and its cost; then the turn's cost.
-export function gradedTable(g) {
-  const out = [el("h3", { text: W.graded })];
-  if (!g.decisions.length) { out.push(el("p", { text: W.gradedNone })); return out; }
-  const points = g.unit === "points";
-  const unit = points ? W.unitPoints : W.unitPercent;
-  const amount = (x) => (points ? num(x, 1) : pct(x, 2));
+export function gradedTable(g, heading) {
+  const out = [el("h3", { text: t(heading || W.graded) })];
+  if (!g.decisions.length) { out.push(el("p", { text: t(W.gradedNone) })); return out; }
+  const points_ = g.unit === "points";
+  const unit = points_ ? W.unitPoints : g.objective === "win" ? W.unitWin : W.unitNeed;
+  const amount = (x) => (points_ ? num(x, 1) : pct(x, 2));
   out.push(el("ol", { class: "decisions" }, ...g.decisions.map((d) => el("li", { class: d.best_move ? "decision best" : "decision" },
-    el("div", { class: "roll", text: frenchColon(W.decision(d.roll, diceWords(d.dice))) }),
-    el("div", { text: frenchColon(W.yours(shortMove(d.chosen))) }),
-    d.best_move ? el("div", { class: "took-best", text: W.tookBest })
-      : el("div", {}, el("div", { text: frenchColon(W.bestIs(shortMove(d.best))) }),
-        el("div", { class: "cost", text: frenchColon(W.cost(amount(d.cost), unit)) }))))));
-  out.push(el("p", { class: "total-cost", text: frenchColon(W.totalCost(amount(g.total_cost), unit)) }));
+    el("div", { class: "roll", text: t(W.decision(d.roll, diceWords(d.dice))) }),
+    el("div", { text: t(W.yours(shortMove(d.chosen))) }),
+    d.best_move ? el("div", { class: "took-best", text: t(W.tookBest) })
+      : el("div", {}, el("div", { text: t(W.bestIs(shortMove(d.best))) }),
+        el("div", { class: "cost", text: t(W.cost(amount(d.cost), unit)) }))))));
+  out.push(el("p", { class: "total-cost", text: t(W.totalCost(amount(g.total_cost), unit)) }));
   return out;
 }
-function shortMove(o) { return o.action === "stop" ? W.stop : frenchColon(moveWords({ points: null }, o, true)); }
-async function scoreTurn() {
-  const g = ui.turn.state.graded;
-  let after;
-  try {  // the totals after the turn and the next player, as the rules move them: the server's
-    after = await scores(g.outcome === "island" ? { deduction: g.deduction } : { points: g.points });
-  } catch (e) { showError(e); return; }
-  players().forEach((p, i) => { p.total = after.totals[i]; });
-  S.current = after.mover;
-  save(); resetTurn(); renderAll();
-  $("board-h").scrollIntoView({ block: "start" });
-}
+export function shortMove(o) { return o.action === "stop" ? W.stop : moveWords({ points: null }, o, true); }
 
 // -- the whole page ---------------------------------------------------------------------------------
 
 function applyWords() {
   document.documentElement.lang = S.lang;
-  for (const e of document.querySelectorAll("[data-t]")) { const v = W[e.dataset.t]; if (typeof v === "string") e.textContent = v; }
-  for (const e of document.querySelectorAll("[data-t-label]")) { const v = W[e.dataset.tLabel]; if (typeof v === "string") e.setAttribute("aria-label", v); }
+  document.title = t(W.docTitle);
+  for (const e of document.querySelectorAll("[data-t]")) { const v = W[e.dataset.t]; if (typeof v === "string") e.textContent = t(v); }
+  for (const e of document.querySelectorAll("[data-t-label]")) { const v = W[e.dataset.tLabel]; if (typeof v === "string") e.setAttribute("aria-label", t(v)); }
   const lang = $("lang");
   lang.textContent = W.langButton;
   lang.lang = S.lang === "fr" ? "en" : "fr";
-  const select = $("card");
-  const chosen = select.value || S.card;
-  select.replaceChildren(...META.cards.map((c) => el("option", { value: c.id, text: cardName(c.id) })));
-  select.value = chosen;
-  $("notation").value = S.notation;
+  $("card").replaceChildren(el("option", { value: "", text: t(W.pickCardOption) }), ...META.cards.map((c) => el("option", { value: c.id, text: t(cardName(c.id)) })));
+  $("notation").replaceChildren(...Object.entries(META.letters).map(([name, letters]) => el("option", { value: name, text: t(W.notationName[name](letters.split("").join(" "))) })));
   renderVariants();
+}
+function renderSetup() {
+  $("card").value = S.card || "";
+  $("notation").value = S.notation;
 }
 function renderAll() {
   $("mode-table").setAttribute("aria-pressed", String(S.mode === "table"));
   $("mode-practice").setAttribute("aria-pressed", String(S.mode === "practice"));
   $("board-section").hidden = S.mode !== "table";
+  renderSetup();
   renderBoard();
   renderObjective();
   renderTurn();
   renderPad();
   renderPractice();
+  renderConfirm();
+  if (ui.focus && !ui.busy) {
+    const target = $(ui.focus);
+    ui.focus = null;
+    if (target && !target.closest("[hidden]")) { target.scrollIntoView({ block: "start" }); target.focus({ preventScroll: true }); }
+  }
 }
 hooks.render = renderAll;
 function setLang(lang) { S.lang = lang; setWords(lang); save(); applyWords(); renderAll(); updateRules(); }
 function changed(update) { return () => { update(); save(); resetTurn(); renderAll(); }; }
 
+function offline(on) {
+  $("offline").hidden = !on;
+  if (on) say("offline", W.offlinePage);
+}
 async function start() {
-  setMeta(await (await fetch("/api/meta")).json());
+  let meta = null;
+  try { const r = await fetch("/api/meta", { cache: "no-store" }); if (r.ok) meta = await r.json(); } catch (e) { /* offline */ }
+  if (meta) setMeta(meta); else { meta = savedMeta(); if (!meta) throw new Error(WORDS[(navigator.language || "en").slice(0, 2)] ? WORDS[(navigator.language || "en").slice(0, 2)].offlineFirst : WORDS.en.offlineFirst); setMeta(meta); }
   if (!S.lang) S.lang = (navigator.languages || [navigator.language || "en"]).find((l) => /^(fr|en)\b/i.test(l))?.slice(0, 2).toLowerCase() || "en";
   setWords(S.lang);
   $("version").textContent = `mille-sabords ${META.version}`;
+  if (S.pad) ui.pad = S.pad;
   applyWords();
   $("loading").hidden = true;
+  offline(!navigator.onLine);
+  window.addEventListener("offline", () => offline(true));
+  window.addEventListener("online", () => offline(false));
   $("lang").addEventListener("click", () => setLang(S.lang === "fr" ? "en" : "fr"));
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));
-  $("mode-practice").addEventListener("click", changed(() => { S.mode = "practice"; if (!S.practice) newPractice(); }));
-  $("next-player").addEventListener("click", () => { S.current = (S.current + 1) % players().length; save(); renderAll(); });
-  $("add-player").addEventListener("click", () => { players().push({ name: null, total: 0 }); save(); renderAll(); });
-  $("new-game").addEventListener("click", changed(() => { players().forEach((p) => { p.total = 0; }); S.current = 0; }));
-  $("card").addEventListener("change", changed(() => { S.card = $("card").value; }));
+  $("mode-practice").addEventListener("click", () => { S.mode = "practice"; save(); showError(null); renderAll(); });
+  $("next-player").addEventListener("click", () => { S.current = (S.current + 1) % players().length; S.last = null; S.card = null; save(); resetTurn(); renderAll(); });
+  $("add-player").addEventListener("click", () => { players().push({ name: null, total: 0 }); S.game = null; save(); renderAll(); });
+  $("undo-score").addEventListener("click", undoScore);
+  $("new-game").addEventListener("click", newGame);
+  $("confirm-yes").addEventListener("click", () => answerConfirm(true));
+  $("confirm-no").addEventListener("click", () => answerConfirm(false));
+  $("card").addEventListener("change", changed(() => { S.card = $("card").value || null; }));
   for (const id of ["points", "need", "win"]) $(`obj-${id}`).addEventListener("change", changed(() => { S.objective = id; }));
-  $("need").addEventListener("change", changed(() => { S.need = unitsOf($("need").value); }));
-  $("notation").addEventListener("change", changed(() => { S.notation = $("notation").value; }));
+  $("need").addEventListener("change", () => {
+    clearFieldErrors();
+    const n = points($("need").value, 0);
+    if (n === null) { fieldError("need", W.badNeed($("need").value, META.unit)); $("need").setAttribute("aria-invalid", "true"); return; }
+    $("need").removeAttribute("aria-invalid");
+    S.need = n; save(); resetTurn(); renderAll();
+  });
+  $("notation").addEventListener("change", () => { S.notation = $("notation").value; save(); renderAll(); });
   $("not-first").addEventListener("change", () => { ui.position = null; renderAll(); });
   $("sorceress-used").addEventListener("change", () => { ui.position = null; renderAll(); });
-  $("clear").addEventListener("click", () => { ui.pad = [0, 0, 0, 0, 0, 0]; ui.chest = [0, 0, 0, 0, 0, 0]; $("typed").value = ""; renderPad(); });
+  $("clear").addEventListener("click", () => { ui.pad = zeros(); ui.chest = zeros(); S.pad = null; save(); $("typed").value = ""; renderPad(); });
   $("go").addEventListener("click", go);
   $("typed-go").addEventListener("click", typedDice);
   $("typed").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); typedDice(); } });
   $("more").addEventListener("click", () => { ui.showAll = true; renderAll(); });
-  $("undo").addEventListener("click", async () => {
-    if (!ui.turn) return;
-    ui.turn.entries.pop();
-    await replay();
-    if (!ui.turn.entries.length) ui.turn = null;
-    renderAll();
-  });
-  $("new-turn").addEventListener("click", () => { resetTurn(); renderAll(); });
-  $("score-turn").addEventListener("click", scoreTurn);
-  $("practice-next").addEventListener("click", practiceTurn);
-  $("practice-new").addEventListener("click", () => { newPractice(); renderAll(); });
-  $("practice-reroll").addEventListener("click", () => practiceMove(false));
-  $("practice-stop").addEventListener("click", () => practiceMove(true));
-  for (const id of ["sentence", "dice-h", "turn-status"]) $(id).tabIndex = -1;
-  for (const id of ["board-section", "setup-section"]) $(id).hidden = false;
+  $("undo").addEventListener("click", undoEntry);
+  $("new-turn").addEventListener("click", () => ask(W.confirmNewTurn, () => { resetTurn(); ui.focus = "dice-h"; }));
+  $("score-turn").addEventListener("click", () => scoreTurn(ui.state.graded, () => { S.turn = null; ui.state = null; ui.pad = zeros(); }));
+  practiceAction();
+  for (const id of ["sentence", "dice-h", "turn-status", "board-status", "practice-status"]) $(id).tabIndex = -1;
   renderAll();
   updateRules();
+  resumeTurn();
+  resumePractice();
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => { /* served without one */ });
   document.body.dataset.ready = "true";
 }
 
-start().catch(showError);
+start().catch((e) => { say("loading", capital(e.message || String(e))); });

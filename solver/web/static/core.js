@@ -1,35 +1,32 @@
-// mille-sabords: what the page's modules share: the saved settings, the API, the turn followed,
-// and the wording of the server's answers. Every number and every rule comes from the server's
-// JSON API (the command line's --json answers; /api/scores for the scoreboard, /api/meta for
-// the game's sizes); this only words them in English or French.
+// mille-sabords: what the page's modules share: the API, the work in progress, the errors
+// beside their fields, and the wording of the server's answers. Every number and every rule
+// comes from the server's JSON API (the command line's --json answers; /api/scores for the
+// scoreboard, /api/meta for the game's sizes); this only words them in English or French.
 
-import { WORDS } from "./words.js";
+import { S, save } from "./store.js";
+import { WORDS, typo } from "./words.js";
 
+export { S, save };
 export const FACES = ["skull", "monkey", "parrot", "sword", "coin", "diamond"];
 export const DEFAULT_LETTERS = "kmpscd";  // the API's JSON always uses these
 export const SKULL = 0;
 export const SHOWN = 10;                 // options shown before "show all"
-const STORE = "mille-sabords.v1";
+const META_KEY = "mille-sabords.meta";   // the last /api/meta, to open without the server
+const PROGRESS_AFTER = 500;              // ms before a request in flight shows its progress
+const STILL_AFTER = 5000;                // ms before it says why it may take long
 
-export let META = null;  // /api/meta: cards, faces, letters, variants, default rules
+export let META = null;  // /api/meta: cards, faces, letters, variants, limits
 export let W = WORDS.en;
-export function setMeta(meta) { META = meta; }
+export function setMeta(meta) { META = meta; try { localStorage.setItem(META_KEY, JSON.stringify(meta)); } catch (e) { /* */ } }
+export function savedMeta() { try { return JSON.parse(localStorage.getItem(META_KEY)); } catch (e) { return null; } }
 export function setWords(lang) { W = WORDS[lang] || WORDS.en; }
 
-const saved = (() => { try { return JSON.parse(localStorage.getItem(STORE)) || {}; } catch (e) { return {}; } })();
-// S: what is kept in the browser (localStorage): the settings, the scoreboard, the practice game.
-export const S = Object.assign({
-  lang: null, mode: "table", players: null, current: 0, variants: {}, notation: "default",
-  objective: "points", need: 1000, card: "captain", practice: null,
-}, saved);
-export function save() { try { localStorage.setItem(STORE, JSON.stringify(S)); } catch (e) { /* private mode */ } }
+// ui: what the page holds while open. state: the /api/turn answer of S.turn; position: a
+// one-off advice; pad/chest: the dice tapped in; busy: a request is in flight (the controls
+// that change the turn are disabled until it ends).
+export const ui = { state: null, position: null, pad: [0, 0, 0, 0, 0, 0], chest: [0, 0, 0, 0, 0, 0], showAll: false, busy: false, scores: null, scoresKey: null, win: null, winKey: null };
 
-// ui: what the page holds while open. turn: {card, params, entries, state}, the turn followed
-// (at the table or in practice), replayed by /api/turn; position: a one-off advice; scores:
-// /api/scores of the scoreboard (whose turn is final, what beats the leader, the goal).
-export const ui = { turn: null, position: null, pad: [0, 0, 0, 0, 0, 0], chest: [0, 0, 0, 0, 0, 0], showAll: false, tiles: [], scores: null, scoresKey: null };
-
-// hooks.render: redraws the whole page (set by app.js, called by practice.js).
+// hooks.render: redraws the whole page (set by app.js).
 export const hooks = { render: () => {} };
 
 export const $ = (id) => document.getElementById(id);
@@ -44,6 +41,9 @@ export function el(tag, props, ...children) {
   e.append(...children);
   return e;
 }
+// Text set on the page: French typography in French (words.js: typo).
+export function say(id, text) { $(id).textContent = S.lang === "fr" ? typo(text || "") : (text || ""); }
+export function t(text) { return S.lang === "fr" ? typo(text) : text; }
 
 // -- numbers and dice in words -------------------------------------------------------------------
 
@@ -58,7 +58,7 @@ export function counts(letters) {
 }
 export function lettersOf(c) { return c.map((n, face) => DEFAULT_LETTERS[face].repeat(n)).join(""); }
 export function faceWord(face, n) { return W.face[face][n === 1 ? 0 : 1]; }
-function listWords(items) {
+export function listWords(items) {
   if (items.length <= 1) return items.join("");
   return `${items.slice(0, -1).join(", ")} ${W.and} ${items[items.length - 1]}`;
 }
@@ -74,29 +74,151 @@ export function inNotation(letters) {  // the API's letters -> the letters of th
 }
 export function cardName(id) { return W.cards[id] || id; }
 export function cardMeta(id) { return META.cards.find((c) => c.id === id); }
-export function frenchColon(text) { return S.lang === "fr" ? text.replace(/([^ ]): /g, "$1 : ") : text; }
 
 // -- the API ---------------------------------------------------------------------------------------
 
+// An answer that did not come: `kind` is the server's (with its `param`, the input it concerns)
+// or the page's: "offline" (no answer at all), "busy" (429: `retryAfter` seconds), "http".
 export class ApiError extends Error {
-  constructor(message, entry) { super(message); this.entry = entry; }
+  constructor(message, data) {
+    super(message);
+    Object.assign(this, { kind: "http", param: null, values: {}, entry: undefined, retryAfter: null }, data || {});
+  }
 }
-export async function api(path, params) {
+export function query(params) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {
     if (v === null || v === undefined || v === false) continue;
     if (Array.isArray(v)) v.forEach((x) => q.append(k, x)); else q.append(k, String(v));
   }
-  const response = await fetch(`${path}?${q}`, { headers: { accept: "application/json" } });
-  let body;
-  try { body = await response.json(); } catch (e) { throw new ApiError(`HTTP ${response.status}`); }
-  if (!response.ok) throw new ApiError(body.error || `HTTP ${response.status}`, body.entry);
+  return q;
+}
+export async function api(path, params) {
+  let response;
+  try {
+    response = await fetch(`${path}?${query(params || {})}`, { headers: { accept: "application/json", "accept-language": S.lang || "en" }, cache: "no-store" });
+  } catch (e) {
+    throw new ApiError(W.offline, { kind: "offline" });
+  }
+  let body = null;
+  try { body = await response.json(); } catch (e) { /* not JSON: a proxy's page */ }
+  if (response.status === 429) {
+    const after = +(response.headers.get("retry-after") || 0);
+    throw new ApiError(body && body.error ? body.error : W.busyServer(after), { kind: "busy", retryAfter: after, values: body ? body.values : {} });
+  }
+  if (!body) throw new ApiError(W.httpError(response.status), { kind: "http" });
+  if (!response.ok) throw new ApiError(body.error || W.httpError(response.status), body);
   return body;
 }
 export function variantParams() {
   return Object.entries(S.variants).map(([k, v]) => `${k}=${v === true ? "on" : v === false ? "off" : v}`);
 }
-export function showError(e) { $("error").textContent = e ? (e.message || String(e)) : ""; }
+
+// -- the work in progress ---------------------------------------------------------------------------
+
+// work(fn): runs one action that asks the server (a roll entered, a move, a score). While it is
+// in flight every control that could change the turn is disabled (a second tap does nothing),
+// after half a second its progress shows; an error is shown beside its field, and an answer that
+// did not come (offline, busy, the server's fault) offers a retry of exactly that action: `fn`
+// changes nothing it keeps before its answers have come.
+export async function work(fn) {
+  if (ui.busy) return false;
+  ui.busy = true;
+  setBusy(true);
+  const progress = setTimeout(() => showProgress(W.working), PROGRESS_AFTER);
+  const still = setTimeout(() => showProgress(W.stillWorking), STILL_AFTER);
+  let ok = true;
+  try {
+    await fn();
+    showError(null);
+  } catch (e) {
+    ok = false;
+    const again = e instanceof ApiError && ["offline", "busy", "http", "internal", "stale_table", "solve_off"].includes(e.kind);
+    showError(e, again ? () => work(fn) : null);
+  } finally {
+    clearTimeout(progress); clearTimeout(still);
+    showProgress(null);
+    ui.busy = false;
+    setBusy(false);
+    hooks.render();
+    refocusError();
+  }
+  return ok;
+}
+function controls() { return document.querySelectorAll("main button, main input, main select, nav button"); }
+function setBusy(on) {
+  document.querySelector("main").setAttribute("aria-busy", String(on));
+  for (const c of controls()) {
+    if (c.closest("#error-box")) continue;
+    if (on) { c.dataset.was = c.disabled ? "1" : "0"; c.disabled = true; } else if (c.dataset.was !== undefined) { c.disabled = c.dataset.was === "1"; delete c.dataset.was; }
+  }
+}
+function showProgress(text) {
+  const p = $("progress");
+  p.hidden = !text;
+  say("progress-text", text || "");
+}
+
+// -- errors, beside the control they concern ---------------------------------------------------------
+
+// Where an error is shown: the input it concerns (the server's `param`) -> the error line under
+// that control. Anything else (offline, a busy server) goes to the page's own error line.
+const FIELDS = {
+  card: "card", need: "need", me: "objective", opp: "objective", final: "objective", totals: "objective", objective: "objective",
+  variant: "variants", notation: "notation", dice: "dice", roll: "dice", chest: "dice", sorceress_used: "dice", first: "dice",
+  move: "turn", entry: "turn", total: "board", mover: "board", points: "board", deduction: "board", trigger: "board", sudden: "board",
+};
+let lastError = null;
+export function fieldOf(e) {
+  if (!e) return null;
+  if (e.field) return e.field;
+  if ((e.param === "variant" && e.values && e.values.variant === "target") || e.kind === "game_too_large") return "target";
+  if (["dice", "roll"].includes(e.param) && S.mode === "practice") return "practice";
+  if (["dice", "roll"].includes(e.param) && $("dice-section").hidden) return "turn";
+  return FIELDS[e.param] || null;
+}
+export function clearFieldErrors() {
+  for (const p of document.querySelectorAll(".field-error")) p.textContent = "";
+  for (const c of document.querySelectorAll("[aria-invalid=true]")) c.removeAttribute("aria-invalid");
+}
+// showError(e, retry): the message beside its field (scrolled into view), or in the page's error
+// line with a Retry button when `retry` is given; showError(null) clears every error.
+export function showError(e, retry) {
+  clearFieldErrors();
+  const box = $("error-box");
+  lastError = e ? { e, retry } : null;
+  if (!e) { say("error", ""); box.hidden = true; return; }
+  const message = capital(e.message || String(e));
+  const field = fieldOf(e);
+  const line = field && $(`${field}-error`);
+  if (line && !retry) {
+    say(`${field}-error`, message);
+    const control = document.querySelector(`[aria-describedby~="${field}-error"]`);
+    if (control) control.setAttribute("aria-invalid", "true");
+    say("error", ""); box.hidden = true;
+    return;
+  }
+  say("error", message);
+  box.hidden = false;
+  $("retry").hidden = !retry;
+  $("retry").onclick = retry ? () => { $("retry").hidden = true; retry(); } : null;
+}
+function refocusError() {
+  if (!lastError) return;
+  const field = fieldOf(lastError.e);
+  const line = field && !lastError.retry ? $(`${field}-error`) : $("error-box");
+  if (!line || !line.textContent) return;
+  const details = line.closest("details");
+  if (details) details.open = true;
+  reveal(line);
+}
+// Scroll `element` into view only if it is not in view already (a scroll under the thumb would
+// turn its tap into nothing).
+export function reveal(element) {
+  const r = element.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) element.scrollIntoView({ block: "center" });
+}
+export function capital(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
 
 // -- the scoreboard and the objective ---------------------------------------------------------------
 
@@ -105,62 +227,43 @@ export function players() {
   return S.players;
 }
 export function playerName(i) { return players()[i].name || W.playerName(i + 1); }
-// A typed number of points: a whole number of the game's unit, none below 0 (a setting's value,
-// not a total moved by a turn: /api/scores moves those).
-export function unitsOf(text) {
-  const n = Math.round((+text || 0) / META.unit);
-  return n > 0 ? n * META.unit : 0;
+export function boardParams() {
+  const g = S.game || {};
+  return { total: players().map((p) => p.total), mover: S.current, trigger: g.trigger ?? null, sudden: !!g.sudden, variant: variantParams() };
 }
 // The scoreboard as the server reads it (/api/scores), asked again when the totals, the player
-// to move or the rules change; `after` ({points} or {deduction}) asks for the totals after a turn.
-export async function scores(after) {
-  const key = JSON.stringify([players().map((p) => p.total), S.current, variantParams()]);
-  const params = { total: players().map((p) => p.total), mover: S.current, variant: variantParams() };
-  if (after) return api("/api/scores", { ...params, ...after });
+// to move or the rules change.
+export async function scores() {
+  const params = boardParams();
+  const key = JSON.stringify(params);
   if (ui.scoresKey !== key) { ui.scores = await api("/api/scores", params); ui.scoresKey = key; }
   return ui.scores;
 }
+// Win for this many players: the server has their game (/api/meta's win_players).
+export function winFor(n) { return (META.win_players || []).includes(n); }
+// The goal of playing to win from the scoreboard: my total, the others' in seat order after me.
+export function winGoal(board) {
+  const ps = players();
+  if (board.over || board.sudden) return null;
+  if (ps.length === 2 && board.goal) return board.goal;
+  const opp = [];
+  for (let k = 1; k < ps.length; k++) opp.push(board.totals[(board.mover + k) % ps.length]);
+  return { me: board.totals[board.mover], opp, final: board.final };
+}
 export async function goalParams() {
-  if (S.mode === "practice" || S.objective === "points") return {};
+  if (S.objective === "points") return {};
   if (S.objective === "need") return { need: S.need };
   const board = await scores();
-  return board.goal || {};
+  return (winFor(players().length) && winGoal(board)) || {};
 }
 
-// -- the turn followed: its entries, replayed by the server ------------------------------------------
+// -- the answer in words ---------------------------------------------------------------------------
 
 export function moveEntry(o) {
   if (o.action === "stop") return "stop";
   if (o.sorceress) return `reroll ${inNotation(o.reroll)}`;
   return `keep ${o.keep.length ? inNotation(o.keep) : "nothing"}`;
 }
-export async function newTurn(card) {
-  return { card, params: { card, variant: variantParams(), notation: S.notation, ...(await goalParams()) }, entries: [], state: null };
-}
-export function resetTurn() {
-  ui.turn = null; ui.position = null; ui.pad = [0, 0, 0, 0, 0, 0]; ui.chest = [0, 0, 0, 0, 0, 0];
-  ui.showAll = false; showError(null);
-}
-// Ask the server for the turn's state after its entries; an entry refused is dropped (with the
-// ones after it) and its message shown. Returns whether every entry was taken.
-export async function replay() {
-  const turn = ui.turn;
-  try {
-    turn.state = turn.entries.length ? await api("/api/turn", { ...turn.params, entry: turn.entries }) : null;
-    showError(null);
-    return true;
-  } catch (e) {
-    if (e.entry !== undefined) {
-      turn.entries.splice(e.entry);
-      turn.state = turn.entries.length ? await api("/api/turn", { ...turn.params, entry: turn.entries }).catch(() => null) : null;
-    }
-    showError(e);
-    return false;
-  }
-}
-
-// -- the answer in words ---------------------------------------------------------------------------
-
 // The move of an option: the rerolled dice by number (the sentence), or named (`named`).
 export function moveWords(a, o, named) {
   if (o.action === "stop") return W.stopMove(a.points);
@@ -176,8 +279,16 @@ export function worth(a, o) {
   if (a.objective === "need") return W.worthNeed(pct(o.value, 1), a.need);
   return W.worthPoints(num(o.value, 1));
 }
-export function regretText(a, o) {
-  return W.regret(a.objective === "points" ? num(o.regret, 1) : `${pct(o.regret, 2)} %`);
+export function lostText(a, o) {
+  if (o.regret <= 0) return null;
+  return a.objective === "points" ? W.lostPoints(num(o.regret, 1)) : a.objective === "win" ? W.lostWin(pct(o.regret, 2)) : W.lostNeed(pct(o.regret, 1));
+}
+// Three or more players: each seat's chance of winning after the option (seat order from me).
+export function seatsText(probabilities) {
+  if (!Array.isArray(probabilities) || probabilities.length < 2) return null;
+  const ps = players();
+  const names = probabilities.map((p, k) => `${k === 0 ? W.you : playerName((S.current + k) % ps.length)} ${pct(p, 1)} %`);
+  return W.seats(names.join(", "));
 }
 // The answer in one sentence, for the eye and the screen reader.
 export function sentence(a) {
@@ -192,5 +303,5 @@ export function sentence(a) {
   if (best.action === "stop") {
     return `${W.stopMove(a.points)}${a.objective === "need" ? W.stopNeed(a.need, best.value >= 1) : ""}.`;
   }
-  return frenchColon(`${moveWords(a, best)}: ${worth(a, best)}, ${W.bustRisk(pct(best.p_bust, 1))}.`);
+  return `${moveWords(a, best)}: ${worth(a, best)}, ${W.bustRisk(pct(best.p_bust, 1))}.`;
 }

@@ -1,13 +1,24 @@
-// mille-sabords: practice alone. The page draws the card from a shuffled 35-card deck and rolls
-// the dice itself; the player taps the dice to keep, then rerolls the others or stops. The
-// server follows and grades every turn (/api/turn), and the page sums the whole practice game:
-// the mean cost per decision, as Verhoeff's Yahtzee proficiency test reports it.
+// mille-sabords: practice. Against the solver: a whole two-player game, the solver playing to
+// win (the server's game table and its policies: /api/turn with the advised move at every
+// step), the page drawing the cards from a shuffled deck and rolling every die; or alone, every
+// turn played for a need of N points. The player taps the dice to keep, then rerolls the others
+// or stops; every decision is graded by the server in what it cost (the probability of winning,
+// or of reaching N, lost against the best move), and the game ends with the worst decisions,
+// their mean and their total, as Verhoeff's Yahtzee proficiency test grades a game.
+//
+// Everything is kept in the browser (S.practice): the deck, the totals, the turn being played
+// with the dice already rolled (a roll is made once, kept before it is sent: a reload or a retry
+// sends the same dice), and every grade.
 
 import {
-  $, DEFAULT_LETTERS, META, S, SKULL, W, api, cardName, el, frenchColon, hooks, inNotation,
-  newTurn, num, replay, resetTurn, save, ui, variantParams,
+  $, DEFAULT_LETTERS, META, S, SKULL, W, api, cardName, diceWords, el, hooks, moveWords, pct, save, say, t, ui, variantParams, work,
 } from "./core.js";
 import { faceIcon } from "./faces.js";
+import { gradedTable, shortMove } from "./app.js";
+
+const YOU = 0, SOLVER = 1;
+const NEED_TURNS = 10;  // a need-N practice: this many turns
+const WORST = 5;        // the worst decisions listed at the end
 
 function randomInt(n) {
   const x = new Uint32Array(1);
@@ -15,100 +26,204 @@ function randomInt(n) {
   return x[0] % n;  // n <= 35: the bias is below 1e-8
 }
 function rollDice(n) { let s = ""; for (let i = 0; i < n; i++) s += DEFAULT_LETTERS[randomInt(6)]; return s; }
-
-export function newPractice() {
+function shuffled() {
   const deck = [];
   for (const c of META.cards) for (let i = 0; i < c.count; i++) deck.push(c.id);
   for (let i = deck.length - 1; i > 0; i--) { const j = randomInt(i + 1); [deck[i], deck[j]] = [deck[j], deck[i]]; }
-  S.practice = { deck, next: 0, total: 0, turns: [], reached: false };
-  save();
-  resetTurn();
+  return deck;
 }
-function finished(p) { return p.reached || p.next >= p.deck.length; }
 
-export async function practiceTurn() {
-  if (!S.practice || finished(S.practice)) newPractice();
-  const p = S.practice;
-  const card = p.deck[p.next];
-  p.next += 1;
+export function newPractice() {
+  const kind = S.practiceKind === "need" ? "need" : "win";
+  S.practice = {
+    kind, need: S.practiceNeed, deck: shuffled(), next: 0, totals: kind === "win" ? [0, 0] : [0],
+    mover: kind === "win" ? randomInt(2) : YOU, game: null, turns: 0, turn: null, solverLines: [], last: null, log: [],
+  };
+  ui.pstate = null; ui.tiles = [];
   save();
-  ui.turn = await newTurn(card);
-  ui.turn.entries.push(inNotation(rollDice(META.dice)));
-  await replay();
-  await islandRolls();
-  setTiles();
-  hooks.render();
-  $("practice-status").focus({ preventScroll: false });
 }
-async function islandRolls() {  // Skull Island: no decision, the page rolls until it ends
-  const turn = ui.turn;
-  for (let guard = 0; turn.state && turn.state.phase === "island" && guard < 16; guard++) {
-    turn.entries.push(inNotation(rollDice(turn.state.rolled)));
-    if (!(await replay())) break;
-  }
-  if (turn.state && turn.state.phase === "over") await record();
+function over(p) { return p.kind === "win" ? !!(p.game && p.game.over) : p.turns >= NEED_TURNS; }
+function draw(p) {
+  if (p.next >= p.deck.length) { p.deck = shuffled(); p.next = 0; }
+  return p.deck[p.next];
+}
+// The dice of the next roll: made once, kept with the turn until the server has taken them.
+function pendingRoll(turn, n) {
+  if (!turn.pending || turn.pending.length !== n) { turn.pending = rollDice(n); save(); }
+  return turn.pending;
+}
+function boardParams(p) {
+  const g = p.game || {};
+  return { total: p.totals, mover: p.mover, trigger: g.trigger ?? null, sudden: !!g.sudden, variant: variantParams() };
+}
+// The goal of the turn for its player: to win from the totals (the mover's view), or in sudden
+// death the points that win at once; a need-N practice, N.
+async function goalOf(p) {
+  if (p.kind === "need") return { need: p.need };
+  const board = await api("/api/scores", boardParams(p));
+  return board.goal || { need: board.beat };
+}
+async function send(turn, entries) {
+  const state = await api("/api/turn", { ...turn.params, entry: entries });
+  turn.entries = entries;
+  turn.pending = null;
+  ui.pstate = state;
+  save();
+  return state;
+}
+
+// -- a turn --------------------------------------------------------------------------------------
+
+function startTurn() {
+  const p = S.practice;
+  return work(async () => {
+    if (!p.turn) {
+      const card = draw(p);
+      const goal = await goalOf(p);
+      p.turn = { who: p.mover, card, params: { card, variant: variantParams(), ...goal }, entries: [], pending: null, lines: [] };
+      p.next += 1;
+      save();
+    }
+    const turn = p.turn;
+    if (!turn.entries.length) await send(turn, [pendingRoll(turn, META.dice)]);
+    await afterRoll(p);
+    ui.focus = "practice-status";
+  });
 }
 function setTiles() {
-  const st = ui.turn && ui.turn.state;
+  const st = ui.pstate;
   ui.tiles = st && st.dice ? Array.from(st.dice).map((ch) => ({ face: DEFAULT_LETTERS.indexOf(ch), kept: false })) : [];
 }
-function sorceressFree() { return ui.turn.card === "sorceress" && !ui.turn.state.sorceress_used; }
+// After a roll: Skull Island rolls on by itself, the solver plays its move, the player's
+// tiles are laid; a turn over is recorded.
+async function afterRoll(p) {
+  const turn = p.turn;
+  for (let guard = 0; guard < 64; guard++) {
+    const st = ui.pstate;
+    if (st.phase === "island" || st.phase === "roll") {
+      await send(turn, [...turn.entries, pendingRoll(turn, st.dice_expected.length ? st.dice_expected[0] : st.rolled)]);
+    } else if (st.phase === "move" && turn.who === SOLVER) {
+      const best = st.advice.options[0];
+      turn.lines.push(W.solverMove(st.roll, diceWords(st.dice), moveWords(st.advice, best, true)));
+      await send(turn, best.action === "stop" ? [...turn.entries, ""] : [...turn.entries, "", pendingRoll(turn, best.reroll.length)]);
+    } else break;
+  }
+  if (ui.pstate.phase === "move") setTiles();
+  if (ui.pstate.phase === "over") await record(p);
+}
+function sorceressFree() { return S.practice.turn.card === "sorceress" && !ui.pstate.sorceress_used; }
+function playerMove(stop) {
+  const p = S.practice, turn = p.turn;
+  let entry = "stop", rolled = 0;
+  if (!stop) {
+    const letters = (pick) => ui.tiles.filter(pick).map((x) => DEFAULT_LETTERS[x.face]).join("");
+    const skull = ui.tiles.some((x) => x.face === SKULL && x.kept);
+    const rerolled = letters((x) => (x.face === SKULL ? skull && x.kept : !x.kept));
+    rolled = rerolled.length;
+    entry = skull ? `reroll ${rerolled}` : `keep ${letters((x) => x.face !== SKULL && x.kept) || "nothing"}`;
+  }
+  return work(async () => {
+    const entries = [...turn.entries, entry];
+    if (!stop) entries.push(pendingRoll(turn, rolled));
+    await send(turn, entries);
+    await afterRoll(p);
+    ui.focus = ui.pstate.phase === "over" ? "practice-status" : null;
+  });
+}
+// The turn over: the totals moved as the rules say (the server's), the player's grades kept.
+async function record(p) {
+  const turn = p.turn, g = ui.pstate.graded;
+  const outcome = g.outcome === "island" ? { deduction: g.deduction } : { points: g.points || 0 };
+  const entry = { who: turn.who, card: turn.card, params: turn.params, entries: turn.entries, outcome: g.outcome, points: g.points, deduction: g.deduction, skulls: g.island_skulls, graded: turn.who === YOU ? g : null, lines: turn.lines };
+  if (p.kind === "win") {
+    const after = await api("/api/scores", { ...boardParams(p), ...outcome, magic: g.outcome === "magic" });
+    p.totals = after.totals; p.mover = after.mover;
+    p.game = { trigger: after.trigger, sudden: after.sudden, over: after.over, winners: after.winners, won: after.won };
+  }
+  p.turns += 1;
+  p.log.push(entry);
+  p.last = entry;
+  p.turn = null;
+  ui.pstate = null; ui.tiles = [];
+  save();
+}
+
+// -- drawing -------------------------------------------------------------------------------------
 
 function renderTiles() {
-  const st = ui.turn && ui.turn.state;
-  const moving = !!(st && st.phase === "move");
-  $("tiles").replaceChildren(...ui.tiles.map((t, i) => {
-    const face = W.face[t.face][0];
-    const b = el("button", { type: "button", class: `tile${t.face === SKULL ? " skull" : ""}`, "aria-pressed": String(!!t.kept) },
-      faceIcon(t.face), el("span", { "aria-hidden": "true", text: face }));
-    if (t.face === SKULL) {
-      const free = moving && sorceressFree();
+  const st = ui.pstate;
+  const p = S.practice;
+  const moving = !!(st && st.phase === "move" && p.turn && p.turn.who === YOU);
+  $("tiles").replaceChildren(...(moving ? ui.tiles : []).map((x, i) => {
+    const face = W.face[x.face][0];
+    const b = el("button", { type: "button", class: `tile${x.face === SKULL ? " skull" : ""}`, "aria-pressed": String(!!x.kept) },
+      faceIcon(x.face), el("span", { "aria-hidden": "true", text: face }));
+    if (x.face === SKULL) {
+      const free = sorceressFree();
       b.disabled = !free;
-      b.setAttribute("aria-label", free ? W.tileSorceress(face, t.kept) : W.tileSkull(face));
-      b.addEventListener("click", () => { ui.tiles.forEach((x, j) => { if (x.face === SKULL && j !== i) x.kept = false; }); t.kept = !t.kept; renderTiles(); $("tiles").children[i].focus(); });
+      b.setAttribute("aria-label", t(free ? W.tileSorceress(face, x.kept) : W.tileSkull(face)));
+      b.addEventListener("click", () => { ui.tiles.forEach((y, j) => { if (y.face === SKULL && j !== i) y.kept = false; }); x.kept = !x.kept; renderTiles(); $("tiles").children[i].focus(); });
     } else {
-      b.disabled = !moving;
-      b.setAttribute("aria-label", W.tileLabel(face, t.kept));
-      b.addEventListener("click", () => { t.kept = !t.kept; renderTiles(); $("tiles").children[i].focus(); });
+      b.setAttribute("aria-label", t(W.tileLabel(face, x.kept)));
+      b.addEventListener("click", () => { x.kept = !x.kept; renderTiles(); $("tiles").children[i].focus(); });
     }
     return b;
   }));
-  $("tiles-label").textContent = moving ? W.tilesHelp : "";
-  $("practice-reroll").hidden = $("practice-stop").hidden = !moving;
+  say("tiles-label", moving ? W.tilesHelp : "");
+  $("practice-moves").hidden = !moving;
   $("practice-stop").disabled = !(moving && st.advice.options.some((o) => o.action === "stop"));
 }
-
-export async function practiceMove(stop) {
-  const turn = ui.turn;
-  let entry = "stop";
-  if (!stop) {
-    const letters = (pick) => ui.tiles.filter(pick).map((t) => DEFAULT_LETTERS[t.face]).join("");
-    if (ui.tiles.some((t) => t.face === SKULL && t.kept)) {  // the Sorceress rerolls the skull tapped
-      entry = `reroll ${inNotation(letters((t) => (t.face === SKULL ? t.kept : !t.kept)))}`;
-    } else {
-      const kept = letters((t) => t.face !== SKULL && t.kept);
-      entry = `keep ${kept ? inNotation(kept) : "nothing"}`;
-    }
-  }
-  turn.entries.push(entry);
-  if (!(await replay())) { hooks.render(); return; }
-  if (turn.state.phase === "roll") {
-    turn.entries.push(inNotation(rollDice(turn.state.dice_expected[0])));
-    await replay();
-    setTiles();
-  }
-  if (turn.state.phase === "over") await record();
-  hooks.render();
+function whoName(who) { return who === YOU ? W.you : W.solver; }
+function standing(p) {
+  if (p.kind === "need") return W.needStanding(p.need, p.turns, NEED_TURNS, p.log.filter((e) => (e.points || 0) >= p.need).length);
+  return W.standing(p.totals[YOU], p.totals[SOLVER]);
 }
-async function record() {  // the practice game's total after the turn, as the rules move it
-  const turn = ui.turn, g = turn.state.graded, p = S.practice;
-  if (turn.recorded) return;
-  turn.recorded = true;
-  const board = await api("/api/scores", { total: [p.total], points: g.points || 0, variant: variantParams() });
-  p.total = board.totals[0];
-  p.reached = board.at_target.length > 0;
-  p.turns.push({ card: turn.card, points: g.points || 0, decisions: g.decisions.length, cost: g.total_cost });
-  save();
+function status(p) {
+  const st = ui.pstate;
+  if (over(p)) return p.kind === "win" ? W.practiceWinner(p.game.winners.map(whoName), p.totals) : W.needOver(p.need, p.log.filter((e) => (e.points || 0) >= p.need).length, p.turns);
+  if (p.turn && st) {
+    const goal = p.turn.params.need !== undefined ? W.playingFor(p.turn.params.need) : p.turn.params.final ? W.finalTurnShort : "";
+    return W.practiceTurn(p.turns + 1, whoName(p.turn.who), cardName(p.turn.card), goal);
+  }
+  return p.turns ? W.practiceNext(whoName(p.mover)) : W.practiceStart(whoName(p.mover));
+}
+function lastTurnView(p) {
+  const e = p.last;
+  if (!e) return [];
+  const out = [];
+  const result = e.outcome === "island" ? W.resultIsland(whoName(e.who), e.skulls, e.deduction) : e.outcome === "magic" ? W.resultMagic(whoName(e.who), e.points) : e.outcome === "bust" ? W.resultBust(whoName(e.who), e.points) : W.resultStop(whoName(e.who), e.points);
+  out.push(el("h3", { text: t(W.lastTurn(whoName(e.who), cardName(e.card))) }));
+  if (e.lines.length) out.push(el("ol", { class: "solver-lines" }, ...e.lines.map((line) => el("li", { text: t(line) }))));
+  out.push(el("p", { class: "status", text: t(result) }));
+  if (e.graded) out.push(...gradedTable(e.graded, W.yourGrades));
+  return out;
+}
+function decisionsOf(p) {
+  const out = [];
+  p.log.forEach((e, turn) => { if (e.graded) e.graded.decisions.forEach((d) => out.push({ ...d, turn: turn + 1, card: e.card })); });
+  return out;
+}
+function summary(p) {
+  const decisions = decisionsOf(p);
+  if (!decisions.length && !over(p)) return [];
+  const unit = p.kind === "win" ? W.unitWin : W.unitNeed;
+  const total = decisions.reduce((a, d) => a + d.cost, 0);
+  const rows = [[W.practiceTurns, String(p.turns)], [W.practiceDecisions, String(decisions.length)],
+    [W.practiceTotal(unit), pct(total, 2)], [W.practiceMean(unit), decisions.length ? pct(total / decisions.length, 3) : "–"]];
+  const out = [el("h3", { text: t(over(p) ? W.practiceGraded : W.practiceSoFar) }),
+    el("table", { class: "practice" }, el("tbody", {}, ...rows.map(([k, v]) => el("tr", {}, el("th", { scope: "row", text: t(k) }), el("td", { class: "num", text: v })))))];
+  if (over(p)) {
+    const worst = decisions.filter((d) => d.cost > 0).sort((a, b) => b.cost - a.cost).slice(0, WORST);
+    out.push(el("h3", { text: t(W.worstHeading) }));
+    if (!worst.length) out.push(el("p", { text: t(W.noMistake) }));
+    else out.push(el("ol", { class: "decisions worst" }, ...worst.map((d) => el("li", { class: "decision" },
+      el("div", { class: "roll", text: t(W.worstWhere(d.turn, cardName(d.card), d.roll, diceWords(d.dice))) }),
+      el("div", { text: t(W.yours(shortMove(d.chosen))) }),
+      el("div", { text: t(W.bestIs(shortMove(d.best))) }),
+      el("div", { class: "cost", text: t(W.cost(pct(d.cost, 2), unit)) })))));
+  }
+  out.push(el("p", { class: "note", text: t(W.meanNote) }));
+  return out;
 }
 
 export function renderPractice() {
@@ -116,27 +231,40 @@ export function renderPractice() {
   $("practice-section").hidden = !practice;
   if (!practice) return;
   if (!S.practice) newPractice();
-  const p = S.practice, st = ui.turn && ui.turn.state;
-  $("practice-status").textContent = st
-    ? frenchColon(W.practiceStatus(p.turns.length + (st.phase === "over" ? 0 : 1), p.deck.length - p.next, cardName(ui.turn.card)))
-    : W.practiceStart;
+  const p = S.practice;
+  say("practice-status", status(p));
+  say("practice-standing", standing(p));
+  const idle = !p.turn || over(p);
+  $("practice-setup").hidden = !(over(p) || (!p.turns && !p.turn));
+  for (const k of ["win", "need"]) $(`practice-${k}`).checked = S.practiceKind === k;
+  $("practice-need-field").hidden = S.practiceKind !== "need";
+  if ($("practice-need-n") !== document.activeElement) $("practice-need-n").value = String(S.practiceNeed);
   renderTiles();
-  const over = !st || st.phase === "over";
-  $("practice-next").hidden = !over || finished(p);
-  $("practice-next").textContent = p.turns.length || st ? W.nextTurn : W.firstTurn;
-  $("practice-new").hidden = !over;
+  const next = $("practice-next");
+  next.hidden = !idle || over(p);
+  next.textContent = t(p.mover === SOLVER && p.kind === "win" ? W.solverPlays : p.turns ? W.yourTurn : W.firstTurn);
+  $("practice-resume").hidden = !(p.turn && !ui.pstate);
+  $("practice-last").replaceChildren(...(p.turn ? [] : lastTurnView(p)));
   $("practice-summary").replaceChildren(...summary(p));
 }
-function summary(p) {
-  if (!p.turns.length) return [];
-  const decisions = p.turns.reduce((a, t) => a + t.decisions, 0);
-  const cost = p.turns.reduce((a, t) => a + t.cost, 0);
-  const rows = [[W.practiceTurns, String(p.turns.length)], [W.practicePoints, String(p.total)],
-    [W.practiceDecisions, String(decisions)], [W.practiceCost, num(cost, 1)],
-    [W.practiceMean, decisions ? num(cost / decisions, 2) : "–"]];
-  const out = [el("h3", { text: W.practiceSummary }),
-    el("table", { class: "practice" }, el("tbody", {}, ...rows.map(([k, v]) => el("tr", {}, el("th", { scope: "row", text: k }), el("td", { class: "num", text: v }))))),
-    el("p", { class: "note", text: W.meanNote })];
-  if (finished(p)) out.unshift(el("p", { class: "done", text: frenchColon(W.practiceOver(p.total)) }));
-  return out;
+export function resumePractice() {  // a reload: the turn kept, replayed by the server
+  const p = S.practice;
+  if (!p || !p.turn || !p.turn.entries.length) return;
+  work(async () => { await send(p.turn, p.turn.entries); if (ui.pstate.phase === "move") setTiles(); else await afterRoll(p); });
+}
+export function practiceAction() {
+  $("practice-next").addEventListener("click", startTurn);
+  $("practice-resume").addEventListener("click", resumePractice);
+  $("practice-new").addEventListener("click", () => {
+    const text = $("practice-need-n").value.trim();
+    if (S.practiceKind === "need" && (!/^\d+$/.test(text) || Number(text) % META.unit)) {
+      say("practice-need-error", W.badNeed(text, META.unit)); return;
+    }
+    const n = Number(text);
+    if (S.practiceKind === "need") S.practiceNeed = n;
+    newPractice(); hooks.render(); $("practice-next").focus();
+  });
+  for (const k of ["win", "need"]) $(`practice-${k}`).addEventListener("change", () => { S.practiceKind = k; save(); hooks.render(); });
+  $("practice-reroll").addEventListener("click", () => playerMove(false));
+  $("practice-stop").addEventListener("click", () => playerMove(true));
 }

@@ -1,0 +1,150 @@
+// mille-sabords: the table's scoreboard: the players, whose turn it is, a turn's score added
+// in one tap (and undone), the end of the game and its winner, as /api/scores says; removing a
+// player and a new game ask first.
+
+import {
+  $, META, S, W, api, boardParams, el, hooks, playerName, players, reveal, save, say, t, ui, work,
+} from "./core.js";
+
+const HISTORY = 20;  // scores that can be undone, one after the other
+
+// ui.confirm: a question awaiting the player's answer ({text, yes}).
+export function ask(text, yes) { ui.confirm = { text, yes }; hooks.render(); $("confirm-yes").focus(); }
+export function renderConfirm() {
+  const c = ui.confirm;
+  $("confirm").hidden = !c;
+  if (!c) return;
+  say("confirm-text", c.text);
+}
+export function answerConfirm(yes) {
+  const c = ui.confirm;
+  ui.confirm = null;
+  if (yes && c) c.yes();
+  hooks.render();
+}
+
+function snapshot() {
+  return { totals: players().map((p) => p.total), current: S.current, game: S.game, card: S.card, last: S.last || null };
+}
+function winnersText(g) {
+  const names = g.winners.map(playerName);
+  const total = players()[g.winners[0]].total;
+  return names.length === 1 ? W.wins(names[0], total, g.won !== null && g.won !== undefined) : W.shareWin(names, total);
+}
+export function boardStatus() {
+  const g = S.game || {};
+  const ps = players();
+  if (g.over) return winnersText(g);
+  const parts = [];
+  if (S.last) parts.push(S.last);
+  if (g.sudden && ui.scores) parts.push(W.suddenDeath(ui.scores.target));
+  else if (ui.scores && ui.scores.final) parts.push(W.finalTurn(playerName(S.current)));
+  parts.push(W.toPlay(playerName(S.current), ps[S.current].total));
+  return parts.join(" ");
+}
+
+export function renderBoard() {
+  const ps = players();
+  const g = S.game || {};
+  S.current = Math.min(S.current, ps.length - 1);
+  say("board-status", boardStatus());
+  $("board-status").classList.toggle("won", !!g.over);
+  // the scoreboard is one line while a turn is followed (the dice pad comes first), open at the
+  // end of the game; otherwise as the player left it
+  const folded = !!(S.turn && S.turn.entries.length);
+  const box = $("board-box");
+  const fold = folded ? "folded" : g.over ? "over" : "free";
+  if (box.dataset.fold !== fold) { if (fold !== "free") box.open = fold === "over"; box.dataset.fold = fold; }
+  say("board-summary", ps.map((p, i) => `${i === S.current ? "▶ " : ""}${playerName(i)} ${p.total}`).join(" · "));
+  $("players").replaceChildren(...ps.map((p, i) => {
+    const now = i === S.current;
+    const won = g.over && g.winners.includes(i);
+    const b = el("button", { type: "button", "aria-current": String(now), "aria-label": t(W.playerRow(playerName(i), p.total, now, won)) },
+      el("span", { text: (now ? "▶ " : "") + (won ? "★ " : "") + playerName(i) }), el("span", { text: String(p.total) }));
+    b.addEventListener("click", () => { S.current = i; S.last = null; save(); hooks.render(); });
+    return el("li", {}, b);
+  }));
+  $("undo-score").hidden = !S.history.length;
+  if (S.history.length) $("undo-score").textContent = t(W.undoScore);
+  $("next-player").hidden = !!g.over;
+  // the fields are rebuilt only when the players or the language change, so that typing a
+  // total and moving on (Tab) keeps the focus where it goes
+  const fields = $("player-fields");
+  const shape = `${ps.length} ${S.lang}`;
+  if (fields.dataset.shape === shape) {
+    fields.querySelectorAll(".player-fields").forEach((row, i) => {
+      const [name, total] = row.querySelectorAll("input");
+      if (name !== document.activeElement) name.value = ps[i].name || "";
+      if (total !== document.activeElement) total.value = String(ps[i].total);
+      row.querySelector("button").setAttribute("aria-label", W.remove(playerName(i)));
+    });
+    return;
+  }
+  fields.dataset.shape = shape;
+  fields.replaceChildren(...ps.map((p, i) => {
+    const name = el("input", { type: "text", value: p.name || "", placeholder: W.playerName(i + 1), "aria-label": W.nameOf(i + 1) });
+    name.addEventListener("change", () => { p.name = name.value.trim() || null; save(); hooks.render(); });
+    const total = el("input", { type: "text", inputMode: "numeric", value: String(p.total), "aria-label": W.totalOf(i + 1), "aria-describedby": "board-error" });
+    total.addEventListener("change", () => {
+      const n = points(total.value, 0);
+      if (n === null) { fieldError("board", W.badTotal(total.value, META.unit)); total.setAttribute("aria-invalid", "true"); return; }
+      p.total = n; S.game = null; S.last = null; save(); hooks.render();
+    });
+    const remove = el("button", { type: "button", text: "✕", "aria-label": W.remove(playerName(i)), disabled: ps.length <= 1 });
+    remove.addEventListener("click", () => ask(W.confirmRemove(playerName(i)), () => {
+      ps.splice(i, 1); S.game = null; S.history = []; S.last = null; save();
+    }));
+    return el("div", { class: "player-fields" }, name, total, remove);
+  }));
+}
+
+// A number of points typed in a field: a whole number of the game's unit, at least `least` and
+// at most `most` (null if it is not one: "-300" and "abc" are refused, not read as 0).
+export function points(text, least, most) {
+  const s = String(text).trim();
+  if (!/^\d+$/.test(s)) return null;
+  const n = Number(s);
+  if (n % META.unit || n < least || (most !== undefined && n > most)) return null;
+  return n;
+}
+export function fieldError(field, message) { say(`${field}-error`, message); reveal($(`${field}-error`)); }
+
+// The turn's score added to the scoreboard (its points, or Skull Island's deduction), as the
+// rules move the totals: the server's; then the next player, a fresh card, and the focus on the
+// scoreboard's status, which says what happened.
+export function scoreTurn(g, done) {
+  return work(async () => {
+    const name = playerName(S.current);
+    const after = await api("/api/scores", {
+      ...boardParams(), ...(g.outcome === "island" ? { deduction: g.deduction } : { points: g.points || 0 }), magic: g.outcome === "magic",
+    });
+    S.history.push(snapshot());
+    S.history = S.history.slice(-HISTORY);
+    players().forEach((p, i) => { p.total = after.totals[i]; });
+    S.current = after.mover;
+    S.game = { trigger: after.trigger, sudden: after.sudden, over: after.over, winners: after.winners, won: after.won };
+    ui.scores = after; ui.scoresKey = JSON.stringify(boardParams());  // the scoreboard now
+    S.last = g.outcome === "island" ? W.islandDone(g.deduction, name) : (g.points || 0) < 0 ? W.tookScore(-g.points, name) : W.addedScore(g.points || 0, name);
+    S.card = null;
+    done();
+    save();
+    ui.focus = "board-status";
+  });
+}
+export function undoScore() {
+  const last = S.history.pop();
+  if (!last) return;
+  players().forEach((p, i) => { if (i < last.totals.length) p.total = last.totals[i]; });
+  S.current = last.current; S.game = last.game; S.card = last.card; S.last = W.undone;
+  save();
+  ui.focus = "board-status";
+  hooks.render();
+}
+export function newGame() {
+  ask(W.confirmNewGame, () => {
+    players().forEach((p) => { p.total = 0; });
+    S.current = 0; S.game = null; S.history = []; S.last = null; S.card = null; S.turn = null;
+    ui.state = null;
+    save();
+  });
+}

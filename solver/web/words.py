@@ -1,0 +1,225 @@
+"""The errors of the API in the player's language: English or French, from the error's data.
+
+An error answer is data (its ``kind``, the input it concerns, its ``param``, and its
+``values``: :meth:`solver.errors.SabordsError.as_data`) and a sentence. The sentence is in the
+language the request asks for (:func:`language`, from ``Accept-Language``: ``fr`` or ``en``,
+English otherwise):
+
+- in English, the library's own sentence (in the game's terms, never a command-line flag), or
+  the web's for what only the web refuses (a query that cannot be read, a busy server);
+- in French, the sentence of the error's kind (:data:`FRENCH`), worded from its values and the
+  French name of its input (:data:`FRENCH_INPUTS`); an error of a kind without values of its
+  own (a notation error, "these dice cannot be read") is worded by its input.
+
+French typography: a non-breaking space (U+00A0) before ``:``, ``;``, ``?`` and ``!``, and
+quotes « » with non-breaking spaces inside (:func:`french`).
+
+Pure Python; nothing here reads a rule (the values come with the error).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+LANGUAGES = ("en", "fr")
+NBSP = "\u00a0"
+
+FRENCH_INPUTS: dict[str, str] = {
+    "card": "la carte", "dice": "les dés", "chest": "les dés de l'île au trésor",
+    "sorceress_used": "la Gardienne utilisée", "first": "le premier lancer",
+    "need": "les points nécessaires", "me": "votre total", "opp": "le total de l'adversaire",
+    "final": "le dernier tour", "top": "le nombre d'options montrées",
+    "variant": "les variantes", "notation": "la notation", "exact": "les valeurs exactes",
+    "entry": "les étapes du tour", "total": "le total d'un joueur",
+    "mover": "le joueur dont c'est le tour", "points": "les points du tour",
+    "deduction": "la perte de l'île de la Tête de Mort",
+    "trigger": "le joueur qui a atteint l'objectif le premier", "sudden": "la mort subite",
+    "magic": "la magie pirate", "move": "le coup", "roll": "le lancer",
+    "totals": "les totaux", "objective": "l'objectif", "tables": "les tables",
+}
+"""Each input's French name (the English one is :attr:`solver.inputs.Input.words`)."""
+
+FRENCH_VARIANTS: dict[str, str] = {
+    "keep_one": "au moins un dé gardé", "sorceress_rescue": "le sauvetage de la Gardienne",
+    "sorceress_alone": "la Gardienne seule", "card_skulls_block_chest":
+    "les têtes de mort d'une carte et le coffre plein", "battle_swords_fill_chest":
+    "les sabres d'une bataille et le coffre plein", "nine_of_a_kind": "neuf identiques",
+    "target": "l'objectif", "ties": "les égalités",
+}
+
+
+def language(accept: str | None) -> str:
+    """The language of an ``Accept-Language`` header: the first of ``fr`` and ``en`` by
+    preference (quality, then order), English when it names neither."""
+    best: tuple[float, int, str] | None = None
+    for index, part in enumerate((accept or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        primary = tag.strip().lower().split("-")[0]
+        if primary not in LANGUAGES:
+            continue
+        quality = 1.0
+        match = re.search(r"q\s*=\s*([0-9.]+)", params)
+        if match:
+            try:
+                quality = float(match.group(1))
+            except ValueError:
+                quality = 0.0
+        if quality <= 0:
+            continue
+        key = (-quality, index, primary)
+        if best is None or key < best:
+            best = key
+    return best[2] if best is not None else "en"
+
+
+def french(text: str) -> str:
+    """French typography: a non-breaking space before ``:``, ``;``, ``?``, ``!`` (and inside
+    « »), never an ordinary one."""
+    text = re.sub(r"\s*([:;?!])(?=\s|$)", NBSP + r"\1", text)
+    return text.replace("« ", "«" + NBSP).replace(" »", NBSP + "»")
+
+
+def _q(value: Any) -> str:
+    return f"« {value} »"
+
+
+def _list(items: Any, last: str = "ou") -> str:
+    items = [str(x) for x in (items or [])]
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+
+
+def _input(param: str | None) -> str:
+    return FRENCH_INPUTS.get(param or "", "la demande")
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _variant(v: Mapping[str, Any]) -> str:
+    name = str(v.get("variant", ""))
+    return FRENCH_VARIANTS.get(name, name)
+
+
+def _value(v: Mapping[str, Any]) -> str:
+    return _q(v.get("value", ""))
+
+
+Words = Callable[[Mapping[str, Any], str | None], str]
+
+FRENCH: dict[str, Words] = {
+    # a query that cannot be read (solver.web.params)
+    "unknown_parameter": lambda v, p: f"paramètre inconnu {_q(p)} : la demande prend "
+    f"{_list(v.get('takes'))}",
+    "too_many_values": lambda v, p: f"{_input(p)} : au plus {v.get('most')} valeurs",
+    "given_twice": lambda v, p: f"{_input(p)} : donné deux fois, donnez-le une fois",
+    "missing": lambda v, p: f"il manque {_input(p)}",
+    "not_true_or_false": lambda v, p: f"{_input(p)} : {_value(v)} n'est ni vrai ni faux",
+    "not_a_whole_number": lambda v, p: f"{_input(p)} : {_value(v)} n'est pas un nombre entier",
+    "below_minimum": lambda v, p: f"{_input(p)} : {v.get('value')} est au-dessous de "
+    f"{v.get('minimum')}",
+    "above_maximum": lambda v, p: f"{_input(p)} : {v.get('value')} est au-dessus de "
+    f"{v.get('maximum')}",
+    "query_too_long": lambda v, p: f"la demande fait {v.get('bytes')} octets : au plus "
+    f"{v.get('most')} sont lus",
+    "path_too_long": lambda v, p: f"le chemin dépasse {v.get('most')} octets",
+    "request_body": lambda v, p: "une demande n'a pas de corps ici : chaque adresse se lit par "
+    "GET, avec ses paramètres",
+    "http": lambda v, p: {404: "cette adresse n'existe pas",
+                          405: "cette méthode n'est pas permise ici : GET seulement"}.get(
+        v.get("status", 0), f"erreur HTTP {v.get('status')}"),
+    "internal": lambda v, p: "erreur interne : le serveur n'a pas pu répondre (voir son "
+    "journal)",
+    "busy": lambda v, p: f"le serveur calcule déjà d'autres règles ({v.get('queued')} calculs "
+    f"en attente) : réessayez dans {v.get('retry_after')} s",
+    "solve_off": lambda v, p: "ce serveur ne calcule pas de nouvelles tables : il ne répond "
+    "qu'avec les règles dont il a les tables (les règles par défaut)",
+    "host": lambda v, p: "cette adresse de serveur n'est pas permise",
+    # the library's errors
+    "dice_count": lambda v, p: f"{_q(v.get('dice'))} compte {v.get('count')} dés : il en faut "
+    f"{v.get('expected')}",
+    "roll_count": lambda v, p: f"{_q(v.get('dice'))} compte {v.get('count')} dés : il faut les "
+    f"{v.get('rolled')} dés relancés, ou les {v.get('all')}",
+    "dice": lambda v, p: "ces dés ne se lisent pas : une lettre par dé (k m p s c d, ou m s p é "
+    "o d en braille), ou des mots (« 3 singes 2 pièces »)",
+    "stays_missing": lambda v, p: f"{_q(v.get('dice'))} ne montre pas les dés restés sur la "
+    f"table ({_q(v.get('stays'))} : les dés gardés et les têtes de mort)",
+    "unknown_card": lambda v, p: f"carte inconnue {_q(v.get('card'))}",
+    "unknown_notation": lambda v, p: f"notation inconnue {_q(v.get('notation'))} : standard "
+    "ou braille",
+    "notation": lambda v, p: f"{_input(p)} : ce texte ne se lit pas",
+    "variant_value": lambda v, p: f"la variante {_q(_variant(v))} prend "
+    f"{_list(v.get('choices'))}, pas {_value(v)}",
+    "target_range": lambda v, p: f"l'objectif est un multiple de {v.get('unit')} jusqu'à "
+    f"{v.get('max')}, pas {_value(v)}",
+    "unknown_variant": lambda v, p: f"variante inconnue {_q(v.get('variant'))}",
+    "variant_form": lambda v, p: f"la variante {_q(v.get('text'))} n'est pas de la forme "
+    "NOM=VALEUR",
+    "variant_twice": lambda v, p: f"la variante {_q(v.get('variant'))} est donnée deux fois",
+    "not_points": lambda v, p: f"{_input(p)} : un multiple de {v.get('unit')}, pas {_value(v)}",
+    "game_over": lambda v, p: f"votre total {v.get('me')} atteint l'objectif {v.get('target')} "
+    ": la partie est finie",
+    "final_turn": lambda v, p: f"le total de l'adversaire {v.get('opp')} atteint l'objectif "
+    f"{v.get('target')} : c'est votre dernier tour",
+    "not_final": lambda v, p: f"un dernier tour vient après que l'adversaire a atteint "
+    f"l'objectif {v.get('target')}, pas à {v.get('opp')}",
+    "game_too_large": lambda v, p: f"ce serveur ne calcule la partie que jusqu'à l'objectif "
+    f"{v.get('max_game_target')} : pas {v.get('target')}",
+    "both_totals": lambda v, p: "pour jouer la victoire il faut les deux totaux, le vôtre et "
+    "celui de l'adversaire",
+    "two_objectives": lambda v, p: "les points nécessaires et les totaux de la partie sont deux "
+    "objectifs : donnez-en un",
+    "exact_win": lambda v, p: "les valeurs exactes sont pour les points et les points "
+    "nécessaires, pas pour la victoire",
+    "no_sorceress": lambda v, p: "seule la carte Gardienne a une Gardienne à utiliser",
+    "sorceress_used_on_first_roll": lambda v, p: "au premier lancer la Gardienne n'a pas "
+    "encore servi",
+    "chest_card": lambda v, p: "des dés sur l'île au trésor ne comptent qu'avec la carte Île "
+    "au trésor",
+    "chest_skulls": lambda v, p: "les têtes de mort restent sur la table : seuls les autres dés "
+    "vont sur l'île au trésor",
+    "chest_not_among": lambda v, p: "les dés de l'île au trésor doivent être parmi les dés",
+    "chest_first_roll": lambda v, p: "rien n'est sur l'île au trésor avant le premier lancer",
+    "illegal_stop": lambda v, p: "s'arrêter n'est pas permis ici",
+    "dice_not_showing": lambda v, p: f"{_q(v.get('typed'))} n'est pas parmi les dés "
+    f"{_q(v.get('dice'))}",
+    "skulls_stay": lambda v, p: "les têtes de mort restent sur la table d'elles-mêmes : "
+    "nommez les autres dés gardés",
+    "sorceress_used": lambda v, p: "la Gardienne a déjà relancé une tête de mort ce tour (une "
+    "fois par tour)",
+    "ambiguous_move": lambda v, p: f"garder {_q(v.get('keep'))} se joue de deux façons, avec "
+    "ou sans la Gardienne : dites laquelle (relancer avec une tête de mort, ou non)",
+    "illegal_move": lambda v, p: "ce coup n'est pas permis ici",
+    "rules": lambda v, p: f"{_input(p)} : les règles ne le permettent pas",
+    "no_players": lambda v, p: "une partie a au moins un joueur",
+    "no_such_player": lambda v, p: f"{_input(p)} : il n'y a que {v.get('players')} joueurs",
+    "turn_outcome": lambda v, p: "un tour finit avec des points ou avec la perte de l'île de "
+    "la Tête de Mort : donnez l'un des deux",
+    "game_is_over": lambda v, p: "la partie est finie : commencez-en une nouvelle",
+    "sudden_with_trigger": lambda v, p: "la mort subite vient après le dernier tour",
+    "sudden_at_target": lambda v, p: "en mort subite personne n'est à l'objectif",
+    "stale_table": lambda v, p: "ce serveur n'a pas la table de ces règles (empreinte "
+    f"{v.get('rules_hash')}) : demandez à qui le tient de la calculer",
+    "settings": lambda v, p: f"{_input(p)} : réglage refusé",
+    "bad_input": lambda v, p: f"{_input(p)} : valeur refusée",
+}
+"""The French sentence of each kind of error (module docstring)."""
+
+
+def error_sentence(english: str, data: Mapping[str, Any], lang: str) -> str:
+    """The sentence of an error answer in `lang`: `english` (the library's or the web's), or
+    the French of its kind."""
+    if lang != "fr":
+        return english
+    words = FRENCH.get(str(data.get("kind")))
+    param = data.get("param")
+    if words is None:
+        words = FRENCH["bad_input"]
+    text = words(data.get("values") or {}, param if isinstance(param, str) else None)
+    return french(_cap(text))
+
+
+__all__ = ["FRENCH", "FRENCH_INPUTS", "LANGUAGES", "NBSP", "error_sentence", "french",
+           "language"]

@@ -1,0 +1,434 @@
+"""A server safe to put online, and errors in the player's language (issue 18).
+
+- HTTP: ``Allow`` on every 405, ``nosniff`` on every API answer, the allowed hosts
+  (Starlette's ``TrustedHostMiddleware``, ``--allowed-host``, this machine's addresses with
+  ``--host 0.0.0.0``);
+- errors in the language of ``Accept-Language`` (French or English), every kind of error the
+  library raises worded in French from its data, with French typography;
+- solves on demand bounded: one table solve at a time, a bounded queue, 429 with
+  ``Retry-After`` beyond it, ``--solve-on-demand off``, the cache's size on disk bounded (the
+  oldest tables removed);
+- the scoreboard's end of the game (the final round, the winners, a shared tie, sudden death,
+  pirate magic), which the page asks for;
+- a bounded load: 16 clients asking for new variants while points queries are answered
+  (every answer a 200 or a 429, one solve at a time, memory under its bound; the latency is a
+  figure of `make bench`, never asserted here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from solver.rules import Rules
+from solver.scoreboard import Scoreboard, ScoreboardError
+from solver.web import create_app
+from solver.web.api import ENDPOINTS
+from solver.web.application import ASSETS
+from solver.web.serve import allowed_hosts
+from solver.web.solutions import Settings, SolveQueue, SolverBusy, prune_cache
+from solver.web.words import FRENCH, NBSP, language
+
+from .conftest import stop_process
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings())) as c:
+        yield c
+
+
+# -- HTTP ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [*(e.path for e in ENDPOINTS), "/api/meta", "/", "/app.js"])
+def test_every_405_says_what_is_allowed(client: TestClient, path: str) -> None:
+    """Before: 405 without Allow."""
+    response = client.post(path)
+    assert response.status_code == 405
+    assert set(response.headers["allow"].split(", ")) == {"GET", "HEAD"}
+    assert response.json()["kind"] == "http"
+
+
+def test_every_api_answer_says_nosniff(client: TestClient) -> None:
+    """Before: only the page's assets had nosniff."""
+    for path, query in (("/api/meta", []), ("/api/rules", []), ("/api/health", []),
+                        ("/api/advise", [("card", "none"), ("dice", "kk")]),
+                        ("/api/nothing", [])):
+        response = client.get(path, params=query)
+        assert response.headers["x-content-type-options"] == "nosniff", path
+        assert response.headers["content-type"] == "application/json", path
+
+
+def test_only_the_allowed_hosts_are_answered() -> None:
+    with TestClient(create_app(Settings(warm=False, allowed_hosts=("sabords.lan",)))) as c:
+        assert c.get("/api/rules", headers={"host": "sabords.lan:8000"}).status_code == 200
+        refused = c.get("/api/rules", headers={"host": "attacker.example"})
+        assert refused.status_code == 400
+    everywhere = allowed_hosts("0.0.0.0", ["sabords.lan"])
+    assert {"sabords.lan", "localhost", "127.0.0.1"} <= set(everywhere)
+    assert allowed_hosts("127.0.0.1", []) == ()
+    with TestClient(create_app(Settings(warm=False))) as c:  # this machine only: no check
+        assert c.get("/api/rules", headers={"host": "anything"}).status_code == 200
+
+
+# -- errors in the player's language ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("header", "lang"), [
+    (None, "en"), ("fr", "fr"), ("fr-FR,fr;q=0.9,en;q=0.8", "fr"), ("en-GB,fr;q=0.5", "en"),
+    ("de-DE,fr;q=0.3", "fr"), ("de", "en"), ("fr;q=0, en", "en"), ("*", "en")])
+def test_the_language_of_an_accept_language_header(header: str | None, lang: str) -> None:
+    assert language(header) == lang
+
+
+def test_an_error_is_worded_in_the_requests_language(client: TestClient) -> None:
+    """Before: the command line's English lines on the French page ("'ccc' has 3 dice,
+    expected the 2 rolled (ps) or all 8")."""
+    query = [("card", "captain"), ("entry", "kmmmpscc"), ("entry", ""), ("entry", "ccc")]
+    english = client.get("/api/turn", params=query).json()
+    french = client.get("/api/turn", params=query, headers={"accept-language": "fr-FR"}).json()
+    assert english["error"] == "'ccc' has 3 dice, expected the 2 rolled dice (ps) or all 8"
+    assert french["error"] == (f"«{NBSP}ccc{NBSP}» compte 3 dés{NBSP}: il faut les 2 dés "
+                               "relancés, ou les 8")
+    for key in ("kind", "param", "values", "entry"):
+        assert english[key] == french[key], key
+    assert french["kind"] == "roll_count" and french["values"]["rolled"] == 2
+    need = client.get("/api/advise", params=[("card", "none"), ("dice", "kkmmppsc"),
+                                             ("need", "-300")], headers={"accept-language": "fr"})
+    assert need.json()["error"] == (f"Les points nécessaires{NBSP}: un multiple de 100, pas "
+                                    f"«{NBSP}-300{NBSP}»")
+    assert need.headers["vary"] == "Accept-Language"
+
+
+def _library_kinds() -> set[str]:
+    """Every kind of error the library raises (its raise sites and its classes' defaults)."""
+    kinds: set[str] = set()
+    for path in (ROOT / "solver").rglob("*.py"):
+        if "cli" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        kinds |= set(re.findall(r'\bkind\s*=\s*"([a-z_]+)"', text))
+        kinds |= set(re.findall(r'default_kind(?::[^=]*)? = "([a-z_]+)"', text))
+    return kinds - {"stable"}  # numpy's argsort(kind="stable"), not an error
+
+
+def test_every_kind_of_error_has_its_french_words() -> None:
+    kinds = _library_kinds()
+    assert len(kinds) > 40
+    missing = sorted(kinds - set(FRENCH) - {"exact_mismatch"})
+    assert missing == [], missing
+
+
+def test_every_bad_query_is_answered_in_french(client: TestClient) -> None:
+    """The bad inputs of tests/test_web_api.py, asked in French: each error is French (not the
+    English sentence), typographically French, and names no flag."""
+    from .test_web_api import BAD
+
+    for path, query in BAD:
+        english = client.get(path, params=query)
+        french = client.get(path, params=query, headers={"accept-language": "fr"})
+        assert french.status_code == english.status_code
+        words = french.json()["error"]
+        assert words != english.json()["error"], (path, query, words)
+        assert "--" not in words and "sabords" not in words
+        assert not re.search(r"[^\u00a0][:;?!](\s|$)", words), words
+
+
+# -- solves on demand, bounded -----------------------------------------------------------------
+
+
+def test_the_queue_of_solves_refuses_beyond_its_length() -> None:
+    queue = SolveQueue(1, 1, first_guess=30.0)
+    gate, started = threading.Event(), threading.Event()
+
+    def slow() -> int:
+        started.set()
+        gate.wait(10)
+        return 1
+
+    running = threading.Thread(target=queue.run, args=(slow,))
+    running.start()
+    started.wait(5)
+    waiting = threading.Thread(target=queue.run, args=(lambda: 2,))
+    waiting.start()
+    time.sleep(0.05)
+    with pytest.raises(SolverBusy) as refused:
+        queue.run(lambda: 3)
+    assert refused.value.retry_after == 60  # the first guess, for the running and the waiting
+    gate.set()
+    running.join(5)
+    waiting.join(5)
+    assert queue.stats()["most_at_once"] == 1 and queue.stats()["refused"] == 1
+    assert queue.run(lambda: 4) == 4
+
+
+def test_a_full_queue_is_a_429_with_retry_after(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    """Before: every request with new variants started a solve (and wrote its table), with
+    no bound."""
+    import solver.tables as tables
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    gate, started = threading.Event(), threading.Event()
+    real = tables.build_table
+
+    def slow(card: Any, rules: Rules) -> Any:
+        started.set()
+        gate.wait(20)
+        return real(card, rules)
+
+    monkeypatch.setattr(tables, "build_table", slow)
+    with TestClient(create_app(Settings(warm=False, solve_queue=0))) as c:
+        first: dict[str, Any] = {}
+        thread = threading.Thread(target=lambda: first.update(r=c.get("/api/advise", params=[
+            ("card", "none"), ("dice", "kkmmppsc"), ("variant", "keep_one=off")])))
+        thread.start()
+        assert started.wait(20)
+        busy = c.get("/api/advise", params=[("card", "none"), ("dice", "kkmmppsc"),
+                                            ("variant", "sorceress_alone=off")],
+                     headers={"accept-language": "fr"})
+        assert busy.status_code == 429
+        assert int(busy.headers["retry-after"]) >= 1
+        assert busy.json()["kind"] == "busy"
+        assert busy.json()["error"].startswith("Le serveur calcule déjà d'autres règles")
+        # the default rules are answered meanwhile
+        assert c.get("/api/advise", params=[("card", "none"),
+                                            ("dice", "kkmmppsc")]).status_code == 200
+        gate.set()
+        thread.join(60)
+        assert first["r"].status_code == 200
+
+
+def test_solves_on_demand_off_answers_only_from_the_tables_on_disk(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    with TestClient(create_app(Settings(solve_on_demand=False))) as c:
+        assert c.get("/api/advise", params=[("card", "coin"), ("dice", "kkmmppsc"),
+                                            ("need", "700")]).status_code == 200
+        refused = c.get("/api/advise", params=[("card", "coin"), ("dice", "kkmmppsc"),
+                                               ("variant", "keep_one=off")])
+        assert refused.status_code == 503 and refused.json()["kind"] == "solve_off"
+        game = c.get("/api/winprob", params=[("me", "0"), ("opp", "0"),
+                                             ("variant", "target=3000")])
+        assert game.status_code == 503 and game.json()["kind"] == "solve_off"
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def _entry(root: Path, name: str, size: int, age: float) -> Path:
+    folder = root / name
+    folder.mkdir()
+    (folder / "table.msgpack").write_bytes(b"x" * size)
+    stamp = time.time() - age
+    os.utime(folder, (stamp, stamp))
+    return folder
+
+
+def test_the_cache_is_pruned_to_its_bound_oldest_first(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    from solver.tablepaths import cache_key
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    old = _entry(tmp_path, cache_key("turn", "a" * 16), 4000, 300)
+    middle = _entry(tmp_path, cache_key("game", "b" * 16), 4000, 200)
+    new = _entry(tmp_path, cache_key("turn", "c" * 16), 4000, 100)
+    numba = _entry(tmp_path, "numba", 9000, 400)
+    mine = _entry(tmp_path, "not-ours", 9000, 500)
+    assert prune_cache(8000, keep=new) == [old]
+    assert not old.exists() and middle.exists() and new.exists()
+    assert prune_cache(1000, keep=new) == [middle]
+    assert new.exists() and numba.exists() and mine.exists()  # the newest stays; not tables
+
+
+def test_a_solve_on_demand_keeps_the_cache_under_its_bound(monkeypatch: pytest.MonkeyPatch,
+                                                           tmp_path: Path) -> None:
+    from solver.tablepaths import cache_key
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    stale = _entry(tmp_path, cache_key("game", "d" * 16), 3_000_000, 1000)
+    with TestClient(create_app(Settings(warm=False, cache_mb=1))) as c:
+        assert c.get("/api/advise", params=[("card", "coin"), ("dice", "kkmmppsc"),
+                                            ("variant", "keep_one=off")]).status_code == 200
+        assert c.get("/api/health").json()["caches"]["table_solves"]["most_at_once"] == 1
+    assert not stale.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("turn-")]
+
+
+# -- the scoreboard's end of the game -----------------------------------------------------------
+
+
+def test_the_final_round_ends_the_game_with_its_winner() -> None:
+    rules = Rules()
+    board = Scoreboard(rules, (5900, 5000))
+    after = board.after(points=1000)
+    assert (after.totals, after.mover, after.trigger, after.final) == ((6900, 5000), 1, 0, True)
+    assert not after.over and after.beat == 2000 and after.tie == 1900
+    end = after.after(points=-300)
+    assert end.over and end.winners == [0] and end.totals == (6900, 4700)
+    with pytest.raises(ScoreboardError) as over:
+        end.after(points=100)
+    assert over.value.kind == "game_is_over"
+
+
+@pytest.mark.parametrize(("ties", "winners"), [("shared", [0, 1]), ("trigger", [0])])
+def test_a_tie_at_the_end_is_as_the_rules_say(ties: str, winners: list[int]) -> None:
+    rules = Rules(ties=ties)
+    end = Scoreboard(rules, (6000, 5900), mover=1).after(points=100)
+    assert end.over and end.winners == winners
+
+
+def test_skull_island_in_the_final_turn_brings_sudden_death() -> None:
+    rules = Rules()
+    final = Scoreboard(rules, (6000, 3000), mover=1)
+    assert final.final and final.trigger == 0
+    sudden = final.after(deduction=300)
+    assert (sudden.totals, sudden.sudden, sudden.trigger, sudden.over) == ((5700, 3000), True,
+                                                                          None, False)
+    assert sudden.beat == 300 and sudden.goal() is None  # the points that win at once
+    on = sudden.after(points=200)
+    assert not on.over and on.sudden and on.mover == 1
+    won = on.after(points=3000)
+    assert won.over and won.winners == [1] and won.won == 1
+
+
+def test_pirate_magic_wins_at_once(client: TestClient) -> None:
+    body = client.get("/api/scores", params=[("total", "100"), ("total", "4000"),
+                                             ("points", "8000"), ("magic", "true")]).json()
+    assert body["over"] and body["winners"] == [0] and body["won"] == 0
+    three = client.get("/api/scores", params=[("total", "6100"), ("total", "5000"),
+                                              ("total", "6200"), ("mover", "2"),
+                                              ("trigger", "0"), ("points", "0")]).json()
+    assert three["over"] and three["winners"] == [2]
+
+
+def test_meta_says_which_games_this_server_has(client: TestClient) -> None:
+    meta = client.get("/api/meta").json()
+    assert meta["win_players"] == [2] and meta["max_game_target"] == 6000
+
+
+# -- a bounded load ------------------------------------------------------------------------------
+
+CLIENTS = 16
+LOAD_SECONDS = 4.0
+MEMORY_BOUND_MB = 1500
+"""The server's peak resident memory under the load (the default rules' tables and one turn
+table solve at a time; a game solve adds its own, 0.84 GB at target 6000: README)."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _get(url: str) -> tuple[int, Any]:
+    """The status and the headers (case-insensitive) of a GET."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as r:
+            r.read()
+            return r.status, r.headers
+    except urllib.error.HTTPError as e:
+        e.read()
+        return e.code, e.headers
+
+
+def test_sixteen_clients_asking_new_variants_get_answers_or_429(tmp_path: Path) -> None:
+    """16 clients send queries with new sets of variants (each a turn table to solve) for a
+    few seconds while another asks points queries of the default rules: every answer is a 200
+    or a 429 with Retry-After, every points answer is a 200, the server solves one table at a
+    time, its memory stays under :data:`MEMORY_BOUND_MB` and its cache under its bound."""
+    port = _free_port()
+    env = {**os.environ, "SABORDS_CACHE_DIR": str(tmp_path)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level", "warning",
+         "--solve-queue", "2", "--cache-mb", "1"], cwd=ROOT, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _ready(base):
+            assert time.monotonic() < deadline and server.poll() is None, "no server"
+            time.sleep(0.2)
+        switches = ["keep_one", "sorceress_rescue", "sorceress_alone", "card_skulls_block_chest",
+                    "battle_swords_fill_chest"]
+        variants = [[f"variant={s}=off" for k, s in enumerate(switches) if n >> k & 1]
+                    for n in range(1, 32)]
+        stop = time.monotonic() + LOAD_SECONDS
+        statuses: list[int] = []
+        points: list[tuple[int, float]] = []
+        lock = threading.Lock()
+
+        def new_variants(i: int) -> None:
+            n = 0
+            while time.monotonic() < stop and n < 50:
+                v = "&".join(variants[(i * 7 + n) % len(variants)])
+                status, headers = _get(f"{base}/api/advise?card=coin&dice=kkmmppsc&{v}")
+                with lock:
+                    statuses.append(status if status != 429 or int(headers["Retry-After"]) >= 1
+                                    else -1)
+                n += 1
+
+        def default_points() -> None:
+            dice = ["kkmmppsc", "mmmmppsc", "kmpscdmm", "cccdddkm"]
+            n = 0
+            while time.monotonic() < stop and n < 2000:
+                start = time.perf_counter()
+                status, _ = _get(f"{base}/api/advise?card=captain&dice={dice[n % 4]}")
+                with lock:
+                    points.append((status, time.perf_counter() - start))
+                n += 1
+
+        threads = [threading.Thread(target=new_variants, args=(i,)) for i in range(CLIENTS)]
+        threads.append(threading.Thread(target=default_points))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        health = json.loads(urllib.request.urlopen(base + "/api/health").read())
+        solves = health["caches"]["table_solves"]
+        assert statuses and set(statuses) <= {200, 429}
+        assert 429 in statuses and solves["refused"] > 0
+        assert points and {s for s, _ in points} == {200}
+        assert solves["most_at_once"] == 1
+        peak = _peak_mb(server.pid)
+        assert peak < MEMORY_BOUND_MB, peak
+        tables = sum(f.stat().st_size for f in tmp_path.rglob("*.msgpack"))
+        assert tables <= 1_000_000 + 200_000  # the bound, and the newest table kept
+    finally:
+        stop_process(server)
+
+
+def _ready(base: str) -> bool:
+    try:
+        return _get(base + "/api/health")[0] == 200
+    except OSError:
+        return False
+
+
+def _peak_mb(pid: int) -> float:
+    """The peak resident memory of a process (Linux: VmHWM), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+def test_the_assets_include_the_manifest_and_the_worker() -> None:
+    assert {"/manifest.webmanifest", "/sw.js", "/icon-192.png", "/icon-512.png"} <= set(ASSETS)
