@@ -203,9 +203,9 @@ def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | Non
 def game_solve_notice(rules: Rules) -> None:
     """Before a game table is solved (not read): what the solve will take (the cost model's
     figure) and whether it will be cached (:func:`cache_warning`), on stderr."""
+    from ..gametables import game_table_path
     from ..limits import game_cost_text
     from ..tablepaths import game_default_dir
-    from ..gametables import game_table_path
 
     cached = cache_warning([game_table_path(game_default_dir(rules))])
     say(f"solving the two-player game for {rules.describe()}: {game_cost_text(rules.target)}"

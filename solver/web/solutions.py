@@ -356,10 +356,9 @@ class Solutions:
     def win_players(self) -> list[int]:
         """The numbers of players whose game this server answers for the default rules: its
         table on disk, or solved on demand."""
-        from ..sources import game_on_disk
-
         from ..game.seats import MAX_PLAYERS
         from ..gametables import ngame_table_path
+        from ..sources import game_on_disk
         from ..tablepaths import game_default_dir
 
         rules = Rules()
