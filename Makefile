@@ -16,10 +16,10 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint tables bench report serve
+.PHONY: help run test lint tables tables-3p bench report serve
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,9 @@ tables: $(STAMP_RUN) ## solve the 12 cards and the two-player game (default rule
 $(STAMP_REPORT): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[report]'
 	@touch $@ $(STAMP_RUN)
+
+tables-3p: $(STAMP_RUN) ## solve the three-player game (default rules) into tables/ on Dask, bit for bit (about an hour on 2 cores)
+	$(BIN)/sabords solve-game --players 3 --out tables/
 
 report: $(STAMP_REPORT) ## write docs/strategy.md and its plots (installs matplotlib)
 	$(PY) scripts/report.py

@@ -487,16 +487,14 @@ def section_method(r: Report) -> str:
 
 GAME_GRID = (0, 1500, 3000, 4500, 5500)
 """Totals (points) of the score grid of the playing-to-win section's tables."""
-GAME_DUEL_GAMES = 2000
-GAME_DUEL_SEED = 6
 
 
 def section_playing_to_win(r: Report) -> str:
     """Issue 6: the two-player game, W over the score grid, win policy against points policy."""
-    from solver.duel import duel
     from solver.engine import ExpectedPoints
-    from solver.game import GameUtility, deck, state_utility, win_probability
-    from solver.gametables import game_tables
+    from solver.game import GameUtility, deck, game_model, state_utility, win_probability
+    from solver.game.profiles import profile_values, win_endings
+    from solver.gametables import game_tables, two_player_table
 
     r.log("game tables")
     sol = game_tables(r.rules)
@@ -524,14 +522,12 @@ def section_playing_to_win(r: Report) -> str:
         rows_ev.append(ev_row)
         rows_diff.append(diff_row)
     header = ["you \\ opponent", *(str(o) for o in GAME_GRID)]
-    r.log(f"{GAME_DUEL_GAMES} games, win policy against points policy")
-    result = duel(("win", "points"), r.rules, games=GAME_DUEL_GAMES, seed=GAME_DUEL_SEED,
-                  sol=sol)
-    win_all = result.overall("win")
-    lo, hi = win_all.interval
-    by_seat = {s.seat: s for s in result.seats if s.policy == "win"}
-    edge = ("the 95 % interval excludes 50 %" if lo > 0.5 else
-            f"{GAME_DUEL_GAMES} games cannot tell it from 50 % at 95 %")
+    r.log("win policy against points policy, exactly (the profile's values)")
+    two = two_player_table(sol)
+    ends = win_endings(two, game_model(r.rules), two.seats())
+    first_win = float(profile_values(two, ["win", "points"], win=ends).normal[0][0])
+    second_win = float(profile_values(two, ["points", "win"], win=ends).normal[0][1])
+    win_all = (first_win + second_win) / 2
     cards = win_probability(sol, 0, 0)[1]
     order = ranked_cards(cards)
     best_card, worst_card = order[0][0], order[-1][0]
@@ -548,12 +544,13 @@ so, cards drawn independently with the deck's frequencies; `solver/game/`). At t
   a first player at 0 against {lead * 100} has {pct(float(sol.win[0, lead]))}. Drawing the
   {best_card} card for the first turn lifts the first player to {pct(cards[best_card])},
   the {worst_card} card drops them to {pct(cards[worst_card])}.
-- **Win policy against points policy.** In {GAME_DUEL_GAMES} simulated games (seed
-  {GAME_DUEL_SEED}, seats swapped every game) the win policy won {pct(win_all.rate)}
-  (95 % Wilson score interval {pct(lo)} to {pct(hi)}): {pct(by_seat[1].rate)} when moving first,
-  {pct(by_seat[2].rate)} when moving second (`sabords game --games {GAME_DUEL_GAMES} --seed
-  {GAME_DUEL_SEED}` plays the same games). The edge is small ({edge}): most of a game is
-  decided by the dice, and the two policies agree on most moves far from the end.
+- **Win policy against points policy.** Exactly (the values of the game where one player
+  plays the win policy's turns and the other the points optimum's: one linear system,
+  `solver/game/profiles.py`), the win policy wins {pct(win_all)} of the games, seats swapped:
+  {pct(first_win)} when moving first, {pct(second_win)} when moving second
+  (`sabords game --policies win,points` plays such games with real dice). The edge is
+  small: most of a game is decided by the dice, and the two policies agree on most moves far
+  from the end.
 
 {heat}
 
@@ -570,6 +567,78 @@ policy's move (by more than 1e-9: equally good moves, e.g. keeping the monkeys o
 parrots of a symmetric roll, are not counted):
 
 {table(header, rows_diff)}
+"""
+
+
+HEAD_STARTS = (0, 500, 1000, 2000)
+"""The head starts of the three-player chapter (points, seat 3's)."""
+
+
+def section_three_players(r: Report) -> str:
+    """Issue 20: the three-player game: each seat's chance from the start, a head start, and
+    the edge of playing to win, exactly."""
+    from solver.game import game_model
+    from solver.game.profiles import profile_values, win_endings
+    from solver.game.query import state_of
+    from solver.sources import TablesDirectory
+
+    r.log("the three-player game table")
+    table = TablesDirectory().ngame(r.rules, 3)
+    target = r.rules.target
+    start = table.values["normal"][0]
+    records = table.records
+
+    def chance(me: int, *others: int) -> Any:
+        name, index = state_of(table, me, others, final=False)
+        return table.values[name][index]
+
+    heads = [(h, chance(0, 0, h)) for h in HEAD_STARTS]
+    even = next((h for h in range(0, target, 100) if chance(0, 0, h)[2] >= chance(0, 0, h)[0]),
+                None)
+    r.log("the win turns of every state (for the profiles)")
+    ends = win_endings(table, game_model(r.rules), table.seats(),
+                       progress=lambda name, done, of: None)
+    alone = [float(profile_values(table, ["points"] * i + ["win"] + ["points"] * (2 - i),
+                                  win=ends).normal[0][i]) for i in range(3)]
+    points_alone = [float(profile_values(table, ["win"] * i + ["points"] + ["win"] * (2 - i),
+                                         win=ends).normal[0][i]) for i in range(3)]
+    rows = [[str(h), *(pct(float(p)) for p in v)] for h, v in heads]
+    proofs = [[name, str(rec["iterations"]), f"{rec['bound']:.1e}", f"{rec['gap']:.1e}",
+               f"{rec['turns']:.1f}"] for name, rec in records.items()]
+    if even is None:
+        even_text = "more than the target"
+    else:
+        at = chance(0, 0, even)
+        even_text = (f"about {even} points: at 0, 0, {even} the third seat has "
+                     f"{pct(float(at[2]))} against the first's {pct(float(at[0]))}")
+    return f"""
+## Playing to win (three players)
+
+Three players, each maximising their own probability of winning (`sabords winprob --me A
+--opp B --opp C`; the exact game of `solver/game/nsolve.py`, solved by policy iteration on
+Dask, `sabords solve-game --players 3`). At the target {target}:
+
+- **From 0, 0, 0.** The first player wins {pct(float(start[0]))}, the second
+  {pct(float(start[1]))}, the third {pct(float(start[2]))} (a shared tie split).
+- **A head start.** The chances (first, second, third player) when the third player starts
+  ahead; the head start that makes the third player even with the first is {even_text}:
+
+{table(["third's head start", "first", "second", "third"], rows)}
+
+- **The edge of playing to win**, exactly (the values of the game under a profile of play,
+  `solver/game/profiles.py`): one player playing the win policy against two playing for
+  expected points wins {pct(alone[0])} from the first seat, {pct(alone[1])} from the second,
+  {pct(alone[2])} from the third; one player playing for points against two playing to win
+  wins {pct(points_alone[0])}, {pct(points_alone[1])}, {pct(points_alone[2])}.
+
+**What was proved and what was measured** (the table's record). Proved: every value is within
+the bound of the exact value of the table's strategies (the evaluation's residual times a
+checked bound on the expected turns in the phase, plus the phases before it). Measured: the
+gap, by how much a mover's best turn beats the table's at its values (each turn is a best
+response to that precision); the table's strategies are an equilibrium the iteration reached
+from every value at 1/3, not proved the only one.
+
+{table(["phase", "improvements", "proved bound", "measured gap", "turns (bound)"], proofs)}
 """
 
 
@@ -676,6 +745,7 @@ SECTIONS: list[Callable[[Report], str]] = [
     section_variants,
     section_rules_of_thumb,
     section_playing_to_win,
+    section_three_players,
     section_method,
     section_exact,
 ]

@@ -195,7 +195,7 @@ def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,
 NGAME_FORMAT_VERSION = 1
 """The format of ``game-<N>.msgpack``: a change bumps it, and older tables are refused."""
 RECORD_FIELDS = ("iterations", "changed", "tol", "gap", "residual", "sweeps", "turns",
-                 "lost", "bound")
+                 "lost", "bound", "cycles", "slack")
 """What a phase's record keeps in the table: everything that does not depend on how the solve
 was spread (the distinct columns solved do: they are counted per block)."""
 
@@ -255,6 +255,23 @@ class NGameTable:
         """The value table ``Z`` of :mod:`solver.game.seats` (every phase, the terminal rows)."""
         seats = self.seats()
         return np.concatenate([*(self.values[p] for p in seats.phases), seats.terminal])
+
+
+def two_player_table(sol: GameSolution) -> NGameTable:
+    """The two-player game table as a table of N players (N = 2): the same values, in the
+    phases of :mod:`solver.game.seats` (its final turn ``G(a', b)`` the phase ``final1``,
+    the mover ``b`` against the leader ``a'``)."""
+    def pair(v: FloatArray) -> FloatArray:
+        flat = np.ascontiguousarray(v, dtype=np.float64).reshape(-1)
+        return np.stack([flat, 1.0 - flat], axis=1)
+
+    from .game import point_range
+
+    values = {"sudden": pair(sol.sudden), "final1": pair(sol.beyond.T),
+              "normal": pair(sol.win)}
+    return NGameTable(rules=sol.rules, players=2, n_dice=sol.n_dice, k_min=sol.k_min,
+                      k_max=sol.k_max, n_ded=point_range(sol.rules, sol.n_dice).n_ded,
+                      values=values, records={})
 
 
 def _header(rules: Rules, players: int, n_dice: int, seats: Any) -> dict[str, Any]:

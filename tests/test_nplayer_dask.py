@@ -42,14 +42,18 @@ def test_any_number_of_workers_and_any_block_size_give_the_same_bytes(
     assert got == reference
 
 
-def test_a_worker_killed_in_the_middle_of_a_solve_changes_nothing(reference: bytes) -> None:
+@pytest.mark.parametrize("between", [False, True], ids=["mid-improvement", "before-scatter"])
+def test_a_worker_killed_in_the_middle_of_a_solve_changes_nothing(reference: bytes,
+                                                                 between: bool) -> None:
+    """Killed during an improvement (its blocks run again elsewhere) or just after an
+    evaluation (the next improvement's scatter meets the dead worker and is tried again)."""
     killed: list[int] = []
     with local_cluster(2) as client:
         pids = sorted(client.run(os.getpid).values())
 
         def progress(p: Any) -> None:
-            if not killed and p.phase == "normal" and p.change is None:
-                os.kill(pids[0], signal.SIGKILL)  # mid-improvement: its blocks run elsewhere
+            if not killed and p.phase == "normal" and (p.change is not None) == between:
+                os.kill(pids[0], signal.SIGKILL)
                 killed.append(pids[0])
 
         got = _solve(DaskRunner(client, RULES, PLAYERS, DICE), block=64, progress=progress)

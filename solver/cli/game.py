@@ -5,7 +5,7 @@ solve-game` writes it, `sabords game` plays whole games between two policies
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -195,8 +195,13 @@ def game_command(
                                        "every game).")] = 1000,
     policies: Annotated[str, typer.Option(
         "--policies", metavar="A,B",
-        help="Two policies: win, points, first-roll, two-skulls, greedy, threshold[=T].")
+        help="One policy a seat: win, points, first-roll, two-skulls, greedy, threshold[=T]; "
+             "with three players or more also need (pass the leader this turn).")
     ] = "win,points",
+    players: Annotated[int, typer.Option(
+        "--players", metavar="N", min=2, max=5,
+        help="Players at the table, 2 to 5 (three and more: the win policy reads their game "
+             "table, `solve-game --players N`).")] = 2,
     seed: Annotated[int | None, typer.Option(
         "--seed", metavar="S", help="Random seed, 0 to 2**64 - 1 (reproducible games).")] = None,
     variant: VariantOption = None,
@@ -209,11 +214,15 @@ def game_command(
     overall and by seat (seat 1 moves first). The win policy needs the game table; it solves each
     card's turns for all scores when first needed (a few seconds a card).
 
+    With --players N, N policies, one a seat; they move one seat on every game so that each
+    plays every seat as often, and the win rates are each policy's share of the wins.
+
     \b
     Examples:
       sabords game --games 2000 --seed 1
       sabords game --policies win,threshold=600 --variant target=3000 --json
       sabords game --games 500 --game-tables /tmp/g      # from `solve-game --out /tmp/g`
+      sabords game --players 3 --policies win,points,need --games 300 --seed 1
     """
     import random
 
@@ -223,17 +232,29 @@ def game_command(
 
     rules = rules_from(variant)
     given = [p.strip() for p in policies.split(",")]
-    if len(given) != 2 or not all(given):
-        fail(f"--policies takes two policy names separated by a comma, not {quote(policies)}")
-    names = tuple(policy_name(p) for p in given)
+    if len(given) != players or not all(given):
+        fail(f"--policies takes {players} policy names separated by commas (one a seat), not "
+             f"{quote(policies)}")
+    names = tuple(p.strip().lower() if p.strip().lower() == "need" and players > 2
+                  else policy_name(p) for p in given)
     check_games(games)
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
-    sol = solutions_from(game_tables=game_tables_dir).game(rules) if WIN in names else None
-    if sol is not None:
-        check_win_tables(sol)
-    with progress_bar(games, "playing") as advance:
-        result = duel((names[0], names[1]), rules, games=games, seed=the_seed, sol=sol,
-                      progress=advance)
+    result: Any
+    if players > 2:
+        from ..ngames import play_games_n
+
+        table = (solutions_from(game_tables=game_tables_dir).ngame(rules, players)
+                 if WIN in names else None)
+        with progress_bar(games, "playing") as advance:
+            result = play_games_n(names, rules, games=games, seed=the_seed, table=table,
+                                  progress=advance)
+    else:
+        sol = solutions_from(game_tables=game_tables_dir).game(rules) if WIN in names else None
+        if sol is not None:
+            check_win_tables(sol)
+        with progress_bar(games, "playing") as advance:
+            result = duel((names[0], names[1]), rules, games=games, seed=the_seed, sol=sol,
+                          progress=advance)
     if as_json:
         print_json(result.as_dict())
         return

@@ -6,7 +6,8 @@ checkpoints.
 block of states (:func:`.nsolve.improve_block`, a pure function of its arguments) and yields
 the blocks as they finish. A worker that dies in the middle of a block loses only that block:
 the scheduler runs it again elsewhere, and since a block's numbers depend on its states alone
-the table is the same bits. What a block returns (its states' outcome distributions, or their
+the table is the same bits; a worker gone between improvements fails the next scatter until
+the scheduler knows, and the scatter is tried again (:func:`scatter`). What a block returns (its states' outcome distributions, or their
 values in the final round) goes to this process, which evaluates the phase (:mod:`.evaluate`:
 a few seconds; the improvements are the hours).
 
@@ -25,6 +26,7 @@ Dask is imported here only, never on the advisor's path.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,7 +62,7 @@ class DaskRunner:
                 known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
         from distributed import as_completed
 
-        table = self.client.scatter(Z, broadcast=True, hash=False)
+        table = scatter(self.client, Z)
         futures = [self.client.submit(improve_block, self.rules, self.players, self.n_dice,
                                       phase, index, table, tol, eps, values,
                                       None if known is None else known[i],
@@ -75,6 +77,23 @@ class DaskRunner:
             for future in futures:
                 future.release()
             table.release()
+
+
+SCATTER_TRIES = 5
+"""Times a scatter is tried: a worker that died since the last one fails it until the
+scheduler knows (a second or so)."""
+
+
+def scatter(client: Any, Z: FloatArray, *, tries: int = SCATTER_TRIES) -> Any:
+    """`Z` on every worker (a future), tried again while a worker lost fails the broadcast."""
+    for attempt in range(tries):
+        try:
+            return client.scatter(Z, broadcast=True, hash=False)
+        except OSError:  # CommClosedError, a timeout: a worker gone in the meantime
+            if attempt == tries - 1:
+                raise
+            time.sleep(1.0 + attempt)
+    raise AssertionError("unreachable")
 
 
 def workers(cluster_workers: int | None = None) -> int:

@@ -3,7 +3,11 @@ r"""Solving the game for any number of players: every phase by policy iteration 
 **What is solved.**  Every player maximises their own probability of winning (RULES.md,
 Objectives, *win*), the others' strategies given: in every state the mover plays the turn that
 is best for the mover, its ties broken by the engine's one rule
-(:data:`solver.engine.solve.TIE_TOL`), which fixes every other seat's value too. The values are
+(:data:`solver.engine.solve.TIE_TOL`), which fixes every other seat's value too; and a mover
+keeps its moves at a state unless the best turn beats them by more than the turn solves'
+precision (the rule that makes policy iteration end: a move changes only for a strict gain;
+near ties matter, as a mover indifferent between two turns can move the others' chances by a
+millionth). The values are
 those of this profile of strategies, a subgame-perfect equilibrium of the game's states:
 nobody gains by deviating in any one turn. With two players the game is zero-sum and its value
 unique; with more, equilibria need not be unique, and this is the one the iteration reaches
@@ -36,8 +40,12 @@ strategies (the evaluation's residual times a checked bound on the expected numb
 in the phase, :func:`.evaluate.turns_bound`, plus the phases before it, plus the probability
 the pushes left unassigned, :mod:`solver.engine.forward`). Measured: ``gap``, by how much
 the best turn of a mover beats the profile's at the final values (at most the turn solves'
-certified ``tol``: each turn is the best response, to that precision, given the values), and
-the last improvements' counts of changed moves. Not proved: that the iteration's fixed point
+certified ``tol``, as a move changes for any larger gain: each turn is a best response to
+within ``gap + tol``, given the values), and
+the last improvements' counts of changed moves. Where best responses go round in a cycle at
+a few states (no pure stationary equilibrium there: each of two movers' best turn depends on
+the other's, as in matching pennies), the moves kept are those whose movers lose least, and
+``slack`` records that loss (measured: a mover of those states could gain that much). Not proved: that the iteration's fixed point
 is unique for three players or more (it is the one reached, and the tests meet it two other
 ways: an exact brute force on a reduced game, and whole games with real dice).
 
@@ -169,12 +177,18 @@ class PhaseRecord:
     """Proved: max |value - the profile's exact value| over the phase's states and seats."""
     columns: int = 0
     """Distinct utility columns solved, over every improvement."""
+    cycles: int = 0
+    """States where best responses go round in a cycle (no profile of the moves met there is
+    stable): their moves are the profile whose movers lose least (:func:`_stable_profile`)."""
+    slack: float = 0.0
+    """Measured: the most a mover of those states gains by changing its turn (0 without)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "iterations": self.iterations, "changed": self.changed,
                 "tol": self.tol, "gap": self.gap, "residual": self.residual,
                 "sweeps": self.sweeps, "turns": self.turns, "lost": self.lost,
-                "bound": self.bound, "columns": self.columns}
+                "bound": self.bound, "columns": self.columns, "cycles": self.cycles,
+                "slack": self.slack}
 
 
 @dataclass
@@ -313,7 +327,9 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
     least the margin of their moves at their last solve (the others' moves cannot have
     changed, :func:`.turns.improve`), and the last one every state, at the final precision.
     When some movers keep answering each other's changes (the improvements change the same
-    moves back and forth), those moves change one at a time (:func:`_one_at_a_time`)."""
+    moves back and forth), those moves change one at a time (:func:`_one_at_a_time`), and the
+    improvements after that solve at the final precision: the precision never loosens, so
+    near ties solved coarsely cannot swing the moves back."""
     phase = seats.phases[name]
     offset = seats.offset(name)
     size = phase.size
@@ -331,6 +347,13 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
             "full": np.ones(1, dtype=bool),  # the next improvement solves every state
         }
     work = state.work
+    # (a checkpoint of an older solve may lack these)
+    work.setdefault("tol", np.full(1, FIRST_TOL))  # the tightest precision used so far
+    work.setdefault("moved_at", np.full(size, -1, dtype=np.int64))  # last improvement a move changed
+    work.setdefault("seen", np.zeros(0, dtype=np.uint64))  # every profile's hash, in order
+    work.setdefault("seen_at", np.zeros(0, dtype=np.int64))  # and its improvement
+    work.setdefault("changes", np.zeros(0))  # every evaluation's largest change
+    work.setdefault("slack", np.zeros(size))  # the gain a state's mover may leave (cycles)
     ev = _PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
                          points=np.ascontiguousarray(points.T.astype(np.int64)),
                          island=np.ascontiguousarray(island.T.astype(np.int64)),
@@ -338,9 +361,13 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
     del points, island
     best, digest, margin = work["best"], work["digest"], work["margin"]
     solved_at, columns, lost = work["solved_at"], work["columns"], work["lost"]
+    slack = work["slack"]
     state.phase = name
     while True:
         tol, eps = schedule(state.change)
+        # never looser than before: near ties solved coarsely again could swing back
+        tol = min(tol, float(work["tol"][0]))
+        work["tol"][0] = tol
         t0 = time.perf_counter()
         now = state.Z[ev.points, seats.players - 1]  # (size, n_k): every state's utilities
         if work["full"][0] or state.digest is None:
@@ -353,10 +380,18 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
         known = None if state.digest is None else [before_digest[at] for at in blocks]
         for i, got in runner.improve(name, blocks, state.Z, tol, eps, False, known):
             at = blocks[i]
-            best[at], digest[at] = got.best, got.digest
-            margin[at], solved_at[at] = got.margin, tol
-            new = at[got.fresh]  # the states pushed again (the others' moves are the last ones)
-            ev.endings[new], lost[new] = got.endings[got.fresh], got.lost[got.fresh]
+            moves, gain_margin = got.digest.copy(), got.margin.copy()
+            if state.digest is not None:  # a move changes only for a gain beyond the precision
+                keep = ((moves != before_digest[at])
+                        & (got.best - state.Z[offset + at, 0] <= tol + slack[at]))
+                moves[keep], gain_margin[keep] = before_digest[at][keep], 0.0
+            else:
+                keep = np.zeros(at.shape[0], dtype=bool)
+            best[at], digest[at] = got.best, moves
+            margin[at], solved_at[at] = gain_margin, tol  # (a kept state is solved every time)
+            fresh = got.fresh & ~keep
+            new = at[fresh]  # the states pushed again (the others' moves are the last ones)
+            ev.endings[new], lost[new] = got.endings[fresh], got.lost[fresh]
             columns[at] = now[at]
             record.columns += got.columns
             if progress is not None:
@@ -366,17 +401,30 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
                  else digest != before_digest)
         changed = int(np.count_nonzero(moved))
         gap = float(np.max(np.abs(best - state.Z[offset:offset + size, 0]), initial=0.0))
-        swinging = (bool(changed) and len(state.digests) >= 2
-                    and np.array_equal(digest, state.digests[-2]))
-        if swinging:  # the same moves back and forth: settle them one at a time
-            _one_at_a_time(gm, seats, name, ev, state, digest, np.flatnonzero(moved))
+        work["moved_at"][moved] = state.iteration + 1
+        profile = _profile_hash(digest)
+        again = np.flatnonzero(work["seen"] == profile)
+        if changed and again.shape[0]:  # a profile met before: the moves go round in a cycle
+            since = int(work["seen_at"][again[-1]])
+            swing = np.flatnonzero(work["moved_at"] > since)
+            _one_at_a_time(gm, seats, name, ev, state, digest, swing, slack)
+            work["tol"][0] = FINAL_TOL  # and from now on at the final precision
+        _remember(work, "seen", np.uint64(profile), np.uint64)
+        _remember(work, "seen_at", state.iteration + 1, np.int64)
         change = ev.solve(state.Z)
+        _remember(work, "changes", change, np.float64)
+        if _stalled(work["changes"]):  # the moves still change, the values barely converge
+            work["tol"][0] = FINAL_TOL
         state.iteration += 1
         record.iterations = state.iteration
         record.changed.append(changed)
         record.tol.append(tol)
         record.gap, record.residual, record.sweeps = gap, ev.residual, ev.sweeps
         record.lost = float(lost.max(initial=0.0))
+        cyc = slack > 0
+        record.cycles = int(np.count_nonzero(cyc))
+        record.slack = float(np.max(best[cyc] - state.Z[offset:offset + size, 0][cyc],
+                                    initial=0.0))
         state.digests, state.change = [*state.digests[-1:], digest.copy()], change
         if progress is not None:
             progress(Progress(name, state.iteration, len(blocks), len(blocks),
@@ -394,6 +442,30 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
                                state.Z.shape[0])
     before = max((r.bound for n, r in state.records.items() if n in state.done), default=0.0)
     record.bound = record.turns * (record.residual + before + record.lost)
+
+
+def _profile_hash(digest: np.ndarray) -> int:
+    """A hash of the moves of every state of a phase (their digests, in order)."""
+    import hashlib
+
+    return int.from_bytes(hashlib.blake2b(np.ascontiguousarray(digest, dtype="<u8").tobytes(),
+                                          digest_size=8).digest(), "little")
+
+
+def _remember(work: dict[str, np.ndarray], key: str, value: Any, dtype: Any) -> None:
+    """Append `value` to the history ``work[key]``."""
+    work[key] = np.append(work[key], np.asarray([value], dtype=dtype))
+
+
+STALL = 4
+"""Evaluations whose changes, within a factor 2 of each other, show the values stalled."""
+
+
+def _stalled(changes: FloatArray) -> bool:
+    """Whether the last :data:`STALL` evaluations changed the values by about the same: the
+    moves changing at a few near ties of the coarse turn solves, which a finer solve settles."""
+    last = changes[-STALL:]
+    return last.shape[0] == STALL and bool(last.min() > 0) and bool(last.max() <= 2 * last.min())
 
 
 @dataclass
@@ -421,13 +493,14 @@ class _PhaseEquations:
 
 
 def _one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
-                   state: Checkpoint, digest: np.ndarray, swing: IntArray) -> None:
+                   state: Checkpoint, digest: np.ndarray, swing: IntArray,
+                   slack: FloatArray) -> None:
     """Settle the moves that the improvements change back and forth (at the states `swing`):
     from the last improvement's profile, evaluate the phase; the first of those states (in
     index order) whose best move differs takes it; again, until none would change. Each step
     is one mover's best response to all the others (sequential best responses). When those
     go round in a cycle, the profiles of the moves met at these states are tried in turn
-    (:func:`_stable_profile`)."""
+    (:func:`_stable_profile`). A state's mover keeps its move for a gain up to its `slack`."""
     order = np.sort(swing)
     seen: set[bytes] = set()
     met: list[dict[int, np.ndarray]] = [{} for _ in order]  # per state: digest -> endings
@@ -438,12 +511,12 @@ def _one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
         now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
         for j in range(order.shape[0]):
             met[j].setdefault(int(now.digest[j]), now.endings[j].copy())
-        differ = np.flatnonzero(now.digest != digest[order])
+        differ = np.flatnonzero(_gains(now, digest, order, state.Z, ev.offset) > slack[order])
         if differ.shape[0] == 0:
             return
         key = digest[order].tobytes()
         if key in seen:
-            _stable_profile(gm, seats, name, ev, state, digest, order, met)
+            _stable_profile(gm, seats, name, ev, state, digest, order, met, slack)
             return
         seen.add(key)
         j = int(differ[0])
@@ -451,20 +524,36 @@ def _one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
         digest[order[j]] = now.digest[j]
 
 
+def _gains(now: Any, digest: np.ndarray, order: IntArray, Z: FloatArray,
+           offset: int) -> FloatArray:
+    """By how much the movers of the states `order` would gain by changing their moves: their
+    best turn (`now`, solved at the final precision) over their moves' value, beyond that
+    precision (0 where the best turn is their moves or gains no more)."""
+    gain = now.best - Z[offset + order, 0] - FINAL_TOL
+    return np.where(now.digest != digest[order], np.maximum(gain, 0.0), 0.0)
+
+
 MAX_PROFILES = 4096
 """Profiles of moves :func:`_stable_profile` tries before giving up."""
+MAX_SLACK = 1e-6
+"""The most a mover may gain by changing its turn at a state of a cycle (else no profile)."""
 
 
 def _stable_profile(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
                     state: Checkpoint, digest: np.ndarray, order: IntArray,
-                    met: list[dict[int, np.ndarray]]) -> None:
+                    met: list[dict[int, np.ndarray]], slack: FloatArray) -> None:
     """Sequential best responses cycle at the states `order`: try every profile of the moves
     met there (each state's in the order they were met, the first state's varying slowest)
-    until one is stable (every mover's best response is its own move), adding the best
-    responses met on the way and trying again; a :class:`RuntimeError` if none is and no new
-    move turns up."""
+    until one is stable (every mover's best response is its own move, or gains at most its
+    `slack`), adding the best responses met on the way and trying again. When none is and no
+    new move turns up (a pure stationary equilibrium need not exist, as in matching pennies:
+    each mover's best move is the other of the two at the other state's), the profile whose
+    largest gain is least, the first of those tried, is kept and each of its movers may leave
+    twice its gain (`slack`, recorded as :attr:`PhaseRecord.slack`); a :class:`RuntimeError`
+    if even that gain is above :data:`MAX_SLACK`."""
     import itertools
 
+    least: tuple[float, tuple[int, ...], FloatArray] | None = None
     while True:
         options = [list(m.items()) for m in met]
         count = 1
@@ -481,12 +570,26 @@ def _stable_profile(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
                 digest[order[j]] = np.uint64(d)
             ev.solve(state.Z)
             now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
-            if np.array_equal(now.digest, digest[order]):
+            gains = _gains(now, digest, order, state.Z, ev.offset)
+            if not (gains > slack[order]).any():
                 return
+            if least is None or gains.max() < least[0]:
+                least = (float(gains.max()), profile, gains)
             for j in range(order.shape[0]):
                 if int(now.digest[j]) not in met[j]:
                     met[j][int(now.digest[j])] = now.endings[j].copy()
                     new = True
         if not new:
-            raise RuntimeError(f"{name}: no profile of the moves met at {order.shape[0]} "
-                               f"states is stable (each mover's best response to the others)")
+            break
+    assert least is not None
+    worst, profile, gains = least
+    if worst > MAX_SLACK:
+        raise RuntimeError(f"{name}: no profile of the moves met at {order.shape[0]} states "
+                           f"is stable (each mover's best response to the others): the "
+                           f"least gain a mover leaves is {worst:.1e}")
+    for j, pick in enumerate(profile):
+        d, endings = options[j][pick]
+        ev.endings[order[j]] = endings
+        digest[order[j]] = np.uint64(d)
+    slack[order] = np.maximum(slack[order], 2.0 * gains)
+    ev.solve(state.Z)

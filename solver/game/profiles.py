@@ -1,0 +1,144 @@
+"""Every player's exact probability of winning when some play to win and others for points.
+
+A *profile* gives each seat a way to play its turns: ``win`` (the game table's turn at every
+state: the mover's best turn from the table's values, :mod:`.turns`) or ``points`` (the
+expected-points optimum, the same turn at every state). The game under a profile is a Markov
+chain on the states and on whose seat moves: its values are one linear system, solved by the
+evaluation of :mod:`.evaluate` on a table of N copies of every phase (copy ``c``: seat ``c``
+of the profile is about to move; a turn leads from copy ``c`` to copy ``c + 1``).
+
+This is how the strategy report computes "the edge of playing to win" exactly, instead of
+simulating games: seat 0 playing ``win`` against others playing ``points``, and the reverse.
+The ``win`` turns are those of the table's values, as the solver's last improvement found
+them; the profile's own values are then exact (up to the evaluation's bound, reported), and
+nobody re-optimises against the points players (the solver's strategy, as it is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..engine import TIE_TOL, FloatArray, kernel
+from ..engine.forward import endings as push
+from ..engine.kernel import from_lanes, to_lanes
+from ..engine.model import UNUSED, USED
+from ..engine.objectives import ExpectedPoints
+from ..engine.solve import solve_layers
+from .evaluate import _sweep_fn, order_of
+from .model import NORMAL, SUDDEN, UNIT, GameModel, game_model
+from .nsolve import BLOCK, FINAL_EPS, FINAL_TOL, blocks_of
+from .seats import Seats
+
+WIN, POINTS = "win", "points"
+EVAL_TOL = 1e-15
+
+
+def points_endings(gm: GameModel) -> FloatArray:
+    """(n_u,): the deck-weighted probability of every utility row of a turn played for
+    expected points (the same at every state), Skull Island excluded."""
+    objective = ExpectedPoints()
+    k = np.arange(gm.k_min, gm.k_max + 1) * UNIT
+    u = np.concatenate([objective.of_points(k)[:, 0],
+                        objective.of_magic(np.array([k[-1]]))[:, 0]])[:, None]
+    ul = to_lanes(u, 1)
+    out = np.zeros(gm.n_u)
+    for card, weight in gm.weights.items():
+        ct = gm.cards[card]
+        w0 = ct.worlds[ct.model.worlds[0]]
+        solved = solve_layers(ct.model, ct.st, ul, w0.stop_idx, w0.bust_idx, tol=1e-10)
+        code, sor = {}, {}
+        for world in ct.model.worlds:
+            w = ct.worlds[world]
+            q_used = solved.keeps[USED] if world == UNUSED else None
+            code[world], sor[world], _ = kernel.best_moves(solved.keeps[world], q_used, ul, w,
+                                                           ct.st, TIE_TOL, w.sorceress_ok)
+        ends = push(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first, ct.first_bust_row,
+                    gm.n_u, eps=FINAL_EPS)
+        out = out + weight * from_lanes(ends.mass, 1)[:, 0]
+    return out
+
+
+@dataclass(frozen=True)
+class ProfileValues:
+    """Every seat's probability of winning from every normal-play state under a profile."""
+
+    profile: tuple[str, ...]
+    normal: FloatArray
+    """(size, N): seat ``j`` of the profile's probability, the state's totals from seat 0
+    (seat 0 about to move)."""
+    residual: float
+
+
+def win_endings(table: Any, gm: GameModel, seats: Seats, runner: Any = None,
+                progress: Callable[[str, int, int], None] | None = None) -> dict[str, FloatArray]:
+    """Per phase (size, n_u): the endings of the mover's win turn at every state, from the
+    table's values (the solver's turns), by `runner` (:mod:`.nsolve`: this process by
+    default, or a Dask cluster's)."""
+    from .nsolve import LocalRunner
+
+    runner = runner or LocalRunner(table.rules, table.players, table.n_dice)
+    Z = table.stacked()
+    out = {}
+    for name, phase in seats.phases.items():
+        ends = np.zeros((phase.size, gm.n_u))
+        blocks = blocks_of(np.arange(phase.size), BLOCK)
+        for i, got in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, False):
+            ends[blocks[i]] = got.endings
+            if progress is not None:
+                progress(name, i + 1, len(blocks))
+        out[name] = ends
+    return out
+
+
+def profile_values(table: Any, profile: Sequence[str], *,
+                   win: dict[str, FloatArray] | None = None, runner: Any = None,
+                   progress: Callable[[str, int, int], None] | None = None) -> ProfileValues:
+    """The values of `profile` (one of ``win``/``points`` a seat, seat 0 moving first) at
+    every normal-play state (module doc)."""
+    gm = game_model(table.rules, table.n_dice)
+    seats = table.seats()
+    players = table.players
+    if len(profile) != players or set(profile) - {WIN, POINTS}:
+        raise ValueError(f"a profile is {players} of win and points, not {list(profile)}")
+    if WIN in profile and win is None:
+        win = win_endings(table, gm, seats, runner, progress)
+    points = points_endings(gm)
+    rows = seats.offset("terminal")
+    # copy c of every row: seat c of the profile moves; the terminal rows once, at the end
+    Z = np.full((players * rows + 2**players, players), 1.0 / players)
+    Z[players * rows:] = seats.terminal
+    p_island = gm.island_deductions()
+    fn = _sweep_fn()
+    magic = players * rows + 1
+    none = np.zeros((0, players))
+    residual = 0.0
+    for name, phase in seats.phases.items():
+        index = np.arange(phase.size, dtype=np.int64)
+        pts, isl = seats.successors(name, index)
+        cyclic = phase.kind in (NORMAL, SUDDEN)
+        order = order_of(phase.decode(index)) if cyclic else index
+        copies = []
+        for c in range(players):
+            here = (c + 1) % players * rows  # a turn leads to the next seat's copy
+
+            def shifted(r: Any, here: int = here) -> Any:
+                return np.ascontiguousarray(
+                    np.where(r >= rows, r - rows + players * rows, r + here).T)
+
+            ends = (win[name] if profile[c] == WIN and win is not None
+                    else np.ascontiguousarray(np.broadcast_to(points, (phase.size, gm.n_u))))
+            copies.append((order, ends, shifted(pts), shifted(isl), p_island, Z,
+                           c * rows + seats.offset(name), magic, none))
+        del pts, isl
+        while True:  # the copies of a phase read each other: swept together
+            worst = max(fn(*args) for args in copies)
+            if not cyclic or worst <= EVAL_TOL:
+                break
+        residual = max(residual, worst if cyclic else 0.0)
+    start = seats.offset(NORMAL)
+    size = seats.phases[NORMAL].size
+    return ProfileValues(tuple(profile), Z[start:start + size].copy(), residual)

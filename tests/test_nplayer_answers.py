@@ -1,0 +1,129 @@
+"""What a player gets for three players (issue 20): `sabords solve-game --players 3`, then
+`winprob`, `advise` and `game` with `--opp` once per opponent, the web API's answers, the
+refusals, and whole games with real dice whose win frequencies agree with the table.
+
+One table of the three-player game at target 300 (8 dice: seconds to solve) for the module,
+solved by the command a user runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from solver.game import deck
+from solver.gametables import read_ngame
+from solver.ngames import play_n_games
+from solver.rules import Rules
+from solver.web import create_app
+from solver.web.solutions import Settings
+
+from .conftest import assert_one_line_error, run_sabords
+
+TARGET = ["--variant", "target=300"]
+RULES = Rules(target=300)
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("three")
+    done = run_sabords("solve-game", "--players", "3", *TARGET, "--out", str(out),
+                       "--workers", "0")
+    assert done.exit_code == 0, done.stderr
+    assert "proved bound" in done.stdout
+    return out
+
+
+def _json(*args: str) -> dict[str, object]:
+    done = run_sabords(*args, "--json")
+    assert done.exit_code == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_winprob_gives_every_seat_s_chance_from_the_table(tables: Path) -> None:
+    table = read_ngame(tables, RULES, 3)
+    answer = _json("winprob", "--me", "0", "--opp", "0", "--opp", "0", *TARGET,
+                   "--game-tables", str(tables))
+    players = answer["players"]
+    assert [p["total"] for p in players] == [0, 0, 0]  # type: ignore[index]
+    chances = [p["win"] for p in players]  # type: ignore[index]
+    assert chances == table.values["normal"][0].tolist()
+    assert answer["win"] == chances[0]
+    assert abs(sum(chances) - 1.0) <= 1e-15
+    cards = answer["cards"]
+    assert abs(sum(w * cards[c] for c, w in deck().items())  # type: ignore[index]
+               - chances[0]) <= 1e-10
+
+
+def test_advise_ranks_by_my_chance_and_gives_every_player_s_after_each_move(
+        tables: Path) -> None:
+    answer = _json("advise", "none", "kkmmmpsc", "--me", "100", "--opp", "0", "--opp", "200",
+                   *TARGET, "--game-tables", str(tables))
+    options = answer["options"]
+    values = [o["value"] for o in options]  # type: ignore[index]
+    assert values == sorted(values, reverse=True)
+    for option in options:  # type: ignore[union-attr]
+        assert option["players"][0] == option["value"]
+        assert abs(sum(option["players"]) - 1.0) <= 1e-9
+    winprob = _json("winprob", "--me", "100", "--opp", "0", "--opp", "200", *TARGET,
+                    "--game-tables", str(tables))
+    assert 0.0 < options[0]["value"] <= 1.0  # type: ignore[index]
+    assert winprob["players"][0]["total"] == 100  # type: ignore[index]
+
+
+def test_a_final_round_and_its_refusals(tables: Path) -> None:
+    answer = _json("winprob", "--me", "100", "--opp", "300", "--opp", "200", "--final",
+                   *TARGET, "--game-tables", str(tables))
+    assert answer["final"] is True
+    done = run_sabords("winprob", "--me", "100", "--opp", "200", "--opp", "200", "--final",
+                       *TARGET, "--game-tables", str(tables))
+    assert_one_line_error(done, "nobody has")
+    done = run_sabords("winprob", "--me", "100", "--opp", "300", "--opp", "200", *TARGET,
+                       "--game-tables", str(tables))
+    assert_one_line_error(done, "final turn")
+    done = run_sabords("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0",
+                       *TARGET, "--game-tables", str(tables))
+    assert_one_line_error(done, "game-4.msgpack", "solve-game --players 4")
+
+
+def test_the_web_answers_for_three_players(tables: Path) -> None:
+    with TestClient(create_app(Settings(game_tables_dir=tables))) as client:
+        got = client.get("/api/winprob", params=[("me", "0"), ("opp", "0"), ("opp", "0"),
+                                                 ("variant", "target=300")])
+        assert got.status_code == 200, got.text
+        assert got.json()["players"] == _json(
+            "winprob", "--me", "0", "--opp", "0", "--opp", "0", *TARGET, "--game-tables",
+            str(tables))["players"]
+        advice = client.get("/api/advise", params=[
+            ("card", "none"), ("dice", "kkmmmpsc"), ("me", "100"), ("opp", "0"),
+            ("opp", "200"), ("variant", "target=300")]).json()
+        assert len(advice["options"][0]["players"]) == 3
+
+
+def test_whole_games_with_real_dice_win_as_often_as_the_table_says(tables: Path) -> None:
+    table = read_ngame(tables, RULES, 3)
+    games = 6000
+    score, _ = play_n_games(["win", "win", "win"], RULES, games=games, seed=7, table=table)
+    expected = table.values["normal"][0]
+    observed = score.sum(axis=0)  # seat 0 moves first in every game
+    # a chi-square test of the three seats' wins (ties split: counted as shares) at 1 %
+    chi2 = float(((observed - games * expected) ** 2 / (games * expected)).sum())
+    assert chi2 < 9.21, (observed / games, expected)  # chi2(2 df) 99th percentile
+    for seat in range(3):  # and each seat inside its 99.9 % binomial band
+        sd = math.sqrt(expected[seat] * (1 - expected[seat]) / games)
+        assert abs(observed[seat] / games - expected[seat]) < 3.29 * sd
+
+
+def test_game_plays_three_player_games_between_policies(tables: Path) -> None:
+    answer = _json("game", "--players", "3", "--policies", "win,points,need", "--games", "300",
+                   "--seed", "1", *TARGET, "--game-tables", str(tables))
+    rates = {r["policy"]: r["win_rate"] for r in answer["overall"]}  # type: ignore[index]
+    assert set(rates) == {"win", "points", "need"}
+    assert abs(sum(rates.values()) - 1.0) <= 1e-12  # every game's win shared out
+    assert all(0.0 <= r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] <= 1.0  # type: ignore[index]
+               for r in answer["overall"])  # type: ignore[union-attr]
+
