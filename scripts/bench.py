@@ -454,6 +454,70 @@ def bench_web(repeat: int) -> list[Figure]:
     return figures
 
 
+NPLAYER_SOLVES = [(3, 2000, 2), (3, 2000, 1), (4, 1000, 2)]
+"""(players, target, local Dask workers) of the n-player section's solves (each run once: a
+solve takes minutes)."""
+
+
+def _tree_run(command: list[str]) -> tuple[Run, str]:
+    """Run `command`, sampling the resident memory of its whole process tree (a Dask cluster's
+    scheduler, nannies and workers are its children) twice a second: (run, stdout + stderr)."""
+    import psutil
+
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
+                                env={**os.environ, "PYTHONPATH": str(REPO)})
+        root, peak = psutil.Process(proc.pid), 0
+        while proc.poll() is None:
+            total = 0
+            try:
+                for p in [root, *root.children(recursive=True)]:
+                    total += p.memory_info().rss
+            except psutil.Error:
+                pass
+            peak = max(peak, total)
+            time.sleep(0.5)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        text = out.read().decode()
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{text}")
+    return Run(wall=wall, peak_mb=peak / 2**20, stdout=text), text
+
+
+def bench_nplayer(repeat: int) -> list[Figure]:
+    """Issue 20: three players and more: the cold answers from the committed three-player
+    table, and whole solves on a local Dask cluster (1 and 2 workers: the scaling)."""
+    figures: list[Figure] = []
+    for name, args in [
+        ("`sabords advise none mmmpppsc --me 2000 --opp 3500 --opp 1000`",
+         ("advise", "none", "mmmpppsc", "--me", "2000", "--opp", "3500", "--opp", "1000")),
+        ("`sabords winprob --me 0 --opp 0 --opp 0`",
+         ("winprob", "--me", "0", "--opp", "0", "--opp", "0")),
+    ]:
+        figures += median_figures(name, repeated(CLI, *args, repeat=repeat),
+                                  target=0.5 if args[0] == "advise" else None)
+    walls: dict[tuple[int, int], dict[int, float]] = {}
+    for players, target, workers in NPLAYER_SOLVES:
+        with tempfile.TemporaryDirectory() as out:
+            run, text = _tree_run([PYTHON, "-m", "solver", "solve-game", "--players",
+                                   str(players), "--variant", f"target={target}",
+                                   "--workers", str(workers), "--out", out])
+        start = next((line.split(": ", 1)[1] for line in text.splitlines()
+                      if line.startswith("P(win) from all totals 0")), "?")
+        name = f"solve-game --players {players}, target {target}, {workers} worker(s)"
+        walls.setdefault((players, target), {})[workers] = run.wall
+        goal = 180.0 if (players, target, workers) == (3, 2000, 2) else None
+        figures += [Figure(f"{name}: wall", run.wall, "s", goal, note=f"P(win) {start}"),
+                    Figure(f"{name}: peak memory (process tree)", run.peak_mb, "MiB")]
+    for (players, target), by in walls.items():
+        if 1 in by and 2 in by:
+            figures.append(Figure(f"{players} players, target {target}: speed-up 1 -> 2 workers",
+                                  by[1] / by[2], "x"))
+    return figures
+
+
 SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("turn-solver", bench_turn_solver),
     ("tables", bench_tables),
@@ -462,6 +526,7 @@ SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("engine", bench_engine),
     ("exact", bench_exact),
     ("web", bench_web),
+    ("nplayer", bench_nplayer),
 ]
 """(name, function of the repeat count): append your section here."""
 

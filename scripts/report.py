@@ -604,7 +604,8 @@ def section_three_players(r: Report) -> str:
                                          win=ends).normal[0][i]) for i in range(3)]
     rows = [[str(h), *(pct(float(p)) for p in v)] for h, v in heads]
     proofs = [[name, str(rec["iterations"]), f"{rec['bound']:.1e}", f"{rec['gap']:.1e}",
-               f"{rec['turns']:.1f}"] for name, rec in records.items()]
+               f"{rec['turns']:.1f}", str(rec.get("cycles", 0)),
+               f"{rec.get('slack', 0.0):.1e}"] for name, rec in records.items()]
     if even is None:
         even_text = "more than the target"
     else:
@@ -636,9 +637,13 @@ the bound of the exact value of the table's strategies (the evaluation's residua
 checked bound on the expected turns in the phase, plus the phases before it). Measured: the
 gap, by how much a mover's best turn beats the table's at its values (each turn is a best
 response to that precision); the table's strategies are an equilibrium the iteration reached
-from every value at 1/3, not proved the only one.
+from every value at 1/3, not proved the only one. Where best responses went round in a cycle
+(at a few states no pure equilibrium exists: each of two movers' best turn depends on the
+other's), the table keeps the moves whose movers lose least, and the slack is what a mover
+there could still gain (measured).
 
-{table(["phase", "improvements", "proved bound", "measured gap", "turns (bound)"], proofs)}
+{table(["phase", "improvements", "proved bound", "measured gap", "turns (bound)",
+        "cycle states", "slack"], proofs)}
 """
 
 

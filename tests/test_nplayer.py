@@ -252,3 +252,32 @@ def test_the_mover_s_value_is_the_naive_expectimax_s(three: NGameSolution) -> No
                 values = naive.bellman(values)
             total += weight * float(naive.turn_value(values)[0])
         assert abs(total - sol.values[name][s][0]) <= 1e-11
+
+
+# -- the committed three-player table (target 6000) -------------------------------------------
+
+
+def test_the_committed_three_player_table_is_met_by_each_state_s_plain_turn_solve() -> None:
+    """The table of `make tables-3p` (an hour's solve, not re-run here): its header's point
+    range is the rules' own (the reader trusts it), its record says what was proved, and at
+    sample states of every phase the engine's plain turn solve of each card from the table's
+    values gives the table's value of every seat back (the fixed point, to its proved
+    bound)."""
+    from solver.gametables import read_ngame
+    from solver.tablepaths import committed_dir
+
+    rules = Rules()
+    table = read_ngame(committed_dir(), rules, 3)
+    ranges = point_range(rules)
+    assert (table.k_min, table.k_max, table.n_ded) == (ranges.k_min, ranges.k_max,
+                                                        ranges.n_ded)
+    for name, record in table.records.items():
+        assert record["changed"][-1] == 0 or record["iterations"] == 1, name
+        assert record["bound"] < 1e-9, name
+        assert record["gap"] <= 1e-11, name
+    sol = NGameSolution(rules=rules, players=3, seats=table.seats(), values=table.values,
+                        records={}, n_dice=table.n_dice)
+    for name, s in (("normal", 0), ("normal", 20 * 3600 + 35 * 60 + 10), ("final1", 4321),
+                    ("final2", 100_000), ("sudden", 5 * 3600 + 58 * 60 + 59)):
+        got = _plain_turns(sol, name, s)  # (1.5e-13 to 4e-15 measured)
+        assert np.abs(got - table.values[name][s]).max() <= 1e-11, (name, s)

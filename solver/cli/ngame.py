@@ -98,14 +98,20 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
     saved.unlink(missing_ok=True)
     change = ("new" if before is None else
               "unchanged" if before == path.read_bytes() else "changed")
-    for name, r in sol.records.items():
+    for name in seats.phases:
+        r = sol.records[name]
         echo(f"{name:<7} {r.iterations:2d} improvements  moves changed {r.changed[-1]}  "
-             f"proved bound {r.bound:.1e}  measured gap {r.gap:.1e}")
+             f"proved bound {r.bound:.1e}  measured gap {r.gap:.1e}"
+             + (f"  cycle at {r.cycles} states, measured slack {r.slack:.1e}" if r.cycles
+                else ""))
     start = sol.values["normal"][0]
     echo("P(win) from all totals 0, in seat order: "
          + ", ".join(f"{100 * p:.4f} %" for p in start))
     echo("proved: every value is within its phase's bound of the exact value of the table's "
          "strategies")
     echo("measured: the gap, by how much a mover's best turn beats the table's at its values")
+    if any(r.cycles for r in sol.records.values()):
+        echo("measured: the slack, what a mover could still gain at the states where best "
+             "responses went round in a cycle (no pure equilibrium there)")
     echo(f"table   {path} ({change}), {seconds:.0f} s")
     echo(f"rules   {describe_rules(rules)}")

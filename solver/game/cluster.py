@@ -2,14 +2,17 @@
 checkpoints.
 
 :class:`DaskRunner` is a runner of :mod:`.nsolve`: each improvement scatters the value table
-``Z`` to every worker (``broadcast``: a worker lost takes no input with it), submits one task a
+``Z`` to the cluster (the workers copy it as their tasks need it), submits one task a
 block of states (:func:`.nsolve.improve_block`, a pure function of its arguments) and yields
 the blocks as they finish. A worker that dies in the middle of a block loses only that block:
 the scheduler runs it again elsewhere, and since a block's numbers depend on its states alone
 the table is the same bits; a worker gone between improvements fails the next scatter until
-the scheduler knows, and the scatter is tried again (:func:`scatter`). What a block returns (its states' outcome distributions, or their
-values in the final round) goes to this process, which evaluates the phase (:mod:`.evaluate`:
-a few seconds; the improvements are the hours).
+the scheduler knows, and the scatter is tried again (:func:`scatter`); blocks whose input
+died with the only worker holding it are submitted again with the table scattered anew
+(:data:`RESUBMITS`). What a block returns
+(its states' outcome distributions, or their values in the final round) goes to this
+process, which evaluates the phase (:mod:`.evaluate`: a few seconds; the improvements are
+the hours).
 
 :func:`local_cluster` starts a ``LocalCluster`` sized to the machine (one single-threaded
 worker a core: the kernel's own threads are then one, ``SABORDS_THREADS``); :func:`connect`
@@ -60,35 +63,55 @@ class DaskRunner:
     def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
                 tol: float, eps: float, values: bool,
                 known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
-        from distributed import as_completed
+        from concurrent.futures import CancelledError
 
-        table = scatter(self.client, Z)
-        futures = [self.client.submit(improve_block, self.rules, self.players, self.n_dice,
-                                      phase, index, table, tol, eps, values,
-                                      None if known is None else known[i],
-                                      key=f"improve-{phase}-{i}-{table.key}", retries=2)
-                   for i, index in enumerate(blocks)]
-        where = {f.key: i for i, f in enumerate(futures)}
-        try:
-            for future in as_completed(futures):  # type: ignore[no-untyped-call]
-                yield where[future.key], future.result()
-                future.release()
-        finally:
-            for future in futures:
-                future.release()
-            table.release()
+        from distributed import as_completed
+        from distributed.scheduler import KilledWorker
+
+        pending = set(range(len(blocks)))
+        for attempt in range(RESUBMITS + 1):
+            table = scatter(self.client, Z)
+            futures = {self.client.submit(improve_block, self.rules, self.players, self.n_dice,
+                                          phase, blocks[i], table, tol, eps, values,
+                                          None if known is None else known[i],
+                                          key=f"improve-{phase}-{i}-{table.key}", retries=2): i
+                       for i in sorted(pending)}
+            try:
+                for future in as_completed(futures):  # type: ignore[no-untyped-call]
+                    try:
+                        result = future.result()
+                    except (CancelledError, KilledWorker, OSError):
+                        if attempt == RESUBMITS:
+                            raise
+                        continue  # its input was lost with a worker: submitted again below
+                    i = futures[future]
+                    pending.discard(i)
+                    future.release()
+                    yield i, result
+            finally:
+                for future in futures:
+                    future.release()
+                table.release()
+            if not pending:
+                return
 
 
 SCATTER_TRIES = 5
 """Times a scatter is tried: a worker that died since the last one fails it until the
 scheduler knows (a second or so)."""
+RESUBMITS = 3
+"""Times the blocks of an improvement whose input was lost (the worker holding the value table
+died before any other had a copy) are submitted again with the table scattered anew."""
 
 
 def scatter(client: Any, Z: FloatArray, *, tries: int = SCATTER_TRIES) -> Any:
-    """`Z` on every worker (a future), tried again while a worker lost fails the broadcast."""
+    """`Z` on one worker (a future; the workers that run a block copy it from there), tried
+    again while a worker lost fails the scatter. Not ``broadcast``: a broadcast that meets a
+    worker killed before the scheduler knew waits for it for ever (dask/distributed#5704, met
+    by the kill test here)."""
     for attempt in range(tries):
         try:
-            return client.scatter(Z, broadcast=True, hash=False)
+            return client.scatter(Z, hash=False)
         except OSError:  # CommClosedError, a timeout: a worker gone in the meantime
             if attempt == tries - 1:
                 raise
