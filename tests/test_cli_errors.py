@@ -89,6 +89,8 @@ def bad_tables(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]
     turn = {"shape": _turn_shape, "dtype": _turn_dtype, "range": _turn_range}[request.param]
     game = _game_range if request.param == "range" else _game_shape
     for path in committed_dir().glob("*.msgpack"):
+        if path.name.startswith("game-"):  # a game of three players or more: not read here
+            continue
         _rewrite(path, tmp_path / path.name, game if path.name == "game.msgpack" else turn)
     yield tmp_path
 

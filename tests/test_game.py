@@ -485,7 +485,7 @@ def test_cli_advise_win_lists_win_probability_and_expected_points(
     (("winprob", "--me", "0", "--opp", "5000", "--final"), "at least 6000"),
     (("advise", "none", "mmmpppsc", "--me", "100"), "--me and --opp"),
     (("advise", "none", "mmmpppsc", "--me", "0", "--opp", "0", "--need", "500"), "--need"),
-    (("game", "--policies", "win"), "two policy names"),
+    (("game", "--policies", "win"), "2 policy names"),
     (("game", "--policies", "win,bogus", "--games", "2"), "unknown policy"),
 ])
 def test_cli_bad_input_is_one_line(sabords: Callable[..., CliResult], args: tuple[str, ...],

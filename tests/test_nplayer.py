@@ -281,3 +281,27 @@ def test_the_committed_three_player_table_is_met_by_each_state_s_plain_turn_solv
                     ("final2", 100_000), ("sudden", 5 * 3600 + 58 * 60 + 59)):
         got = _plain_turns(sol, name, s)  # (1.5e-13 to 4e-15 measured)
         assert np.abs(got - table.values[name][s]).max() <= 1e-11, (name, s)
+
+
+def test_a_block_pushed_in_part_pads_its_lanes_with_stops(three: NGameSolution) -> None:
+    """Before: the lanes padding the states pushed again (their moves new) carried the code
+    0, no move where a position has no plain keep (two skulls of three dice: only the
+    Sorceress's reroll): the compiled pushes read past the pair list and wrote elsewhere
+    (found with NUMBA_BOUNDSCHECK=1; the suite's process then died at exit), the numpy
+    reference raised an IndexError. Now both push those states as a whole block does."""
+    from solver.game.turns import improve
+
+    gm = game_model(three.rules, three.n_dice)
+    seats, Z = three.seats, three.stacked()  # (every state its own utilities)
+    index = np.arange(seats.phases[NORMAL].size, dtype=np.int64)
+    whole = improve(gm, seats, NORMAL, index, Z, tol=1e-12, eps=1e-13)
+    known = whole.digest.copy()
+    known[::3] += np.uint64(1)  # a third of the states' moves new: pushed in lanes of their own
+    for choice in ("numpy", "numba"):
+        kernel.force(choice)
+        try:
+            part = improve(gm, seats, NORMAL, index, Z, tol=1e-12, eps=1e-13, known=known)
+        finally:
+            kernel.force(None)
+        assert part.fresh.any() and not part.fresh.all()
+        assert np.array_equal(part.endings[part.fresh], whole.endings[part.fresh]), choice

@@ -882,38 +882,32 @@ def test_the_page_installs_and_opens_offline(page: Page, browser: Any) -> None:
 
 
 def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> None:
-    """Win for a scoreboard of three players, through the API the lead's issue brings:
-    /api/meta's win_players and the options' `players` (each seat's probability of winning,
-    in seat order from the mover). This server has the two-player game only, so the test
-    stands a stub in front of the API in the browser (its fetch): /api/meta says [2, 3], and
-    an advice asked with two opponents is the two-player answer with each option's
-    `players` added. Without the stub, the page explains that Win is for two players here."""
+    """Win for a scoreboard of three players, from the committed three-player table
+    (/api/meta's win_players [2, 3], and the options' `players`: each seat's probability of
+    winning, in seat order from the mover); with a fourth player the page says for which
+    numbers of players Win is computed, and greys it out."""
+    page.open_details("Player 1")
+    page.tap("Add a player")
+    assert page.text(browser.find_element(page.By.ID, "many-players")) == ""
+    assert browser.find_element(page.By.ID, "obj-win").is_enabled()
+    browser.execute_script("document.getElementById('obj-win').click()")
+    page.idle()
+    assert browser.find_element(page.By.ID, "obj-win").is_selected()
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    assert "% chance to win" in page.sentence("Advice")
+    first = page.options("Advice")[0]
+    assert "Chances of winning: you " in first and "Player 2 " in first \
+        and "Player 3 " in first, first
+    answer = api(page.server, "advise", [("card", "captain"), ("dice", "kmmmpscc"),
+                                         ("me", "0"), ("opp", "0"), ("opp", "0")])
+    assert len(answer["options"][0]["players"]) == 3
     page.open_details("Player 1")
     page.tap("Add a player")
     note = page.text(browser.find_element(page.By.ID, "many-players"))
-    assert note == ("Winning is computed here for 2 players, not 3: play for points, or in the "
-                    "final round for the points that beat the leader.")
+    assert note.startswith("Winning is computed here for 2") and "3 players, not 4" in note, note
     assert not browser.find_element(page.By.ID, "obj-win").is_enabled()
-    stub = (ROOT / "tests" / "web_stub_three_players.js").read_text(encoding="utf-8")
-    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
-    try:
-        browser.refresh()
-        page.ready()
-        browser.execute_script("document.getElementById('obj-win').click()")
-        page.idle()
-        assert browser.find_element(page.By.ID, "obj-win").is_selected()
-        start_turn(page)
-        enter_dice(page, "kmmmpscc", FACES_EN)
-        page.tap("Advise")
-        assert "% chance to win" in page.sentence("Advice")
-        asked = browser.execute_script("return window.stubbed")
-        assert any(a.startswith("/api/turn?") and "me=0&opp=0&opp=0" in a for a in asked), asked
-        first = page.options("Advice")[0]
-        assert "Chances of winning: you " in first and "Player 2 " in first \
-            and "Player 3 " in first, first
-    finally:
-        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
-                                {"identifier": script["identifier"]})
 
 
 def test_skull_island_says_each_opponents_expected_loss(page: Page, browser: Any) -> None:

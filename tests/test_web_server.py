@@ -132,7 +132,8 @@ def _library_kinds() -> set[str]:
 def test_every_kind_of_error_has_its_french_words() -> None:
     kinds = _library_kinds()
     assert len(kinds) > 40
-    missing = sorted(kinds - set(FRENCH) - {"exact_mismatch"})
+    # (a checkpoint is a kind of file a refusal names, not of error)
+    missing = sorted(kinds - set(FRENCH) - {"exact_mismatch", "checkpoint"})
     assert missing == [], missing
 
 
@@ -183,7 +184,7 @@ def test_a_full_queue_is_a_429_with_retry_after(monkeypatch: pytest.MonkeyPatch,
                                                 tmp_path: Path) -> None:
     """Before: every request with new variants started a solve (and wrote its table), with
     no bound."""
-    import solver.tables as tables
+    import solver.turntables as tables
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     gate, started = threading.Event(), threading.Event()
@@ -319,7 +320,7 @@ def test_pirate_magic_wins_at_once(client: TestClient) -> None:
 
 def test_meta_says_which_games_this_server_has(client: TestClient) -> None:
     meta = client.get("/api/meta").json()
-    assert meta["win_players"] == [2] and meta["max_game_target"] == 6000
+    assert meta["win_players"] == [2, 3] and meta["max_game_target"] == 6000
 
 
 # -- a bounded load ------------------------------------------------------------------------------

@@ -66,15 +66,16 @@ second for a few milliseconds of work), ``numba`` (whenever installed) or ``nump
 numbers are the same bits whichever runs."""
 
 
-def to_lanes(a: AnyArray, lanes: int | None = None) -> AnyArray:
-    """(n, B) or (B,) -> (C, n, L) (or (C, L)), zero-padded to whole chunks."""
+def to_lanes(a: AnyArray, lanes: int | None = None, fill: Any = 0) -> AnyArray:
+    """(n, B) or (B,) -> (C, n, L) (or (C, L)), padded to whole chunks with `fill` (a move's
+    code must pad with one every position allows: :data:`~.results.STOP`)."""
     flat = a.ndim == 1
     m = a[None, :] if flat else a
     n, b = m.shape
     width = lanes or lane_width(b)
     c = -(-b // width)
     out = np.zeros((c, n, width), dtype=a.dtype)
-    padded = np.zeros((n, c * width), dtype=a.dtype)
+    padded = np.full((n, c * width), fill, dtype=a.dtype)
     padded[:, :b] = m
     out[:] = padded.reshape(n, c, width).transpose(1, 0, 2)
     return out[:, 0, :] if flat else out

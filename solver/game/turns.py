@@ -34,6 +34,7 @@ from ..engine.arrays import turn_value_lanes
 from ..engine.forward import endings
 from ..engine.kernel import LANES, from_lanes, to_lanes
 from ..engine.model import UNUSED, USED
+from ..engine.results import STOP
 from ..engine.solve import solve_layers
 from .model import GameModel
 from .seats import Seats
@@ -148,8 +149,11 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
         for card, weight in gm.weights.items():
             ct = gm.cards[card]
             code, sor = moves.pop(card)
-            if pushed.shape[0] < b:  # the pushed columns, in lanes of their own
-                code = {w: to_lanes(from_lanes(c, b)[:, pushed], LANES) for w, c in code.items()}
+            if pushed.shape[0] < b:  # the pushed columns, in lanes of their own; the padding
+                # lanes stop at once (a code 0 there is no move where a position has no keep,
+                # and the compiled pushes read past the pair list: found by NUMBA_BOUNDSCHECK)
+                code = {w: to_lanes(from_lanes(c, b)[:, pushed], LANES, fill=STOP)
+                        for w, c in code.items()}
                 sor = {w: to_lanes(from_lanes(c, b)[:, pushed], LANES) for w, c in sor.items()}
             ends = endings(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first,
                            ct.first_bust_row, gm.n_u, eps=eps)

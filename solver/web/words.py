@@ -165,6 +165,12 @@ FRENCH: dict[str, Words] = {
     f"{v.get('target')} : c'est votre dernier tour",
     "not_final": lambda v, p: f"un dernier tour vient après que l'adversaire a atteint "
     f"l'objectif {v.get('target')}, pas à {v.get('opp')}",
+    "players": lambda v, p: f"la partie de ce serveur se joue à {v.get('table')} joueurs, "
+    f"pas {v.get('players')}",
+    "final_round": lambda v, p: "ces totaux ne peuvent pas être un dernier tour de cette "
+    f"partie (un total vaut au plus {v.get('high')})",
+    "policy_count": lambda v, p: f"il faut une façon de jouer par joueur : {v.get('players')}, "
+    f"pas {v.get('given')}",
     "game_too_large": lambda v, p: f"ce serveur ne calcule la partie que jusqu'à l'objectif "
     f"{v.get('max_game_target')} : pas {v.get('target')}",
     "both_totals": lambda v, p: "pour jouer la victoire il faut les deux totaux, le vôtre et "
