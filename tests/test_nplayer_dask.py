@@ -18,8 +18,6 @@ from solver.game.nsolve import Checkpoint, solve_nplayer
 from solver.gametables import pack_ngame
 from solver.rules import Rules
 
-pytest.importorskip("distributed")
-
 RULES = Rules(target=500)
 PLAYERS, DICE = 3, 4
 
