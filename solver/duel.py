@@ -21,7 +21,7 @@ policies and rules give the same games on every machine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,6 +145,17 @@ class SeatResult:
         inside [0, 1], never of zero width)."""
         return wilson_interval(self.score, self.games)
 
+    def as_dict(self) -> dict[str, Any]:
+        lo, hi = self.interval
+        return {"policy": self.policy, "seat": self.seat, "games": self.games,
+                "score": self.score, "win_rate": self.rate, "ci95": [lo, hi]}
+
+
+def overall(seats: Sequence[SeatResult], policy: str) -> SeatResult:
+    """A policy's games over every seat (seat 0: both)."""
+    rows = [s for s in seats if s.policy == policy]
+    return SeatResult(policy, 0, sum(r.games for r in rows), sum(r.score for r in rows))
+
 
 @dataclass(frozen=True)
 class DuelResult:
@@ -157,15 +168,10 @@ class DuelResult:
     mean_turns: float
 
     def overall(self, policy: str) -> SeatResult:
-        rows = [s for s in self.seats if s.policy == policy]
-        return SeatResult(policy, 0, sum(r.games for r in rows), sum(r.score for r in rows))
+        return overall(self.seats, policy)
 
     def as_dict(self) -> dict[str, Any]:
-        def row(r: SeatResult) -> dict[str, Any]:
-            lo, hi = r.interval
-            return {"policy": r.policy, "seat": r.seat, "games": r.games, "score": r.score,
-                    "win_rate": r.rate, "ci95": [lo, hi]}
-
+        row = SeatResult.as_dict
         return {
             "policies": list(self.policies),
             "games": self.games,

@@ -26,7 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from .duel import POINTS, WIN, GameSettingsError, SeatResult, check_games, check_policy_name
+from .duel import (
+    POINTS,
+    WIN,
+    GameSettingsError,
+    SeatResult,
+    check_games,
+    check_policy_name,
+    overall,
+)
 from .engine import NO_MOVE, STOP, TIE_TOL, AtLeast, IntArray, kernel, solve_turn
 from .engine.kernel import LANES, from_lanes, to_lanes
 from .engine.model import UNUSED, USED
@@ -165,15 +173,10 @@ class GamesResult:
     mean_turns: float
 
     def overall(self, policy: str) -> SeatResult:
-        rows = [s for s in self.seats if s.policy == policy]
-        return SeatResult(policy, 0, sum(r.games for r in rows), sum(r.score for r in rows))
+        return overall(self.seats, policy)
 
     def as_dict(self) -> dict[str, Any]:
-        def row(r: SeatResult) -> dict[str, Any]:
-            lo, hi = r.interval
-            return {"policy": r.policy, "seat": r.seat, "games": r.games, "score": r.score,
-                    "win_rate": r.rate, "ci95": [lo, hi]}
-
+        row = SeatResult.as_dict
         return {"policies": list(self.policies), "players": len(self.policies),
                 "games": self.games, "seed": self.seed, "target": self.rules.target,
                 "rules_hash": self.rules.hash, "mean_turns": self.mean_turns,
