@@ -18,12 +18,15 @@ Each file is one envelope of :mod:`solver.tablefile`; where a table lives is
 
 The same rules give the same bytes. Loading checks the kind, the rules
 (:func:`solver.tablefile.open_table`), the players, the point range and every phase's box,
-every array's shape and type, and that the values are probabilities.
+every array's shape and type; a phase's values are decoded when an answer first needs them, and
+checked then to be probabilities (:class:`LazyPhases`).
 """
 
 from __future__ import annotations
 
+import threading
 import zlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import __version__
-from .engine.geometry import FloatArray
+from .engine.geometry import FloatArray, IntArray
 from .engine.model import WORLD_NAMES
 from .errors import StaleTableError
 from .rules import Rules
@@ -241,8 +244,9 @@ class NGameTable:
     k_min: int
     k_max: int
     n_ded: int
-    values: dict[str, FloatArray]
-    """Per phase (size, N), seat 0 the mover; the last seat's is 1 minus the others'."""
+    values: Mapping[str, FloatArray]
+    """Per phase (size, N), seat 0 the mover; the last seat's is 1 minus the others'. Read
+    from a file, a phase is decoded when first asked for (:class:`LazyPhases`)."""
     records: dict[str, dict[str, Any]]
 
     def seats(self) -> Any:
@@ -251,10 +255,84 @@ class NGameTable:
         return Seats(players=self.players, n=self.rules.target // 100, k_min=self.k_min,
                      k_max=self.k_max, n_ded=self.n_ded, ties=self.rules.ties)
 
-    def stacked(self) -> FloatArray:
-        """The value table ``Z`` of :mod:`solver.game.seats` (every phase, the terminal rows)."""
+    def stacked(self, rows: IntArray | None = None) -> FloatArray:
+        """The value table ``Z`` of :mod:`solver.game.seats` (every phase, the terminal rows).
+        Read from a file it is read-only, and with `rows` only the phases holding those rows
+        are sure to be decoded (the rest of ``Z`` is then undefined): an answer reads the
+        phases its turn's endings lead to, not all of them."""
+        if isinstance(self.values, LazyPhases):
+            return self.values.table(rows)
         seats = self.seats()
         return np.concatenate([*(self.values[p] for p in seats.phases), seats.terminal])
+
+
+class LazyPhases(Mapping[str, FloatArray]):
+    """The phases of a table read from a file, each decoded into its rows of one stacked
+    table when first asked for (a cold three-player answer in normal play needs two phases of
+    four: 29 % of the values). A phase that fails to decode is refused like the file."""
+
+    def __init__(self, seats: Any, arrays: Mapping[str, Any], refuse: Callable[[str], Exception]
+                 ) -> None:
+        self._seats, self._arrays, self._refuse = seats, arrays, refuse
+        players = seats.players
+        self._Z = np.empty((seats.rows, players))
+        self._Z[seats.offset("terminal"):] = seats.terminal
+        self._view: FloatArray = self._Z.view()
+        self._view.flags.writeable = False
+        self._done: set[str] = set()
+        self._lock = threading.Lock()
+        self._spans = [(name, seats.offset(name), seats.offset(name) + phase.size)
+                       for name, phase in seats.phases.items()]
+
+    def __getitem__(self, name: str) -> FloatArray:
+        if name not in self._seats.phases:
+            raise KeyError(name)
+        self._decode(name)
+        lo = self._seats.offset(name)
+        view: FloatArray = self._view[lo:lo + self._seats.phases[name].size]
+        return view
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._seats.phases)
+
+    def __len__(self) -> int:
+        return len(self._seats.phases)
+
+    @property
+    def decoded(self) -> set[str]:
+        """The phases decoded so far."""
+        return set(self._done)
+
+    def table(self, rows: IntArray | None = None) -> FloatArray:
+        """``Z``, with every phase decoded, or those holding `rows`."""
+        at = None if rows is None else np.asarray(rows).ravel()
+        for name, lo, hi in self._spans:
+            if at is None or bool(np.any((at >= lo) & (at < hi))):
+                self._decode(name)
+        view: FloatArray = self._view
+        return view
+
+    def _decode(self, name: str) -> None:
+        if name in self._done:
+            return
+        with self._lock:
+            if name in self._done:
+                return
+            seats, players = self._seats, self._seats.players
+            size = seats.phases[name].size
+            try:
+                stored = unpack_values(self._arrays[name], (size, players - 1))
+            except (KeyError, TypeError, ValueError, zlib.error):
+                raise self._refuse(f"phase {name!r} is incomplete or malformed") from None
+            if not (stored.min(initial=0.0) >= 0.0 and stored.max(initial=0.0) <= 1.0):
+                raise self._refuse(f"phase {name!r} holds values outside [0, 1]")
+            full = self._Z[seats.offset(name):seats.offset(name) + size]
+            full[:, :-1] = stored
+            others = stored[:, 0].copy()
+            for i in range(1, players - 1):  # in seat order, as the solve sums them
+                others += stored[:, i]
+            np.subtract(1.0, others, out=full[:, -1])
+            self._done.add(name)
 
 
 def two_player_table(sol: GameSolution) -> NGameTable:
@@ -326,18 +404,13 @@ def unpack_ngame(data: bytes, rules: Rules, players: int, *, source: str) -> NGa
         if _header(rules, players, n_dice, seats) != {**header,
                                                        "solver_version": __version__}:
             raise refuse("its point range or phases are not these rules'")
-        values = {}
-        for name, phase in seats.phases.items():
-            stored = unpack_values(payload["arrays"][name], (phase.size, players - 1))
-            full = np.empty((phase.size, players))
-            full[:, :-1] = stored
-            others = np.zeros(phase.size)
-            for i in range(players - 1):  # in seat order, as the solve sums them
-                others = others + stored[:, i]
-            full[:, -1] = 1.0 - others
-            if not np.all((stored >= 0.0) & (stored <= 1.0)):
-                raise refuse(f"phase {name!r} holds values outside [0, 1]")
-            values[name] = full
+        arrays = payload["arrays"]
+        for name, phase in seats.phases.items():  # their types and shapes now, values later
+            entry = arrays[name]
+            if entry.get("dtype") != "<f8" or [int(x) for x in entry["shape"]] != [
+                    phase.size, players - 1] or not isinstance(entry["zlib"], bytes):
+                raise ValueError(name)
+        values = LazyPhases(seats, arrays, refuse)
         records = {name: dict(payload["solve"][name]) for name in seats.phases}
     except StaleTableError:
         raise

@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
@@ -127,3 +128,50 @@ def test_game_plays_three_player_games_between_policies(tables: Path) -> None:
     assert all(0.0 <= r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] <= 1.0  # type: ignore[index]
                for r in answer["overall"])  # type: ignore[union-attr]
 
+
+
+# -- reading the table a phase at a time -------------------------------------------------------
+
+
+def test_an_answer_decodes_only_the_phases_its_turn_leads_to_and_the_same_bits(
+        tables: Path) -> None:
+    """A normal-play answer reads normal play and the final round's first turn (the phases
+    of its endings), not the others; a phase read late has the bits of one read with all."""
+    from solver.game.query import card_chances, state_of
+
+    lazy = read_ngame(tables, RULES, 3)
+    name, index = state_of(lazy, 100, [0, 200], final=False)
+    chances = card_chances(lazy, name, index)
+    assert lazy.values.decoded == {"normal", "final2"}  # type: ignore[attr-defined]
+    whole = read_ngame(tables, RULES, 3)
+    Z = whole.stacked()
+    assert whole.values.decoded == set(whole.seats().phases)  # type: ignore[attr-defined]
+    assert card_chances(whole, name, index).keys() == chances.keys()
+    for card, got in card_chances(whole, name, index).items():
+        assert np.array_equal(got, chances[card]), card
+    for phase in whole.seats().phases:
+        assert np.array_equal(lazy.values[phase], whole.values[phase]), phase
+        v = lazy.values[phase]
+        assert np.array_equal(v[:, 2], 1.0 - (v[:, 0] + v[:, 1]))  # the solve's own sum
+    assert np.array_equal(lazy.stacked(), Z)
+    with pytest.raises(ValueError):
+        Z[0, 0] = 0.5  # read-only: no answer can change the table under another
+
+
+def test_a_phase_that_holds_no_probabilities_is_refused_when_an_answer_reads_it(
+        tables: Path, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from solver.gametables import ngame_table_path, pack_ngame
+
+    table = read_ngame(tables, RULES, 3)
+    values = {name: np.array(v) for name, v in table.values.items()}
+    values["final2"][5, 0] = 1.5  # not a probability, in a phase normal play leads to
+    broken = SimpleNamespace(
+        rules=RULES, players=3, n_dice=table.n_dice, seats=table.seats(), values=values,
+        records={n: SimpleNamespace(as_dict=lambda r=r: r) for n, r in table.records.items()})
+    ngame_table_path(tmp_path, 3).write_bytes(pack_ngame(broken))
+    read_ngame(tmp_path, RULES, 3)  # the file itself is whole: read, its phases not yet
+    done = run_sabords("advise", "none", "kkmmmpsc", "--me", "100", "--opp", "0", "--opp",
+                       "200", *TARGET, "--game-tables", str(tmp_path))
+    assert_one_line_error(done, "final2", "outside [0, 1]")

@@ -203,8 +203,9 @@ class NGameSolution:
     records: dict[str, PhaseRecord]
     n_dice: int = NUM_DICE
 
-    def stacked(self) -> FloatArray:
-        """The value table ``Z`` (every phase, then the terminal rows)."""
+    def stacked(self, rows: IntArray | None = None) -> FloatArray:
+        """The value table ``Z`` (every phase, then the terminal rows; `rows`, the rows a
+        caller will read, as a table read from a file takes them, changes nothing here)."""
         return np.concatenate([*(self.values[p] for p in self.seats.phases),
                                self.seats.terminal])
 

@@ -107,8 +107,8 @@ def utilities(table: Any, phase: str, index: int) -> list[Objective]:
     :class:`~.model.GameUtility`: its moves maximise it), then each other seat's
     (:class:`SeatUtility`)."""
     seats = table.seats()
-    Z = table.stacked()
     points, island = seats.successors(phase, np.array([index], dtype=np.int64))
+    Z = table.stacked(np.concatenate([points.ravel(), island.ravel()]))  # (those phases)
     players = table.players
     out: list[Objective] = []
     for seat in range(players):
