@@ -53,7 +53,7 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
         local_cluster,
         save_checkpoint,
     )
-    from ..game.nsolve import LocalRunner, Runner, solve_nplayer
+    from ..game.nsolve import LocalRunner, NoEquilibrium, Runner, solve_nplayer
     from ..game.seats import seats_of
     from ..gametables import ngame_table_path, write_ngame
 
@@ -86,8 +86,11 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
     with where as client:
         runner: Runner = (LocalRunner(rules, players) if client is None
                           else DaskRunner(client, rules, players))
-        sol = solve_nplayer(rules, players, runner, block=block, progress=_Progress(),
-                            checkpoint=checkpoint, resume=state)
+        try:
+            sol = solve_nplayer(rules, players, runner, block=block, progress=_Progress(),
+                                checkpoint=checkpoint, resume=state)
+        except NoEquilibrium as exc:
+            fail(f"{exc}: no table written (the checkpoint {saved} keeps the phases done)")
     seconds = time.perf_counter() - started
     path = ngame_table_path(directory, players)
     before = path.read_bytes() if path.is_file() else None
