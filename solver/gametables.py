@@ -198,7 +198,7 @@ def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,
 NGAME_FORMAT_VERSION = 1
 """The format of ``game-<N>.msgpack``: a change bumps it, and older tables are refused."""
 RECORD_FIELDS = ("iterations", "changed", "tol", "gap", "residual", "sweeps", "turns",
-                 "lost", "bound", "cycles", "slack")
+                 "lost", "bound", "cycles", "slack", "settled", "adopted")
 """What a phase's record keeps in the table: everything that does not depend on how the solve
 was spread (the distinct columns solved do: they are counted per block)."""
 

@@ -153,19 +153,28 @@ def test_win_at_every_state_is_the_card_weighted_value_of_its_turns(
 
 
 def test_stored_card_values_sum_to_win(small: game.GameSolution) -> None:
+    # each card's value is value iteration's; ``win`` is the last step's evaluation of the
+    # same moves (the n-player solver's, for the same bits), which moves it by ``settled``
     total = np.zeros_like(small.win)
     for c, w in deck().items():
         total = total + w * small.cards[c]
-    assert np.array_equal(total, small.win)
+    settled = small.certificates["normal"]["settled"]
+    assert 0.0 < settled < 1e-11
+    assert np.max(np.abs(total - small.win)) <= settled + 1e-15
 
 
 def test_state_utility_matches_the_solver_lookup(small: game.GameSolution) -> None:
     n = small.n
     gm = game_model(Rules(target=500))
     look = lookup(game.NORMAL, gm)
-    g = game.final_values(small.final.value, small.sudden, gm)
+    g = small.beyond
     z = np.concatenate([small.win.ravel(), g.ravel()])
-    assert np.array_equal(g, small.beyond)
+    # two routes to the final turn past the target: the last step's (the n-player solver's
+    # final1, what the table keeps) and the final-turn table by deficit with Skull Island's
+    # sudden death (final_values), each within its bound
+    other = game.final_values(small.final.value, small.sudden, gm)
+    assert np.max(np.abs(other - g)) <= (small.certificates["normal"]["beyond"]
+                                         + small.certified_bound["final"])
     for a, b in ((0, 0), (4, 1), (2, 3)):
         u = state_utility(small, a, b)
         assert np.array_equal(u.points[:, 0], 1.0 - z[look.points[:, a * n + b]])

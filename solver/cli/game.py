@@ -180,7 +180,9 @@ def solve_game_command(
               "unchanged" if before == path.read_bytes() else "changed")
     for phase in ("final", "sudden", "normal"):
         certified = sol.certified_bound.get(phase, float("inf"))
+        settled = sol.certificates.get(phase, {}).get("settled")
         echo(f"{phase:<7} sweeps {sol.sweeps[phase]:4d}  residual {sol.residual[phase]:.1e}"
+             + (f"  last step {settled:.1e}" if settled is not None else "")
              + (f"  certified bound {certified:.1e}" if certified < float("inf")
                 else "  certified bound: none (the progress bound failed)"))
     echo(f"P(first player wins) {sol.win[0, 0]:.6f}  ({sol.seconds:.1f} s)")

@@ -105,6 +105,8 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
         r = sol.records[name]
         echo(f"{name:<7} {r.iterations:2d} improvements  moves changed {r.changed[-1]}  "
              f"proved bound {r.bound:.1e}  measured gap {r.gap:.1e}"
+             + (f"  near ties settled by the tie rule at {r.adopted} states" if r.adopted
+                else "")
              + (f"  cycle at {r.cycles} states, measured slack {r.slack:.1e}" if r.cycles
                 else ""))
     start = sol.values["normal"][0]

@@ -182,13 +182,18 @@ class PhaseRecord:
     stable): their moves are the profile whose movers lose least (:func:`_stable_profile`)."""
     slack: float = 0.0
     """Measured: the most a mover of those states gains by changing its turn (0 without)."""
+    settled: float = 0.0
+    """Measured: by how much the phase's end moved a value from the iterate (cyclic phases:
+    the values are those of the settled moves evaluated afresh, :func:`_settle`)."""
+    adopted: int = 0
+    """States whose near ties the phase's end settled by the tie rule (:func:`_settle`)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "iterations": self.iterations, "changed": self.changed,
                 "tol": self.tol, "gap": self.gap, "residual": self.residual,
                 "sweeps": self.sweeps, "turns": self.turns, "lost": self.lost,
                 "bound": self.bound, "columns": self.columns, "cycles": self.cycles,
-                "slack": self.slack}
+                "slack": self.slack, "settled": self.settled, "adopted": self.adopted}
 
 
 @dataclass
@@ -302,11 +307,89 @@ def _solve(rules: Rules, players: int, runner: Runner | None, n_dice: int, block
                          records=state.records, n_dice=n_dice)
 
 
-def _start(seats: Seats) -> Checkpoint:
-    Z = np.full((seats.rows, seats.players), 1.0 / seats.players)
-    Z[:, -1] = 1.0 - (seats.players - 1) * (1.0 / seats.players)
+def start_row(players: int) -> FloatArray:
+    """Every seat's value before anything is solved: ``1/N`` each, the last the rest."""
+    row = np.full(players, 1.0 / players)
+    row[-1] = 1.0 - (players - 1) * (1.0 / players)
+    return row
+
+
+def start_table(seats: Seats) -> FloatArray:
+    """The stacked value table ``Z`` before anything is solved (the terminal rows set)."""
+    Z = np.tile(start_row(seats.players), (seats.rows, 1))
     Z[seats.offset("terminal"):] = seats.terminal
-    return Checkpoint(Z=Z, done=[], records={})
+    return Z
+
+
+@dataclass(frozen=True)
+class Step:
+    """What :func:`last_step` did to one phase."""
+
+    digest: np.ndarray
+    """(size,) the digest of every state's moves."""
+    gap: float
+    """Measured: the most a mover's best turn (solved at the table it was given) is above the
+    value the phase's rows now hold."""
+    lost: float
+    """The most probability a state's pushes left unassigned."""
+    settled: float
+    """The largest change of a value from the rows it was given."""
+    residual: float
+    """Cyclic phases: one more sweep's largest change (0 for a final-round phase)."""
+    turns: float
+    """Cyclic phases: the proved bound on the turns played in the phase (1 otherwise)."""
+    sweeps: int
+    """Cyclic phases: the evaluation's sweeps (0 for a final-round phase)."""
+
+
+def last_step(rules: Rules, seats: Seats, name: str, Z: FloatArray, *, n_dice: int = NUM_DICE,
+              block: int = BLOCK, runner: Runner | None = None) -> Step:
+    """Phase `name`'s last step, in `Z`: every state's turn solved from `Z` at the final
+    precision, and the phase's rows set to the values of those turns: evaluated afresh (a
+    cyclic phase, as :func:`solve_nplayer` ends one) or in one step (a final-round phase, as it
+    solves one). Given the same moves and the same rows of the other phases, the same bits:
+    the two-player solve (:func:`.solve.solve_game`) ends every phase with it, so that its
+    table is this solver's with two players, bit for bit."""
+    gm = game_model(rules, n_dice)
+    phase = seats.phases[name]
+    offset, size = seats.offset(name), phase.size
+    index = np.arange(size, dtype=np.int64)
+    blocks = blocks_of(index, block)
+    runner = runner or LocalRunner(rules, seats.players, n_dice)
+    before = Z[offset:offset + size].copy()
+    digest = np.zeros(size, dtype=np.uint64)
+    best, lost = np.zeros(size), np.zeros(size)
+    if phase.kind not in (NORMAL, SUDDEN):
+        new = np.empty((size, seats.players))
+        for i, (v, b, lst, _) in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, True):
+            new[blocks[i]], best[blocks[i]], lost[blocks[i]] = v, b, lst
+        Z[offset:offset + size] = new
+        return Step(digest=digest, gap=float(np.max(np.abs(best - new[:, 0]), initial=0.0)),
+                    lost=float(lost.max(initial=0.0)),
+                    settled=float(np.max(np.abs(new - before), initial=0.0)),
+                    residual=0.0, turns=1.0, sweeps=0)
+    endings = np.zeros((size, gm.n_u))
+    for i, got in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, False):
+        at = blocks[i]
+        endings[at], best[at], digest[at], lost[at] = got.endings, got.best, got.digest, got.lost
+    points, island = seats.successors(name, index)
+    ev = _PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
+                         points=np.ascontiguousarray(points.T.astype(np.int64)),
+                         island=np.ascontiguousarray(island.T.astype(np.int64)),
+                         p_island=gm.island_deductions(), magic=seats.magic_row(),
+                         endings=endings)
+    with kernel.compiled_whenever_installed():
+        settled = ev.settle(Z, start_row(seats.players))
+    turns = turns_bound(offset, ev.order, ev.endings, ev.points, ev.island, ev.p_island,
+                        Z.shape[0])
+    return Step(digest=digest, gap=float(np.max(np.abs(best - Z[offset:offset + size, 0]),
+                                                initial=0.0)),
+                lost=float(lost.max(initial=0.0)), settled=settled, residual=ev.residual,
+                turns=turns, sweeps=ev.sweeps)
+
+
+def _start(seats: Seats) -> Checkpoint:
+    return Checkpoint(Z=start_table(seats), done=[], records={})
 
 
 def _acyclic(gm: GameModel, seats: Seats, name: str, blocks: list[IntArray],
@@ -395,6 +478,7 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
         blocks = blocks_of(active, block)
         before_digest = digest.copy()
         known = None if state.digest is None else [before_digest[at] for at in blocks]
+        best_responses: list[tuple[IntArray, np.ndarray, FloatArray, FloatArray]] = []
         for i, got in runner.improve(name, blocks, state.Z, tol, eps, False, known):
             at = blocks[i]
             moves, gain_margin = got.digest.copy(), got.margin.copy()
@@ -402,6 +486,9 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
                 keep = ((moves != before_digest[at])
                         & (got.best - state.Z[offset + at, 0] <= tol + slack[at]))
                 moves[keep], gain_margin[keep] = before_digest[at][keep], 0.0
+                near = keep & (slack[at] == 0.0)  # (a cycle's moves are not near ties)
+                best_responses.append((at[near], got.digest[near], got.endings[near],
+                                       got.lost[near]))
             else:
                 keep = np.zeros(at.shape[0], dtype=bool)
             best[at], digest[at] = got.best, moves
@@ -455,10 +542,52 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
             checkpoint(state)
         if state.iteration >= MAX_ITERATIONS:
             raise RuntimeError(f"{name}: moves still change after {MAX_ITERATIONS} improvements")
+    record.settled, record.adopted = _settle(ev, state.Z, start_row(seats.players),
+                                             best_responses, digest, lost)
+    record.gap = float(np.max(np.abs(best - state.Z[offset:offset + size, 0]), initial=0.0))
+    record.lost = float(lost.max(initial=0.0))
+    record.residual, record.sweeps = ev.residual, ev.sweeps
     record.turns = turns_bound(offset, ev.order, ev.endings, ev.points, ev.island, p_island,
                                state.Z.shape[0])
     before = max((r.bound for n, r in state.records.items() if n in state.done), default=0.0)
     record.bound = record.turns * (record.residual + before + record.lost)
+
+
+ADOPT = 1e-10
+"""A phase's last near ties are settled by the one tie rule when that moves no value by more
+than this (:func:`_settle`)."""
+
+
+def _settle(ev: _PhaseEquations, Z: FloatArray, start: FloatArray,
+            best_responses: list[tuple[IntArray, np.ndarray, FloatArray, FloatArray]],
+            digest: np.ndarray, lost: FloatArray) -> tuple[float, int]:
+    """A cyclic phase's end (module doc, *the same bits*): the values of its moves evaluated
+    afresh, so that they depend on the moves alone, not on the iteration's path; and the moves
+    themselves every mover's best response at the last improvement by the one tie rule, where
+    a mover kept another move within the precision (a near tie), if the values move by at most
+    :data:`ADOPT` for it (with two players they always do: the other seat's value is the rest;
+    with more, a mover's near tie can move another seat's value by more, and the kept moves
+    stay). Returns the largest change of a value from the iterate, and the moves adopted."""
+    iterate = Z[ev.offset:ev.offset + ev.endings.shape[0]].copy()
+    kept = ev.settle(Z, start)
+    at = np.concatenate([b[0] for b in best_responses] or [np.zeros(0, dtype=np.int64)])
+    if at.shape[0] == 0:
+        return kept, 0
+    values = Z[ev.offset:ev.offset + ev.endings.shape[0]].copy()
+    saved = ev.endings[at].copy()
+    figures = (ev.residual, ev.sweeps)
+    for where, _, endings, _ in best_responses:
+        ev.endings[where] = endings
+    ev.settle(Z, start)
+    after = Z[ev.offset:ev.offset + ev.endings.shape[0]]
+    if float(np.max(np.abs(after - values), initial=0.0)) > ADOPT:
+        ev.endings[at] = saved  # the kept moves stay
+        Z[ev.offset:ev.offset + ev.endings.shape[0]] = values
+        ev.residual, ev.sweeps = figures
+        return kept, 0
+    for where, moves, _, lst in best_responses:
+        digest[where], lost[where] = moves, lst
+    return float(np.max(np.abs(after - iterate), initial=0.0)), int(at.shape[0])
 
 
 def _profile_hash(digest: np.ndarray) -> int:
@@ -506,6 +635,16 @@ class _PhaseEquations:
         got = evaluate(Z, self.offset, self.order, self.endings, self.points, self.island,
                        self.p_island, self.magic, tol=EVAL_TOL)
         self.residual, self.sweeps = got.residual, got.sweeps
+        return float(np.max(np.abs(Z[self.offset:self.offset + size] - before), initial=0.0))
+
+    def settle(self, Z: FloatArray, start: FloatArray) -> float:
+        """Evaluate the phase in `Z` afresh, its rows from `start`: its values are then a
+        function of its endings and the other phases' rows alone. The largest change from
+        the values it had."""
+        size = self.endings.shape[0]
+        before = Z[self.offset:self.offset + size].copy()
+        Z[self.offset:self.offset + size] = start
+        self.solve(Z)
         return float(np.max(np.abs(Z[self.offset:self.offset + size] - before), initial=0.0))
 
 

@@ -27,7 +27,6 @@ from .model import (
     TurnUtility,
     check_totals,
     deck,
-    final_values,
     game_model,
     lookup,
     point_range,
@@ -57,7 +56,9 @@ class GameSolution:
     sudden: FloatArray
     final: FinalTable
     cards: dict[str, FloatArray]
-    """Each card's turn value in normal play, (n, n): ``win`` is their deck-weighted sum."""
+    """Each card's turn value in normal play, (n, n), at value iteration's iterate: ``win`` is
+    their deck-weighted sum to within the last step's change
+    (``certificates["normal"]["settled"]``)."""
     k_min: int
     k_max: int
     """The least and most points (units) a turn can end with."""
@@ -88,11 +89,43 @@ def _figures(cert: PhaseCertificate) -> dict[str, float]:
             "tail": cert.tail}
 
 
+def _above(x: float) -> float:
+    """A bound on the exact difference of two values in [0, 1] whose difference computed in
+    floating point is `x` (one rounding of a subtraction)."""
+    return x * (1.0 + 2.0 ** -52) + 2.0 ** -53
+
+
 def solve_game(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE,
                progress: ProgressFn | None = None, start_value: float = START) -> GameSolution:
-    """Solve the final turn, then sudden death, then normal play, each to its certificate."""
+    """Solve the final turn, then sudden death, then normal play, each to its certificate, and
+    end each phase with the n-player solver's last step (:func:`.nsolve.last_step`: its moves'
+    turns, evaluated afresh), so that the table is that solver's with two players, bit for bit.
+
+    Certified: value iteration's iterate is within the certificate's bound of the game's value
+    (:mod:`.certify`); the last step moves it by ``settled`` (measured, exactly up to the
+    rounding of one subtraction), so the table is within their sum. The final turn past the
+    target (``beyond``) is the last step's one-step values: its moves are best to within the
+    turn solves' certified precision plus the measured gap, given sudden death's values."""
+    from .nsolve import FINAL_TOL as STEP_TOL
+    from .nsolve import last_step, start_table
+    from .seats import seats_of
+
     t0 = time.perf_counter()
     gm = game_model(rules, n_dice)
+    n = gm.n
+    seats = seats_of(2, point_range(rules, n_dice), n, rules.ties)
+    Z = start_table(seats)
+
+    def rows(name: str) -> slice:
+        return slice(seats.offset(name), seats.offset(name) + seats.phases[name].size)
+
+    def put(name: str, v: FloatArray) -> None:
+        flat = np.ascontiguousarray(v, dtype=np.float64).reshape(-1)
+        Z[rows(name)] = np.stack([flat, 1.0 - flat], axis=1)
+
+    def mover(name: str) -> FloatArray:
+        return np.ascontiguousarray(Z[rows(name), 0])
+
     final = solve_final(rules, tol=FINAL_TOL, n_dice=n_dice)
     if progress is not None:
         progress("final", final.sweeps, final.residual)
@@ -103,13 +136,18 @@ def solve_game(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE
     cert_s = certify(sudden, np.zeros(1), tail_bound=0.0, bellman=at_s)
     if progress is not None:
         progress("sudden certificate", cert_s.sweeps, cert_s.bound)
-    s_table = sudden.table()
+    put(SUDDEN, sudden.table())
     policies = {SUDDEN: phase_policy(sudden, np.zeros(1), at_s.within(TIE_TOL))}
     del at_s
     del sudden
-    g = final_values(final.value, s_table, gm)
-    p_island = float(sum(gm.island_deductions().tolist()))
-    g_bound = final.bound + p_island * cert_s.bound
+    step_s = last_step(rules, seats, SUDDEN, Z, n_dice=n_dice)
+    if progress is not None:
+        progress("sudden last step", step_s.sweeps, step_s.settled)
+    s_table = mover(SUDDEN).reshape(n, n)
+    s_bound = cert_s.bound + _above(step_s.settled)
+    step_f = last_step(rules, seats, "final1", Z, n_dice=n_dice)
+    g = np.ascontiguousarray(mover("final1").reshape(n, -1).T)
+    g_bound = s_bound + step_f.gap + STEP_TOL + step_f.lost
     normal = start(NORMAL, gm, lookup(NORMAL, gm), start_value)
     report_w = iterate(normal, g.ravel(), tol=tol, progress=progress)
     at_w = bellman_at(normal, g.ravel(), (0.0, TIE_TOL))
@@ -118,10 +156,16 @@ def solve_game(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE
         progress("normal certificate", cert_w.sweeps, cert_w.bound)
     policies[NORMAL] = phase_policy(normal, g.ravel(), at_w.within(TIE_TOL))
     del at_w
+    put(NORMAL, normal.table())
+    step_w = last_step(rules, seats, NORMAL, Z, n_dice=n_dice)
+    if progress is not None:
+        progress("normal last step", step_w.sweeps, step_w.settled)
     policies[FINAL] = final_policy(gm, rules.ties, FINAL_TOL)
+    figures_s = {**_figures(cert_s), "settled": step_s.settled}
+    figures_w = {**_figures(cert_w), "settled": step_w.settled, "beyond": g_bound}
     return GameSolution(
         rules=rules,
-        win=normal.table(),
+        win=mover(NORMAL).reshape(n, n),
         sudden=s_table,
         final=final,
         cards={card: normal.table(v) for card, v in normal.cards_value.items()},
@@ -131,8 +175,9 @@ def solve_game(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE
         sweeps={"final": final.sweeps, SUDDEN: report_s.sweeps, NORMAL: report_w.sweeps},
         residual={"final": final.residual, SUDDEN: report_s.residual,
                   NORMAL: report_w.residual},
-        certified_bound={"final": final.bound, SUDDEN: cert_s.bound, NORMAL: cert_w.bound},
-        certificates={SUDDEN: _figures(cert_s), NORMAL: _figures(cert_w)},
+        certified_bound={"final": final.bound, SUDDEN: s_bound,
+                         NORMAL: cert_w.bound + _above(step_w.settled)},
+        certificates={SUDDEN: figures_s, NORMAL: figures_w},
         policies=policies,
         seconds=time.perf_counter() - t0,
         n_dice=n_dice,
