@@ -119,6 +119,62 @@ def test_whole_games_with_real_dice_win_as_often_as_the_table_says(tables: Path)
         assert abs(observed[seat] / games - expected[seat]) < 3.29 * sd
 
 
+@pytest.fixture(scope="module")
+def win_turns(tables: Path) -> dict[str, np.ndarray]:
+    """Every state's win turn's endings from the table (the profiles' win players)."""
+    from solver.game import game_model
+    from solver.game.profiles import win_endings
+
+    table = read_ngame(tables, RULES, 3)
+    return win_endings(table, game_model(RULES), table.seats())
+
+
+def test_a_profile_of_win_players_has_the_table_s_values(
+        tables: Path, win_turns: dict[str, np.ndarray]) -> None:
+    """The report's exact edge of playing to win (solver.game.profiles): every seat playing
+    the table's win turns is the table's own game, so its values are the table's."""
+    from solver.game.profiles import profile_values
+
+    table = read_ngame(tables, RULES, 3)
+    got = profile_values(table, ["win"] * 3, win=win_turns)
+    assert got.residual <= 1e-15
+    assert np.abs(got.normal - table.values["normal"]).max() <= 1e-10
+
+
+def test_profiles_of_win_and_points_players_win_as_often_in_whole_games(
+        tables: Path, win_turns: dict[str, np.ndarray]) -> None:
+    """Two routes to the values of a profile of play: its linear system (profile_values, two
+    profiles evaluated at once in threads, as the report does) and whole games with real dice
+    between a points player and two win players (a chi-square test); and the threads give the
+    bits of one profile evaluated alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from solver.game import game_model
+    from solver.game.profiles import points_endings, profile_values
+
+    table = read_ngame(tables, RULES, 3)
+    ends, points = win_turns, points_endings(game_model(RULES))
+    names = ["points", "win", "win"]
+    rotations = [[names[(i - g) % 3] for i in range(3)] for g in range(3)]  # play_n_games'
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        values = list(pool.map(lambda p: profile_values(table, p, win=ends, points=points),
+                               rotations))
+    alone = profile_values(table, rotations[1], win=ends)
+    assert np.array_equal(alone.normal, values[1].normal)
+    start = [v.normal[0] for v in values]  # every seat's chance from 0, 0, 0 per rotation
+    assert all(abs(float(v.sum()) - 1.0) <= 1e-12 for v in start)
+    games = 6000
+    score, _ = play_n_games(names, RULES, games=games, seed=11, table=table)
+    expected = sum(start[g % 3] for g in range(games))
+    observed = score.sum(axis=0)
+    chi2 = float(((observed - expected) ** 2 / expected).sum())
+    assert chi2 < 9.21, (observed / games, expected / games)  # chi2(2 df) 99th percentile
+    # and the points player's share, over its three seats, in its 99.9 % binomial band
+    share = sum(float(score[g, g % 3]) for g in range(games)) / games
+    p = sum(float(start[r][r]) for r in range(3)) / 3
+    assert abs(share - p) < 3.29 * math.sqrt(p * (1 - p) / games), (share, p)
+
+
 def test_game_plays_three_player_games_between_policies(tables: Path) -> None:
     answer = _json("game", "--players", "3", "--policies", "win,points,need", "--games", "300",
                    "--seed", "1", *TARGET, "--game-tables", str(tables))

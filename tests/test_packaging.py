@@ -175,3 +175,24 @@ def test_an_installed_package_never_suggests_make_tables(installed: Path,
     assert done.returncode == 2
     assert "installed with mille-sabords" in done.stderr
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_a_game_of_players_whose_table_does_not_ship_names_the_solve_that_makes_it(
+        installed: Path, tmp_path: Path) -> None:
+    # four players: no table comes with the package (nor with a checkout: no make target)
+    done = _run_installed(installed, tmp_path, "winprob", "--me", "0", "--opp", "0", "--opp",
+                          "0", "--opp", "0")
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1
+    assert "reinstall" not in done.stderr and "make tables" not in done.stderr
+    assert "`sabords solve-game --players 4 --out DIR`" in done.stderr
+    assert "--game-tables DIR" in done.stderr
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    here = CliRunner().invoke(app, ["winprob", "--me", "0", "--opp", "0", "--opp", "0",
+                                    "--opp", "0"])
+    assert here.exit_code == 2
+    assert "make tables-4p" not in here.stderr
+    assert "sabords solve-game --players 4" in here.stderr

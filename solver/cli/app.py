@@ -119,6 +119,11 @@ def fix_words(exc: StaleTableError) -> str:
 
     rules: Rules = exc.rules
     directory = Path(exc.path).parent
+    players = _players(exc)
+    if is_committed_dir(directory) and players not in SHIPPED_PLAYERS:
+        return (f"no {players}-player table comes with mille-sabords (the README gives what its solve costs): write "
+                f"one with `sabords solve-game --players {players}{_variants(rules)} --out DIR` "
+                f"and pass --game-tables DIR")
     if is_committed_dir(directory):
         if rules != Rules():
             other = fix_command(exc, "DIR")
@@ -141,14 +146,27 @@ def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> st
 
     rules: Rules = exc.rules
     where = Path(exc.path).parent if directory is None else directory
-    players = int(exc.table.split("-")[1]) if exc.table.startswith("game-") else 2
-    if rules == Rules() and is_committed_dir(where) and in_checkout():
+    players = _players(exc)
+    if (rules == Rules() and is_committed_dir(where) and in_checkout()
+            and players in SHIPPED_PLAYERS):
         return "make tables" if players == 2 else f"make tables-{players}p"
     command = ("solve --all" if exc.table == "turn" else "solve-game" if players == 2
                else f"solve-game --players {players}")
-    variants = "".join(f" --variant {name}={_shown(value)}"
-                       for name, value in rules.non_defaults().items())
-    return f"sabords {command}{variants} --out {where}"
+    return f"sabords {command}{_variants(rules)} --out {where}"
+
+
+SHIPPED_PLAYERS = (2, 3)
+"""The games whose default tables are committed (and installed): `make tables`, `make
+tables-3p`."""
+
+
+def _players(exc: StaleTableError) -> int:
+    return int(exc.table.split("-")[1]) if exc.table.startswith("game-") else 2
+
+
+def _variants(rules: Rules) -> str:
+    return "".join(f" --variant {name}={_shown(value)}"
+                   for name, value in rules.non_defaults().items())
 
 
 def _shown(value: Any) -> str:

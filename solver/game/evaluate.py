@@ -32,6 +32,7 @@ error ``ε`` of the constant rows (the phases solved before) adds at most ``T ε
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +93,8 @@ def sweep(order: Any, endings: Any, points: Any, island: Any, p_island: Any, Z: 
 
 
 _COMPILED: list[Any] = []
+_COMPILING = threading.Lock()
+"""Held while compiling (profiles evaluate in threads: :mod:`.profiles`)."""
 
 
 def _sweep_fn() -> Any:
@@ -100,10 +103,11 @@ def _sweep_fn() -> Any:
 
     if kernel.compiled(2) is None:
         return sweep
-    if not _COMPILED:
-        import numba
+    with _COMPILING:
+        if not _COMPILED:
+            import numba
 
-        _COMPILED.append(numba.njit(cache=True, fastmath=False, nogil=True)(sweep))
+            _COMPILED.append(numba.njit(cache=True, fastmath=False, nogil=True)(sweep))
     return _COMPILED[0]
 
 
@@ -175,11 +179,12 @@ def _turns_fn() -> Any:
 
     if kernel.compiled(2) is None:
         return turns_sweep
-    if len(_COMPILED) < 2:
-        import numba
+    _sweep_fn()
+    with _COMPILING:
+        if len(_COMPILED) < 2:
+            import numba
 
-        _sweep_fn()
-        _COMPILED.append(numba.njit(cache=True, fastmath=False, nogil=True)(turns_sweep))
+            _COMPILED.append(numba.njit(cache=True, fastmath=False, nogil=True)(turns_sweep))
     return _COMPILED[1]
 
 

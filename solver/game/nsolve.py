@@ -49,6 +49,18 @@ mover of those states could gain that much). Not proved: that the iteration's fi
 unique for three players or more (it is the one reached, and the tests meet it two other
 ways: an exact brute force on a reduced game, and whole games with real dice).
 
+**The same bits.**  A cyclic phase ends with a last step (:func:`_settle`): its values are
+those of its settled moves evaluated afresh, from every value at ``1/N`` (not from the
+iterate), so that they depend on the moves and the phases before it alone, not on the path the
+iteration took; and where the last improvement found a mover's best turn (by the one tie rule)
+other than the move it kept, within the precision (a near tie), the best turn is taken if that
+moves no value by more than :data:`ADOPT`. With two players it always does (the other seat's
+value is the rest): the moves are then every mover's best turn at the table's values, which
+the certified two-player solve (:func:`.solve.solve_game`, another algorithm) reaches too, and
+ending every phase with the same step (:func:`last_step`) it gives this solver's table bit for
+bit. With three players a mover's near tie can move another seat's value by more, and those
+moves stay.
+
 The maths are plain functions of arrays (:mod:`.turns`, :mod:`.evaluate`); a *runner* places
 the improvements' blocks of states: in this process (:class:`LocalRunner`) or on a Dask
 cluster (:mod:`.cluster`). Every block's numbers are those of its states alone, so the table
@@ -164,7 +176,8 @@ class PhaseRecord:
     tol: list[float] = field(default_factory=list)
     """Each improvement's certified bound of the turn solves."""
     gap: float = 0.0
-    """Measured: max over states of (the mover's best turn - the profile's), last improvement."""
+    """Measured: max over states of |the mover's best turn at the last improvement - the
+    table's value of the mover| (cyclic phases: after the phase's last step)."""
     residual: float = 0.0
     """The last evaluation's residual (one more sweep's largest change)."""
     sweeps: int = 0

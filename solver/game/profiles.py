@@ -96,9 +96,12 @@ def win_endings(table: Any, gm: GameModel, seats: Seats, runner: Any = None,
 
 def profile_values(table: Any, profile: Sequence[str], *,
                    win: dict[str, FloatArray] | None = None, runner: Any = None,
-                   progress: Callable[[str, int, int], None] | None = None) -> ProfileValues:
+                   progress: Callable[[str, int, int], None] | None = None,
+                   points: FloatArray | None = None) -> ProfileValues:
     """The values of `profile` (one of ``win``/``points`` a seat, seat 0 moving first) at
-    every normal-play state (module doc)."""
+    every normal-play state (module doc); `win` and `points` the endings of the two ways to
+    play when known (:func:`win_endings`, :func:`points_endings`). The sweeps release the
+    interpreter's lock: several profiles evaluate at once in threads."""
     gm = game_model(table.rules, table.n_dice)
     seats = table.seats()
     players = table.players
@@ -106,7 +109,8 @@ def profile_values(table: Any, profile: Sequence[str], *,
         raise ValueError(f"a profile is {players} of win and points, not {list(profile)}")
     if WIN in profile and win is None:
         win = win_endings(table, gm, seats, runner, progress)
-    points = points_endings(gm)
+    if points is None:
+        points = points_endings(gm)
     rows = seats.offset("terminal")
     # copy c of every row: seat c of the profile moves; the terminal rows once, at the end
     Z = np.full((players * rows + 2**players, players), 1.0 / players)
@@ -122,6 +126,10 @@ def profile_values(table: Any, profile: Sequence[str], *,
         cyclic = phase.kind in (NORMAL, SUDDEN)
         order = order_of(phase.decode(index)) if cyclic else index
         copies = []
+        # the points turn's endings, one array for every copy that plays it (the final round
+        # has 1.2 million states with three players: 1.3 GB)
+        same = (np.ascontiguousarray(np.broadcast_to(points, (phase.size, gm.n_u)))
+                if POINTS in profile else None)
         for c in range(players):
             here = (c + 1) % players * rows  # a turn leads to the next seat's copy
 
@@ -129,11 +137,10 @@ def profile_values(table: Any, profile: Sequence[str], *,
                 return np.ascontiguousarray(
                     np.where(r >= rows, r - rows + players * rows, r + here).T)
 
-            ends = (win[name] if profile[c] == WIN and win is not None
-                    else np.ascontiguousarray(np.broadcast_to(points, (phase.size, gm.n_u))))
+            ends = win[name] if profile[c] == WIN and win is not None else same
             copies.append((order, ends, shifted(pts), shifted(isl), p_island, Z,
                            c * rows + seats.offset(name), magic, none))
-        del pts, isl
+        del pts, isl, same
         while True:  # the copies of a phase read each other: swept together
             worst = max(fn(*args) for args in copies)
             if not cyclic or worst <= EVAL_TOL:
