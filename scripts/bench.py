@@ -352,6 +352,15 @@ def bench_game(repeat: int) -> list[Figure]:
     ]:
         figures += median_figures(name, repeated(CLI, *args, repeat=repeat),
                                   target=0.5 if args[0] == "advise" else None)[:1]
+    # the two-player solve, its last steps included (issue 20: the n-player solver's, for the
+    # same bits); run once: about 20 s
+    with tempfile.TemporaryDirectory() as out:
+        run, text = _tree_run([PYTHON, "-m", "solver", "solve-game", "--out", out])
+    first = next((line for line in text.splitlines() if line.startswith("P(first")), "?")
+    figures += [Figure("`sabords solve-game` (two players, 6000): wall", run.wall, "s",
+                       note=first),
+                Figure("`sabords solve-game` (two players, 6000): peak memory", run.peak_mb,
+                       "MiB")]
     return figures
 
 

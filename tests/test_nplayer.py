@@ -173,13 +173,19 @@ def test_a_column_alone_and_in_a_batch_gives_the_same_bits() -> None:
 # -- the solves ------------------------------------------------------------------------------
 
 
-def test_two_player_policy_iteration_gives_the_two_player_table_bit_for_bit() -> None:
+@pytest.fixture(scope="module")
+def warm_1000() -> Any:
+    return solve_game(Rules(target=1000))
+
+
+def test_two_player_policy_iteration_gives_the_two_player_table_bit_for_bit(
+        warm_1000: Any) -> None:
     # issue 20: "run with n = 2 it must give today's two-player table bit for bit". Two
     # algorithms (value iteration with every turn's positions kept, policy iteration on the
     # turns) reach the same moves at every state, and both end a phase with the same last step
     # (nsolve.last_step: those moves' turns, evaluated afresh), so every value is the same bits
     rules = Rules(target=1000)
-    warm = solve_game(rules)
+    warm = warm_1000
     sol = solve_nplayer(rules, 2)
     assert max(r.bound for r in sol.records.values()) < 1e-11
     for name, two in (("normal", warm.win), ("sudden", warm.sudden),
@@ -207,6 +213,26 @@ def test_two_player_policy_iteration_gives_the_two_player_table_bit_for_bit() ->
     assert warm.certificates[NORMAL]["settled"] > 0.0
     assert warm.certified_bound[NORMAL] >= (warm.certificates[NORMAL]["bound"]
                                             + warm.certificates[NORMAL]["settled"])
+
+
+def test_a_near_tie_kept_through_the_iteration_is_settled_by_the_tie_rule(
+        warm_1000: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At target 1000 a mover of normal play kept a move within the precision of the one the
+    tie rule picks (nsolve._settle): the phase's end takes the tie rule's, which is what makes
+    the bits the two-player table's; refused (as with three players when it would move some
+    value by more than ADOPT), the kept move stays, and the values part in the last bits."""
+    from solver.game import nsolve
+
+    rules = Rules(target=1000)
+    monkeypatch.setattr(nsolve, "ADOPT", 0.0)
+    kept = solve_nplayer(rules, 2)
+    assert kept.records[NORMAL].adopted == 0
+    got = kept.values[NORMAL][:, 0]
+    want = warm_1000.win.reshape(-1)
+    assert not np.array_equal(got, want)
+    assert np.abs(got - want).max() <= 1e-11
+    monkeypatch.setattr(nsolve, "ADOPT", 1e-10)
+    assert solve_nplayer(rules, 2).records[NORMAL].adopted > 0
 
 
 class _Seat(Objective):
