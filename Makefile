@@ -53,7 +53,7 @@ $(STAMP_REPORT): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[report]'
 	@touch $@ $(STAMP_RUN)
 
-tables-3p: $(STAMP_RUN) ## solve the three-player game (default rules) into tables/ on Dask (about 70 minutes on 2 cores)
+tables-3p: $(STAMP_RUN) ## solve the three-player game (default rules) into tables/ on Dask (about an hour on 2 cores)
 	$(BIN)/sabords solve-game --players 3 --out tables/
 
 report: $(STAMP_REPORT) ## write docs/strategy.md and its plots (installs matplotlib)

@@ -135,7 +135,7 @@ def solve_game_command(
     With --players 3 (or more) it solves the game of that many players by policy iteration
     on Dask (solver/game/nsolve.py): a LocalCluster of one worker a core, or the cluster of
     --scheduler; a checkpoint after each improvement lets --resume continue an interrupted
-    solve. Three players at the default target take about 70 minutes on 2 cores.
+    solve. Three players at the default target take about an hour on 2 cores.
 
     \b
     Examples:
