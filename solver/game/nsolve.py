@@ -54,8 +54,9 @@ those of its settled moves evaluated afresh, from every value at ``1/N`` (not fr
 iterate), so that they depend on the moves and the phases before it alone, not on the path the
 iteration took; and where the last improvement found a mover's best turn (by the one tie rule)
 other than the move it kept, within the precision (a near tie), the best turn is taken if that
-moves no value by more than :data:`ADOPT`. With two players it always does (the other seat's
-value is the rest): the moves are then every mover's best turn at the table's values, which
+moves no value by more than :data:`ADOPT`. With two players it did at targets 1000 and 6000
+(measured, not proved: the other seat's value is the rest, so only the mover's gains below the
+precision spread): the moves are then every mover's best turn at the table's values, which
 the certified two-player solve (:func:`.solve.solve_game`, another algorithm) reaches too, and
 ending every phase with the same step (:func:`last_step`) it gives this solver's table bit for
 bit. With three players a mover's near tie can move another seat's value by more, and those
@@ -578,9 +579,9 @@ def _settle(ev: _PhaseEquations, Z: FloatArray, start: FloatArray,
     afresh, so that they depend on the moves alone, not on the iteration's path; and the moves
     themselves every mover's best response at the last improvement by the one tie rule, where
     a mover kept another move within the precision (a near tie), if the values move by at most
-    :data:`ADOPT` for it (with two players they always do: the other seat's value is the rest;
-    with more, a mover's near tie can move another seat's value by more, and the kept moves
-    stay). Returns the largest change of a value from the iterate, and the moves adopted."""
+    :data:`ADOPT` for it (with two players they did at 1000 and 6000, measured; with
+    more, a mover's near tie can move another seat's value by more, and the kept moves stay).
+    Returns the largest change of a value from the iterate, and the moves adopted."""
     iterate = Z[ev.offset:ev.offset + ev.endings.shape[0]].copy()
     kept = ev.settle(Z, start)
     at = np.concatenate([b[0] for b in best_responses] or [np.zeros(0, dtype=np.int64)])
