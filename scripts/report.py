@@ -606,7 +606,7 @@ def section_three_players(r: Report) -> str:
     with local_cluster() as client:
         ends = win_endings(game, game_model(r.rules), game.seats(),
                            DaskRunner(client, r.rules, 3), progress=progress)
-    r.log("six profiles of play evaluated, two at a time (about 15 minutes on 2 cores)")
+    r.log("evaluating six profiles of play, two at a time (about 15 minutes on 2 cores)")
     from concurrent.futures import ThreadPoolExecutor
 
     from solver.game.profiles import points_endings
@@ -615,7 +615,7 @@ def section_three_players(r: Report) -> str:
     points = points_endings(game_model(r.rules))
     profiles = [["points"] * i + ["win"] + ["points"] * (2 - i) for i in range(3)]
     profiles += [["win"] * i + ["points"] + ["win"] * (2 - i) for i in range(3)]
-    with ThreadPoolExecutor(max_workers=min(2, cores())) as pool:  # (memory: 5 GB each)
+    with ThreadPoolExecutor(max_workers=min(2, cores())) as pool:  # (memory: about 5 GB each)
         done = list(pool.map(lambda p: profile_values(game, p, win=ends, points=points),
                              profiles))
     alone = [float(done[i].normal[0][i]) for i in range(3)]

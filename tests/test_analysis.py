@@ -365,3 +365,29 @@ def test_readme_quotes_the_report_headline() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/strategy.md" in readme
     assert _headline() in readme
+
+
+def test_report_three_player_chapter_reads_the_committed_table() -> None:
+    """The three-player chapter's chances from 0, 0, 0 and with a head start, and its record
+    table, are the committed three-player table's (a reread, not a solve)."""
+    from solver.game.query import state_of
+    from solver.sources import TablesDirectory
+
+    text = REPORT.read_text(encoding="utf-8")
+    chapter = text[text.index("## Playing to win (three players)"):]
+    chapter = chapter[:chapter.index("\n## ", 1)]
+    game = TablesDirectory().ngame(RULES, 3)
+
+    def pct(p: float) -> str:
+        return f"{100 * p:.1f} %"
+
+    start = game.values["normal"][0]
+    assert (f"The first player wins {pct(start[0])}, the second\n  {pct(start[1])}, the "
+            f"third {pct(start[2])}") in chapter
+    for head in (0, 500, 1000, 2000):
+        name, index = state_of(game, 0, (0, head), final=False)
+        row = "| " + " | ".join([str(head), *(pct(float(p)) for p in game.values[name][index])])
+        assert row + " |" in chapter, head
+    for name, rec in game.records.items():
+        assert (f"| {name} | {rec['iterations']} | {rec['bound']:.1e} | {rec['gap']:.1e} |"
+                in chapter), name

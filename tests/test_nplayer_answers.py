@@ -231,3 +231,26 @@ def test_a_phase_that_holds_no_probabilities_is_refused_when_an_answer_reads_it(
     done = run_sabords("advise", "none", "kkmmmpsc", "--me", "100", "--opp", "0", "--opp",
                        "200", *TARGET, "--game-tables", str(tmp_path))
     assert_one_line_error(done, "final2", "outside [0, 1]")
+
+
+def test_a_profile_s_links_are_the_same_for_any_block_of_states(
+        tables: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's profiles build each copy's successor rows a block of states at a time
+    (the whole final round at once ran a 24 GB machine out of memory): any block gives the
+    rows the whole phase at once gives."""
+    from solver.game import profiles
+
+    seats = read_ngame(tables, RULES, 3).seats()
+    rows = seats.offset("terminal")
+    for name, phase in seats.phases.items():
+        whole = profiles.copy_links(seats, name, rows)
+        pts, isl = seats.successors(name, np.arange(phase.size, dtype=np.int64))
+        for c, (p, i) in enumerate(whole):  # the next seat's copy, or the terminal rows
+            here = (c + 1) % 3 * rows
+            assert np.array_equal(p, np.where(pts >= rows, pts + 2 * rows, pts + here).T)
+            assert np.array_equal(i, np.where(isl >= rows, isl + 2 * rows, isl + here).T)
+        monkeypatch.setattr(profiles, "LINK_BLOCK", 7)
+        small = profiles.copy_links(seats, name, rows)
+        monkeypatch.undo()
+        assert all(np.array_equal(a, b) for x, y in zip(whole, small, strict=True)
+                   for a, b in zip(x, y, strict=True))

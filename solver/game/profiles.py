@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import TIE_TOL, FloatArray, kernel
+from ..engine import TIE_TOL, FloatArray, IntArray, kernel
 from ..engine.forward import endings as push
 from ..engine.kernel import from_lanes, to_lanes
 from ..engine.model import UNUSED, USED
@@ -94,6 +94,34 @@ def win_endings(table: Any, gm: GameModel, seats: Seats, runner: Any = None,
     return out
 
 
+LINK_BLOCK = 8192
+"""States whose successors :func:`copy_links` computes at once (the whole final round at
+once took more than 10 GB of temporaries with three players)."""
+
+
+def copy_links(seats: Seats, name: str, rows: int) -> list[tuple[IntArray, IntArray]]:
+    """Per copy ``c`` of phase `name` (seat ``c`` of a profile moves; module doc): the rows
+    every ending of its states leads to in the profile's table, ``points`` (size, n_k) and
+    ``island`` (size, n_ded): the next seat's copy, or the terminal rows (kept once, after
+    the copies). Built a block of states at a time, as int32 when the rows fit."""
+    players = seats.players
+    phase = seats.phases[name]
+    kind = np.int32 if players * rows + 2**players < 2**31 else np.int64
+    n_k = seats.k_max - seats.k_min + 1
+    out = [(np.empty((phase.size, n_k), kind), np.empty((phase.size, seats.n_ded), kind))
+           for _ in range(players)]
+    for lo in range(0, phase.size, LINK_BLOCK):
+        index = np.arange(lo, min(lo + LINK_BLOCK, phase.size), dtype=np.int64)
+        for both in zip(seats.successors(name, index), *out, strict=True):
+            r = both[0].T  # (block, n_k) or (block, n_ded): rows of the game table
+            terminal = r >= rows
+            for c, dest in enumerate(both[1:]):
+                here = (c + 1) % players * rows  # a turn leads to the next seat's copy
+                dest[lo:lo + r.shape[0]] = np.where(terminal, r - rows + players * rows,
+                                                    r + here)
+    return out
+
+
 def profile_values(table: Any, profile: Sequence[str], *,
                    win: dict[str, FloatArray] | None = None, runner: Any = None,
                    progress: Callable[[str, int, int], None] | None = None,
@@ -122,25 +150,19 @@ def profile_values(table: Any, profile: Sequence[str], *,
     residual = 0.0
     for name, phase in seats.phases.items():
         index = np.arange(phase.size, dtype=np.int64)
-        pts, isl = seats.successors(name, index)
         cyclic = phase.kind in (NORMAL, SUDDEN)
         order = order_of(phase.decode(index)) if cyclic else index
-        copies = []
+        links = copy_links(seats, name, rows)
         # the points turn's endings, one array for every copy that plays it (the final round
         # has 1.2 million states with three players: 1.3 GB)
         same = (np.ascontiguousarray(np.broadcast_to(points, (phase.size, gm.n_u)))
                 if POINTS in profile else None)
+        copies = []
         for c in range(players):
-            here = (c + 1) % players * rows  # a turn leads to the next seat's copy
-
-            def shifted(r: Any, here: int = here) -> Any:
-                return np.ascontiguousarray(
-                    np.where(r >= rows, r - rows + players * rows, r + here).T)
-
             ends = win[name] if profile[c] == WIN and win is not None else same
-            copies.append((order, ends, shifted(pts), shifted(isl), p_island, Z,
-                           c * rows + seats.offset(name), magic, none))
-        del pts, isl, same
+            copies.append((order, ends, *links[c], p_island, Z, c * rows + seats.offset(name),
+                           magic, none))
+        del links, same
         while True:  # the copies of a phase read each other: swept together
             worst = max(fn(*args) for args in copies)
             if not cyclic or worst <= EVAL_TOL:
