@@ -596,7 +596,7 @@ def section_three_players(r: Report) -> str:
     even = next((h for h in range(0, target, 100) if chance(0, 0, h)[2] >= chance(0, 0, h)[0]),
                 None)
     r.log("the win turns of every state (for the profiles: one improvement of the whole "
-          "table, on a local Dask cluster, about 20 minutes on 2 cores)")
+          "table, on a local Dask cluster, about 17 minutes on 2 cores)")
     from solver.game.cluster import DaskRunner, local_cluster
 
     def progress(name: str, done: int, of: int) -> None:
@@ -606,7 +606,7 @@ def section_three_players(r: Report) -> str:
     with local_cluster() as client:
         ends = win_endings(game, game_model(r.rules), game.seats(),
                            DaskRunner(client, r.rules, 3), progress=progress)
-    r.log("evaluating six profiles of play, two at a time (about 15 minutes on 2 cores)")
+    r.log("evaluating six profiles of play, two at a time (about 12 minutes on 2 cores)")
     from concurrent.futures import ThreadPoolExecutor
 
     from solver.game.profiles import points_endings
