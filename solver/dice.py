@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .errors import NotationError, quote
+from .errors import NotationError, is_digits, other_digits, quote
 from .rules import FACE_LETTERS, NUM_DICE, NUM_FACES, Face
 
 
@@ -292,7 +292,7 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
     shown = quote(text)
     if not folded.strip():
         raise DiceNotationError(f"no dice in {shown}: expected {expected}")
-    negative = re.search(r"(?:^|[\s,;:+/])-\s*(\d+)", folded)
+    negative = re.search(r"(?:^|[\s,;:+/])-\s*([0-9]+)", folded)
     if negative:
         raise DiceNotationError(
             f"a count of dice cannot be negative: {quote('-' + negative.group(1))} in {shown}; "
@@ -308,10 +308,13 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
                 raise DiceNotationError(f"{quote(word)} in {shown} must follow a count: "
                                         f"expected {expected}")
             continue
-        if word[-1] in _TIMES and word[:-1].isdigit():  # "4x coin": a count
+        if word[-1] in _TIMES and is_digits(word[:-1]):  # "4x coin": a count
             word = word[:-1]
-        count = int(word) if word.isdigit() and len(word) < 4 else COUNT_WORDS.get(word)
-        if word.isdigit() or count is not None:
+        if other_digits(word):  # "፰ coin": digits int() may not read, and no die letters
+            raise DiceNotationError(f"count {quote(word)} in {shown} is not written with the "
+                                    f"digits 0-9: expected {expected}")
+        count = int(word) if is_digits(word) and len(word) < 4 else COUNT_WORDS.get(word)
+        if is_digits(word) or count is not None:
             if repeat is not None:
                 raise DiceNotationError(f"two counts in a row in {shown}: expected {expected}")
             repeat = NUM_DICE + 1 if count is None else count

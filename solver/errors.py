@@ -30,7 +30,9 @@ line with its flags, the web in the player's words. The message is the library's
 the game's terms, in English: it never names a command-line flag or a command.
 
 Inputs are quoted with :func:`quote`, shortened to about :data:`QUOTE_LIMIT` characters, so
-that a 100 000-character input makes a short message.
+that a 100 000-character input makes a short message. Numbers in an input are read by
+:func:`is_digits` and :func:`whole_number` alone: the digits 0-9, never the other characters
+Unicode calls digits (``²``, ``፰``, ``⓶``, ``٣``), some of which `int()` cannot read.
 
 Pure Python, no imports beyond the standard library (every command's start-up path).
 """
@@ -57,6 +59,36 @@ def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
         return f"{value[: limit - 20]!r}… ({len(value)} characters)"
     text = repr(value)
     return text if len(text) <= limit else shorten(text, limit)
+
+
+DIGITS = "0123456789"
+"""The digits a number is written with, in every input (dice counts, options, queries)."""
+
+
+def is_digits(text: str) -> bool:
+    """`text` is a run of the digits 0-9 and nothing else (``str.isdigit`` also accepts
+    ``²``, ``፰``, ``⓶``, which `int()` cannot read)."""
+    return bool(text) and text.isascii() and text.isdigit()
+
+
+def other_digits(text: str) -> str:
+    """The characters of `text` that Unicode calls digits but that are not 0-9 (``'²፰'``),
+    so that a refusal can say what it did not read as a number."""
+    return "".join(ch for ch in text if ch not in DIGITS and (ch.isdigit() or ch.isdecimal()
+                                                                or ch.isnumeric()))
+
+
+def whole_number(text: str, max_digits: int = 18) -> int | None:
+    """The whole number `text` writes (spaces around, an optional sign, then at most
+    `max_digits` digits 0-9), or None: other digits, an empty text, and numbers longer than
+    anything an input means (which `int()` may also refuse past 4300 digits) are no number."""
+    body = text.strip()
+    sign = body[:1] if body[:1] in ("-", "+") else ""
+    digits = body[len(sign):]
+    significant = digits.lstrip("0")
+    if not is_digits(digits) or len(significant) > max_digits:
+        return None
+    return int(sign + (significant or "0"))
 
 
 class SabordsError(ValueError):
@@ -137,6 +169,7 @@ class SettingsError(SabordsError):
 
 
 __all__ = [
+    "DIGITS",
     "QUOTE_LIMIT",
     "IllegalMoveError",
     "NotationError",
@@ -144,6 +177,9 @@ __all__ = [
     "SabordsError",
     "SettingsError",
     "StaleTableError",
+    "is_digits",
+    "other_digits",
     "quote",
     "shorten",
+    "whole_number",
 ]

@@ -788,3 +788,34 @@ def test_every_figure_of_the_game_solves_cost_is_the_cost_models(sabords: Run) -
     assert "The default target takes about 20 s and 0.8 GB on a 2-core machine" in readme
     assert game_cost_text(MAX_TARGET) == "about 3.5 minutes and 6.7 GB on a 2-core machine"
     assert "the two-player game at 20000 takes about 6.7 GB and 3.5 minutes" in readme
+
+
+# -- issue 29: inputs are one line and exit 2, never a traceback ------------------------------
+
+UNICODE_DIGITS = ["፰", "⓶", "⓼", "᧚", "٣", "²"]
+"""Digits other than 0-9: Ethiopic, circled, New Tai Lue (which `int()` cannot read), Arabic-
+Indic (which it can) and a superscript (which the folding of the notation reads as 2)."""
+
+
+@pytest.mark.parametrize("digit", ["፰", "⓶", "⓼", "᧚", "٣"])
+@pytest.mark.parametrize("args", [
+    ("score", "none", "{d} coin kkkkk"), ("advise", "none", "{d} coin kkkk"),
+    ("score", "chest", "kkkccccd", "--chest", "{d} coin"),
+])
+def test_a_count_written_in_other_digits_is_one_line(sabords: Run, digit: str,
+                                                     args: tuple[str, ...]) -> None:
+    """Issue 29: `int()` could not read '፰' that `isdigit()` accepted (a traceback); counts
+    are written with the digits 0-9."""
+    line = assert_one_line_error(sabords(*(a.format(d=digit) for a in args)))
+    assert f"{digit!r}" in line and "0-9" in line, line
+
+
+@pytest.mark.parametrize("line", ["፰ coin kkkkkkk", "²", "፫", "5" * 5000, "0" * 5000 + "1"])
+def test_the_turn_helper_reads_other_digits_and_huge_numbers_as_a_refused_line(
+        sabords: Run, line: str) -> None:
+    """Issue 29: at the turn helper's prompt, '²', '፫' (and 5000 digits) passed `isdigit()`
+    and crashed `int()`; each is refused at the prompt like any unreadable line."""
+    result = sabords("turn", "none", input=f"kkmppscd\n{line}\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "Turn abandoned." in result.stdout

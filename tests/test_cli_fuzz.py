@@ -33,9 +33,10 @@ from .conftest import run_sabords
 CARDS = ["none", "captain", "pirate", "sorceress", "chest", "battle3", "p", "m2", "b 3",
          "wizard", "", "-1", "500", "skull island", "z" * 300]
 DICE = ["kkmppscd", "kkmpsssc", "kkkkmmpc", "mmsppéod", "kkk", "4 coin 3 sword d",
-        "-1 coin 9 sword", "", "k" * 300, "zz", "kkkmcccd", "cccccccc"]
+        "-1 coin 9 sword", "", "k" * 300, "zz", "kkkmcccd", "cccccccc", "፰ coin", "⓶ coin kkkkkk",
+        "᧚x sword", "kkkk ⓼"]
 NUMBERS = ["0", "1", "2", "3", "-1", "100", "150", "1000", "5500", "6000", "6200",
-           "99999999999", "abc", "1e3", "", "-100"]
+           "99999999999", "abc", "1e3", "", "-100", "፰", "⓶00", "5" * 5000]
 VARIANTS = ["keep_one=off", "keep_one=on", "target=500", "target=100000000", "target=-100",
             "ties=trigger", "wizard=on", "keep_one", "=", "nine_of_a_kind=set", "target=abc"]
 TEXT = st.sampled_from(["", "-", "--", "x", "é", "-1", "help", "--bogus", "k" * 200])
@@ -79,7 +80,10 @@ SAFE_DEFAULTS: dict[str, list[str]] = {
 }
 """Given first, so that a fuzzed option of the same name (given later) wins."""
 TURN_LINES = ["kkmpsssc", "", "cs", "stop", "kkkkmmpc", "kmpc", "help", "undo", "quit", "zz",
-              "reroll kk", "kkmmppsc", "-1", "é"]
+              "reroll kk", "kkmmppsc", "-1", "é", "²", "፫", "5" * 5000, "፰ coin kkkkkkk"]
+OTHER_DIGITS = st.characters(categories=("Nd", "No"), exclude_characters="0123456789")
+"""The characters Unicode calls digits but 0-9 (``፰``, ``⓶``, ``᧚``, ``٣``, ``²``; issue 29:
+`isdigit()` accepts many that `int()` cannot read)."""
 
 
 @pytest.fixture
@@ -161,6 +165,31 @@ def test_every_command_answers_0_or_2_never_a_traceback(command: str, data: st.D
                   if line.startswith("sabords: error: ")]
         assert len(errors) == 1, result.stderr
         assert len(errors[0]) < 600
+
+
+@pytest.mark.parametrize("command", ["score", "advise", "turn"])
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(digit=OTHER_DIGITS, face=st.sampled_from(["coin", "k", "sword", "", " kkkk"]),
+       chest=st.booleans())
+@example(digit="፰", face="coin", chest=False)  # issue 29: int() cannot read it
+@example(digit="⓶", face="coin", chest=True)
+def test_a_count_in_any_unicode_digit_answers_0_or_2_never_a_traceback(
+        command: str, digit: str, face: str, chest: bool, fast_solves: None) -> None:
+    """Dice counts are written with 0-9: any other digit (issue 29: '፰', '⓶', '᧚', which
+    `isdigit()` accepts and `int()` cannot read) is read as the notation folds it (a '²' is a
+    2) or refused in one line, in the dice, the chest and at the turn helper's prompt."""
+    text = f"{digit} {face}".strip()
+    if command == "turn":
+        result = run_sabords("turn", "chest", input=f"kkmppscd\n{text}\n{digit}\nquit\n")
+        assert result.exit_code == 0, result.stderr
+        assert "Traceback" not in result.stderr
+        return
+    args = [command, "chest", "kkkccccd", "--chest", text] if chest else [command, "none", text]
+    result = run_sabords(*args)
+    assert result.exit_code in (0, 2), (args, result.stderr)
+    if result.exit_code == 2:
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stderr.startswith("sabords: error: ")
 
 
 # -- the environment: cache variables in process, encodings and streams in a fresh process ----

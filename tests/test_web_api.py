@@ -387,6 +387,27 @@ def test_bad_input_is_a_4xx_with_the_librarys_data_in_the_webs_words(
     assert_same_refusal(response.json(), response.status_code, cli)
 
 
+@pytest.mark.parametrize("digit", ["፰", "⓶", "⓼", "᧚"])
+@pytest.mark.parametrize(("path", "query"), [
+    ("/api/score", [("card", "none"), ("dice", "{d} coin kkkkk")]),
+    ("/api/score", [("card", "chest"), ("dice", "kkkccccd"), ("chest", "{d} coin")]),
+    ("/api/advise", [("card", "none"), ("dice", "{d} coin kkkkk")]),
+    ("/api/turn", [("card", "none"), ("entry", "{d} coin kkkkk")]),
+    ("/api/turn", [("card", "none"), ("entry", "kkmppscd"), ("entry", "{d} p")]),
+])
+def test_a_count_in_other_digits_is_a_4xx_not_a_500(
+        client: TestClient, sabords: Run, digit: str, path: str, query: Query) -> None:
+    """Issue 29: digits `int()` cannot read ('፰', '⓶', '᧚') made a 500; they are the dice
+    notation's refusal, in one line, as on the command line."""
+    query = [(name, value.format(d=digit)) for name, value in query]
+    response = client.get(path, params=query)
+    assert 400 <= response.status_code < 500, response.text
+    body = response.json()
+    assert set(body) - {"entry"} == ERROR_KEYS and "0-9" in body["error"], body
+    if path != "/api/turn":
+        assert_same_refusal(body, response.status_code, sabords(*cli_args(_command(path), query)))
+
+
 @pytest.mark.parametrize(("query", "kind", "param", "words"), [
     ([("card", "none"), ("dice", "kkmpp")], "dice_count", "dice",
      "'kkmpp' has 5 dice, expected 8"),

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
-from ..errors import SabordsError, shorten
+from ..errors import SabordsError, is_digits, shorten, whole_number
 from ..inputs import CARD_DRAWN
 from .advise import FinalOption, MeOption, NeedOption, OppOption, goal_of
 from .app import (
@@ -186,13 +186,14 @@ class _Helper:
                 return
             if phase is Phase.MOVE:
                 listed = play.advice.options[:SHOWN] if play.advice is not None else ()
-                if line.isdigit():  # an option by its rank in the list
-                    if not 1 <= int(line) <= len(listed):
+                if is_digits(line.strip()):  # an option by its rank in the list
+                    rank = whole_number(line)  # None: more digits than any list has ranks
+                    if rank is None or not 1 <= rank <= len(listed):
                         ranks = "1" if len(listed) == 1 else f"1 to {len(listed)}"
                         self.error(f"option {shorten(line)} is not listed: type {ranks}, or "
                                    "the move ('help' for more)")
                         return
-                    play.choose(listed[int(line) - 1])
+                    play.choose(listed[rank - 1])
                 else:
                     play.choose(line)
             elif not line:
