@@ -7,6 +7,8 @@ else from the system's user database. Inside it: the tables of rules variants so
 demand (``turn-*``, ``game-*`` folders, see :mod:`solver.tablepaths`) and numba's compiled kernels
 (``numba/``, see :mod:`solver.engine.kernel`), never inside the source tree.
 
+:func:`cache_state` says why the path can hold no directory at all (not a directory, a name
+too long for the file system, a loop of symbolic links, a path through a file);
 :func:`cache_problem` says why the cache cannot hold a table solved now (not a directory,
 not writable), so that a front end warns instead of promising a cache.
 :func:`cache_entries` lists what is there (``sabords cache``); tables are keyed by the solver
@@ -18,9 +20,11 @@ Pure Python and cheap to import (every command's start-up path).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +82,36 @@ def cache_problem(root: Path | None = None) -> str | None:
     except SettingsError as exc:
         return str(exc)
     return None
+
+
+_CANNOT_BE_A_DIRECTORY = {
+    errno.ENAMETOOLONG: "is too long for the file system",
+    errno.ELOOP: "is a loop of symbolic links",
+    errno.ENOTDIR: "goes through a file that is not a directory",
+}
+"""What the system says of a path that no directory can ever be at, in a message's words."""
+
+
+def cache_state(root: Path | None = None) -> str | None:
+    """What keeps the cache directory from being one at all, in words that follow its path
+    ("is not a directory", "is too long for the file system", "is a loop of symbolic links",
+    "goes through a file that is not a directory"), or None: it is a directory, or one can be
+    made there (whether it can be written is :func:`cache_problem`'s to say)."""
+    root = cache_root() if root is None else root
+    try:
+        if not stat.S_ISDIR(root.stat().st_mode):
+            return "is not a directory"
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return unusable_path(exc) or f"cannot be looked at: {exc.strerror or exc}"
+    return None
+
+
+def unusable_path(exc: OSError) -> str | None:
+    """:func:`cache_state`'s words for an error no directory at that path can escape (a name
+    too long, a loop of symbolic links, a file on the way), or None for any other error."""
+    return _CANNOT_BE_A_DIRECTORY.get(exc.errno or 0)
 
 
 def numba_cache_dir() -> Path:

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from solver.errors import QUOTE_LIMIT, SabordsError
+from solver.errors import QUOTE_LIMIT, SabordsError, quote
 from solver.gametables import GAME_FILE, game_table_path, read_game
-from solver.limits import check_jobs, cores
+from solver.limits import PATH_LIMIT, check_jobs, cores
 from solver.rules import CARDS, MAX_TARGET, Rules, rules_with
 from solver.tablefile import (
     FORMAT_VERSION,
@@ -819,3 +819,57 @@ def test_the_turn_helper_reads_other_digits_and_huge_numbers_as_a_refused_line(
     assert result.exit_code == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert "Turn abandoned." in result.stdout
+
+
+def _unusable_cache(kind: str, tmp_path: Path) -> tuple[dict[str, str], str, str]:
+    """(environment, root, what the refusal says) of a cache directory that cannot be used."""
+    if kind == "too long":
+        root = str(tmp_path / ("a" * 300))
+        return {"SABORDS_CACHE_DIR": root}, root, "is too long for the file system"
+    if kind == "deep":
+        root = str(tmp_path / "/".join(["b" * 200] * 30))
+        return {"SABORDS_CACHE_DIR": root}, root, "is too long for the file system"
+    if kind == "loop":
+        (tmp_path / "loop-a").symlink_to(tmp_path / "loop-b")
+        (tmp_path / "loop-b").symlink_to(tmp_path / "loop-a")
+        root = str(tmp_path / "loop-a")
+        return {"SABORDS_CACHE_DIR": root}, root, "is a loop of symbolic links"
+    file = tmp_path / "passwd"  # XDG_CACHE_HOME=/etc/passwd: a path through a file
+    file.write_text("root:x:0:0")
+    return ({"XDG_CACHE_HOME": str(file), "SABORDS_CACHE_DIR": ""},
+            str(file / "mille-sabords"), "goes through a file that is not a directory")
+
+
+@pytest.mark.parametrize("kind", ["too long", "deep", "loop", "through a file"])
+def test_a_cache_that_cannot_be_a_directory_is_refused_by_sabords_cache(
+        sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Issue 29: a cache path too long for the file system crashed `sabords cache` (and
+    --clear) with OSError; `XDG_CACHE_HOME=/etc/passwd` and a symlink loop said "(not
+    created yet)", exit code 0."""
+    env, root, says = _unusable_cache(kind, tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for args in (("cache",), ("cache", "--clear"), ("cache", "--json")):
+        line = assert_one_line_error(sabords(*args), says)
+        assert line.startswith(f"sabords: error: the cache directory {quote(root, PATH_LIMIT)}")
+
+
+@pytest.mark.parametrize("kind", ["too long", "deep", "loop"])
+@pytest.mark.parametrize("args", [("ev", "--variant", "keep_one=off"),
+                                  ("winprob", "--me", "0", "--opp", "0", "--variant",
+                                   "target=300"),
+                                  ("advise", "none", "kkmppscd", "--variant", "keep_one=off")])
+def test_a_command_that_needs_an_unusable_cache_says_so_in_one_line(
+        sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str,
+        args: tuple[str, ...]) -> None:
+    """Issue 29: the same paths crashed every command that looks for a table in the cache."""
+    env, root, says = _unusable_cache(kind, tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = sabords(*args)
+    assert "Traceback" not in result.stderr
+    if result.exit_code == 2:
+        assert_one_line_error(result, f"the cache directory {quote(root, PATH_LIMIT)}", says)
+    else:  # solved without the cache, and said so
+        assert result.exit_code == 0 and result.stdout
+        assert result.stderr.startswith("sabords: warning: "), result.stderr

@@ -194,30 +194,38 @@ def test_a_count_in_any_unicode_digit_answers_0_or_2_never_a_traceback(
 
 # -- the environment: cache variables in process, encodings and streams in a fresh process ----
 
-CACHES = ["DIR", "FILE", "FILE/below", "relative-cache", "~/cache", "", "DIR/new/deep"]
+UNUSABLE_CACHES = ["DIR/" + "a" * 300, "DIR/" + "/".join(["b" * 200] * 30), "DIR/loop"]
+CACHES = ["DIR", "FILE", "FILE/below", "relative-cache", "~/cache", "", "DIR/new/deep",
+          *UNUSABLE_CACHES]
 """Values of SABORDS_CACHE_DIR: a directory, a file, a path through a file, relative, under
-the home, empty (the XDG rule then), a path still to create."""
-XDGS = [None, "relative", "DIR/xdg", ""]
+the home, empty (the XDG rule then), a path still to create, a name and a path too long for
+the file system, a loop of symbolic links (issue 29)."""
+XDGS = [None, "relative", "DIR/xdg", "", "FILE"]
 HOMES = ["DIR", "", "relative"]
 
 
 @pytest.mark.parametrize("command", ["advise", "ev", "turn", "cache", "winprob"])
+@pytest.mark.parametrize("given_cache", [None, *UNUSABLE_CACHES])
 @settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_every_cache_setting_answers_0_or_2_never_a_traceback(
-        command: str, data: st.DataObject, fast_solves: None, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        command: str, given_cache: str | None, data: st.DataObject, fast_solves: None,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever the cache variables say (issue 19: a file, a path through a file, a relative
-    XDG_CACHE_HOME, a `~`, an empty HOME), the command answers (a warning at most) or refuses
-    in one line."""
+    XDG_CACHE_HOME, a `~`, an empty HOME; issue 29: a name or a path too long for the file
+    system, a loop of symbolic links, each in every run of its own), the command answers (a
+    warning at most) or refuses in one line."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "FILE").write_text("a file, not a directory")
+    if not (tmp_path / "loop").is_symlink():  # the same directory for every example
+        (tmp_path / "loop").symlink_to(tmp_path / "loop-back")
+        (tmp_path / "loop-back").symlink_to(tmp_path / "loop")
 
     def place(value: str) -> str:
         return value.replace("DIR", str(tmp_path)).replace("FILE", str(tmp_path / "FILE"))
 
     args = data.draw(arguments(command, tmp_path), label="args")
-    cache = data.draw(st.sampled_from(CACHES), label="SABORDS_CACHE_DIR")
+    cache = given_cache or data.draw(st.sampled_from(CACHES), label="SABORDS_CACHE_DIR")
     xdg = data.draw(st.sampled_from(XDGS), label="XDG_CACHE_HOME")
     home = data.draw(st.sampled_from(HOMES), label="HOME")
     with monkeypatch.context() as env:

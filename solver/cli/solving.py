@@ -223,7 +223,7 @@ def cache(
       sabords cache --prune        # the tables older versions left behind
       sabords cache --clear --json
     """
-    from ..caches import cache_entries, cache_root, cache_source, remove_entry
+    from ..caches import cache_entries, cache_root, cache_source, cache_state, remove_entry
     from ..errors import quote
     from ..limits import PATH_LIMIT
     from ..tablepaths import is_current
@@ -231,9 +231,9 @@ def cache(
     if clear and prune:
         fail("give either --clear (everything) or --prune (other versions' tables), not both")
     root = cache_root()
-    if root.exists() and not root.is_dir():
-        fail(f"the cache directory {quote(str(root), PATH_LIMIT)} ({cache_source()}) is not a "
-             "directory")
+    problem = cache_state(root)
+    if problem is not None:
+        fail(f"the cache directory {quote(str(root), PATH_LIMIT)} ({cache_source()}) {problem}")
     entries = cache_entries(root)
     removed = [e for e in entries if clear or (prune and not is_current(e))]
     for entry in removed:
