@@ -6,8 +6,10 @@ for and what it does to the totals, so that it computes no rule itself:
 
 - the mover's turn is the **final** one when another player has reached the target;
 - then the points that **beat the leader** (the best of the others): one unit more than the
-  leader's lead; under ``ties=shared`` one unit less **ties** (the tie is shared); under
-  ``ties=trigger`` a tie is the leader's;
+  leader's lead, and at least what reaches the target (Skull Island in the final round may
+  have pushed everybody back below it: a final turn that ends below the target wins nothing);
+  under ``ties=shared`` one unit less **ties** (the tie is shared) when the leader is at the
+  target; under ``ties=trigger`` a tie is the leader's;
 - with two players, the **goal** of playing to win (:class:`solver.advisor.Goal`: the totals and
   whether the turn is the final one);
 - a turn's **points** move the mover's total, Skull Island's **deduction** every other total,
@@ -21,8 +23,11 @@ for and what it does to the totals, so that it computes no rule itself:
 
 The scoreboard itself keeps no history: the trigger and sudden death are given with the totals
 (the page keeps them from the last answer); without them, the trigger is inferred from the
-totals (the mover at or above the target: the round came back to them; else the leader at or
-above it), which is exact for two players.
+totals: the mover at or above the target (the round came back to them), else the first of the
+others *in seat order after the mover* at or above it. That is the only seat it can be when
+nobody was pushed back by Skull Island: the seats between the mover and the trigger have their
+final turns still to play, so they are below the target. (Only a trigger pushed back below the
+target cannot be inferred: give it.)
 
 Pure Python (the rules only).
 """
@@ -34,6 +39,11 @@ from typing import Any
 
 from .errors import RulesError, quote
 from .rules import UNIT, Rules, floor_total
+
+MAX_POINTS = 100_000
+"""The largest total (and turn's points, either sign) the scoreboard takes: more than any game
+of the largest target reaches (the target plus a turn's most points, 10,600 under the default
+rules), and small enough to be read back exactly as a JavaScript number."""
 
 
 class ScoreboardError(RulesError):
@@ -84,10 +94,9 @@ class Scoreboard:
             return self.trigger
         if self.me >= self.rules.target:
             return self.mover  # the final round came back to them
-        leader = self.leader
-        if leader is not None and self.totals[leader] >= self.rules.target:
-            return leader
-        return None
+        players = len(self.totals)
+        after = [(self.mover + i) % players for i in range(1, players)]
+        return next((i for i in after if self.totals[i] >= self.rules.target), None)
 
     @property
     def me(self) -> int:
@@ -119,8 +128,12 @@ class Scoreboard:
             return [self.won]
         best = max(self.totals)
         tied = [i for i, total in enumerate(self.totals) if total == best]
-        if len(tied) > 1 and self.rules.tie_share == 0 and self.trigger in tied:
-            return [self.trigger]
+        if len(tied) > 1 and self.rules.tie_share == 0 and self.trigger is not None:
+            # ties=trigger: the tied player who reached the target first, the trigger and
+            # then the final turns in the order they were played (RULES.md)
+            players = len(self.totals)
+            order = [(self.trigger + i) % players for i in range(players)]
+            return [next(i for i in order if i in tied)]
         return tied
 
     @property
@@ -130,21 +143,25 @@ class Scoreboard:
 
     @property
     def beat(self) -> int | None:
-        """The points that win: in the final turn, those that beat the leader; in sudden
-        death, those that reach the target (None otherwise)."""
+        """The points that win: in the final turn, those that beat the leader and reach the
+        target (Skull Island may have pushed the trigger back below it); in sudden death,
+        those that reach the target (None otherwise)."""
         if self.over:
             return None
         if self.sudden:
             return self.rules.target - self.me
         if not self.final or self.leader is None:
             return None
-        return int(floor_total(self.totals[self.leader] - self.me + UNIT))
+        best = max(self.totals[self.leader] + UNIT, self.rules.target)
+        return int(floor_total(best - self.me))
 
     @property
     def tie(self) -> int | None:
-        """The points that tie with the leader in the final turn, when a tie is shared."""
+        """The points that tie with the leader in the final turn, when a tie is shared and the
+        leader is at the target (a tie below it wins nothing)."""
         beat = self.beat
-        if self.sudden or beat is None or self.rules.tie_share == 0 or beat == 0:
+        if (self.sudden or beat is None or self.rules.tie_share == 0 or beat == 0
+                or self.leader is None or self.totals[self.leader] < self.rules.target):
             return None
         return beat - UNIT
 
@@ -203,6 +220,11 @@ def _check_points(value: int, subject: str, what: str, *, allow_negative: bool) 
                               subject=subject, kind="not_points",
                               values={"value": value if isinstance(value, int) else str(value),
                                       "unit": UNIT})
+    if abs(value) > MAX_POINTS:
+        raise ScoreboardError(f"{what} must be at most {MAX_POINTS} points (no game reaches "
+                              f"more), not {quote(value)}", subject=subject,
+                              kind="points_range", values={"value": str(value),
+                                                           "max": MAX_POINTS})
 
 
-__all__ = ["Scoreboard", "ScoreboardError"]
+__all__ = ["MAX_POINTS", "Scoreboard", "ScoreboardError"]

@@ -308,6 +308,69 @@ def test_skull_island_in_the_final_turn_brings_sudden_death() -> None:
     assert won.over and won.winners == [1] and won.won == 1
 
 
+@pytest.mark.parametrize("ties", ["shared", "trigger"])
+def test_the_trigger_is_the_first_at_the_target_after_the_mover(client: TestClient,
+                                                                 ties: str) -> None:
+    # Seat 0 triggered (6200), seat 1 played its final turn (6500), seat 2 plays the last one:
+    # the leader (seat 1) is not the trigger. After it, play is back to seat 0: over.
+    totals = [("total", "6200"), ("total", "6500"), ("total", "3000"), ("mover", "2"),
+              ("variant", f"ties={ties}")]
+    board = client.get("/api/scores", params=totals).json()
+    assert (board["trigger"], board["final"], board["beat"]) == (0, True, 3600)
+    end = client.get("/api/scores", params=[*totals, ("points", "0")]).json()
+    assert end["over"] and end["winners"] == [1] and end["mover"] == 0 and not end["final"]
+    # four players: seat 2 triggered, seat 3 moves first, seats 0 and 1 still to play
+    four = Scoreboard(Rules(), (5000, 4000, 6300, 5000), mover=3)
+    assert four.trigger == 2 and four.final and four.beat == 1400
+    assert four.after(points=0).mover == 0 and four.after(points=0).final
+    # seat 0 triggered, seats 1 and 2 have played (seat 2 to 6300), seat 3 plays the last
+    last = Scoreboard(Rules(), (6100, 4000, 6300, 5000), mover=3)
+    assert last.trigger == 0 and last.beat == 1400
+    assert last.after(points=0).over and last.after(points=0).winners == [2]
+
+
+def test_a_trigger_pushed_back_must_still_be_reached_not_only_beaten(
+        client: TestClient) -> None:
+    # Seat 0 triggered; seat 1's Skull Island pushed it back to 5600; seat 2's final turn wins
+    # only at the target (6000) and above everybody: 3000 points, and no tie below the target.
+    board = client.get("/api/scores", params=[("total", "5600"), ("total", "2000"),
+                                              ("total", "3000"), ("mover", "2"),
+                                              ("trigger", "0")]).json()
+    assert board["final"] and (board["beat"], board["tie"]) == (3000, None)
+    rules = Rules()
+    assert Scoreboard(rules, (6400, 2000, 3000), mover=2).tie == 3400  # at the target: a tie
+    pushed = Scoreboard(rules, (5800, 5900, 5700), mover=2, trigger=0)
+    assert (pushed.beat, pushed.tie) == (300, None)  # beats 5900, at the target
+    done = pushed.after(points=300)
+    assert done.over and done.winners == [2]
+    short = pushed.after(points=200)  # 5900: a tie below the target wins nothing
+    assert short.sudden and not short.over and short.mover == 0
+
+
+def test_ties_trigger_gives_a_tie_to_whoever_reached_the_target_first() -> None:
+    # seat 0 triggered and was pushed back; seats 1 and 2 tie above the target: seat 1
+    # reached it first (RULES.md, ties=trigger)
+    rules = Rules(ties="trigger")
+    board = Scoreboard(rules, (5500, 6400, 5000), mover=2, trigger=0)
+    end = board.after(points=1400)
+    assert end.over and end.winners == [1]
+    assert Scoreboard(Rules(), (5500, 6400, 5000), mover=2, trigger=0).after(
+        points=1400).winners == [1, 2]
+
+
+@pytest.mark.parametrize("total", ["100000000000000000000000", "100100", "-100"])
+def test_a_total_no_game_reaches_is_refused(client: TestClient, total: str) -> None:
+    got = client.get("/api/scores", params=[("total", total), ("total", "0")])
+    assert got.status_code == 422, got.text
+    assert got.json()["kind"] in ("points_range", "not_points")
+    big = client.get("/api/scores", params=[("total", "0"), ("total", "0"),
+                                            ("points", "-100000000000000000000000")])
+    assert big.status_code == 422 and big.json()["kind"] == "points_range"
+    french = client.get("/api/scores", params=[("total", "100100"), ("total", "0")],
+                        headers={"Accept-Language": "fr"}).json()["error"]
+    assert "au plus 100000 points" in french
+
+
 def test_pirate_magic_wins_at_once(client: TestClient) -> None:
     body = client.get("/api/scores", params=[("total", "100"), ("total", "4000"),
                                              ("points", "8000"), ("magic", "true")]).json()

@@ -103,6 +103,12 @@ def _variant(v: Mapping[str, Any]) -> str:
     return FRENCH_VARIANTS.get(name, name)
 
 
+def _and(items: Any, word: str = "et") -> str:
+    """``4900 et 1000``, ``1, 2 et 3``: a list as a French sentence says it."""
+    parts = [str(x) for x in items] if isinstance(items, list | tuple) else [str(items)]
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {word} {parts[-1]}"
+
+
 def _value(v: Mapping[str, Any]) -> str:
     return _q(v.get("value", ""))
 
@@ -159,12 +165,25 @@ FRENCH: dict[str, Words] = {
     "NOM=VALEUR",
     "variant_twice": lambda v, p: f"la variante {_q(v.get('variant'))} est donnée deux fois",
     "not_points": lambda v, p: f"{_input(p)} : un multiple de {v.get('unit')}, pas {_value(v)}",
+    "points_range": lambda v, p: f"{_input(p)} : au plus {v.get('max')} points (aucune partie "
+    f"n'en atteint plus), pas {_value(v)}",
     "game_over": lambda v, p: f"votre total {v.get('me')} atteint l'objectif {v.get('target')} "
     ": la partie est finie",
-    "final_turn": lambda v, p: f"le total de l'adversaire {v.get('opp')} atteint l'objectif "
-    f"{v.get('target')} : c'est votre dernier tour",
-    "not_final": lambda v, p: f"un dernier tour vient après que l'adversaire a atteint "
-    f"l'objectif {v.get('target')}, pas à {v.get('opp')}",
+    "final_turn": lambda v, p: (
+        f"le total de l'adversaire {v.get('opp')} atteint l'objectif {v.get('target')} : "
+        "c'est votre dernier tour" if not isinstance(v.get("opp"), list) else
+        f"un autre joueur atteint l'objectif {v.get('target')} (totaux "
+        f"{_and(v.get('opp'))}) : c'est votre dernier tour"),
+    "not_final": lambda v, p: (
+        f"un dernier tour vient après que l'adversaire a atteint l'objectif "
+        f"{v.get('target')}, pas à {v.get('opp')}" if not isinstance(v.get("opp"), list) else
+        f"un dernier tour vient après qu'un autre joueur a atteint l'objectif "
+        f"{v.get('target')} : personne ne l'a atteint (totaux {_and(v.get('opp'))}), et "
+        "aucun joueur dont un dernier tour a suivi le sien n'en est assez près pour y avoir été "
+        "repoussé par l'île de la Tête de Mort"),
+    "which_trigger": lambda v, p: f"personne n'est à l'objectif {v.get('target')} : l'île de "
+    "la Tête de Mort a repoussé le joueur qui l'avait atteint, et ces totaux ne disent pas "
+    f"lequel (joueur {_and(v.get('seats'), 'ou')})",
     "players": lambda v, p: f"la partie de ce serveur se joue à {v.get('table')} joueurs, "
     f"pas {v.get('players')}",
     "final_round": lambda v, p: "ces totaux ne peuvent pas être un dernier tour de cette "
