@@ -80,15 +80,68 @@ def test_a_final_round_and_its_refusals(tables: Path) -> None:
     answer = _json("winprob", "--me", "100", "--opp", "300", "--opp", "200", "--final",
                    *TARGET, "--game-tables", str(tables))
     assert answer["final"] is True
-    done = run_sabords("winprob", "--me", "100", "--opp", "200", "--opp", "200", "--final",
-                       *TARGET, "--game-tables", str(tables))
-    assert_one_line_error(done, "nobody has")
+    # Nobody at the target: the first of the others triggered, and the last seat's Skull
+    # Island pushed them back (the only reading with three players): the last final turn.
+    pushed = _json("winprob", "--me", "100", "--opp", "200", "--opp", "200", "--final",
+                   *TARGET, "--game-tables", str(tables))
+    table = read_ngame(tables, RULES, 3)
+    final1 = table.seats().phases["final1"]
+    index = int(final1.encode(np.array([[1, 2, 2]]))[0])
+    assert [p["win"] for p in pushed["players"]] == table.values["final1"][index].tolist()
     done = run_sabords("winprob", "--me", "100", "--opp", "300", "--opp", "200", *TARGET,
                        "--game-tables", str(tables))
     assert_one_line_error(done, "final turn")
     done = run_sabords("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0",
                        *TARGET, "--game-tables", str(tables))
     assert_one_line_error(done, "game-4.msgpack", "solve-game --players 4")
+
+
+class _Table:
+    """What :func:`solver.game.query.state_of` reads of a table: the rules and the phases of
+    a game of `players` at the default target, 6000 (no values: none is read)."""
+
+    def __init__(self, players: int) -> None:
+        from solver.game.model import point_range
+        from solver.game.seats import Seats
+
+        self.rules = Rules()
+        self.players = players
+        r = point_range(self.rules)
+        self._seats = Seats(players, 60, r.k_min, r.k_max, r.n_ded, "shared")
+
+    def seats(self) -> object:
+        return self._seats
+
+
+def test_a_final_round_s_trigger_pushed_back_by_skull_island() -> None:
+    from solver.game.model import GameError
+    from solver.game.query import state_of
+
+    three = _Table(3)
+    # the state of the issue: 5600 is the trigger pushed back (4400 at least: two's turn
+    # deducts at most 1600), 2000 played after it; this is the last final turn
+    assert state_of(three, 2500, (5600, 2000), final=True)[0] == "final1"
+    assert state_of(three, 2500, (6200, 2000), final=True)[0] == "final1"
+    assert state_of(three, 2500, (2000, 6200), final=True)[0] == "final2"
+    for others, kind in [((2000, 5600), "not_final"),  # the seat to play next was not pushed
+                         ((4300, 2000), "not_final"),  # more than one turn's deduction
+                         ((16600, 2000), "final_round")]:  # more than a turn can reach
+        with pytest.raises(GameError) as refused:
+            state_of(three, 2500, others, final=True)
+        assert refused.value.kind == kind, (others, refused.value)
+    # four players: seat 1 or seat 2 may be the trigger pushed back: the totals cannot say
+    with pytest.raises(GameError) as which:
+        state_of(_Table(4), 2500, (5500, 5500, 3000), final=True)
+    assert which.value.kind == "which_trigger"
+    assert which.value.values["seats"] == [2, 3]  # players numbered from you, player 1
+
+
+def test_two_and_three_players_refuse_a_final_total_no_game_reaches() -> None:
+    # one rule for both (the most a total reaches: 5900 then a turn's most, 10600)
+    for opp in (["--opp", "16600"], ["--opp", "16600", "--opp", "2000"]):
+        done = run_sabords("winprob", "--me", "2500", *opp, "--final")
+        assert_one_line_error(done, "at most 16500")
+    assert run_sabords("winprob", "--me", "2500", "--opp", "16500", "--final").exit_code == 0
 
 
 def test_the_web_answers_for_three_players(tables: Path) -> None:

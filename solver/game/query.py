@@ -5,9 +5,12 @@ objective) and of every other seat's (their probabilities under the mover's play
 A state is given as the player's own total, the others' in seat order after them, and whether
 the final round is on. In the final round the trigger (:mod:`.seats`) is the first of the
 others, in seat order, at or above the target: the players between the mover and the trigger
-have their final turns still to play, those after it have played theirs. Sudden death (after
-a final round that Skull Island pushed back below the target) is a phase of the table too, but
-not one these answers are asked for.
+have their final turns still to play (so they are below it), those after it have played
+theirs. When nobody is at the target, Skull Island pushed the trigger back during the final
+round; that needs a final turn played after the trigger's, so the trigger is one of the others
+but the last, and whichever of them the table's final round holds (with three players, always
+the first of the others). Sudden death (after a final round that Skull Island pushed back
+below the target) is a phase of the table too, but not one these answers are asked for.
 """
 
 from __future__ import annotations
@@ -57,17 +60,31 @@ def state_of(table: Any, me: int, others: Sequence[int], *, final: bool) -> tupl
                             subject="opp", kind="final_turn", values=values)
         phase = seats.phases[NORMAL]
         return NORMAL, int(phase.encode(np.array([totals]) // UNIT)[0])
-    if not reached:
-        raise GameError(f"a final turn comes after another player reached the target "
-                        f"{target}: nobody has", subject="opp", kind="not_final",
-                        values=values)
-    phase = seats.phases[final_name(reached[0])]
     units = np.array([totals]) // UNIT
+    if reached:
+        trigger = reached[0]
+    else:  # pushed back by Skull Island: a seat with a final turn played after it
+        pushed = [r for r in range(1, players - 1)
+                  if bool(seats.phases[final_name(r)].contains(units)[0])]
+        if not pushed:
+            raise GameError(f"a final turn comes after another player reached the target "
+                            f"{target}: nobody has, and no player with a final turn played "
+                            f"after theirs is near enough to it to have been pushed back by "
+                            f"Skull Island", subject="opp",
+                            kind="not_final", values=values)
+        if len(pushed) > 1:
+            raise GameError(f"nobody is at the target {target}: Skull Island pushed the "
+                            f"trigger back, and these totals do not say who it was (player "
+                            f"{pushed[0] + 1} or {pushed[-1] + 1})", subject="opp",
+                            kind="which_trigger", values={**values,
+                                                          "seats": [r + 1 for r in pushed]})
+        trigger = pushed[0]
+    phase = seats.phases[final_name(trigger)]
     if not bool(phase.contains(units)[0]):
         high = (seats.high - 1) * UNIT
         raise GameError(f"these totals cannot be a final round of this game (a total is at "
                         f"most {high}, a trigger pushed back by Skull Island at least "
-                        f"{phase.lo[reached[0]] * UNIT})", subject="opp", kind="final_round",
+                        f"{phase.lo[trigger] * UNIT})", subject="opp", kind="final_round",
                         values={**values, "high": high})
     return phase.name, int(phase.encode(units)[0])
 

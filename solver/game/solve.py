@@ -23,6 +23,8 @@ from .model import (
     FINAL,
     NORMAL,
     SUDDEN,
+    UNIT,
+    GameError,
     GameUtility,
     TurnUtility,
     check_totals,
@@ -221,9 +223,23 @@ def state_utility(sol: GameSolution, me: int, opp: int, *, final: bool = False,
     return TurnUtility(sol.k_min, points[:, None], island[:, None])
 
 
+def check_state(sol: GameSolution, me: int, opp: int, *, final: bool = False) -> tuple[int, int]:
+    """:func:`check_totals`, and in the final turn the opponent's total one a game reaches
+    (the trigger was below the target before a turn of at most ``k_max`` units): the same
+    rule, and the same refusal, as the game of three players and more."""
+    a, b = check_totals(sol.rules, me, opp, final=final)
+    high = sol.n + max(sol.k_max, 1)  # one past the largest total (seats.Seats.high)
+    if final and b >= high:
+        raise GameError(f"these totals cannot be a final turn of this game (a total is at most "
+                        f"{(high - 1) * UNIT})", subject="opp", kind="final_round",
+                        values={"me": me, "opp": opp, "target": sol.rules.target,
+                                "high": (high - 1) * UNIT})
+    return a, b
+
+
 def win_objective(sol: GameSolution, me: int, opp: int, *, final: bool = False) -> Objective:
     """The engine objective of the mover's turn at (`me`, `opp`) in points."""
-    a, b = check_totals(sol.rules, me, opp, final=final)
+    a, b = check_state(sol, me, opp, final=final)
     return GameUtility(state_utility(sol, a, b, final=final),
                        key=("win", me, opp, final, sol.rules.hash))
 
@@ -231,7 +247,7 @@ def win_objective(sol: GameSolution, me: int, opp: int, *, final: bool = False) 
 def win_probability(sol: GameSolution, me: int, opp: int, *,
                     final: bool = False) -> tuple[float, dict[str, float]]:
     """P(the player about to draw wins) and per card, at totals `me`, `opp` (points)."""
-    a, b = check_totals(sol.rules, me, opp, final=final)
+    a, b = check_state(sol, me, opp, final=final)
     if not final:
         return float(sol.win[a, b]), {c: float(v[a, b]) for c, v in sol.cards.items()}
     from ..engine import solve_turn
