@@ -146,6 +146,11 @@ class SeatResult:
         return wilson_interval(self.score, self.games)
 
     def as_dict(self) -> dict[str, Any]:
+        """The row as JSON data: a seat that played no game has no rate and no interval
+        (``null``: JSON has no NaN)."""
+        if not self.games:
+            return {"policy": self.policy, "seat": self.seat, "games": 0, "score": 0.0,
+                    "win_rate": None, "ci95": None}
         lo, hi = self.interval
         return {"policy": self.policy, "seat": self.seat, "games": self.games,
                 "score": self.score, "win_rate": self.rate, "ci95": [lo, hi]}

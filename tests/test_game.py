@@ -553,3 +553,28 @@ def test_win_rate_intervals_lie_inside_0_100_and_are_never_zero_width(
         lo, hi = row["ci95"]
         assert 0 <= lo < row["win_rate"] or lo == row["win_rate"] == 0
         assert lo < hi <= 1
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_seat_that_played_no_game_is_null_in_json_not_nan(players: int) -> None:
+    # one game: each policy sat in one seat only; JSON has no NaN (json.loads would take it,
+    # so every constant is refused here, as a strict reader does)
+    import json
+
+    from .conftest import run_sabords
+
+    policies = ["--policies", "win,points,need"] if players == 3 else []
+    done = run_sabords("game", "--games", "1", "--seed", "1", "--players", str(players),
+                       "--json", *policies)
+    assert done.exit_code == 0, done.stderr
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{name} in the JSON")
+
+    answer = json.loads(done.stdout, parse_constant=refuse)
+    empty = [row for row in answer["by_seat"] if row["games"] == 0]
+    assert empty and all(r["win_rate"] is None and r["ci95"] is None for r in empty)
+    text = run_sabords("game", "--games", "1", "--seed", "1", "--players", str(players),
+                       *policies)
+    assert text.exit_code == 0 and "nan" not in text.stdout.lower()
+    assert ("both" if players == 2 else "all") in text.stdout

@@ -265,8 +265,11 @@ def game_command(
     echo(f"{'policy':<14} {'seat':<6} {'games':>7} {'win rate':>9}  95 % interval")
     for name in dict.fromkeys(names):
         for row in (result.overall(name), *[s for s in result.seats if s.policy == name]):
+            seat = str(row.seat) if row.seat else "both" if len(names) == 2 else "all"
+            if not row.games:  # a seat this policy never sat in: no rate to give
+                echo(f"{name:<14} {seat:<6} {0:>7} {'–':>8}    –")
+                continue
             lo, hi = row.interval
-            seat = "both" if row.seat == 0 else str(row.seat)
             echo(f"{name:<14} {seat:<6} {row.games:>7} {100 * row.rate:>8.2f} %  "
                  f"[{100 * lo:.2f}, {100 * hi:.2f}]")
     echo(f"interval: the 95 % {INTERVAL_METHOD} interval of the win rate (a shared tie counts "
