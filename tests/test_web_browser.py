@@ -927,3 +927,157 @@ def test_skull_island_says_each_opponents_expected_loss(page: Page, browser: Any
     page.tap("Read")
     status = page.text(browser.find_element(page.By.ID, "turn-status"))
     assert status == "Skull Island goes on: 5 skulls so far. Enter each roll.", status
+
+
+# -- a tap records only what the player meant ---------------------------------------------------
+
+
+def centre(page: Page, element: Any) -> tuple[float, float]:
+    r = page.d.execute_script("const r = arguments[0].getBoundingClientRect();"
+                              "return [r.left, r.top, r.width, r.height]", element)
+    return r[0] + r[2] / 2, r[1] + r[3] / 2
+
+
+def finger(page: Page, kind: str, x: float = 0, y: float = 0) -> None:
+    """A finger on the touch screen (DevTools' touch input, as a phone's): "touchStart" at
+    (x, y) in CSS px of the viewport, or "touchEnd". A touch down and up is a tap: the browser
+    clicks whatever lies under the finger when it is lifted."""
+    points = [{"x": x, "y": y}] if kind == "touchStart" else []
+    page.d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+
+def under(page: Page, x: float, y: float) -> str:
+    """The accessible name of the button under (x, y), or ""."""
+    return str(page.d.execute_script(
+        "const b = document.elementFromPoint(arguments[0], arguments[1]);"
+        "const c = b && b.closest('button'); return c ? (c.getAttribute('aria-label') ||"
+        " c.innerText).replace(/\\s+/g, ' ').trim() : ''", x, y))
+
+
+def place(page: Page, element: Any, targets: list[list[float]]) -> tuple[float, float, int]:
+    """Scroll so that `element` lies where one of `targets` (rectangles [left, top, width,
+    height] in the viewport, as they were seen) is: the first the page scrolls to. The point
+    of both, in the viewport, and which target."""
+    for i, target in enumerate(targets):
+        page.d.execute_script("arguments[0].scrollIntoView({block: 'start'})", element)
+        left, top, width, height = rect(page, element)
+        page.d.execute_script("window.scrollBy(0, arguments[0])",
+                              (top + height / 2) - (target[1] + target[3] / 2))
+        x0, x1 = max(left, target[0]), min(left + width, target[0] + target[2])
+        x, y = (x0 + x1) / 2, target[1] + target[3] / 2
+        now = rect(page, element)[1]
+        if x0 < x1 and now <= y <= now + height and 0 < y < HEIGHT:
+            return x, y, i
+    raise AssertionError(f"{element.accessible_name!r} cannot be scrolled to any of {targets}")
+
+
+def rect(page: Page, element: Any) -> list[float]:
+    return list(page.d.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width,"
+        " r.height]", element))
+
+
+def hold_through(page: Page, x: float, y: float, drawn: Callable[[], Any], what: str) -> None:
+    """A double tap whose second finger comes down before the first tap's answer: tap at
+    (x, y), the finger down again at once, lifted when `drawn()` (the answer drawn), then the
+    page idle."""
+    finger(page, "touchStart", x, y)
+    finger(page, "touchEnd")
+    finger(page, "touchStart", x, y)
+    try:
+        page.until(drawn, what)
+    finally:
+        finger(page, "touchEnd")
+    page.idle()
+
+
+def double_tap(page: Page, element: Any) -> None:
+    """Two quick taps at the centre of `element` (in view), then the page idle."""
+    if not page.d.execute_script("const r = arguments[0].getBoundingClientRect();"
+                                 "return r.top >= 0 && r.bottom <= window.innerHeight", element):
+        page.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    x, y = centre(page, element)
+    for _ in range(2):
+        finger(page, "touchStart", x, y)
+        finger(page, "touchEnd")
+    page.idle()
+
+
+def entries(page: Page) -> Any:
+    return page.d.execute_script(
+        "const s = JSON.parse(localStorage.getItem('mille-sabords.v2'));"
+        "return s.turn ? s.turn.entries : null")
+
+
+def test_a_double_tap_on_advise_plays_no_move(page: Page, browser: Any) -> None:
+    """Before: with "Advise" where the options are drawn, the second tap of a double tap
+    landed on "Take" of the option drawn under the finger and played a move never seen."""
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    takes = [b for b in page.buttons() if b.accessible_name.startswith("Take option ")]
+    seen = [rect(page, b) for b in takes]  # where the answer puts them
+    page.tap("Undo the last entry")
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    x, y, k = place(page, page.button("Advise"), seen)
+    assert under(page, x, y) == "Advise"
+    hold_through(page, x, y, lambda: under(page, x, y).startswith(f"Take option {k + 1}:"),
+                 "the options drawn under the finger")
+    assert entries(page) == ["kmmmpscc"]
+    assert "Choose your move" in page.text(page.region("This turn"))
+
+
+def test_a_double_tap_on_take_adds_no_die(page: Page, browser: Any) -> None:
+    """Before: the second tap of "Take" landed on the dice pad drawn under it and added a die
+    to the reroll."""
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    page.take("Keep 3 monkeys")
+    seen = rect(page, page.button("monkeys: 0, add one"))  # where the pad comes
+    page.tap("Undo the last entry")
+    x, y, _ = place(page, page.button("Take option 3:"), [seen])  # one the page scrolls there
+    hold_through(page, x, y, lambda: under(page, x, y) == "monkeys: 0, add one",
+                 "the dice pad drawn under the finger")
+    assert len(entries(page)) == 2 and entries(page)[1].startswith("keep ")
+    assert under(page, x, y) == "monkeys: 0, add one"
+    rerolled = 8 - 1 - (len(entries(page)[1]) - len("keep "))
+    assert f"0 of {rerolled} dice" in page.body()
+
+
+def test_a_double_tap_on_add_points_adds_nothing_to_the_next_pad(
+        page: Page, browser: Any) -> None:
+    """Before: the second tap of "Add … points to Player 2" landed on the next player's dice
+    pad and added a die."""
+    play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
+    page.tap("Add ")
+    seen = rect(page, page.button("diamonds: 0, add one"))  # where the next pad comes
+    play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
+    x, y, _ = place(page, page.button("Add 1000 points to Player 2"), [seen])
+    hold_through(page, x, y, lambda: under(page, x, y) == "diamonds: 0, add one",
+                 "the next player's pad drawn under the finger")
+    assert page.text(browser.find_element(page.By.ID, "board-status")) == \
+        "1000 points added to Player 2. Player 1 to play (1000 points)."
+    assert under(page, x, y) == "diamonds: 0, add one"
+    assert "0 of 8 dice" in page.body()
+
+
+def test_a_double_tap_on_undo_score_and_next_player_acts_once(
+        page: Page, browser: Any) -> None:
+    """Before: a double tap on "Undo the last score" undid two scores, and on "Next player"
+    skipped a player."""
+    for _ in range(2):
+        play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
+        page.tap("Add ")
+    page.open_details("Player 1")
+    # the status at the top, as the score left it: the undo does not move the page
+    browser.execute_script("document.getElementById('board-status').scrollIntoView("
+                           "{block: 'start'})")
+    double_tap(page, page.button("Undo the last score"))
+    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    assert status == "The last score was undone. Player 2 to play (0 points).", status
+    assert page.button("Player 1: 1000 points")
+    page.tap("Add a player")
+    double_tap(page, page.button("Next player"))
+    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    assert status == "Player 3 to play (0 points).", status

@@ -5,7 +5,7 @@
 // the practice game against the solver.
 
 import {
-  $, FACES, META, S, SHOWN, W, api, capital, cardMeta, cardName, clearFieldErrors, diceWords, el,
+  $, FACES, META, S, SHOWN, W, api, capital, cardMeta, cardName, clearFieldErrors, diceWords, el, guardTaps,
   goalParams, hooks, inNotation, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
   players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
   variantParams, winFor, winGoal, work, worth,
@@ -387,6 +387,7 @@ function offline(on) {
   if (on) say("offline", W.offlinePage);
 }
 async function start() {
+  guardTaps();
   let meta = null;
   try { const r = await fetch("/api/meta", { cache: "no-store" }); if (r.ok) meta = await r.json(); } catch (e) { /* offline */ }
   if (meta) setMeta(meta); else { meta = savedMeta(); if (!meta) throw new Error(WORDS[(navigator.language || "en").slice(0, 2)] ? WORDS[(navigator.language || "en").slice(0, 2)].offlineFirst : WORDS.en.offlineFirst); setMeta(meta); }

@@ -138,6 +138,7 @@ export async function work(fn) {
   } finally {
     clearTimeout(progress); clearTimeout(still);
     showProgress(null);
+    settle();  // the answer is drawn now: a tap just after it was meant for what was there
     ui.busy = false;
     setBusy(false);
     hooks.render();
@@ -147,11 +148,63 @@ export async function work(fn) {
 }
 function controls() { return document.querySelectorAll("main button, main input, main select, nav button"); }
 function setBusy(on) {
-  document.querySelector("main").setAttribute("aria-busy", String(on));
+  markBusy();
   for (const c of controls()) {
     if (c.closest("#error-box")) continue;
     if (on) { c.dataset.was = c.disabled ? "1" : "0"; c.disabled = true; } else if (c.dataset.was !== undefined) { c.disabled = c.dataset.was === "1"; delete c.dataset.was; }
   }
+}
+function markBusy() {
+  document.querySelector("main").setAttribute("aria-busy", String(ui.busy || settling()));
+}
+
+// -- a tap records only what the player meant -----------------------------------------------------
+
+// A tap that records something (any button but a die counted on a pad or a tile) makes the page
+// ignore the taps that follow it for TAP_GUARD ms, counted again from when its answer is drawn:
+// the second tap of a double tap lands on whatever was drawn under the finger (the options of
+// "Advise", the next player's dice pad), which the player never saw. A tap on a control drawn
+// (added, or shown) after the finger went down is ignored too, whenever it comes. Only taps
+// and clicks of a pointer are guarded (a key, or a script, clicks with `detail` 0). While the
+// taps are ignored, <main> is aria-busy.
+export const TAP_GUARD = 450;  // ms
+const TALLY = "button.add, button.sub, button.tile";  // a die counted: tapped again and again
+const CONTROL = "button, input, select, label, summary, a";
+const drawn = new WeakMap();   // element -> when it was added or shown (performance.now())
+let fingerDown = -Infinity;    // the last pointerdown
+let guardUntil = -Infinity;
+let guardTimer = null;
+function settling() { return performance.now() < guardUntil; }
+function settle() {
+  guardUntil = Math.max(guardUntil, performance.now() + TAP_GUARD);
+  clearTimeout(guardTimer);
+  guardTimer = setTimeout(markBusy, guardUntil - performance.now() + 1);
+  markBusy();
+}
+function drawnAt(control) {
+  let when = -Infinity;
+  for (let e = control; e; e = e.parentElement) when = Math.max(when, drawn.get(e) ?? -Infinity);
+  return when;
+}
+export function guardTaps() {
+  new MutationObserver((records) => {
+    const now = performance.now();
+    for (const r of records) {
+      if (r.type === "childList") r.addedNodes.forEach((n) => { if (n.nodeType === 1) drawn.set(n, now); });
+      else if (r.oldValue !== null && !r.target.hidden) drawn.set(r.target, now);  // shown
+    }
+  }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["hidden"], attributeOldValue: true });
+  document.addEventListener("pointerdown", (e) => { fingerDown = performance.now(); }, true);
+  document.addEventListener("click", (e) => {
+    const control = e.target instanceof Element ? e.target.closest(CONTROL) : null;
+    if (!control || e.detail === 0) return;
+    if (settling() || drawnAt(control) > fingerDown) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      return;
+    }
+    if (control.matches("button") && !control.matches(TALLY)) settle();
+  }, true);
 }
 function showProgress(text) {
   const p = $("progress");
