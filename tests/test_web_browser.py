@@ -1081,3 +1081,55 @@ def test_a_double_tap_on_undo_score_and_next_player_acts_once(
     double_tap(page, page.button("Next player"))
     status = page.text(browser.find_element(page.By.ID, "board-status"))
     assert status == "Player 3 to play (0 points).", status
+
+
+# -- the scoreboard's game, to its end ----------------------------------------------------------
+
+
+def set_totals(page: Page, totals: list[int]) -> None:
+    """As many players as `totals` (two at first), each total typed in "Names and totals"."""
+    page.open_details("Player 1")
+    for _ in range(len(totals) - 2):
+        page.tap("Add a player")
+    page.open_details("Names and totals")
+    fields = page.d.find_elements(page.By.CSS_SELECTOR, "#player-fields input[inputmode=numeric]")
+    for field, total in zip(fields, totals, strict=True):
+        page.type(field, str(total))
+
+
+def test_the_points_that_beat_the_leader_are_each_players_own(
+        page: Page, browser: Any) -> None:
+    """Before: "Play for 3300 points: enough to beat Player 1" chosen by Player 2 stayed 3300
+    for Player 3, who needs 5300 to beat the leader."""
+    set_totals(page, [6200, 3000, 1000, 500])  # four players: no Win, the final round
+    page.tap("Player 2: 3000 points")
+    page.tap("Play for 3300 points: enough to beat Player 1")
+    assert page.field("Points needed (a multiple of 100)").get_attribute("value") == "3300"
+    page.tap("Next player")
+    assert page.text(browser.find_element(page.By.ID, "board-status")).startswith(
+        "Final round: Player 3's final turn.")
+    page.until(lambda: page.field("Points needed (a multiple of 100)").get_attribute("value")
+               == "5300", "Player 3's own need")
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    assert "chance of at least 5300 points" in page.sentence("Advice")
+
+
+def test_next_player_on_the_last_final_turn_ends_the_game(page: Page, browser: Any) -> None:
+    """Before: "Next player" on the last final turn passed to Player 1 ("Player 1 to play")
+    while /api/scores said the game was over."""
+    set_totals(page, [5900, 5000])
+    play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
+    page.tap("Add 1000 points to Player 1")
+    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    assert "Final round: Player 2's final turn." in status, status
+    page.open_details("Player 1")
+    page.tap("Next player")
+    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    assert status == "The game is over: Player 1 wins with 6900 points.", status
+    assert api(page.server, "scores", [("total", "6900"), ("total", "5000"), ("mover", "1"),
+                                       ("trigger", "0"), ("points", "0")])["winners"] == [0]
+    page.tap("Undo the last score")
+    assert "Final round: Player 2's final turn." in page.text(
+        browser.find_element(page.By.ID, "board-status"))

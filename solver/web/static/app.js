@@ -10,7 +10,7 @@ import {
   players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
   variantParams, winFor, winGoal, work, worth,
 } from "./core.js";
-import { answerConfirm, boardStatus, fieldError, newGame, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
+import { answerConfirm, boardStatus, fieldError, newGame, nextPlayer, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
 import { practiceAction, renderPractice, resumePractice } from "./practice.js";
 import { WORDS } from "./words.js";
@@ -42,7 +42,12 @@ function renderScores(board) {
   beat.hidden = !(board.beat !== null && board.beat !== undefined && !(winFor(ps.length) && winGoal(board)));
   if (!beat.hidden) {
     beat.textContent = t(board.sudden ? W.winAtOnce(board.beat) : W.beatLeader(board.beat, playerName(board.leader)));
-    beat.onclick = () => { S.objective = "need"; S.need = board.beat; save(); resetTurn(); hooks.render(); };
+    beat.onclick = () => { S.objective = "need"; S.needBeat = true; S.need = board.beat; save(); resetTurn(); hooks.render(); };
+  }
+  // the points that beat the leader are each player's own: asked again for the player to play
+  if (S.objective === "need" && S.needBeat && !S.turn) {
+    if (board.beat === null || board.beat === undefined) { S.objective = "points"; S.needBeat = false; save(); hooks.render(); return; }
+    if (S.need !== board.beat) { S.need = board.beat; save(); hooks.render(); return; }
   }
   if (S.objective !== "win") return;
   const goal = winGoal(board);
@@ -403,20 +408,20 @@ async function start() {
   $("lang").addEventListener("click", () => setLang(S.lang === "fr" ? "en" : "fr"));
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));
   $("mode-practice").addEventListener("click", () => { S.mode = "practice"; save(); showError(null); renderAll(); });
-  $("next-player").addEventListener("click", () => { S.current = (S.current + 1) % players().length; S.last = null; S.card = null; save(); resetTurn(); renderAll(); });
+  $("next-player").addEventListener("click", () => { resetTurn(); nextPlayer(); renderAll(); });
   $("add-player").addEventListener("click", () => { players().push({ name: null, total: 0 }); S.game = null; save(); renderAll(); });
   $("undo-score").addEventListener("click", undoScore);
   $("new-game").addEventListener("click", newGame);
   $("confirm-yes").addEventListener("click", () => answerConfirm(true));
   $("confirm-no").addEventListener("click", () => answerConfirm(false));
   $("card").addEventListener("change", changed(() => { S.card = $("card").value || null; }));
-  for (const id of ["points", "need", "win"]) $(`obj-${id}`).addEventListener("change", changed(() => { S.objective = id; }));
+  for (const id of ["points", "need", "win"]) $(`obj-${id}`).addEventListener("change", changed(() => { S.objective = id; S.needBeat = false; }));
   $("need").addEventListener("change", () => {
     clearFieldErrors();
     const n = points($("need").value, 0);
     if (n === null) { fieldError("need", W.badNeed($("need").value, META.unit)); $("need").setAttribute("aria-invalid", "true"); return; }
     $("need").removeAttribute("aria-invalid");
-    S.need = n; save(); resetTurn(); renderAll();
+    S.need = n; S.needBeat = false; save(); resetTurn(); renderAll();
   });
   $("notation").addEventListener("change", () => { S.notation = $("notation").value; save(); renderAll(); });
   $("not-first").addEventListener("change", () => { ui.position = null; renderAll(); });

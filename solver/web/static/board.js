@@ -131,6 +131,17 @@ export function scoreTurn(g, done) {
     ui.focus = "board-status";
   });
 }
+// "Next player": the player to play passes. In the final round and in sudden death the turn
+// ends with nothing scored, as the server moves the scoreboard (the game may end there; it can
+// be undone); otherwise the next seat plays, as the table says (no server needed).
+export function nextPlayer() {
+  const board = ui.scores;
+  if (board && ui.scoresKey === JSON.stringify(boardParams()) && (board.final || board.sudden)) {
+    return scoreTurn({ outcome: "pass", points: 0 }, () => { S.last = null; });
+  }
+  S.current = (S.current + 1) % players().length; S.last = null; S.card = null; save();
+  return Promise.resolve(true);
+}
 export function undoScore() {
   const last = S.history.pop();
   if (!last) return;

@@ -305,6 +305,10 @@ export function winGoal(board) {
 }
 export async function goalParams() {
   if (S.objective === "points") return {};
+  if (S.objective === "need" && S.needBeat) {  // the points that beat the leader, the mover's
+    const board = await scores();
+    return board.beat === null || board.beat === undefined ? {} : { need: board.beat };
+  }
   if (S.objective === "need") return { need: S.need };
   const board = await scores();
   return (winFor(players().length) && winGoal(board)) || {};
