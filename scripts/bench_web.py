@@ -298,6 +298,113 @@ def new_variants_load(seconds: float = SECONDS) -> dict[str, Any]:
             "solved": statuses.count(200), "refused": statuses.count(429), "peak_mb": peak}
 
 
+GAME_CLIENTS = 4
+"""Clients asking win answers under new games (a two-player game solve each) in
+:func:`game_solves_load`, while :data:`CLIENTS` ask points."""
+
+
+def new_game_query(rng: random.Random) -> Query:
+    """A win question under a two-player game not solved yet: a target of 2000 to 4000 (a few
+    seconds of solving each) and a tie rule, at random."""
+    target = 100 * rng.randrange(20, 41)
+    ties = rng.choice(("shared", "trigger"))
+    return [*_position(rng), ("me", "0"), ("opp", "0"), ("variant", f"target={target}"),
+            ("variant", f"ties={ties}")]
+
+
+def _tree_rss_mb(pid: int) -> float:
+    """The resident memory of process `pid` and its children, now (MB)."""
+    total = 0.0
+    pids = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*"):  # each thread's children
+        try:
+            pids += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
+GAME_SECONDS = 60.0
+"""How long the game load lasts: long enough for several solves, so that the server's estimate
+of a solve's time has learnt this machine's load (the first solves are all admitted)."""
+
+
+def game_solves_load(seconds: float = GAME_SECONDS) -> dict[str, Any]:
+    """The points queries' latency while :data:`GAME_CLIENTS` clients ask for games under new
+    rules (each a solve), :data:`CLIENTS` asking points: the points p95 (target 50 ms), the
+    solves answered and refused (429), the longest a solve's answer took, the server's memory
+    (its own peak, and the peak of it and its solving processes together, sampled)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        pids: list[int] = []
+        with running_server(1, {"SABORDS_CACHE_DIR": cache}, pids) as port:
+            rss_start = _tree_rss_mb(pids[0])
+            statuses: list[int] = []
+            solve_seconds: list[float] = []
+            latencies: list[float] = []
+            stop_at = time.perf_counter() + seconds
+            lock = threading.Lock()
+            tree_peak = [rss_start]
+            done = threading.Event()
+
+            def sample() -> None:
+                while not done.wait(0.1):
+                    tree_peak[0] = max(tree_peak[0], _tree_rss_mb(pids[0]))
+
+            def games(i: int) -> None:
+                rng = random.Random(f"bench web games {i}")
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+                while time.perf_counter() < stop_at:
+                    start = time.perf_counter()
+                    status, _ = _get(conn, "/api/advise", new_game_query(rng))
+                    with lock:
+                        statuses.append(status)
+                        if status == 200:
+                            solve_seconds.append(time.perf_counter() - start)
+                    if status == 429:
+                        time.sleep(0.5)
+                conn.close()
+
+            def points(i: int) -> None:
+                rng = random.Random(f"bench web points under games {i}")
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                while time.perf_counter() < stop_at:
+                    start = time.perf_counter()
+                    status, body = _get(conn, "/api/advise", points_query(rng))
+                    if status != 200:
+                        raise RuntimeError(f"a points query answered {status}: {body[:120]!r}")
+                    latencies.append(time.perf_counter() - start)
+                conn.close()
+
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+            threads = [threading.Thread(target=games, args=(i,)) for i in range(GAME_CLIENTS)]
+            threads += [threading.Thread(target=points, args=(i,)) for i in range(CLIENTS)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            done.set()
+            sampler.join()
+            peak = _peak_mb(pids[0])
+    every = sorted(latencies)
+    return {"points": len(every), "p50": 1000 * statistics.median(every),
+            "p95": 1000 * every[min(len(every) - 1, int(0.95 * len(every)))],
+            "max": 1000 * every[-1], "game_requests": len(statuses),
+            "solved": statuses.count(200), "refused": statuses.count(429),
+            "longest_solve_s": max(solve_seconds, default=float("nan")),
+            "server_rss_start_mb": rss_start, "server_peak_mb": peak,
+            "tree_peak_mb": tree_peak[0]}
+
+
 def measure(workers: int = 1) -> dict[str, Any]:
     """Every figure of the section (module docstring) for `sabords serve --workers N`."""
     with running_server(workers) as port:
@@ -311,5 +418,12 @@ def measure(workers: int = 1) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps({"workers": [measure(n) for n in WORKERS],
-                      "new_variants": new_variants_load()}, indent=2))
+    only = sys.argv[1:]
+    out: dict[str, Any] = {}
+    if not only or "load" in only:
+        out["workers"] = [measure(n) for n in WORKERS]
+    if not only or "variants" in only:
+        out["new_variants"] = new_variants_load()
+    if not only or "games" in only:
+        out["new_games"] = game_solves_load()
+    print(json.dumps(out, indent=2))

@@ -196,7 +196,7 @@ def test_a_full_queue_is_a_429_with_retry_after(monkeypatch: pytest.MonkeyPatch,
         return real(card, rules)
 
     monkeypatch.setattr(tables, "build_table", slow)
-    with TestClient(create_app(Settings(warm=False, solve_queue=0))) as c:
+    with TestClient(create_app(Settings(warm=False, solve_queue=0, solve_process=False))) as c:
         first: dict[str, Any] = {}
         thread = threading.Thread(target=lambda: first.update(r=c.get("/api/advise", params=[
             ("card", "none"), ("dice", "kkmmppsc"), ("variant", "keep_one=off")])))
@@ -475,6 +475,133 @@ def test_sixteen_clients_asking_new_variants_get_answers_or_429(tmp_path: Path) 
         assert peak < MEMORY_BOUND_MB, peak
         tables = sum(f.stat().st_size for f in tmp_path.rglob("*.msgpack"))
         assert tables <= 1_000_000 + 200_000  # the bound, and the newest table kept
+    finally:
+        stop_process(server)
+
+
+def test_a_solve_that_would_wait_too_long_is_refused_at_once() -> None:
+    """Before: a solve waited behind every solve of the queue, however long they took."""
+    queue = SolveQueue(1, 4, first_guess=1.0, max_wait=10.0)
+    gate, started = threading.Event(), threading.Event()
+
+    def slow() -> int:
+        started.set()
+        gate.wait(20)
+        return 1
+
+    running = threading.Thread(target=queue.run, args=(slow, 30.0))  # a game of 30 s
+    running.start()
+    assert started.wait(5)
+    with pytest.raises(SolverBusy) as refused:
+        queue.run(lambda: 2, 1.0)
+    assert 20 <= refused.value.retry_after <= 30  # what the running solve still expects
+    assert queue.stats()["refused"] == 1 and queue.stats()["queued"] == 1
+    gate.set()
+    running.join(10)
+    assert queue.run(lambda: 3, 1.0) == 3  # nothing ahead: no wait
+
+
+def test_a_solve_nobody_waits_for_any_more_is_not_started() -> None:
+    from solver.web.solutions import Abandoned, answering
+
+    queue = SolveQueue(1, 4, first_guess=1.0)
+    gate, started = threading.Event(), threading.Event()
+    made: list[int] = []
+
+    def slow() -> int:
+        started.set()
+        gate.wait(20)
+        return 1
+
+    running = threading.Thread(target=queue.run, args=(slow,))
+    running.start()
+    assert started.wait(5)
+    gone = threading.Event()
+    outcome: list[BaseException] = []
+
+    def waiter() -> None:
+        try:
+            answering(gone, queue.run, lambda: made.append(2))
+        except Abandoned as exc:
+            outcome.append(exc)
+
+    waiting = threading.Thread(target=waiter)
+    waiting.start()
+    while queue.stats()["queued"] < 2:
+        time.sleep(0.01)
+    gone.set()  # the client left
+    waiting.join(10)
+    gate.set()
+    running.join(10)
+    assert outcome and made == [] and queue.stats()["abandoned"] == 1
+
+
+def test_tables_are_solved_in_a_process_of_lower_priority(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    """Before: solved in a thread of the serving process, which kept the solve's memory and
+    shared its interpreter with the answers."""
+    import solver.web.solving as solving
+    from solver.web.solving import NICENESS
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "process"))
+    query = [("card", "none"), ("dice", "kkmmppsc"), ("variant", "keep_one=off")]
+    game = [("me", "0"), ("opp", "0"), ("variant", "target=1000")]
+    with TestClient(create_app(Settings(warm=False))) as c:
+        answer = c.get("/api/advise", params=query)
+        assert answer.status_code == 200, answer.text
+        solver = c.get("/api/health").json()["caches"]["solver_process"]
+        assert solver["pid"] != os.getpid() and solver["started"] == 1
+        assert solver["nice"] == min(19, os.nice(0) + NICENESS)
+        # a process that keeps more than KEEP_MB after a solve is stopped: here any
+        monkeypatch.setattr(solving, "KEEP_MB", 0)
+        win = c.get("/api/winprob", params=game)
+        assert win.status_code == 200, win.text
+        after = c.get("/api/health").json()["caches"]["solver_process"]
+        assert after["pid"] == solver["pid"]  # the same process solved the game ...
+    # ... and was stopped after it (its memory given back) ...
+    with pytest.raises(OSError):
+        os.kill(after["pid"], 0)
+    # ... and the answers are those of a solve in the serving process
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "thread"))
+    with TestClient(create_app(Settings(warm=False, solve_process=False))) as c:
+        assert c.get("/api/advise", params=query).json() == answer.json()
+        assert c.get("/api/winprob", params=game).json() == win.json()
+        assert c.get("/api/health").json()["caches"]["solver_process"] == {}
+
+
+def test_a_client_that_leaves_while_its_solve_waits_starts_no_solve(tmp_path: Path) -> None:
+    """A real server: one client's game solve runs; a second asks for a turn table and hangs
+    up at once: its solve is never started, and nothing of it is written."""
+    port = _free_port()
+    env = {**os.environ, "SABORDS_CACHE_DIR": str(tmp_path)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level",
+         "warning"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _ready(base):
+            assert time.monotonic() < deadline and server.poll() is None, "no server"
+            time.sleep(0.2)
+        first: list[int] = []
+        game = threading.Thread(target=lambda: first.append(_get(
+            f"{base}/api/winprob?me=0&opp=0&variant=target=2000")[0]))
+        game.start()
+        while json.loads(urllib.request.urlopen(base + "/api/health").read())[
+                "caches"]["table_solves"]["queued"] < 1:
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /api/advise?card=coin&dice=kkmmppsc&variant=keep_one=off "
+                      b"HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            while json.loads(urllib.request.urlopen(base + "/api/health").read())[
+                    "caches"]["table_solves"]["queued"] < 2:
+                time.sleep(0.05)
+        game.join(120)
+        assert first == [200]
+        solves = json.loads(urllib.request.urlopen(base + "/api/health").read())[
+            "caches"]["table_solves"]
+        assert solves["abandoned"] == 1 and solves["queued"] == 0
+        assert not list(tmp_path.rglob("turn-coin.msgpack"))
     finally:
         stop_process(server)
 

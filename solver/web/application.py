@@ -32,13 +32,19 @@ answers 400 to a request whose ``Host`` is not one of them (DNS rebinding).
 - :class:`RequestLimits` refuses a query string longer than :attr:`Limits.query` bytes (414), a
   request with a body (413: every endpoint is a GET) and a path longer than 256 bytes.
 - An answer that needs a table read or a solve runs in a worker thread; an answer from the
-  caches on the event loop (:func:`solver.web.api.needs_solving`).
+  caches on the event loop (:func:`solver.web.api.needs_solving`). While it waits for a solve
+  the request watches its client: a client that has left is answered nothing, and the solve
+  it waited for is not started (:class:`~solver.web.solutions.SolveQueue`). Tables are solved
+  in a process of lower priority (:mod:`solver.web.solving`); a solving process that stopped
+  (out of memory) is a 503, and the next solve starts another.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -58,7 +64,8 @@ from ..errors import SabordsError, StaleTableError
 from . import api
 from .openapi import openapi
 from .params import BadRequest, Endpoint, Limits
-from .solutions import Settings, Solutions, SolverBusy, SolveRefused
+from .solutions import Settings, Solutions, SolverBusy, SolveRefused, answering
+from .solving import SolverStopped
 from .words import language
 
 log = logging.getLogger("solver.web")
@@ -155,7 +162,7 @@ def _entry_refused(request: Request, exc: Exception) -> Response:
 
 
 def _no_table(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, StaleTableError | SolveRefused)
+    assert isinstance(exc, StaleTableError | SolveRefused | SolverStopped)
     return _error(api.error_data(exc), 503, request)
 
 
@@ -182,10 +189,21 @@ def _internal(request: Request, exc: Exception) -> Response:
                    "kind": "internal", "param": None, "values": {}}, 500, request)
 
 
+WATCH = 0.25
+"""How often a request waiting for a solve looks whether its client is still there, seconds."""
+
+
+def _forget(task: asyncio.Future[Any]) -> None:
+    """The end of an answer nobody reads any more (its client left): nothing to send."""
+    if not task.cancelled():
+        task.exception()  # retrieved: Abandoned, or whatever the solve raised
+
+
 def error_handlers() -> dict[Any, ExceptionHandler]:
     """The application's exception handlers, one per kind of error (module docstring)."""
     return {BadRequest: _bad_request, api.EntryError: _entry_refused, StaleTableError: _no_table,
-            SolveRefused: _no_table, SolverBusy: _busy, SabordsError: _refused,
+            SolveRefused: _no_table, SolverStopped: _no_table, SolverBusy: _busy,
+            SabordsError: _refused,
             HTTPException: _http_error, Exception: _internal}
 
 
@@ -222,9 +240,17 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
         async def handle(request: Request) -> Response:
             items = list(request.query_params.multi_items())
             solve, q = api.needs_solving(endpoint, items, solutions, limits)
-            if solve:
-                body = await run_in_threadpool(api.answer, endpoint, items, solutions, limits,
-                                               q)
+            if solve:  # in a thread, watching the client: a solve nobody awaits never starts
+                gone = threading.Event()
+                task = asyncio.ensure_future(run_in_threadpool(
+                    answering, gone, api.answer, endpoint, items, solutions, limits, q))
+                while not task.done():
+                    await asyncio.wait({task}, timeout=WATCH)
+                    if not task.done() and await request.is_disconnected():
+                        gone.set()
+                        task.add_done_callback(_forget)
+                        return Response(status_code=499)  # nobody reads it
+                body = task.result()
             else:
                 body = api.answer(endpoint, items, solutions, limits, q)
             return _json(body)
@@ -256,7 +282,10 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
                 await run_in_threadpool(solutions.warm_up)
             except Exception as exc:  # answered per request (503), not a failed start
                 log.warning("the tables could not be read at start-up: %s", exc)
-        yield
+        try:
+            yield
+        finally:
+            await run_in_threadpool(solutions.close)
 
     routes = [*(endpoint_route(e) for e in api.ENDPOINTS),
               Route("/api/meta", meta_route, methods=["GET"]),

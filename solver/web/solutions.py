@@ -44,8 +44,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..advisor import NEED, POINTS, Goal, GoalSolution, objective_for, solve_goal
 from ..errors import SettingsError
+from ..limits import game_cost
 from ..rules import CARDS, Card, Rules
 from .cache import BoundedCache
+from .solving import SolverProcess
 
 if TYPE_CHECKING:
     from ..game import GameSolution
@@ -84,6 +86,12 @@ class Settings:
     """Solve the tables of other rules on demand (off: read only the tables on disk)."""
     solve_queue: int = 4
     """Table solves that may wait while one runs (more: 429)."""
+    solve_wait: int = 60
+    """The longest a table solve may expect to wait for the solves ahead of it, seconds (more:
+    429 at once, with ``Retry-After``)."""
+    solve_process: bool = True
+    """Solve tables in a process of lower priority (:mod:`solver.web.solving`); off: in the
+    serving process's thread (for a test that replaces the library's solver)."""
     goal_queue: int = 32
     """Goal solves that may wait while :attr:`solve_slots` run (more: 429)."""
     cache_mb: int = 256
@@ -129,23 +137,51 @@ class SolveRefused(SettingsError):
 
 
 class SolverBusy(SettingsError):
-    """The queue of solves is full (HTTP 429): try again after :attr:`retry_after` seconds."""
+    """The queue of solves is full, or would keep a new solve waiting longer than the server's
+    bound (HTTP 429): try again after :attr:`retry_after` seconds."""
 
     def __init__(self, queued: int, retry_after: int) -> None:
-        super().__init__(f"the server is busy solving other rules ({queued} solves waiting): "
-                         f"try again in {retry_after} s", subject="variant", kind="busy",
+        ahead = f"{queued} solve{'s' if queued != 1 else ''} ahead"
+        super().__init__(f"the server is busy solving other rules ({ahead}): try again in "
+                         f"{retry_after} s", subject="variant", kind="busy",
                          values={"queued": queued, "retry_after": retry_after})
         self.retry_after = retry_after
 
 
-class SolveQueue:
-    """At most `running` solves at once and `waiting` more waiting; beyond, :class:`SolverBusy`
-    at once. ``Retry-After`` is the mean of the last solves' durations times the solves ahead
-    (`first_guess` seconds before any), at least 1."""
+class Abandoned(Exception):
+    """The client that asked for a solve left before it started: it is not started."""
 
-    def __init__(self, running: int, waiting: int, first_guess: float) -> None:
+
+_waiter = threading.local()
+"""The request a thread answers: ``_waiter.gone``, an event set when its client has left
+(:func:`answering`)."""
+
+
+def answering(gone: threading.Event, fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` on behalf of a client whose leaving sets `gone`: a solve it would start is
+    then not started (:class:`Abandoned`)."""
+    _waiter.gone = gone
+    try:
+        return fn(*args)
+    finally:
+        _waiter.gone = None
+
+
+class SolveQueue:
+    """At most `running` solves at once and `waiting` more waiting; beyond, or when a new solve
+    would wait more than `max_wait` seconds, :class:`SolverBusy` at once (a wait the client
+    gives up before its end is no queue). A solve's expected seconds are given with it (a game:
+    :func:`solver.limits.game_cost`) or are the mean of the last solves of the queue
+    (`first_guess` before any), a given cost scaled by how long the last solves took against
+    theirs; the wait of a new solve is what the solves ahead of it still expect to take.
+    ``Retry-After`` is that wait, at least 1 s. A solve whose client has left while it waited
+    (:func:`answering`) is not started."""
+
+    def __init__(self, running: int, waiting: int, first_guess: float,
+                 max_wait: float = math.inf) -> None:
         self.running = max(1, running)
         self.waiting = max(0, waiting)
+        self.max_wait = max_wait
         self._slots = threading.BoundedSemaphore(self.running)
         self._lock = threading.Lock()
         self.queued = 0
@@ -154,40 +190,83 @@ class SolveQueue:
         """The most solves that ran at once (for the tests and the health answer)."""
         self._now = 0
         self.refused = 0
+        self.abandoned = 0
         self._durations: deque[float] = deque(maxlen=8)
+        self._ratios: deque[float] = deque(maxlen=8)
         self._first_guess = first_guess
+        self._ahead: dict[int, tuple[float, float | None]] = {}
+        """Each solve running or waiting: its expected seconds, and when it started."""
+        self._ids = 0
 
-    def retry_after(self) -> int:
-        mean = (sum(self._durations) / len(self._durations) if self._durations
+    def _scale(self) -> float:
+        """How much longer than their given cost the last solves took (1 before any): this
+        machine, under its load of the moment."""
+        return sum(self._ratios) / len(self._ratios) if self._ratios else 1.0
+
+    def _mean(self) -> float:
+        return (sum(self._durations) / len(self._durations) if self._durations
                 else self._first_guess)
-        ahead = max(1, self.queued - self.running + 1)
-        return max(1, math.ceil(mean * ahead / self.running))
 
-    def run(self, make: Callable[[], T]) -> T:
+    def expected_wait(self) -> float:
+        """The seconds a solve queued now would wait: what the solves ahead still expect."""
+        now = time.monotonic()
+        left = [max(0.0, cost - (now - start)) if start is not None else cost
+                for cost, start in self._ahead.values()]
+        if len(left) < self.running:
+            return 0.0
+        return sum(left) / self.running
+
+    def run(self, make: Callable[[], T], cost: float | None = None) -> T:
+        """`make()` in its turn (class docstring); `cost`: its expected seconds."""
+        gone: threading.Event | None = getattr(_waiter, "gone", None)
+        expected = self._mean() if cost is None else cost * self._scale()
         with self._lock:
-            if self.queued >= self.running + self.waiting:
+            wait = self.expected_wait()
+            if self.queued >= self.running + self.waiting or wait > self.max_wait:
                 self.refused += 1
-                raise SolverBusy(self.queued - self.running, self.retry_after())
+                raise SolverBusy(max(0, self.queued - self.running + 1),
+                                 max(1, math.ceil(wait)))
             self.queued += 1
+            self._ids += 1
+            me = self._ids
+            self._ahead[me] = (expected, None)
         try:
-            with self._slots:
+            while not self._slots.acquire(timeout=0.1):
+                if gone is not None and gone.is_set():
+                    with self._lock:
+                        self.abandoned += 1
+                    raise Abandoned()
+            try:
+                if gone is not None and gone.is_set():
+                    with self._lock:
+                        self.abandoned += 1
+                    raise Abandoned()
                 with self._lock:
                     self._now += 1
                     self.most = max(self.most, self._now)
+                    self._ahead[me] = (expected, time.monotonic())
                 start = time.monotonic()
                 try:
                     return make()
                 finally:
-                    self._durations.append(time.monotonic() - start)
+                    took = time.monotonic() - start
+                    if cost is None:
+                        self._durations.append(took)
+                    elif cost > 0:
+                        self._ratios.append(took / cost)
                     with self._lock:
                         self._now -= 1
+            finally:
+                self._slots.release()
         finally:
             with self._lock:
                 self.queued -= 1
+                self._ahead.pop(me, None)
 
     def stats(self) -> dict[str, int]:
         return {"running": self.running, "waiting": self.waiting, "queued": self.queued,
-                "most_at_once": self.most, "refused": self.refused}
+                "most_at_once": self.most, "refused": self.refused,
+                "abandoned": self.abandoned}
 
 
 def prune_cache(most_bytes: int, keep: Path | None = None) -> list[Path]:
@@ -234,7 +313,9 @@ class Solutions:
         self.ngames: BoundedCache[tuple[Rules, int], NGameTable] = BoundedCache(
             settings.game_tables)
         self.answers: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(settings.answers)
-        self.table_solves = SolveQueue(1, settings.solve_queue, first_guess=30.0)
+        self.table_solves = SolveQueue(1, settings.solve_queue, first_guess=30.0,
+                                       max_wait=settings.solve_wait)
+        self.solver = SolverProcess() if settings.solve_process else None
         self.goal_solves = SolveQueue(settings.solve_slots, settings.goal_queue,
                                       first_guess=0.5)
         self.pruned = 0
@@ -244,9 +325,11 @@ class Solutions:
         return self.goal_solves.run(make)
 
     def _solve_table(self, what: str, rules: Rules, written: Path,
-                     make: Callable[[], T], values: dict[str, Any]) -> T:
-        """A table solved on demand (`written`: the cache folder it goes to), in its queue;
-        refused when solves on demand are off; the cache pruned after."""
+                     make: Callable[[], T], values: dict[str, Any],
+                     cost: float | None = None) -> T:
+        """A table solved on demand (`written`: the cache folder it goes to; `cost`: its
+        expected seconds), in its queue; refused when solves on demand are off; the cache
+        pruned after."""
         if not self.settings.solve_on_demand:
             raise SolveRefused(
                 f"this server solves no table on demand: it has no {what} for these rules "
@@ -259,7 +342,7 @@ class Solutions:
             self.pruned += len(prune_cache(self.settings.cache_mb * 1_000_000, keep=written))
             return value
 
-        return self.table_solves.run(solve)
+        return self.table_solves.run(solve, cost)
 
     # -- turn tables and goals -----------------------------------------------------------------
 
@@ -279,8 +362,10 @@ class Solutions:
 
             if directory is not None or table_path(default_dir(turn), card).is_file():
                 return read()  # on disk: read (a stale table in the cache is solved again)
+            solver = self.solver
+            solve = read if solver is None else lambda: solver.turn_table(card, turn)
             return self._solve_table(f"turn table of the {card.id} card", turn,
-                                     default_dir(turn), read, {"card": card.id})
+                                     default_dir(turn), solve, {"card": card.id})
 
         return self.tables.get((card.id, turn), make)
 
@@ -331,8 +416,11 @@ class Solutions:
                 values={"target": rules.target, "max_game_target": limit})
         if game_on_disk(rules, directory):
             return game_tables(rules, directory)
-        return self._solve_table("game table", rules, game_default_dir(rules),
-                                 lambda: game_tables(rules, directory), {"table": "game"})
+        solver = self.solver
+        solve = ((lambda: game_tables(rules, directory)) if solver is None
+                 else lambda: solver.game(rules))
+        return self._solve_table("game table", rules, game_default_dir(rules), solve,
+                                 {"table": "game"}, cost=game_cost(rules.target)[0])
 
     def ngame(self, rules: Rules, players: int) -> NGameTable:
         """The game table of `players` (three or more) under `rules`: read from the server's
@@ -374,8 +462,15 @@ class Solutions:
         return {"turn_tables": self.tables.stats(), "goal_solutions": self.goals.stats(),
                 "game_tables": self.games.stats(), "ngame_tables": self.ngames.stats(),
                 "answers": self.answers.stats(), "table_solves": self.table_solves.stats(),
-                "goal_solves": self.goal_solves.stats()}
+                "goal_solves": self.goal_solves.stats(),
+                "solver_process": ({} if self.solver is None else
+                                   {**self.solver.last, "started": self.solver.started})}
+
+    def close(self) -> None:
+        """Stop the solving process (the server stops)."""
+        if self.solver is not None:
+            self.solver.close()
 
 
-__all__ = ["ENV_PREFIX", "GameTooLarge", "Settings", "SolveQueue", "SolveRefused", "SolverBusy",
-           "Solutions", "prune_cache"]
+__all__ = ["ENV_PREFIX", "Abandoned", "GameTooLarge", "Settings", "SolveQueue", "SolveRefused",
+           "SolverBusy", "Solutions", "answering", "prune_cache"]

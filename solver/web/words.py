@@ -138,8 +138,11 @@ FRENCH: dict[str, Words] = {
         v.get("status", 0), f"erreur HTTP {v.get('status')}"),
     "internal": lambda v, p: "erreur interne : le serveur n'a pas pu répondre (voir son "
     "journal)",
-    "busy": lambda v, p: f"le serveur calcule déjà d'autres règles ({v.get('queued')} calculs "
-    f"en attente) : réessayez dans {v.get('retry_after')} s",
+    "busy": lambda v, p: f"le serveur calcule déjà d'autres règles ({v.get('queued')} "
+    f"calcul{'s' if v.get('queued') not in (0, 1) else ''} avant le vôtre) : réessayez dans "
+    f"{v.get('retry_after')} s",
+    "solver_stopped": lambda v, p: "le calcul de la table s'est arrêté avant la fin (mémoire "
+    "épuisée ?) : réessayez",
     "solve_off": lambda v, p: "ce serveur ne calcule pas de nouvelles tables : il ne répond "
     "qu'avec les règles dont il a les tables (les règles par défaut)",
     "host": lambda v, p: "cette adresse de serveur n'est pas permise",

@@ -1,0 +1,146 @@
+"""The server's solving process: tables solved on demand away from the answers.
+
+A table solved on demand (a card's turn table under new turn variants, a two-player game under
+a new target or tie rule) takes from a second to a minute of pure computation, and the game up
+to about a gigabyte. Solved in a thread of the serving process it would hold the interpreter
+(the answers wait their turn for it) and leave the process at the solve's peak memory. So it is
+solved in one process of its own (:class:`SolverProcess`):
+
+- **lower priority**: the process runs at ``nice`` :data:`NICENESS` with one thread for numba,
+  so the answers keep a core and the scheduler gives them the other one first;
+- **memory given back**: the process is stopped after a solve that leaves it holding more
+  than :data:`KEEP_MB` (a game solve), and the next solve starts a new one; the serving process
+  only reads the table it sends back (its packed bytes, the same as the file on disk), into its
+  bounded caches;
+- **the same table**: the process solves through the library (:func:`solver.turntables.
+  turn_table`, :func:`solver.gametables.game_tables`), which also writes it into the cache
+  directory as a solve in the serving process would; an unwritable cache costs only the next
+  solve.
+
+The process is started (``spawn``: a fresh interpreter, never a fork of a threaded server) at
+the first solve; :meth:`SolverProcess.close` stops it with the server.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+from typing import TYPE_CHECKING, Any
+
+from ..errors import SettingsError
+from ..rules import CARDS, Card, Rules
+
+if TYPE_CHECKING:
+    from ..game import GameSolution
+    from ..turntables import TurnTable
+
+KEEP_MB = 256
+"""The most resident memory the solving process keeps after a solve (MB): above it (a game
+solve: 0.4 GB at target 4000, 0.8 GB at 6000), the process is stopped, and the next solve
+starts a new one (about half a second)."""
+NICENESS = 10
+"""How much lower the solving process's priority is than the server's (``nice``)."""
+
+
+class SolverStopped(SettingsError):
+    """The solving process stopped before its table was solved (HTTP 503; the next solve
+    starts a new one)."""
+
+    def __init__(self) -> None:
+        super().__init__("the server's solving process stopped before the table was solved "
+                         "(out of memory?): try again", subject="variant", kind="solver_stopped")
+
+
+def _start() -> None:
+    """In the solving process, before anything is imported: lower priority, one thread."""
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+    os.environ["OMP_NUM_THREADS"] = "1"
+    try:
+        os.nice(NICENESS)
+    except OSError:  # not allowed here: still a process of its own
+        pass
+
+
+def _who() -> dict[str, int]:
+    """The solving process: its pid, its niceness, its resident memory now (MB; Linux)."""
+    rss = 0
+    try:
+        with open(f"/proc/{os.getpid()}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return {"pid": os.getpid(), "nice": os.nice(0), "rss_mb": rss}
+
+
+def _turn_bytes(card_id: str, rules: Rules) -> tuple[bytes, dict[str, int]]:
+    from ..turntables import pack_table, turn_table
+
+    return pack_table(turn_table(CARDS[card_id], rules)), _who()
+
+
+def _game_bytes(rules: Rules) -> tuple[bytes, dict[str, int]]:
+    from ..gametables import game_tables, pack_game
+
+    return pack_game(game_tables(rules)), _who()
+
+
+class SolverProcess:
+    """One solving process of lower priority (module docstring), started at the first solve;
+    thread-safe (the server's queue runs one solve at a time in it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = None
+        self.last: dict[str, int] = {}
+        """The process of the last solve: its ``pid`` and ``nice``."""
+        self.started = 0
+        """Processes started so far."""
+
+    def _executor(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"),
+                                                 initializer=_start)
+                self.started += 1
+            return self._pool
+
+    def _run(self, fn: Any, *args: Any) -> bytes:
+        try:
+            data, who = self._executor().submit(fn, *args).result()
+        except BrokenProcessPool:  # killed (out of memory, a signal): the next solve restarts
+            self.close()
+            raise SolverStopped() from None
+        self.last = who
+        if who.get("rss_mb", 0) > KEEP_MB:  # a large solve's memory: given back
+            self.close()
+        return bytes(data)
+
+    def turn_table(self, card: Card, rules: Rules) -> TurnTable:
+        """`card`'s turn table under the turn rules `rules`, solved in the process."""
+        from ..turntables import unpack_table
+
+        data = self._run(_turn_bytes, card.id, rules)
+        return unpack_table(data, source="the server's solving process", card=card,
+                            rules=rules)
+
+    def game(self, rules: Rules) -> GameSolution:
+        """The two-player game table of `rules`, solved in the process."""
+        from ..gametables import unpack_game
+
+        data = self._run(_game_bytes, rules)
+        return unpack_game(data, rules, source="the server's solving process")
+
+    def close(self) -> None:
+        """Stop the process (a new one starts at the next solve)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+
+__all__ = ["KEEP_MB", "NICENESS", "SolverProcess", "SolverStopped"]
