@@ -873,3 +873,39 @@ def test_a_command_that_needs_an_unusable_cache_says_so_in_one_line(
     else:  # solved without the cache, and said so
         assert result.exit_code == 0 and result.stdout
         assert result.stderr.startswith("sabords: warning: "), result.stderr
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (("--workers", "1"), "--workers is for three players and more"),
+    (("--block", "512"), "--block is for three players and more"),
+    (("--workers", "0", "--block", "512"), "--workers and --block are for three players"),
+    (("--scheduler", "tcp://127.0.0.1:8786"), "--scheduler is for three players and more"),
+    (("--resume",), "--resume is for three players and more"),
+])
+def test_options_of_the_n_player_solve_are_refused_for_two_players(
+        sabords: Run, tmp_path: Path, args: tuple[str, ...], fragment: str) -> None:
+    """Issue 29: `solve-game --workers` and `--block` were ignored for two players, silently
+    (--scheduler and --resume were refused): each is refused, before anything is solved."""
+    assert_one_line_error(sabords("solve-game", *args, "--out", str(tmp_path)),
+                          "the two-player game is solved in this process", fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_more_local_dask_workers_than_cores_are_refused(sabords: Run, tmp_path: Path) -> None:
+    """Issue 29: `solve-game --workers` had no upper bound (`solve --jobs` has one)."""
+    many = str(cores() + 1)
+    assert_one_line_error(sabords("solve-game", "--players", "3", "--workers", many,
+                                  "--out", str(tmp_path)),
+                          f"--workers: the local Dask cluster has one worker a core at most: 0 "
+                          f"(no Dask) to {cores()} on this machine, not {many}")
+    assert_one_line_error(sabords("solve-game", "--players", "3", "--workers", "1",
+                                  "--scheduler", "tcp://127.0.0.1:8786", "--out", str(tmp_path)),
+                          "--workers sizes the local Dask cluster, which --scheduler replaces")
+
+
+@pytest.mark.parametrize("extra", [("extra",), ("score",), ("ev", "--json"), ("x", "y")])
+def test_version_with_anything_after_it_is_refused(sabords: Run, extra: tuple[str, ...]) -> None:
+    """Issue 29: `sabords --version extra` printed the version, exit code 0."""
+    assert_one_line_error(sabords("--version", *extra), "--version takes nothing after it")
+    result = sabords("--version")
+    assert result.exit_code == 0 and result.stdout.startswith("sabords ")

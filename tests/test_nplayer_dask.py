@@ -88,3 +88,89 @@ def test_a_solve_interrupted_and_resumed_gives_the_same_bytes(reference: bytes,
         got = _solve(DaskRunner(client, RULES, PLAYERS, DICE), resume=state,
                      checkpoint=lambda st: save_checkpoint(path, RULES, PLAYERS, DICE, st))
     assert got == reference
+
+
+# -- issue 29: a scheduler address is checked at once, and a silent one is given up on --------
+
+
+@pytest.mark.parametrize(("address", "says"), [
+    ("tcp://127.0.0.1:99999", "port 99999 is not between 1 and 65535"),
+    ("tcp://127.0.0.1:0", "port 0 is not between 1 and 65535"),
+    ("tcp://256.1.1.1:8786", "'256.1.1.1' is not an IP address"),
+    ("inproc://x", "'inproc' is not a protocol a scheduler of another process answers on"),
+    ("http://127.0.0.1:8000", "'http' is not a protocol a scheduler of another process"),
+    ("tcp://:8786", "no host"),
+    ("tcp://host:port", "'port' is not a port number"),
+    ("tcp://exa mple:8786", "'exa mple' is not a host name"),
+    ("", "no host"),
+])
+def test_a_scheduler_address_that_cannot_be_one_is_refused_at_once(
+        tmp_path: Path, address: str, says: str) -> None:
+    """Issue 29: port 99999 and host 256.1.1.1 waited 20 s before the refusal, `inproc://x`
+    said "not enough values to unpack"; each is refused before anything starts."""
+    from .conftest import assert_one_line_error, run_sabords
+
+    result = run_sabords("solve-game", "--players", "3", "--variant", "target=500",
+                         "--scheduler", address, "--out", str(tmp_path))
+    line = assert_one_line_error(result, "--scheduler: ", says)
+    assert "solving" not in result.stderr, line
+
+
+def _answers_nothing(sock: Any, stop: Any, reply: bytes) -> None:
+    """Accept every connection and keep it open, answering each with `reply` (nothing: a
+    port that accepts and never answers; an HTTP answer: the web page's own port)."""
+    held = []
+    sock.settimeout(0.1)
+    while not stop.is_set():
+        try:
+            conn, _ = sock.accept()
+        except OSError:
+            continue
+        if reply:
+            conn.sendall(reply)
+        held.append(conn)
+    for conn in held:
+        conn.close()
+    sock.close()
+
+
+@pytest.mark.parametrize("reply", [b"", b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"])
+def test_a_scheduler_that_never_answers_is_given_up_on_in_one_line(reply: bytes,
+                                                                  tmp_path: Path) -> None:
+    """Issue 29: a port that accepts and never answers (or an HTTP server) made `solve-game
+    --scheduler` hang for ever: the time limit covered only the connection. The whole
+    handshake is bounded now (here 2 s, so that the test is short; the subprocess' own
+    limit only stops a test that would hang)."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    stop = threading.Event()
+    server = threading.Thread(target=_answers_nothing, args=(sock, stop, reply), daemon=True)
+    server.start()
+    address = f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+    script = ("import sys, solver.game.cluster as c; c.CONNECT_SECONDS = 2; "
+              "from solver.cli import main; sys.argv[0] = 'sabords'; main()")
+    root = Path(__file__).resolve().parent.parent
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", script, "solve-game", "--players", "3", "--variant",
+             "target=500", "--scheduler", address, "--out", str(tmp_path)],
+            capture_output=True, text=True, timeout=180, check=False,
+            env={**os.environ, "PYTHONPATH": str(root)})
+    finally:
+        stop.set()
+        server.join(5)
+    errors = [line for line in result.stderr.splitlines() if line.startswith("sabords: ")]
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    said = ("what answers there speaks another protocol (a web server?)" if reply
+            else "within 2 s")  # an HTTP answer is read as a Dask frame's length, at once
+    assert len(errors) == 1 and errors[0].startswith(
+        "sabords: error: --scheduler: no Dask scheduler answer") and said in errors[0], \
+        result.stderr
+    assert list(tmp_path.iterdir()) == []

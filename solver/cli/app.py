@@ -101,6 +101,7 @@ FLAGS: dict[str, str] = {
     "seed": "--seed",
     "policy": "--policy",
     "out": "--out",
+    "scheduler": "--scheduler",
 }
 """The flag of each error subject (:attr:`solver.errors.SabordsError.subject`): the option of
 each input (:mod:`solver.inputs`) and of the command line's own settings; subjects not here
@@ -319,6 +320,10 @@ class _Group(typer.core.TyperGroup):
         with _one_line_usage_errors():
             return super().make_context(*args, **kwargs)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_ARGS] = list(args)  # what --version checks it came alone
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: Any) -> Any:
         with _one_line_usage_errors():
             return super().invoke(ctx)
@@ -453,8 +458,16 @@ def describe_rules(rules: Rules) -> str:
 # -- the root ----------------------------------------------------------------------------------
 
 
-def _show_version(value: bool) -> None:
+_ARGS = "sabords.args"
+"""Where the group keeps its arguments in the context, for :func:`_show_version`."""
+
+
+def _show_version(ctx: typer.Context, value: bool) -> None:
     if value:
+        others = [arg for arg in ctx.meta.get(_ARGS, []) if arg != "--version"]
+        if others:  # `sabords --version extra` printed the version and said nothing of it
+            fail(f"--version takes nothing after it, not {quote(' '.join(others))}: run "
+                 "sabords --version alone")
         typer.echo(f"sabords {__version__}")
         raise typer.Exit()
 

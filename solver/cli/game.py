@@ -92,6 +92,10 @@ def winprob(
     echo(f"rules     {describe_rules(rules)}")
 
 
+BLOCK = 4096
+"""States a task of the n-player solve solves, unless --block says."""
+
+
 @command("solve-game", fill={"cost_6000": game_cost_text(6000), "max_target": str(MAX_TARGET),
                             "cost_max": game_cost_text(MAX_TARGET)})
 def solve_game_command(
@@ -112,14 +116,15 @@ def solve_game_command(
              "one (three players and more).")] = None,
     workers: Annotated[int | None, typer.Option(
         "--workers", metavar="K", min=0,
-        help="Workers of the local Dask cluster (default: one a core; 0: no Dask, in this "
-             "process).")] = None,
+        help="Workers of the local Dask cluster, at most one a core (default: one a core; 0: "
+             "no Dask, in this process). Three players and more.")] = None,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Continue the solve interrupted in DIR from its last checkpoint "
                          "(the same bytes as a solve never interrupted).")] = False,
-    block: Annotated[int, typer.Option(
+    block: Annotated[int | None, typer.Option(
         "--block", metavar="S", min=64, max=1_000_000,
-        help="States a task solves (any size gives the same bytes).")] = 4096,
+        help="States a task solves (any size gives the same bytes; default 4096). Three "
+             "players and more.")] = None,
 ) -> None:
     """Solve the two-player game (win probabilities at every score) and write its table.
 
@@ -149,10 +154,28 @@ def solve_game_command(
     """
     from ..game import solve_game
     from ..gametables import game_table_path, write_game
-    from ..limits import check_writable
+    from ..limits import check_writable, cores
     from ..tablepaths import check_output, game_default_dir
 
+    if players == 2:
+        given = [flag for flag, value in (("--scheduler", scheduler), ("--workers", workers),
+                                          ("--block", block)) if value is not None]
+        given += ["--resume"] if resume else []
+        if given:
+            fail("the two-player game is solved in this process, in seconds: "
+                 f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for three "
+                 "players and more")
+    if workers is not None and scheduler is not None:
+        fail("--workers sizes the local Dask cluster, which --scheduler replaces: give one "
+             "of them")
+    if workers is not None and workers > cores():
+        fail(f"--workers: the local Dask cluster has one worker a core at most: 0 (no Dask) "
+             f"to {cores()} on this machine, not {workers}")
     rules = rules_from(variant)
+    if scheduler is not None and players > 2:
+        from ..game.cluster import scheduler_address
+
+        scheduler = scheduler_address(scheduler)  # refused now, not after a wait
     if out is not None:
         check_output(rules, out, "game")
     directory = check_writable(out if out is not None else game_default_dir(rules),
@@ -161,11 +184,8 @@ def solve_game_command(
         from .ngame import solve_players
 
         solve_players(rules, players, directory, scheduler=scheduler, workers=workers,
-                      resume=resume, block=block)
+                      resume=resume, block=BLOCK if block is None else block)
         return
-    if scheduler is not None or resume:
-        fail("the two-player game is solved in this process, in seconds: --scheduler and "
-             "--resume are for three players and more")
     say(f"solving the two-player game for {rules.describe()}: "
         f"{game_cost_text(rules.target)}")
     sol = solve_game(rules, progress=game_progress("solving"))

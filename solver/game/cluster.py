@@ -28,7 +28,10 @@ Dask is imported here only, never on the advisor's path.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -39,7 +42,7 @@ import numpy as np
 
 from ..engine import FloatArray, IntArray
 from ..engine.kernel import THREADS_ENV
-from ..errors import SettingsError, StaleTableError, quote
+from ..errors import SettingsError, StaleTableError, is_digits, quote, whole_number
 from ..rules import NUM_DICE, Rules
 from ..tablefile import (
     open_envelope,
@@ -138,21 +141,117 @@ def local_cluster(n_workers: int | None = None) -> Iterator[Any]:
         yield client
 
 
+CONNECT_SECONDS = 20.0
+"""How long the whole handshake with a scheduler may take: the connection, the handshake of
+Dask's protocol and the client's registration. (Dask's own time limit covers the connection
+alone: a port that accepts and never answers, or a web server, held the client for ever.)"""
+SCHEDULER_PROTOCOLS = ("tcp", "tls")
+"""The protocols a scheduler of another process answers on (``inproc://`` is within one
+process; ``ucx://`` needs a package this project does not install)."""
+DEFAULT_PORT = 8786
+"""Dask's scheduler port, for an address that gives none."""
+_HOST_NAME = re.compile(r"(?=.{1,253}\.?$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+                        r"(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?")
+
+
+def scheduler_address(text: str) -> str:
+    """The address of a scheduler of another process written `text` (``tcp://HOST:PORT``,
+    ``tls://HOST:PORT``, ``HOST:PORT`` for tcp, ``[IPv6]:PORT``; the port 8786 if none), in
+    Dask's form; a :class:`SettingsError` that says what is wrong, before anything waits on
+    it (a port above 65535, a host such as ``256.1.1.1``, ``inproc://``)."""
+    shown = quote(text)
+    expected = f"expected tcp://HOST:PORT, e.g. tcp://10.0.0.5:{DEFAULT_PORT}"
+
+    def refuse(why: str) -> SettingsError:
+        return SettingsError(f"{why} in the scheduler's address {shown}: {expected}",
+                             subject="scheduler", values={"scheduler": text})
+
+    protocol, sep, rest = text.strip().partition("://")
+    if not sep:
+        protocol, rest = "tcp", text.strip()
+    if protocol.lower() not in SCHEDULER_PROTOCOLS:
+        raise refuse(f"{quote(protocol)} is not a protocol a scheduler of another process "
+                     f"answers on ({', '.join(SCHEDULER_PROTOCOLS)})")
+    port: str | None
+    if rest.startswith("["):  # [IPv6]:PORT
+        host, bracket, after = rest[1:].partition("]")
+        if not bracket or (after and not after.startswith(":")):
+            raise refuse("an IPv6 address without its closing bracket")
+        port = after[1:] if after else None
+    elif rest.count(":") > 1:
+        raise refuse("an IPv6 address without its brackets ([::1]:PORT)")
+    else:
+        host, colon, after = rest.partition(":")
+        port = after if colon else None
+    if not host:
+        raise refuse("no host")
+    if port is not None and not is_digits(port):
+        raise refuse(f"{quote(port)} is not a port number")
+    number = DEFAULT_PORT if port is None else whole_number(port, max_digits=6)
+    if number is None or not 1 <= number <= 65535:
+        raise refuse(f"port {port} is not between 1 and 65535")
+    if rest.startswith("["):
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise refuse(f"{quote(host)} is not an IPv6 address") from None
+        return f"{protocol.lower()}://[{host}]:{number}"
+    if all(part.isascii() and part.isdigit() for part in host.split(".")):
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise refuse(f"{quote(host)} is not an IP address") from None
+    elif not _HOST_NAME.fullmatch(host):
+        raise refuse(f"{quote(host)} is not a host name")
+    return f"{protocol.lower()}://{host}:{number}"
+
+
 @contextmanager
-def connect(address: str) -> Iterator[Any]:
-    """A client of the scheduler at `address` (``tcp://HOST:8786``), closed on exit; a
-    :class:`SettingsError` when none answers."""
+def connect(address: str, seconds: float | None = None) -> Iterator[Any]:
+    """A client of the scheduler at `address` (:func:`scheduler_address`), closed on exit; a
+    :class:`SettingsError` when the address cannot be one, or when no scheduler has answered
+    within `seconds` (:data:`CONNECT_SECONDS`): the connection and the whole handshake."""
     from distributed import Client
 
-    try:
-        client = Client(address, timeout="20s")  # type: ignore[no-untyped-call]
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise SettingsError(f"no Dask scheduler answers at {quote(address)}: {exc}",
-                            subject="scheduler") from None
+    limit = CONNECT_SECONDS if seconds is None else seconds
+    where = scheduler_address(address)
+    outcome: dict[str, Any] = {}
+    given_up = threading.Event()
+
+    def start() -> None:
+        try:
+            client = Client(where, timeout=f"{limit}s")  # type: ignore[no-untyped-call]
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+            return
+        outcome["client"] = client
+        if given_up.is_set():  # answered after the caller left: nobody will use it
+            client.close()  # type: ignore[no-untyped-call]
+
+    # Dask's own limit bounds only the connection: the handshake runs in a thread of its own,
+    # waited on for `limit` (a daemon: a scheduler that never answers holds no exit).
+    thread = threading.Thread(target=start, name="sabords-connect", daemon=True)
+    thread.start()
+    thread.join(limit)
+    if thread.is_alive():
+        given_up.set()
+        raise SettingsError(f"no Dask scheduler answered at {quote(address)} within "
+                            f"{limit:g} s", subject="scheduler", values={"scheduler": address})
+    error = outcome.get("error")
+    if isinstance(error, MemoryError):  # another protocol's bytes read as a frame's length
+        raise SettingsError(f"no Dask scheduler answers at {quote(address)}: what answers "
+                            "there speaks another protocol (a web server?)",
+                            subject="scheduler", values={"scheduler": address}) from None
+    if isinstance(error, (OSError, TimeoutError, ValueError)):
+        raise SettingsError(f"no Dask scheduler answers at {quote(address)}: {error}",
+                            subject="scheduler", values={"scheduler": address}) from None
+    if error is not None:
+        raise error
+    client = outcome["client"]
     try:
         yield client
     finally:
-        client.close()  # type: ignore[no-untyped-call]
+        client.close()
 
 
 # --------------------------------------------------------------------------------------------
