@@ -168,8 +168,21 @@ class SettingsError(SabordsError):
     default_kind = "settings"
 
 
+class CacheWarning(UserWarning):
+    """What was solved now could not be kept in the cache (a full or read-only disk): the
+    answer stands, and the next run solves it again. A warning, never an error; each front
+    end says it in its own way (the command line: a line on stderr), from its `path` (the
+    file or directory not written) and `reason` (the system's)."""
+
+    def __init__(self, message: str, *, path: str = "", reason: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason
+
+
 __all__ = [
     "DIGITS",
+    "CacheWarning",
     "QUOTE_LIMIT",
     "IllegalMoveError",
     "NotationError",

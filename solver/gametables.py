@@ -41,6 +41,7 @@ from .rules import Rules
 from .tablefile import (
     GAME_FORMAT_VERSION,
     checked_array,
+    keep_in_cache,
     open_table,
     pack_array,
     pack_compressed,
@@ -187,7 +188,8 @@ def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,
     directory = game_default_dir(rules)
     return cached(directory, lambda: read_game(directory, rules),
                    lambda: solve_game(rules, progress=progress),
-                   lambda s: write_game(s, directory))
+                   lambda s: keep_in_cache(lambda: write_game(s, directory),
+                                           game_table_path(directory)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import warnings
 import zlib
 from collections.abc import Callable
 from fractions import Fraction
@@ -27,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .engine.geometry import ObjectArray
-from .errors import StaleTableError
+from .errors import CacheWarning, StaleTableError
 from .rules import Rules
 
 FORMAT_VERSION = 3
@@ -235,6 +236,18 @@ def write_atomically(path: Path, data: bytes) -> Path:
             pass
         raise
     return path
+
+
+def keep_in_cache(write: Callable[[], object], path: Path) -> None:
+    """`write()` a table solved now into the cache, at `path`; a write that fails (a full or
+    read-only disk) is a :class:`~solver.errors.CacheWarning` that names the file and the
+    system's reason, not an error: the table solved is the answer all the same."""
+    try:
+        write()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        warnings.warn(CacheWarning(f"the table {str(path)!r} could not be cached: {reason}",
+                                   path=str(path), reason=reason), stacklevel=2)
 
 
 def read_file(path: Path, refuse: Refusal) -> bytes:

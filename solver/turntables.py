@@ -60,6 +60,7 @@ from .tablefile import (
     Refusal,
     check_exact,
     checked_array,
+    keep_in_cache,
     open_table,
     pack_array,
     pack_envelope,
@@ -401,7 +402,9 @@ def turn_table(card: Card, rules: Rules, tables_dir: Path | str | None = None) -
         return read_table(table_path(tables_dir, card), card, rules)
     directory = default_dir(rules)
     return cached(directory, lambda: read_table(table_path(directory, card), card, rules),
-                   lambda: build_table(card, rules), lambda t: write_table(t, directory))
+                   lambda: build_table(card, rules),
+                   lambda t: keep_in_cache(lambda: write_table(t, directory),
+                                           table_path(directory, card)))
 
 
 def turn_solution(

@@ -909,3 +909,118 @@ def test_version_with_anything_after_it_is_refused(sabords: Run, extra: tuple[st
     assert_one_line_error(sabords("--version", *extra), "--version takes nothing after it")
     result = sabords("--version")
     assert result.exit_code == 0 and result.stdout.startswith("sabords ")
+
+
+# -- issue 29: a full file system loses no answer, and is blamed on the right file -----------
+
+
+@pytest.fixture
+def full_fs(tmp_path: Path) -> Iterator[Path]:
+    """A directory on a file system of 16 KiB, a tmpfs mounted for the test (as root, which
+    CI is; skipped elsewhere, where the tests with a fake ENOSPC stand in)."""
+    where = tmp_path / "full"
+    where.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(where)],
+                             capture_output=True, text=True, check=False)
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+
+
+def _sabords_process(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
+                          text=True, timeout=600, check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def test_a_full_cache_answers_and_warns_that_nothing_was_cached(full_fs: Path) -> None:
+    """Issue 29: `winprob --variant target=400` with its cache on a full file system printed
+    "cannot write the output" and no answer (numba's kernels and the game table could not be
+    saved there). The answer is printed; stderr says what could not be cached and why."""
+    env = {"SABORDS_CACHE_DIR": str(full_fs / "cache")}
+    os.environ.get("NUMBA_CACHE_DIR") and env.update(NUMBA_CACHE_DIR=str(full_fs / "numba"))
+    result = _sabords_process("winprob", "--me", "0", "--opp", "0", "--variant",
+                              "target=400", env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "P(win)" in result.stdout or "win" in result.stdout, result.stdout
+    assert "cannot write the output" not in result.stderr
+    warnings = [line for line in result.stderr.splitlines()
+                if line.startswith("sabords: warning: ")]
+    assert any("game.msgpack" in line and "No space left on device" in line
+               for line in warnings), result.stderr
+    assert all("Traceback" not in line for line in result.stderr.splitlines())
+
+
+def test_a_table_the_cache_cannot_hold_is_answered_and_warned_of(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The same without a mount: every write into the cache fails with ENOSPC."""
+    import solver.tablefile as tablefile
+
+    def full(path: Path, data: bytes) -> Path:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    for module in ("solver.gametables", "solver.turntables"):
+        monkeypatch.setattr(f"{module}.write_atomically", full)
+    monkeypatch.setattr(tablefile, "write_atomically", full)
+    for args, table in [(("winprob", "--me", "0", "--opp", "0", "--variant", "target=300"),
+                         "game.msgpack"),
+                        (("ev", "--card", "none", "--variant", "keep_one=off"),
+                         "turn-none.msgpack")]:
+        result = sabords(*args)
+        assert result.exit_code == 0 and result.stdout, result.stderr
+        lines = result.stderr.splitlines()
+        said = [line for line in lines if line.startswith("sabords: warning: ")]
+        assert len(said) == 1, result.stderr  # ev solves the twelve cards: one line
+        assert table in said[0] or "12 tables could not be cached in" in said[0], said
+        assert str(tmp_path / "cache") in said[0] and (
+            ": No space left on device; every run solves it again" in said[0]
+            or ": No space left on device; every run solves them again" in said[0]), said
+
+
+def test_a_checkpoint_that_cannot_be_written_is_blamed_on_itself(full_fs: Path) -> None:
+    """Issue 29: a failed checkpoint write said "cannot write the output" (standard output).
+    Now the checkpoint is named in a warning (the solve goes on), and the table that cannot be
+    written either in the error."""
+    result = _sabords_process("solve-game", "--players", "3", "--variant", "target=300",
+                              "--workers", "0", "--out", str(full_fs), env={})
+    assert result.returncode == 2, result.stderr[-2000:]
+    lines = [line for line in result.stderr.splitlines() if line.startswith("sabords: ")]
+    checkpoint = str(full_fs / "game-3.checkpoint")
+    assert lines[0] == (f"sabords: warning: cannot write the checkpoint {checkpoint!r}: No "
+                        "space left on device; the solve goes on, but cannot be resumed"), lines
+    assert lines[-1] == (f"sabords: error: cannot write the game table into {str(full_fs)!r}: "
+                         "No space left on device"), lines
+    assert "cannot write the output" not in result.stderr
+
+
+def test_a_write_that_fails_in_a_command_names_its_file(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Without a mount: an ENOSPC that reaches the command line names its file, never
+    standard output."""
+    import solver.game.cluster as cluster
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "x.checkpoint"))
+
+    monkeypatch.setattr(cluster, "save_checkpoint", full)
+
+    def solve(*args: Any, checkpoint: Any = None, **kwargs: Any) -> Any:
+        checkpoint(None)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "other.bin"))
+
+    monkeypatch.setattr("solver.game.nsolve.solve_nplayer", solve)
+    result = sabords("solve-game", "--players", "3", "--variant", "target=300", "--workers",
+                     "0", "--out", str(tmp_path))
+    assert result.exit_code == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("sabords: ")]
+    assert lines == [
+        f"sabords: warning: cannot write the checkpoint {str(tmp_path / 'game-3.checkpoint')!r}"
+        ": No space left on device; the solve goes on, but cannot be resumed",
+        f"sabords: error: cannot write {str(tmp_path / 'other.bin')!r}: No space left on "
+        "device"], result.stderr

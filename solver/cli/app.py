@@ -78,20 +78,6 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
-def unusable_cache(exc: OSError) -> None:
-    """If `exc` is the system refusing to look inside the cache directory at all (a path too
-    long for the file system, a loop of symbolic links: :func:`solver.caches.cache_state`),
-    one line that names the directory and the variable that set it, exit code 2."""
-    from ..caches import cache_root, cache_source, cache_state, unusable_path
-    from ..limits import PATH_LIMIT
-
-    root = cache_root()
-    if unusable_path(exc) is None or not str(exc.filename or "").startswith(str(root)):
-        return
-    problem = cache_state(root) or unusable_path(exc)
-    fail(f"the cache directory {quote(str(root), PATH_LIMIT)} ({cache_source()}) {problem}")
-
-
 FLAGS: dict[str, str] = {
     **{given.name: given.flag for given in ALL_INPUTS
        if not given.positional and given.name != "variant"},
@@ -354,8 +340,11 @@ def command(name: str, *, flags: dict[str, str] | None = None,
 
         @functools.wraps(func)
         def wrapper(*args: P.args, **kw: P.kwargs) -> R:
+            from .render import cache_warnings_said, unusable_cache
+
             try:
-                return func(*args, **kw)
+                with cache_warnings_said():
+                    return func(*args, **kw)
             except SabordsError as exc:
                 fail(error_line(exc, flags))
             except OutputError as exc:
@@ -363,8 +352,13 @@ def command(name: str, *, flags: dict[str, str] | None = None,
             except BrokenPipe:
                 raise typer.Exit(EXIT_BROKEN_PIPE) from None
             except OSError as exc:  # a cache directory no directory can be at
-                unusable_cache(exc)
-                raise
+                line = unusable_cache(exc)
+                if line is not None:
+                    fail(line)
+                if exc.filename is None:
+                    raise
+                verb = "cannot write" if exc.errno in _OUTPUT_ERRNOS else "cannot use"
+                fail(f"{verb} {str(exc.filename)!r}: {exc.strerror or exc}")
 
         app.command(name, cls=_Command, **kwargs)(wrapper)
         return wrapper

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..rules import Rules
 from .app import describe_rules, echo, fail
+from .streams import say
 
 
 class _Progress:
@@ -72,8 +73,18 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
                      + (f"; resuming {saved} ({', '.join(state.done) or 'no phase'} done)"
                         if state is not None else "") + "\n")
 
+    unsaved: list[str] = []
+
     def checkpoint(st: Any) -> None:
-        save_checkpoint(saved, rules, players, gm.n_dice, st)
+        try:
+            save_checkpoint(saved, rules, players, gm.n_dice, st)
+        except OSError as exc:  # a full disk: the solve goes on, without a point to resume
+            if not unsaved:
+                say(f"sabords: warning: cannot write the checkpoint {str(saved)!r}: "
+                    f"{exc.strerror or exc}; the solve goes on, but cannot be resumed")
+            unsaved.append(str(exc))
+        else:
+            unsaved.clear()
 
     where: AbstractContextManager[Any]
     if scheduler is not None:
@@ -90,7 +101,9 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
             sol = solve_nplayer(rules, players, runner, block=block, progress=_Progress(),
                                 checkpoint=checkpoint, resume=state)
         except NoEquilibrium as exc:
-            fail(f"{exc}: no table written (the checkpoint {saved} keeps the phases done)")
+            kept = ("" if unsaved else
+                    f" (the checkpoint {saved} keeps the phases done)")
+            fail(f"{exc}: no table written{kept}")
     seconds = time.perf_counter() - started
     path = ngame_table_path(directory, players)
     before = path.read_bytes() if path.is_file() else None

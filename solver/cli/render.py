@@ -8,6 +8,7 @@ probabilities as percentages with 2 decimals, bust risks with 1.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -168,6 +169,53 @@ def end_progress() -> None:
     """End the redrawn progress line on a terminal (a log already has whole lines)."""
     if sys.stderr.isatty():
         sys.stderr.write("\n")
+
+
+@contextmanager
+def cache_warnings_said() -> Iterator[None]:
+    """What the library could not keep in the cache (:class:`solver.errors.CacheWarning`: a
+    full or read-only disk) said on stderr, once each, after the answer (which stands); other
+    warnings are shown as Python shows them."""
+    from ..errors import CacheWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CacheWarning)
+        try:
+            yield
+        finally:
+            tables: dict[tuple[str, str], list[str]] = {}  # (directory, reason): files
+            said: list[str] = []
+            for w in caught:
+                message = w.message
+                if not isinstance(message, CacheWarning):
+                    warnings.showwarning(message, w.category, w.filename, w.lineno)
+                elif message.path.endswith(".msgpack"):
+                    path = Path(message.path)
+                    tables.setdefault((str(path.parent), message.reason), []).append(path.name)
+                elif str(message) not in said:
+                    said.append(str(message))
+            for (directory, reason), names in tables.items():
+                said.append(f"the table {str(Path(directory) / names[0])!r} could not be "
+                            f"cached: {reason}; every run solves it again" if len(names) == 1
+                            else f"{len(names)} tables could not be cached in {directory!r}: "
+                            f"{reason}; every run solves them again")
+            for line in said:
+                say(f"sabords: warning: {line}")
+
+
+def unusable_cache(exc: OSError) -> str | None:
+    """If `exc` is the system refusing to look inside the cache directory at all (a path too
+    long for the file system, a loop of symbolic links: :func:`solver.caches.cache_state`),
+    the refusal's line, which names the directory and the variable that set it; else None."""
+    from ..caches import cache_root, cache_source, cache_state, unusable_path
+    from ..errors import quote
+    from ..limits import PATH_LIMIT
+
+    root = cache_root()
+    if unusable_path(exc) is None or not str(exc.filename or "").startswith(str(root)):
+        return None
+    problem = cache_state(root) or unusable_path(exc)
+    return f"the cache directory {quote(str(root), PATH_LIMIT)} ({cache_source()}) {problem}"
 
 
 def cache_warning(files: Iterable[Path]) -> bool:

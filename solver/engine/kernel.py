@@ -306,6 +306,7 @@ def _compile() -> dict[str, Callable[..., Any]] | None:
     except ImportError:
         return None
     numba.set_num_threads(min(threads(), int(numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
+    _forgive_cache_saves()
     return {
         "sweep": kn.sweep,
         "sweep_parallel": kn.sweep_parallel,
@@ -318,6 +319,35 @@ def _compile() -> dict[str, Callable[..., Any]] | None:
         "forward": kn.forward,
         "decision_margins": kn.decision_margins,
     }
+
+
+def _forgive_cache_saves() -> None:
+    """A kernel compiled now that numba cannot save into its cache (``NUMBA_CACHE_DIR`` on a
+    full or read-only disk) runs all the same, and is compiled again next time: numba itself
+    fails the call (it forgives only Windows' EACCES), which lost the answer. The failure is a
+    :class:`~solver.errors.CacheWarning`."""
+    import warnings
+
+    from numba.core import caching
+
+    from ..errors import CacheWarning
+
+    save = caching.Cache.save_overload
+    if getattr(save, "forgiving", False):
+        return
+
+    def save_overload(self: Any, sig: Any, data: Any) -> None:
+        try:
+            save(self, sig, data)  # type: ignore[no-untyped-call]
+        except OSError as exc:
+            where, reason = os.environ.get("NUMBA_CACHE_DIR", ""), exc.strerror or str(exc)
+            warnings.warn(CacheWarning(f"numba's compiled kernels could not be cached in "
+                                       f"{where!r}: {reason}; every run compiles them again",
+                                       path=where, reason=reason),
+                          stacklevel=2)
+
+    save_overload.forgiving = True  # type: ignore[attr-defined]
+    caching.Cache.save_overload = save_overload  # type: ignore[method-assign]
 
 
 _COMPILED: list[dict[str, Callable[..., Any]] | None] = []
