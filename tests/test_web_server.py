@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -623,3 +624,55 @@ def _peak_mb(pid: int) -> float:
 
 def test_the_assets_include_the_manifest_and_the_worker() -> None:
     assert {"/manifest.webmanifest", "/sw.js", "/icon-192.png", "/icon-512.png"} <= set(ASSETS)
+
+
+def _head_answer(port: int, headers: list[bytes], chunk: int | None = None) -> bytes:
+    """The status line of the answer to a GET /api/health whose head carries `headers`,
+    sent at once (or `chunk` bytes at a time); a bounded wait (a test that would hang fails)."""
+    head = (b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"".join(
+        h + b"\r\n" for h in headers) + b"Connection: close\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        if chunk is None:
+            s.sendall(head)
+        else:
+            for start in range(0, len(head), chunk):
+                s.sendall(head[start:start + chunk])
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while b"\r\n\r\n" not in answer:
+                data = s.recv(65536)
+                if not data:
+                    break
+                answer += data
+                if b"\r\n\r\n" in answer:
+                    answer += s.recv(65536)
+    return answer
+
+
+def test_a_request_head_over_16_kib_is_refused_by_a_real_server() -> None:
+    """Issue 29: the README promises that a head (request line and headers) over 16 KiB is
+    refused with 400 before the application; h11 refused it only when it came in pieces, so
+    a head of 17 KiB or 100 KiB sent at once was read and answered 200."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level",
+         "critical"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _ready(base):
+            assert time.monotonic() < deadline and server.poll() is None, "no server"
+            time.sleep(0.2)
+        small = _head_answer(port, [b"X-Pad: " + b"a" * 15_000])
+        assert small.startswith(b"HTTP/1.1 200 "), small[:200]
+        for headers, chunk in [([b"X-Pad: " + b"a" * 17 * 1024], None),
+                               ([b"X-Pad: " + b"a" * 17 * 1024], 1024),
+                               ([b"X-Pad-%d: " % i + b"a" * 1000 for i in range(100)], None),
+                               ([b"X-Pad: " + b"a" * 16 * 1024], None)]:
+            answer = _head_answer(port, headers, chunk)
+            assert answer.startswith(b"HTTP/1.1 400 "), (len(headers), chunk, answer[:200])
+            assert b"text/plain" in answer and answer.endswith(
+                b"Invalid HTTP request received."), answer[-200:]
+        assert _ready(base)  # and the server goes on
+    finally:
+        stop_process(server)

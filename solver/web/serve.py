@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import re
 import socket
 import struct
 import sys
 from collections.abc import Callable
 from dataclasses import fields
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..errors import SettingsError
@@ -136,14 +138,26 @@ def settings_env(settings: Settings) -> dict[str, str]:
     return env
 
 
+HEAD_LIMIT = 16 * 1024
+"""The most bytes of a request's head (its request line and headers) the server reads: a
+longer head is refused with 400 before the application (README)."""
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
+
+
 class NoDelayH11Protocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol (h11) with TCP_NODELAY on every connection.
+    """uvicorn's HTTP/1.1 protocol (h11) with TCP_NODELAY on every connection, and a request
+    head over :data:`HEAD_LIMIT` refused.
 
     With several workers uvicorn binds the socket itself as ``socket.socket(family)``, whose
     protocol number is 0, and asyncio then leaves Nagle's algorithm on for the connections it
     accepts: a keep-alive answer, written as its headers then its body, waited for the
     client's delayed ACK, 40 ms a request. Set here, the option holds for one worker or
-    several (the class is imported by name in each worker)."""
+    several (the class is imported by name in each worker).
+
+    h11's own limit (``max_incomplete_event_size``, 16 KiB) holds only for a head still
+    incomplete: a longer one that arrives whole, or whose last piece completes it, was read.
+    Here the head is measured as it comes, and one over the limit gets uvicorn's own answer
+    to a request it cannot read (400, ``text/plain``, "Invalid HTTP request received.")."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         sock = transport.get_extra_info("socket")
@@ -151,6 +165,17 @@ class NoDelayH11Protocol(H11Protocol):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self.conn.their_state is h11.IDLE:  # a request's head is being read
+            buffered = self.conn.trailing_data[0] + data
+            end = _HEAD_END.search(buffered)
+            if (end.end() if end is not None else len(buffered)) > HEAD_LIMIT:
+                message = "Invalid HTTP request received."
+                self.logger.warning(message)
+                self.send_400_response(message)
+                return
+        super().data_received(data)
 
 
 def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
