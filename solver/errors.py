@@ -30,9 +30,12 @@ line with its flags, the web in the player's words. The message is the library's
 the game's terms, in English: it never names a command-line flag or a command.
 
 Inputs are quoted with :func:`quote`, shortened to about :data:`QUOTE_LIMIT` characters, so
-that a 100 000-character input makes a short message. Numbers in an input are read by
-:func:`is_digits` and :func:`whole_number` alone: the digits 0-9, never the other characters
-Unicode calls digits (``²``, ``፰``, ``⓶``, ``٣``), some of which `int()` cannot read.
+that a 100 000-character input makes a short message. A number inside a text (a count in
+the dice, a rank typed at the turn helper's prompt) is read by :func:`is_digits` and
+:func:`whole_number`: the digits 0-9 only, never the other characters Unicode calls digits
+(``፰``, ``⓶``, ``٣``), some of which `int()` cannot read though `str.isdigit` accepts them.
+(A value that is a number and nothing else, an option's or a query's, is read by `int()` on
+both front ends alike: what it cannot read is refused there as any malformed number is.)
 
 Pure Python, no imports beyond the standard library (every command's start-up path).
 """
