@@ -170,6 +170,70 @@ def test_a_column_alone_and_in_a_batch_gives_the_same_bits() -> None:
             assert np.array_equal(b[..., 5], a[..., 0]), (card, name)
 
 
+@pytest.mark.parametrize("block", [64, 1000])
+def test_the_final_round_in_blocks_of_shared_columns_gives_the_same_bits(
+        monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    """The final round's states grouped by their utility columns (each distinct column solved
+    once) give the values of blocks of consecutive states, bit for bit, solving fewer."""
+    import solver.game.nsolve as ns
+
+    rules = Rules(target=500)
+    grouped = solve_nplayer(rules, 3, n_dice=5, block=block)
+    monkeypatch.setattr(ns, "column_blocks", lambda seats, name, Z, size: blocks_of(
+        np.arange(seats.phases[name].size, dtype=np.int64), size))
+    plain = solve_nplayer(rules, 3, n_dice=5, block=block)
+    for name, values in plain.values.items():
+        assert np.array_equal(grouped.values[name], values), name
+        assert grouped.records[name].as_dict() | {"columns": 0} == (
+            plain.records[name].as_dict() | {"columns": 0}), name
+    final = [n for n in plain.values if n.startswith("final")]
+    assert sum(grouped.records[n].columns for n in final) < sum(
+        plain.records[n].columns for n in final)
+
+
+def test_a_final_round_block_s_values_compiled_are_the_plain_sweep_s() -> None:
+    """improve_block's values come from the compiled sweep: the plain one's bits."""
+    from solver.game.evaluate import _sweep_fn, sweep
+    from solver.game.nsolve import start_table
+    from solver.game.turns import improve
+
+    if _sweep_fn() is sweep:
+        pytest.skip("numba is not installed: both are the plain sweep")
+    rules = Rules(target=500)
+    gm = game_model(rules, 5)
+    seats = seats_of(3, point_range(rules, 5), gm.n, rules.ties)
+    Z = start_table(seats)
+    index = np.arange(0, seats.phases["final1"].size, 7, dtype=np.int64)
+    got = improve(gm, seats, "final1", index, Z, tol=FINAL_TOL, eps=FINAL_EPS)
+    points, island = seats.successors("final1", index)
+    outs = []
+    for fn in (sweep, _sweep_fn()):
+        out = np.zeros((index.shape[0], 3))
+        fn(np.arange(index.shape[0], dtype=np.int64), got.endings,
+           np.ascontiguousarray(points.T), np.ascontiguousarray(island.T),
+           gm.island_deductions(), Z, seats.offset("final1"), seats.magic_row(), out)
+        outs.append(out)
+    assert np.array_equal(outs[0], outs[1]) and outs[0].any()
+
+
+def test_column_blocks_hold_every_state_once_by_column() -> None:
+    from solver.game.nsolve import GROUP_STATES, column_blocks, start_table
+
+    rules = Rules(target=500)
+    gm = game_model(rules, 5)
+    seats = seats_of(3, point_range(rules, 5), gm.n, rules.ties)
+    Z = start_table(seats)
+    for block in (2, 7, 100):
+        blocks = column_blocks(seats, "final1", Z, block)
+        every = np.sort(np.concatenate(blocks))
+        assert np.array_equal(every, np.arange(seats.phases["final1"].size))
+        assert all(len(b) <= GROUP_STATES * block for b in blocks)
+        from solver.game.turns import mover_utilities
+        for b in blocks:
+            u, _ = mover_utilities(seats, "final1", b, Z)
+            assert len({c.tobytes() for c in np.ascontiguousarray(u.T)}) <= block
+
+
 # -- the solves ------------------------------------------------------------------------------
 
 

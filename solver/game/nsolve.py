@@ -32,7 +32,9 @@ improvements' precision follows the iteration (:func:`schedule`): early ones, wh
 the next evaluation moves anyway, stop their solves sooner.
 
 The phases in order: sudden death, the final round's turns from the last to the first (each
-needs only those after it: one improvement and one evaluation, no iteration), normal play.
+needs only those after it: one improvement and one evaluation, no iteration; its states solved
+in blocks of states that share their utility columns, :func:`column_blocks`, since most do),
+normal play.
 
 **What is proved and what is measured** (:class:`PhaseRecord`, stored in the table).  Proved:
 every value of the table is within ``bound`` of the exact value of the table's profile of
@@ -79,10 +81,10 @@ import numpy as np
 
 from ..engine import FloatArray, IntArray, kernel
 from ..rules import NUM_DICE, Rules
-from .evaluate import evaluate, order_of, sweep, turns_bound
+from .evaluate import _sweep_fn, evaluate, order_of, turns_bound
 from .model import NORMAL, SUDDEN, GameModel, game_model, point_range
 from .seats import Seats, seats_of
-from .turns import improve
+from .turns import improve, mover_utilities
 
 FINAL_TOL = 1e-12
 """The certified bound of the last improvements' turn solves."""
@@ -134,21 +136,24 @@ class Runner(Protocol):
 def improve_block(rules: Rules, players: int, n_dice: int, phase: str, index: IntArray,
                   Z: FloatArray, tol: float, eps: float, values: bool,
                   known: np.ndarray | None = None) -> Any:
-    """One block's improvement (a runner's task: every argument is data). With `values` the
-    block's states must be consecutive (a final-round phase)."""
+    """One block's improvement (a runner's task: every argument is data). With `values` (a
+    final-round phase: every ending leads out of it) the block's values."""
     gm = game_model(rules, n_dice)
     seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties)
     index = np.asarray(index, dtype=np.int64)
+    links = seats.successors(phase, index) if values else None
     with kernel.compiled_whenever_installed():
-        got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps, known=known)
+        got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps, known=known, links=links)
     if not values:
         return got
-    points, island = seats.successors(phase, index)
+    assert links is not None
+    points, island = links
     out = np.zeros((index.shape[0], players))
-    sweep(np.arange(index.shape[0], dtype=np.int64), got.endings,
+    # a Jacobi step into `out` (its change, measured from the rows it would replace, unused),
+    # compiled when the kernel is (the same bits either way)
+    _sweep_fn()(np.arange(index.shape[0], dtype=np.int64), got.endings,
           np.ascontiguousarray(points.T), np.ascontiguousarray(island.T),
-          gm.island_deductions(), Z, seats.offset(phase) + int(index[0]), seats.magic_row(),
-          out)
+          gm.island_deductions(), Z, seats.offset(phase), seats.magic_row(), out)
     return out, got.best, got.lost, got.columns
 
 
@@ -259,6 +264,55 @@ def blocks_of(index: IntArray, block: int) -> list[IntArray]:
     return [index[lo:lo + block] for lo in range(0, index.shape[0], block)]
 
 
+KEY_CHUNK = 65_536
+"""States whose utility columns :func:`column_blocks` reads at once (about 60 MB)."""
+GROUP_STATES = 16
+"""A block of :func:`column_blocks` holds at most this many times `block` states."""
+
+
+def column_blocks(seats: Seats, name: str, Z: FloatArray, block: int) -> list[IntArray]:
+    """The states of final-round phase `name` in blocks of states that share utility columns:
+    every state whose mover's utilities are the same (compared as bytes) in one block, at most
+    `block` distinct columns a block (and :data:`GROUP_STATES` x `block` states). A block
+    solves each distinct column once (:func:`.turns.improve`), so the phase solves about as
+    many columns as it has distinct ones, not as many as each block of consecutive states
+    has: in the final round most states share their columns (the last final turn's utilities
+    depend on little more than the mover's deficit to the best total). A state's numbers are
+    its column's alone, so the values are the same bits as in blocks of consecutive states.
+
+    The blocks list the states by column, in order of each column's first state."""
+    size = seats.phases[name].size
+    group_of: dict[bytes, int] = {}
+    groups = np.empty(size, dtype=np.int64)
+    for lo in range(0, size, KEY_CHUNK):
+        index = np.arange(lo, min(size, lo + KEY_CHUNK), dtype=np.int64)
+        u, _ = mover_utilities(seats, name, index, Z)
+        rows = np.ascontiguousarray(u.T)
+        keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(-1)
+        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        ids = np.empty(distinct.shape[0], dtype=np.int64)
+        for j in np.argsort(first, kind="stable").tolist():  # new columns in order of appearance
+            ids[j] = group_of.setdefault(distinct[j].tobytes(), len(group_of))
+        groups[index] = ids[inverse.reshape(-1)]
+    order = np.argsort(groups, kind="stable")
+    sorted_groups = groups[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    most = GROUP_STATES * block
+    out: list[IntArray] = []
+    lo, columns = 0, 0
+    for g_start, g_end in zip(starts.tolist(), [*starts.tolist()[1:], size], strict=True):
+        if columns and (columns == block or g_end - lo > most):  # the block is full
+            out.append(order[lo:g_start])
+            lo, columns = g_start, 0
+        columns += 1
+        while g_end - lo > most:  # a column of more states than a block holds
+            out.append(order[lo:lo + most])
+            lo += most
+    if lo < size:
+        out.append(order[lo:size])
+    return out
+
+
 @dataclass
 class Checkpoint:
     """Everything a solve needs to go on after an interruption (module :mod:`.cluster` writes
@@ -305,8 +359,8 @@ def _solve(rules: Rules, players: int, runner: Runner | None, n_dice: int, block
         cyclic = phase.kind in (NORMAL, SUDDEN)
         record = state.records.setdefault(name, PhaseRecord(name))
         if not cyclic:
-            _acyclic(gm, seats, name, blocks_of(np.arange(phase.size), block), state, record,
-                     runner, progress)
+            _acyclic(gm, seats, name, column_blocks(seats, name, state.Z, block), state,
+                     record, runner, progress)
         else:
             _cyclic(gm, seats, name, block, state, record, runner, p_island, progress,
                     checkpoint)
@@ -374,6 +428,7 @@ def last_step(rules: Rules, seats: Seats, name: str, Z: FloatArray, *, n_dice: i
     digest = np.zeros(size, dtype=np.uint64)
     best, lost = np.zeros(size), np.zeros(size)
     if phase.kind not in (NORMAL, SUDDEN):
+        blocks = column_blocks(seats, name, Z, block)
         new = np.empty((size, seats.players))
         for i, (v, b, lst, _) in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, True):
             new[blocks[i]], best[blocks[i]], lost[blocks[i]] = v, b, lst

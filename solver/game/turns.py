@@ -68,12 +68,14 @@ class Improved:
     """The most sweeps a layer's solve took."""
 
 
-def mover_utilities(seats: Seats, phase: str, index: IntArray,
-                    Z: FloatArray) -> tuple[FloatArray, FloatArray]:
+def mover_utilities(seats: Seats, phase: str, index: IntArray, Z: FloatArray,
+                    links: tuple[IntArray, IntArray] | None = None
+                    ) -> tuple[FloatArray, FloatArray]:
     """The mover's utility of every ending for states `index`: (n_k + 1, S), the points rows
     then pirate magic (a win), and Skull Island's (n_ded, S) by deduction. The mover is the
-    last seat of the state each ending leads to."""
-    points, island = seats.successors(phase, index)
+    last seat of the state each ending leads to. `links`: the states' successors, if known
+    (:meth:`.seats.Seats.successors`)."""
+    points, island = seats.successors(phase, index) if links is None else links
     last = seats.players - 1
     u = np.empty((points.shape[0] + 1, points.shape[1]))
     u[:-1] = Z[points, last]
@@ -91,14 +93,15 @@ def _digest(code: IntArray, sor: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 
 def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatArray, *,
-            tol: float, eps: float, known: np.ndarray | None = None) -> Improved:
+            tol: float, eps: float, known: np.ndarray | None = None,
+            links: tuple[IntArray, IntArray] | None = None) -> Improved:
     """Solve the turns of states `index` of `phase` from the value table `Z` (module doc):
     every card's layered solve to the certified bound `tol`, its pushes until `eps`. With
     `known` (the digests of the states' moves at their last improvement, pushed to the same
     `eps`), the pushes of a state whose moves are those again are left out (its endings are
     the last ones: they depend on its moves only); :attr:`Improved.fresh` says which were
-    pushed."""
-    u, island_u = mover_utilities(seats, phase, index, Z)
+    pushed. `links`: the states' successors, if known."""
+    u, island_u = mover_utilities(seats, phase, index, Z, links)
     # equal columns are solved once: rows of the transposed table compared as bytes
     rows = np.ascontiguousarray(u.T)
     keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(-1)
