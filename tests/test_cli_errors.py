@@ -731,6 +731,8 @@ def test_an_empty_or_relative_home_gives_way_to_the_user_database(
     (("--host", ""), "--host takes an address"),
     (("--max-game-target", "20100"), "a positive multiple of 100 up to 20000"),
     (("--max-game-target", "150"), "a positive multiple of 100 up to 20000"),
+    (("--solve-wait", "0"), "--solve-wait takes a number of seconds, 1 to 3600"),
+    (("--solve-wait", "3601"), "--solve-wait takes a number of seconds, 1 to 3600"),
 ])
 def test_serve_refuses_an_empty_host_and_a_game_target_beyond_the_targets(
         sabords: Run, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...],

@@ -39,6 +39,10 @@ def serve(
     solve_queue: Annotated[int, typer.Option(
         "--solve-queue", metavar="N", help="Table solves that may wait while one runs; more "
         "requests get 429 with Retry-After.")] = 4,
+    solve_wait: Annotated[int, typer.Option(
+        "--solve-wait", metavar="S", help="The longest, in seconds, a table solve may expect to "
+        "wait for the solves ahead of it (1 to 3600); longer: 429 at once, with "
+        "Retry-After.")] = 60,
     cache_mb: Annotated[int, typer.Option(
         "--cache-mb", metavar="MB", help="The most megabytes of tables the server keeps in the "
         "cache directory (the oldest removed after each solve).")] = 256,
@@ -69,7 +73,7 @@ def serve(
       sabords serve --port 8080 --workers 2 --log-level warning
       sabords serve --tables /tmp/t --game-tables /tmp/g --max-game-target 3000
       sabords serve --host 0.0.0.0 --allowed-host sabords.lan --solve-on-demand off
-      sabords serve --solve-queue 2 --cache-mb 64
+      sabords serve --solve-queue 2 --solve-wait 30 --cache-mb 64
     """
     from ..limits import check_jobs
     from ..web.serve import allowed_hosts
@@ -91,12 +95,15 @@ def serve(
         fail(f"--solve-on-demand takes on or off, not {solve_on_demand!r}")
     if solve_queue < 0:
         fail(f"--solve-queue takes a number of solves, 0 or more, not {solve_queue}")
+    if not 1 <= solve_wait <= 3600:
+        fail(f"--solve-wait takes a number of seconds, 1 to 3600, not {solve_wait}")
     if cache_mb < 1:
         fail(f"--cache-mb takes a positive number of megabytes, not {cache_mb}")
     settings = Settings(tables_dir=None if tables is None else tables.resolve(),
                         game_tables_dir=None if game_tables is None else game_tables.resolve(),
                         max_game_target=max_game_target,
                         solve_on_demand=on_demand == "on", solve_queue=solve_queue,
+                        solve_wait=solve_wait,
                         cache_mb=cache_mb, allowed_hosts=allowed_hosts(host, allowed_host or []))
     try:
         run(settings, host=host, port=port, workers=workers, log_level=level, say=echo)
