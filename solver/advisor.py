@@ -266,7 +266,7 @@ class Advice:
         return tuple(out)
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON form of `sabords advise --json` (the issue's keys first, then extras)."""
+        """The JSON form of `sabords advise --json` (the documented keys first, then extras)."""
         return {
             "card": self.card.id,
             "dice": str(self.dice),

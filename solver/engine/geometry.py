@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cached_property, lru_cache
 from math import factorial
 
@@ -175,15 +174,6 @@ def _roll_matrix(g: Geometry) -> RollMatrix:
     return RollMatrix(ptr=np.array(ptr, dtype=np.int64), col=np.concatenate(cols),
                       prob=np.concatenate(probs), rolled_skulls=np.concatenate(skulls),
                       row=np.concatenate(rows))
-
-
-def roll_probability(counts: Sequence[int]) -> Fraction:
-    """Exact probability that rolling ``sum(counts)`` dice shows these counts (multinomial)."""
-    n = sum(counts)
-    ways = factorial(n)
-    for c in counts:
-        ways //= factorial(c)
-    return Fraction(ways, 6**n)
 
 
 @lru_cache(maxsize=8)

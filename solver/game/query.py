@@ -89,12 +89,6 @@ def state_of(table: Any, me: int, others: Sequence[int], *, final: bool) -> tupl
     return phase.name, int(phase.encode(units)[0])
 
 
-def values_at(table: Any, phase: str, index: int) -> FloatArray:
-    """Every seat's probability of winning at the state (seat order from the mover)."""
-    out: FloatArray = table.values[phase][index].copy()
-    return out
-
-
 class SeatUtility(Objective):
     """Another seat's probability of winning after each ending of the mover's turn (pirate
     magic: the mover wins, this seat does not)."""
