@@ -888,7 +888,8 @@ def test_options_of_the_n_player_solve_are_refused_for_two_players(
         sabords: Run, tmp_path: Path, args: tuple[str, ...], fragment: str) -> None:
     """Issue 29: `solve-game --workers` and `--block` were ignored for two players, silently
     (--scheduler and --resume were refused): each is refused, before anything is solved."""
-    assert_one_line_error(sabords("solve-game", *args, "--out", str(tmp_path)),
+    assert_one_line_error(sabords("solve-game", *args, "--variant", "target=300", "--out",
+                                  str(tmp_path)),  # a regression solves in a second
                           "the two-player game is solved in this process", fragment)
     assert list(tmp_path.iterdir()) == []
 
@@ -897,11 +898,12 @@ def test_more_local_dask_workers_than_cores_are_refused(sabords: Run, tmp_path: 
     """Issue 29: `solve-game --workers` had no upper bound (`solve --jobs` has one)."""
     many = str(cores() + 1)
     assert_one_line_error(sabords("solve-game", "--players", "3", "--workers", many,
-                                  "--out", str(tmp_path)),
+                                  "--variant", "target=300", "--out", str(tmp_path)),
                           f"--workers: the local Dask cluster has one worker a core at most: 0 "
                           f"(no Dask) to {cores()} on this machine, not {many}")
     assert_one_line_error(sabords("solve-game", "--players", "3", "--workers", "1",
-                                  "--scheduler", "tcp://127.0.0.1:8786", "--out", str(tmp_path)),
+                                  "--scheduler", "tcp://127.0.0.1:8786", "--variant",
+                                  "target=300", "--out", str(tmp_path)),
                           "--workers sizes the local Dask cluster, which --scheduler replaces")
 
 
