@@ -332,8 +332,8 @@ def _forgive_cache_saves() -> None:
 
     from ..errors import CacheWarning
 
-    save = caching.Cache.save_overload
-    if getattr(save, "forgiving", False):
+    save = getattr(caching.Cache, "save_overload", None)
+    if save is None or getattr(save, "forgiving", False):  # another numba, or done already
         return
 
     def save_overload(self: Any, sig: Any, data: Any) -> None:
