@@ -338,7 +338,7 @@ def _forgive_cache_saves() -> None:
 
     def save_overload(self: Any, sig: Any, data: Any) -> None:
         try:
-            save(self, sig, data)  # type: ignore[no-untyped-call]
+            save(self, sig, data)
         except OSError as exc:
             where, reason = os.environ.get("NUMBA_CACHE_DIR", ""), exc.strerror or str(exc)
             warnings.warn(CacheWarning(f"numba's compiled kernels could not be cached in "
