@@ -1133,3 +1133,70 @@ def test_next_player_on_the_last_final_turn_ends_the_game(page: Page, browser: A
     page.tap("Undo the last score")
     assert "Final round: Player 2's final turn." in page.text(
         browser.find_element(page.By.ID, "board-status"))
+
+
+# -- practice -----------------------------------------------------------------------------------
+
+
+def practice_to_my_move(page: Page) -> None:
+    """Practice: tap on (the start, the solver's turn, mine) until the player has a move."""
+    for _ in range(40):
+        if [b for b in page.buttons() if b.accessible_name == "Reroll the others"]:
+            return
+        assert "The game is over" not in page.text(page.region("Practice"))
+        page.tap(page.until(lambda: next((b.accessible_name for b in page.buttons()
+                                          if b.accessible_name in (
+                                              "Start: draw a card and roll",
+                                              "Your turn: draw a card and roll",
+                                              "The solver's turn")
+                                          or b.accessible_name == "Reroll the others"), None),
+                            "a practice button"))
+    raise AssertionError("no move of the player's in 40 taps")
+
+
+def saved_practice(page: Page) -> Any:
+    return page.d.execute_script(
+        "return JSON.parse(localStorage.getItem('mille-sabords.v2')).practice")
+
+
+def test_practice_when_the_players_move_ends_the_turn(page: Page, browser: Any) -> None:
+    """Before: "Cannot read properties of null (reading 'phase')", a raw English JavaScript
+    error, whenever the player's own move ended the turn."""
+    page.tap("Practice")
+    for _ in range(6):  # a few turns of the player's, each to its end
+        practice_to_my_move(page)
+        turns = len(saved_practice(page)["log"])
+        while saved_practice(page)["turn"] is not None and len(
+                saved_practice(page)["log"]) == turns:
+            stop = page.button("Stop", enabled=False)
+            page.tap("Stop" if stop.is_enabled() else "Reroll the others")
+            assert page.text(browser.find_element(page.By.ID, "error")) == ""
+        region = page.text(page.region("Practice"))
+        assert "Your turn: " in region or "The solver" in region, region
+        if "The game is over" in region:
+            break
+    assert "Cannot read" not in page.body()
+    assert page.errors() == []
+
+
+def test_practice_reuses_a_pending_reroll_after_a_reload(page: Page, browser: Any) -> None:
+    """The dice of a reroll are rolled once: the request fails, the page is reloaded, and the
+    reroll sent is the one rolled before. Before: the reload replayed the turn without the
+    move, and the same move rolled new dice."""
+    page.tap("Practice")
+    practice_to_my_move(page)
+    page.offline(True)
+    try:
+        page.tap("Reroll the others")
+        assert page.text(browser.find_element(page.By.ID, "error")) == \
+            "No answer from the server (no connection?): nothing was recorded."
+        turn = saved_practice(page)["turn"]
+        pending, entries = turn["pending"], turn["entries"]
+        assert pending
+    finally:
+        page.offline(False)
+    browser.refresh()
+    page.ready()
+    practice = saved_practice(page)
+    sent = (practice["turn"] or practice["log"][-1])["entries"]
+    assert sent[len(entries) + 1:len(entries) + 2] == [pending], (sent, entries, pending)

@@ -63,10 +63,16 @@ async function goalOf(p) {
   const board = await api("/api/scores", boardParams(p));
   return board.goal || { need: board.beat };
 }
+// The turn's entries with the player's move not yet taken by the server and its dice.
+function pendingEntries(turn) {
+  return turn.move ? [...turn.entries, turn.move, ...(turn.pending ? [turn.pending] : [])] : turn.entries;
+}
 async function send(turn, entries) {
   const state = await api("/api/turn", { ...turn.params, entry: entries });
+  const more = entries.length > turn.entries.length;  // not a replay of the entries kept
   turn.entries = entries;
-  turn.pending = null;
+  if (more && entries[entries.length - 1] === turn.pending) turn.pending = null;  // taken
+  if (more) turn.move = null;
   ui.pstate = state;
   save();
   return state;
@@ -122,12 +128,13 @@ function playerMove(stop) {
     rolled = rerolled.length;
     entry = skull ? `reroll ${rerolled}` : `keep ${letters((x) => x.face !== SKULL && x.kept) || "nothing"}`;
   }
+  turn.move = entry;  // kept with the dice it rerolls until the server has taken both
+  if (!stop) pendingRoll(turn, rolled); else turn.pending = null;
+  save();
   return work(async () => {
-    const entries = [...turn.entries, entry];
-    if (!stop) entries.push(pendingRoll(turn, rolled));
-    await send(turn, entries);
+    await send(turn, pendingEntries(turn));
     await afterRoll(p);
-    ui.focus = ui.pstate.phase === "over" ? "practice-status" : null;
+    ui.focus = p.turn ? null : "practice-status";  // the move ended the turn: its result
   });
 }
 // The turn over: the totals moved as the rules say (the server's), the player's grades kept.
@@ -249,8 +256,12 @@ export function renderPractice() {
 }
 export function resumePractice() {  // a reload: the turn kept, replayed by the server
   const p = S.practice;
-  if (!p || !p.turn || !p.turn.entries.length) return;
-  work(async () => { await send(p.turn, p.turn.entries); if (ui.pstate.phase === "move") setTiles(); else await afterRoll(p); });
+  if (!p || !p.turn) return;
+  if (!p.turn.entries.length) { startTurn(); return; }  // its first roll, made and kept
+  work(async () => {
+    await send(p.turn, pendingEntries(p.turn));  // a move not yet answered: with its dice
+    if (ui.pstate.phase === "move") setTiles(); else await afterRoll(p);
+  });
 }
 export function practiceAction() {
   $("practice-next").addEventListener("click", startTurn);
