@@ -257,7 +257,7 @@ class Page:
         """Open the <details> whose summary starts with `summary` (after the mark of the
         player to play)."""
         for element in self.d.find_elements(self.By.TAG_NAME, "summary"):
-            if element.is_displayed() and self.text(element).removeprefix("▶ ").startswith(
+            if element.is_displayed() and self.text(element).removeprefix("● ").startswith(
                     summary):
                 self.d.execute_script("arguments[0].parentElement.open = true", element)
                 return
@@ -748,11 +748,12 @@ def test_the_end_of_a_game_declares_its_winner(page: Page, browser: Any) -> None
         browser.find_element(page.By.ID, "board-status"))
     # removing a player and a new game ask first
     page.open_details("Names and totals")
-    page.tap("Remove Player 2")
+    page.tap("Add a player")  # two players are the fewest: none of them can be removed
+    page.tap("Remove Player 3")
     assert page.text(browser.find_element(page.By.ID, "confirm-text")) == \
-        "Remove Player 2 and their total?"
+        "Remove Player 3 and their total?"
     page.tap("No")
-    assert page.button("Remove Player 2")
+    assert page.button("Remove Player 3")
     page.tap("New game: every total to 0")
     page.tap("Yes")
     assert page.text(browser.find_element(page.By.ID, "board-status")) == \
@@ -1200,3 +1201,63 @@ def test_practice_reuses_a_pending_reroll_after_a_reload(page: Page, browser: An
     practice = saved_practice(page)
     sent = (practice["turn"] or practice["log"][-1])["entries"]
     assert sent[len(entries) + 1:len(entries) + 2] == [pending], (sent, entries, pending)
+
+
+def test_the_scoreboard_is_for_2_to_5_players_and_marks_who_plays(
+        page: Page, browser: Any) -> None:
+    """Before: seven players could be added, and the player to play was marked ▶, the mark
+    of a folded section."""
+    summary = page.text(browser.find_element(page.By.ID, "board-summary"))
+    assert summary == "● Player 1 0 · Player 2 0", summary
+    page.open_details("Player 1")
+    assert "▶" not in page.text(page.region("Scoreboard"))
+    page.open_details("Names and totals")
+    assert not page.button("Remove Player 2", enabled=False).is_enabled()
+    for _ in range(3):
+        page.tap("Add a player")
+    assert not page.button("Add a player", enabled=False).is_enabled()
+    assert page.text(browser.find_element(page.By.ID, "players-note")) == \
+        "The game is for 2 to 5 players."
+    assert len(browser.find_elements(page.By.CSS_SELECTOR, "#players li")) == 5
+    assert page.button("Remove Player 5").is_enabled()
+    page.tap("Français")
+    assert page.text(browser.find_element(page.By.ID, "players-note")) == \
+        "La partie se joue de 2 à 5 joueurs."
+
+
+def test_the_winner_is_announced_with_a_new_game_at_hand(page: Page, browser: Any) -> None:
+    """Before: at the end of a game "New game" hid in the folded "Names and totals"."""
+    set_totals(page, [5900, 5000])
+    play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
+    page.tap("Add 1000 points to Player 1")
+    play_typed_turn(page, "No card", ["kkkmmmpp"], [])
+    page.tap("Add 0 points to Player 2")
+    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    assert status == "The game is over: Player 1 wins with 6900 points.", status
+    browser.execute_script("document.getElementById('edit-board').open = false")  # folded
+    page.tap("Start a new game")
+    page.tap("Yes")
+    assert page.text(browser.find_element(page.By.ID, "board-status")) == \
+        "Player 1 to play (0 points)."
+
+
+def test_200_percent_text_keeps_the_name_fields_wide(server: str, tmp_path: Path) -> None:
+    """Before: at 200 % text and 320 px, the name fields of "Names and totals" shrank to 0 px
+    under the totals."""
+    driver = _chromium(tmp_path / "profile", 320, 700)
+    try:
+        driver.execute_cdp_cmd("Page.setFontSizes", {"fontSizes": {"standard": 32,
+                                                                   "fixed": 26}})
+        page = Page(driver, server)
+        page.open(fresh=True)
+        page.open_details("Player 1")
+        page.open_details("Names and totals")
+        names = driver.find_elements(page.By.CSS_SELECTOR, "#player-fields input[type=text]"
+                                                           ":not([inputmode])")
+        assert len(names) == 2
+        font = float(driver.execute_script(
+            "return parseFloat(getComputedStyle(arguments[0]).fontSize)", names[0]))
+        for name in names:  # room for a name of ten letters, at least
+            assert rect(page, name)[2] >= 5 * font, (rect(page, name), font)
+    finally:
+        driver.quit()

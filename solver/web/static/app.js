@@ -10,7 +10,7 @@ import {
   players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
   variantParams, winFor, winGoal, work, worth,
 } from "./core.js";
-import { answerConfirm, boardStatus, fieldError, newGame, nextPlayer, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
+import { answerConfirm, boardStatus, fieldError, MOST_PLAYERS, newGame, nextPlayer, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
 import { practiceAction, renderPractice, resumePractice } from "./practice.js";
 import { WORDS } from "./words.js";
@@ -409,9 +409,10 @@ async function start() {
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));
   $("mode-practice").addEventListener("click", () => { S.mode = "practice"; save(); showError(null); renderAll(); });
   $("next-player").addEventListener("click", () => { resetTurn(); nextPlayer(); renderAll(); });
-  $("add-player").addEventListener("click", () => { players().push({ name: null, total: 0 }); S.game = null; save(); renderAll(); });
+  $("add-player").addEventListener("click", () => { if (players().length < MOST_PLAYERS) players().push({ name: null, total: 0 }); S.game = null; save(); renderAll(); });
   $("undo-score").addEventListener("click", undoScore);
   $("new-game").addEventListener("click", newGame);
+  $("new-game-over").addEventListener("click", newGame);
   $("confirm-yes").addEventListener("click", () => answerConfirm(true));
   $("confirm-no").addEventListener("click", () => answerConfirm(false));
   $("card").addEventListener("change", changed(() => { S.card = $("card").value || null; }));

@@ -7,6 +7,8 @@ import {
 } from "./core.js";
 
 const HISTORY = 20;  // scores that can be undone, one after the other
+export const FEWEST_PLAYERS = 2, MOST_PLAYERS = 5;  // the game is for 2 to 5 (RULES.md)
+const NOW = "● ";  // the player to play (not ▶, which looks like the fold of a <details>)
 
 // ui.confirm: a question awaiting the player's answer ({text, yes}).
 export function ask(text, yes) { ui.confirm = { text, yes }; hooks.render(); $("confirm-yes").focus(); }
@@ -55,18 +57,22 @@ export function renderBoard() {
   const box = $("board-box");
   const fold = folded ? "folded" : g.over ? "over" : "free";
   if (box.dataset.fold !== fold) { if (fold !== "free") box.open = fold === "over"; box.dataset.fold = fold; }
-  say("board-summary", ps.map((p, i) => `${i === S.current ? "▶ " : ""}${playerName(i)} ${p.total}`).join(" · "));
+  say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}`).join(" · "));
   $("players").replaceChildren(...ps.map((p, i) => {
     const now = i === S.current;
     const won = g.over && g.winners.includes(i);
     const b = el("button", { type: "button", "aria-current": String(now), "aria-label": t(W.playerRow(playerName(i), p.total, now, won)) },
-      el("span", { text: (now ? "▶ " : "") + (won ? "★ " : "") + playerName(i) }), el("span", { text: String(p.total) }));
+      el("span", { text: (now ? NOW : "") + (won ? "★ " : "") + playerName(i) }), el("span", { text: String(p.total) }));
     b.addEventListener("click", () => { S.current = i; S.last = null; save(); hooks.render(); });
     return el("li", {}, b);
   }));
   $("undo-score").hidden = !S.history.length;
   if (S.history.length) $("undo-score").textContent = t(W.undoScore);
   $("next-player").hidden = !!g.over;
+  $("new-game-over").hidden = !g.over;  // where the winner is announced
+  $("add-player").disabled = ps.length >= MOST_PLAYERS;
+  say("players-note", ps.length >= MOST_PLAYERS ? W.playersRange(FEWEST_PLAYERS, MOST_PLAYERS) : "");
+  $("players-note").hidden = ps.length < MOST_PLAYERS;
   // the fields are rebuilt only when the players or the language change, so that typing a
   // total and moving on (Tab) keeps the focus where it goes
   const fields = $("player-fields");
@@ -77,6 +83,7 @@ export function renderBoard() {
       if (name !== document.activeElement) name.value = ps[i].name || "";
       if (total !== document.activeElement) total.value = String(ps[i].total);
       row.querySelector("button").setAttribute("aria-label", W.remove(playerName(i)));
+      row.querySelector("button").disabled = ps.length <= FEWEST_PLAYERS;
     });
     return;
   }
@@ -90,7 +97,7 @@ export function renderBoard() {
       if (n === null) { fieldError("board", W.badTotal(total.value, META.unit)); total.setAttribute("aria-invalid", "true"); return; }
       p.total = n; S.game = null; S.last = null; save(); hooks.render();
     });
-    const remove = el("button", { type: "button", text: "✕", "aria-label": W.remove(playerName(i)), disabled: ps.length <= 1 });
+    const remove = el("button", { type: "button", text: "✕", "aria-label": W.remove(playerName(i)), disabled: ps.length <= FEWEST_PLAYERS });
     remove.addEventListener("click", () => ask(W.confirmRemove(playerName(i)), () => {
       ps.splice(i, 1); S.game = null; S.history = []; S.last = null; save();
     }));
