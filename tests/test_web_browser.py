@@ -82,13 +82,10 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`sabords serve` on a free port, answering (its default tables read), with a cache
-    directory of its own (the practice game's small target is solved there)."""
-    _need_browser()
+def start_server(cache: Path) -> tuple[subprocess.Popen[str], str]:
+    """`sabords serve` on a free port with the cache directory `cache`, once it answers: the
+    process and the page's address."""
     port = _free_port()
-    cache = tmp_path_factory.mktemp("web-cache")
     env = {**os.environ, "SABORDS_CACHE_DIR": str(cache),
            "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", "")}
     if not env["NUMBA_CACHE_DIR"]:
@@ -97,24 +94,36 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level", "warning"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(url + "api/health", timeout=2) as response:
+                if response.status == 200:
+                    return process, url
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop_server(process)
+            pytest.fail("`sabords serve` did not answer")
+        time.sleep(0.2)
+
+
+def stop_server(process: subprocess.Popen[str]) -> None:
+    stop_process(process)
+    if process.stdout:
+        process.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`sabords serve` on a free port, answering (its default tables read), with a cache
+    directory of its own (the practice game's small target is solved there)."""
+    _need_browser()
+    process, url = start_server(tmp_path_factory.mktemp("web-cache"))
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(url + "api/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                out = process.stdout.read() if process.stdout else ""
-                pytest.fail(f"`sabords serve` did not answer: {out[-2000:]}")
-            time.sleep(0.2)
         yield url
     finally:
-        stop_process(process)
-        if process.stdout:
-            process.stdout.close()
+        stop_server(process)
 
 
 def _chromium(profile: Path, width: int, height: int) -> Any:
@@ -412,7 +421,7 @@ def french_typography(text: str) -> list[str]:
 
     bad = []
     for m in re.finditer(r"(.)([:;?!%])(?=[\s).,»]|$)", text, flags=re.M):
-        if m.group(1) != NBSP:
+        if m.group(1) not in (NBSP, "("):  # "(% de chances…)": a unit, not a number
             bad.append(text[max(0, m.start() - 20): m.end() + 5])
     return bad
 
@@ -1261,3 +1270,98 @@ def test_200_percent_text_keeps_the_name_fields_wide(server: str, tmp_path: Path
             assert rect(page, name)[2] >= 5 * font, (rect(page, name), font)
     finally:
         driver.quit()
+
+
+# -- French typography, and the server unreachable ----------------------------------------------
+
+
+def test_french_plurals_minus_signs_and_the_rules_colon(page: Page, browser: Any) -> None:
+    """Before: "1 dés sur 8", "Les 1 étapes", "en 1 tours", "Règles:" without its space,
+    "-500" with a hyphen, "( % de chances…)" with a space for a missing number, and "9 singes"
+    answered "Ces dés ne se lisent pas" instead of the count of dice."""
+    page.tap("Français")
+    region = page.region("Lancer 1 : les 8 dés".replace(" :", f"{NBSP}:"))
+    page.tap(f"singes{NBSP}: 0, en ajouter un")
+    assert f"1 dé sur 8" in page.text(region)
+    summary = next(e for e in browser.find_elements(page.By.TAG_NAME, "summary")
+                   if page.text(e).startswith("Règles"))
+    assert page.text(summary) == f"Règles{NBSP}: règles par défaut"
+    words = browser.execute_async_script(
+        "const done = arguments[0]; import('/words.js').then((m) => done(["
+        "m.WORDS.fr.waiting(1), m.WORDS.fr.needStanding(1000, 1, 10, 0),"
+        "m.WORDS.fr.needOver(1000, 1, 1), m.typo('Total perdu (% de chances de gagner)'),"
+        "m.WORDS.en.waiting(1), m.WORDS.en.needOver(1000, 1, 1)]))")
+    assert words == [
+        "L'étape de ce tour est gardée : elle sera rejouée quand le serveur répondra.",
+        "1000 points nécessaires : atteints 0 fois en 1 tour (10 en tout).",
+        "L'entraînement est fini : 1000 points atteints 1 fois en 1 tour.",
+        "Total perdu (% de chances de gagner)",
+        "This turn's entry is kept: it is replayed when the server answers.",
+        "The practice is over: 1000 points reached in 1 of 1 turn."]
+    # "9 singes": more dice than the game has
+    page.tap(f"singes{NBSP}: 1, en retirer un")
+    start_turn(page, "Pirate (capitaine)", "fr")
+    typed = browser.find_element(page.By.ID, "typed")
+    page.type(typed, "9 singes")
+    page.tap("Lire")
+    assert page.error_beside(typed) == (f"«{NBSP}9 singes{NBSP}» compte plus de dés que le jeu "
+                                        f"n'en a{NBSP}: 8 au plus.")
+    # a lost battle: −500, with a minus sign
+    page.choose("Carte", f"Bateau pirate{NBSP}: 3 sabres, 500")
+    page.type(typed, "kkkmmppc")
+    page.tap("Lire")
+    turn = page.text(page.region("Ce tour"))
+    assert f"Tour fini{NBSP}: perdu, \u2212500 points." in turn, turn
+    assert "-500" not in page.body()
+    assert french_typography(page.body()) == []
+
+
+def test_the_server_down_with_the_network_up_is_said(
+        browser: Any, tmp_path: Path) -> None:
+    """The page open, then its server stopped (the device still online): the answer that
+    does not come says the server does not answer, not "no connection?". Before: "No answer
+    from the server (no connection?)"."""
+    _need_browser()
+    process, url = start_server(tmp_path / "cache")
+    try:
+        page = Page(browser, url)
+        page.offline(False)
+        page.open(fresh=True)
+        start_turn(page)
+        enter_dice(page, "kmmmpscc", FACES_EN)
+    finally:
+        stop_server(process)
+    page.tap("Advise")
+    assert page.text(browser.find_element(page.By.ID, "error")) == \
+        "The server does not answer (stopped, or out of reach): nothing was recorded."
+    assert page.button("Retry")
+
+
+def test_win_is_offered_only_where_the_server_has_its_game(page: Page, browser: Any) -> None:
+    """Three players at target 5000: the server has no such table and never solves a game of
+    three, so Win is greyed out and the page says for which numbers of players it is computed
+    with these rules; the rules summary is in words, in English and in French. Before: Win was
+    offered, then failed with a retry that could never succeed; the summary said
+    "target=5000"."""
+    page.open_details("Player 1")
+    page.tap("Add a player")
+    assert browser.find_element(page.By.ID, "obj-win").is_enabled()  # the default rules
+    page.open_details("Rules")
+    page.type(page.field("Target"), "5000")
+    assert not browser.find_element(page.By.ID, "obj-win").is_enabled()
+    note = page.text(browser.find_element(page.By.ID, "many-players"))
+    assert note.startswith("With these rules, winning is computed here for 2 players, not 3:"), \
+        note
+    assert page.text(browser.find_element(page.By.ID, "rules-summary")) == "Target 5000"
+    page.tap("Français")
+    note = page.text(browser.find_element(page.By.ID, "many-players"))
+    assert note.startswith(f"Avec ces règles, la victoire se calcule ici pour 2 joueurs, pas 3"
+                           f"{NBSP}:"), note
+    page.until(lambda: page.text(browser.find_element(page.By.ID, "rules-summary"))
+               == "Objectif 5000", "the rules in French")
+    # two players: the game of target 5000 is solved on demand, Win is offered
+    page.open_details("Joueur 1")
+    page.open_details("Noms et totaux")
+    page.tap("Retirer Joueur 3")
+    page.tap("Oui")
+    assert browser.find_element(page.By.ID, "obj-win").is_enabled()

@@ -8,7 +8,7 @@ import {
   $, FACES, META, S, SHOWN, W, api, capital, cardMeta, cardName, clearFieldErrors, diceWords, el, guardTaps,
   goalParams, hooks, inNotation, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
   players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
-  variantParams, winFor, winGoal, work, worth,
+  rulesWords, variantParams, winCounts, winFor, winGoal, work, worth,
 } from "./core.js";
 import { answerConfirm, boardStatus, fieldError, MOST_PLAYERS, newGame, nextPlayer, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
@@ -29,7 +29,7 @@ function renderObjective() {
   $("need-field").hidden = S.objective !== "need";
   if ($("need") !== document.activeElement && !$("need").getAttribute("aria-invalid")) $("need").value = String(S.need);
   $("win-field").hidden = S.objective !== "win";
-  const note = over ? W.winOver : !winFor(ps.length) ? W.winPlayers(ps.length, META.win_players || []) : "";
+  const note = over ? W.winOver : !winFor(ps.length) ? W.winPlayers(ps.length, winCounts(), Object.keys(S.variants).length > 0) : "";
   say("many-players", note);
   $("many-players").hidden = !note;
   // what the rules make of the scoreboard (the final turn, what beats the leader): the server's
@@ -98,9 +98,9 @@ function renderVariants() {
 async function updateRules() {
   try {
     const r = await api("/api/rules", { variant: variantParams() });
-    say("rules-summary", r.description === "default rules" ? W.defaultRules : r.description);
+    say("rules-summary", rulesWords());
     say("rules-hash", W.rulesHash(r.rules_hash));
-  } catch (e) { say("rules-summary", variantParams().join(", ") || W.defaultRules); }
+  } catch (e) { say("rules-summary", rulesWords()); }
 }
 
 // -- the dice pads ----------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ function renderAdvice(a, where) {
     const text = W.notes[n.code];
     return el("li", { text: t(text === undefined ? n.text : typeof text === "function" ? text(diceWords(n.keep)) : text) });
   }));
-  say("rules-line", W.rulesLine(Object.keys(S.variants).length ? variantParams().join(", ") : W.defaultRules));
+  say("rules-line", W.rulesLine(rulesWords()));
   say("answer-hash", W.rulesHash(a.rules_hash));
   const options = a.options || [];
   const canTake = !!(S.turn && ui.state && ui.state.phase === "move");
@@ -270,9 +270,20 @@ function go() {
   if (midTurn()) { adviseOnce(total(ui.pad) ? padLetters() : $("typed").value.trim()); return; }
   enterDice(padLetters());
 }
+// Typed dice that count a face more times than the game has dice ("9 singes"): the page says
+// so itself (no notation has a die count above the number of dice).
+function tooManyDice(text) {
+  const most = Math.max(0, ...Array.from(text.matchAll(/\d+/g), (m) => Number(m[0])));
+  if (most <= META.dice) return false;
+  fieldError("dice", W.tooManyDice(text, META.dice));
+  $("typed").setAttribute("aria-invalid", "true");
+  return true;
+}
 function typedDice() {
   const text = $("typed").value.trim();
   if (!text) return;
+  clearFieldErrors();
+  if (tooManyDice(text)) return;
   if (midTurn()) { adviseOnce(text); return; }
   enterDice(text);
 }
@@ -387,14 +398,16 @@ hooks.render = renderAll;
 function setLang(lang) { S.lang = lang; setWords(lang); save(); applyWords(); renderAll(); updateRules(); }
 function changed(update) { return () => { update(); save(); resetTurn(); renderAll(); }; }
 
+let serverDown = false;  // /api/meta did not answer though the device is online
 function offline(on) {
-  $("offline").hidden = !on;
-  if (on) say("offline", W.offlinePage);
+  $("offline").hidden = !(on || serverDown);
+  if (on) say("offline", W.offlinePage); else if (serverDown) say("offline", W.unreachablePage);
 }
 async function start() {
   guardTaps();
   let meta = null;
   try { const r = await fetch("/api/meta", { cache: "no-store" }); if (r.ok) meta = await r.json(); } catch (e) { /* offline */ }
+  serverDown = !meta && navigator.onLine !== false;
   if (meta) setMeta(meta); else { meta = savedMeta(); if (!meta) throw new Error(WORDS[(navigator.language || "en").slice(0, 2)] ? WORDS[(navigator.language || "en").slice(0, 2)].offlineFirst : WORDS.en.offlineFirst); setMeta(meta); }
   if (!S.lang) S.lang = (navigator.languages || [navigator.language || "en"]).find((l) => /^(fr|en)\b/i.test(l))?.slice(0, 2).toLowerCase() || "en";
   setWords(S.lang);

@@ -48,7 +48,7 @@ export function t(text) { return S.lang === "fr" ? typo(text) : text; }
 // -- numbers and dice in words -------------------------------------------------------------------
 
 export function num(x, digits) {
-  return x.toLocaleString(S.lang === "fr" ? "fr-FR" : "en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
+  return x.toLocaleString(S.lang === "fr" ? "fr-FR" : "en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).replace(/^[-\u2212]/, "\u2212");
 }
 export function pct(p, digits) { return num(100 * p, digits); }
 export function counts(letters) {
@@ -97,8 +97,8 @@ export async function api(path, params) {
   let response;
   try {
     response = await fetch(`${path}?${query(params || {})}`, { headers: { accept: "application/json", "accept-language": S.lang || "en" }, cache: "no-store" });
-  } catch (e) {
-    throw new ApiError(W.offline, { kind: "offline" });
+  } catch (e) {  // no answer at all: the device offline, or the server down or out of reach
+    throw new ApiError(navigator.onLine === false ? W.offline : W.unreachable, { kind: "offline" });
   }
   let body = null;
   try { body = await response.json(); } catch (e) { /* not JSON: a proxy's page */ }
@@ -293,7 +293,24 @@ export async function scores() {
   return ui.scores;
 }
 // Win for this many players: the server has their game (/api/meta's win_players).
-export function winFor(n) { return (META.win_players || []).includes(n); }
+// The default rules: /api/meta's win_players (the game tables on the server's disk, or solved on
+// demand). Other rules: the two-player game up to max_game_target, solved on demand; the server
+// never solves a game of three or more, and its tables are the default rules'.
+export function winCounts() {
+  if (!Object.keys(S.variants).length) return META.win_players || [];
+  const target = S.variants.target ?? META.variants.find((v) => v.name === "target").default;
+  const most = META.max_game_target;
+  return most !== null && most !== undefined && target <= most ? [2] : [];
+}
+export function winFor(n) { return winCounts().includes(n); }
+// The variants chosen, in the player's words ("Target 5000"), or the default rules.
+export function rulesWords() {
+  const items = Object.entries(S.variants).map(([k, v]) => {
+    const name = W.variantNames[k] || k;
+    return typeof v === "number" ? `${name} ${v}` : `${name}${W.colon}${W.values[String(v)] || String(v)}`;
+  });
+  return items.length ? items.join("; ") : W.defaultRules;
+}
 // The goal of playing to win from the scoreboard: my total, the others' in seat order after me.
 export function winGoal(board) {
   const ps = players();
