@@ -29,7 +29,7 @@ function renderObjective() {
   $("need-field").hidden = S.objective !== "need";
   if ($("need") !== document.activeElement && !$("need").getAttribute("aria-invalid")) $("need").value = String(S.need);
   $("win-field").hidden = S.objective !== "win";
-  const note = over ? W.winOver : !winFor(ps.length) ? W.winPlayers(ps.length, winCounts(), Object.keys(S.variants).length > 0) : "";
+  const note = over ? W.winOver : !winFor(ps.length) ? (winCounts().length || !Object.keys(S.variants).length ? W.winPlayers(ps.length, winCounts(), Object.keys(S.variants).length > 0) : W.winTarget(META.max_game_target)) : "";
   say("many-players", note);
   $("many-players").hidden = !note;
   // what the rules make of the scoreboard (the final turn, what beats the leader): the server's
