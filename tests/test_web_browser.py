@@ -1199,6 +1199,10 @@ def test_practice_reuses_a_pending_reroll_after_a_reload(page: Page, browser: An
     move, and the same move rolled new dice."""
     page.tap("Practice")
     practice_to_my_move(page)
+    keep = next(b for b in page.region("Practice").find_elements(
+        page.By.CSS_SELECTOR, "#tiles button") if b.accessible_name.endswith(", rerolled"))
+    keep.click()  # one die kept, the others rerolled
+    page.idle()
     page.offline(True)
     try:
         page.tap("Reroll the others")

@@ -259,7 +259,13 @@ export function resumePractice() {  // a reload: the turn kept, replayed by the 
   if (!p || !p.turn) return;
   if (!p.turn.entries.length) { startTurn(); return; }  // its first roll, made and kept
   work(async () => {
-    await send(p.turn, pendingEntries(p.turn));  // a move not yet answered: with its dice
+    try {
+      await send(p.turn, pendingEntries(p.turn));  // a move not yet answered: with its dice
+    } catch (e) {  // the move refused (not a failed request): the turn as it was, to move again
+      if (!p.turn.move || ["offline", "busy", "http", "internal"].includes(e.kind)) throw e;
+      p.turn.move = null; p.turn.pending = null; save();
+      await send(p.turn, p.turn.entries);
+    }
     if (ui.pstate.phase === "move") setTiles(); else await afterRoll(p);
   });
 }
