@@ -321,7 +321,8 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
             if repeat > NUM_DICE:
                 raise DiceNotationError(
                     f"count {quote(word)} in {shown} is more than {NUM_DICE} dice: expected "
-                    f"{expected}")
+                    f"{expected}", kind="count_over",
+                    values={"dice": text, "count": word, "most": NUM_DICE})
             continue
         if word in FACE_WORDS:
             read = [FACE_WORDS[word]]

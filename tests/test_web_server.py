@@ -359,6 +359,20 @@ def test_ties_trigger_gives_a_tie_to_whoever_reached_the_target_first() -> None:
         points=1400).winners == [1, 2]
 
 
+@pytest.mark.parametrize(("dice", "kind", "french"), [
+    ("9 singes", "count_over", "« 9 singes » : le nombre 9 dépasse les 8 dés du jeu"),
+    ("k", "dice_count", "« k » compte 1 dé : il en faut 8"),
+    ("kkkkkkkkkk", "dice_count", "« kkkkkkkkkk » compte 10 dés : il en faut 8"),
+])
+def test_a_count_of_dice_is_said_in_french_with_its_plural(client: TestClient, dice: str,
+                                                          kind: str, french: str) -> None:
+    """Before: '9 singes' was "ces dés ne se lisent pas", 'k' "compte 1 dés"."""
+    got = client.get("/api/score", params=[("card", "none"), ("dice", dice)],
+                     headers={"Accept-Language": "fr"})
+    assert got.status_code == 422 and got.json()["kind"] == kind
+    assert got.json()["error"].replace(NBSP, " ") == french[0].upper() + french[1:]
+
+
 @pytest.mark.parametrize("total", ["100000000000000000000000", "100100", "-100"])
 def test_a_total_no_game_reaches_is_refused(client: TestClient, total: str) -> None:
     got = client.get("/api/scores", params=[("total", total), ("total", "0")])

@@ -103,6 +103,11 @@ def _variant(v: Mapping[str, Any]) -> str:
     return FRENCH_VARIANTS.get(name, name)
 
 
+def _dice(count: Any) -> str:
+    """``1 dé``, ``0 dé``, ``3 dés`` (French: the plural from 2)."""
+    return f"{count} dé" if count in (0, 1) else f"{count} dés"
+
+
 def _and(items: Any, word: str = "et") -> str:
     """``4900 et 1000``, ``1, 2 et 3``: a list as a French sentence says it."""
     parts = [str(x) for x in items] if isinstance(items, list | tuple) else [str(items)]
@@ -147,10 +152,12 @@ FRENCH: dict[str, Words] = {
     "qu'avec les règles dont il a les tables (les règles par défaut)",
     "host": lambda v, p: "cette adresse de serveur n'est pas permise",
     # the library's errors
-    "dice_count": lambda v, p: f"{_q(v.get('dice'))} compte {v.get('count')} dés : il en faut "
-    f"{v.get('expected')}",
-    "roll_count": lambda v, p: f"{_q(v.get('dice'))} compte {v.get('count')} dés : il faut les "
-    f"{v.get('rolled')} dés relancés, ou les {v.get('all')}",
+    "dice_count": lambda v, p: f"{_q(v.get('dice'))} compte {_dice(v.get('count'))} : il en "
+    f"faut {v.get('expected')}",
+    "roll_count": lambda v, p: f"{_q(v.get('dice'))} compte {_dice(v.get('count'))} : il faut "
+    f"les {v.get('rolled')} dés relancés, ou les {v.get('all')}",
+    "count_over": lambda v, p: f"{_q(v.get('dice'))} : le nombre {v.get('count')} dépasse les "
+    f"{v.get('most')} dés du jeu",
     "dice": lambda v, p: "ces dés ne se lisent pas : une lettre par dé (k m p s c d, ou m s p é "
     "o d en braille), ou des mots (« 3 singes 2 pièces »)",
     "stays_missing": lambda v, p: f"{_q(v.get('dice'))} ne montre pas les dés restés sur la "
