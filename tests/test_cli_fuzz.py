@@ -197,12 +197,41 @@ def test_a_count_in_any_unicode_digit_answers_0_or_2_never_a_traceback(
 
 # -- the environment: cache variables in process, encodings and streams in a fresh process ----
 
-UNUSABLE_CACHES = ["DIR/" + "a" * 300, "DIR/" + "/".join(["b" * 200] * 30), "DIR/loop"]
+UNUSABLE_CACHES = ["DIR/" + "a" * 300, "DIR/" + "/".join(["b" * 200] * 30), "DIR/loop",
+                   "FULL/cache"]
 CACHES = ["DIR", "FILE", "FILE/below", "relative-cache", "~/cache", "", "DIR/new/deep",
           *UNUSABLE_CACHES]
 """Values of SABORDS_CACHE_DIR: a directory, a file, a path through a file, relative, under
 the home, empty (the XDG rule then), a path still to create, a name and a path too long for
-the file system, a loop of symbolic links (issue 29)."""
+the file system, a loop of symbolic links, a full file system (issue 29; ``FULL``: a tmpfs
+of 16 KiB filled up, :func:`full_fs`)."""
+
+
+@pytest.fixture(scope="module")
+def full_fs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path | None]:
+    """A file system with no space left (a tmpfs of 16 KiB, filled): mounted as root, which CI
+    is; None where it cannot be (its cases are then skipped)."""
+    import os
+    import shutil
+    import subprocess
+
+    where = tmp_path_factory.mktemp("full")
+    if os.geteuid() != 0 or shutil.which("mount") is None or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(where)],
+            capture_output=True, check=False).returncode:
+        yield None
+        return
+    try:
+        try:
+            with open(where / "filler", "wb") as filler:
+                while True:
+                    filler.write(b"x" * 1024)
+                    filler.flush()
+        except OSError:  # ENOSPC: full
+            pass
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
 XDGS = [None, "relative", "DIR/xdg", "", "FILE"]
 HOMES = ["DIR", "", "relative"]
 
@@ -213,7 +242,7 @@ HOMES = ["DIR", "", "relative"]
 @given(data=st.data())
 def test_every_cache_setting_answers_0_or_2_never_a_traceback(
         command: str, given_cache: str | None, data: st.DataObject, fast_solves: None,
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full_fs: Path | None) -> None:
     """Whatever the cache variables say (issue 19: a file, a path through a file, a relative
     XDG_CACHE_HOME, a `~`, an empty HOME; issue 29: a name or a path too long for the file
     system, a loop of symbolic links, each in every run of its own), the command answers (a
@@ -224,7 +253,12 @@ def test_every_cache_setting_answers_0_or_2_never_a_traceback(
         (tmp_path / "loop").symlink_to(tmp_path / "loop-back")
         (tmp_path / "loop-back").symlink_to(tmp_path / "loop")
 
+    if given_cache is not None and given_cache.startswith("FULL") and full_fs is None:
+        pytest.skip("no full file system here (mounting a tmpfs needs root)")
+
     def place(value: str) -> str:
+        if value.startswith("FULL"):
+            return value.replace("FULL", str(full_fs)) if full_fs is not None else str(tmp_path)
         return value.replace("DIR", str(tmp_path)).replace("FILE", str(tmp_path / "FILE"))
 
     args = data.draw(arguments(command, tmp_path), label="args")
