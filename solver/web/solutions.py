@@ -467,9 +467,9 @@ class Solutions:
                                    {**self.solver.last, "started": self.solver.started})}
 
     def close(self) -> None:
-        """Stop the solving process (the server stops)."""
+        """Stop the solving process, a solve it runs included (the server stops)."""
         if self.solver is not None:
-            self.solver.close()
+            self.solver.close(now=True)
 
 
 __all__ = ["ENV_PREFIX", "Abandoned", "GameTooLarge", "Settings", "SolveQueue", "SolveRefused",

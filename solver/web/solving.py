@@ -135,12 +135,19 @@ class SolverProcess:
         data = self._run(_game_bytes, rules)
         return unpack_game(data, rules, source="the server's solving process")
 
-    def close(self) -> None:
-        """Stop the process (a new one starts at the next solve)."""
+    def close(self, *, now: bool = False) -> None:
+        """Stop the process (a new one starts at the next solve); `now`: without waiting for a
+        solve it is running (the server stops)."""
         with self._lock:
             pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
+        if pool is None:
+            return
+        if now:
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+        pool.shutdown(wait=True)
 
 
 __all__ = ["KEEP_MB", "NICENESS", "SolverProcess", "SolverStopped"]
