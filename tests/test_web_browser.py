@@ -88,17 +88,17 @@ def _free_port() -> int:
         return port
 
 
-def start_server(cache: Path) -> tuple[subprocess.Popen[str], str]:
-    """`sabords serve` on a free port with the cache directory `cache`, once it answers: the
-    process and the page's address."""
+def start_server(cache: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    """`sabords serve` on a free port with the cache directory `cache` (and `args`), once it
+    answers: the process and the page's address."""
     port = _free_port()
     env = {**os.environ, "SABORDS_CACHE_DIR": str(cache),
            "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", "")}
     if not env["NUMBA_CACHE_DIR"]:
         del env["NUMBA_CACHE_DIR"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level", "warning"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level", "warning",
+         *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 90
     while True:
@@ -1354,6 +1354,28 @@ def test_the_server_down_with_the_network_up_is_said(
     assert page.text(browser.find_element(page.By.ID, "error")) == \
         "The server does not answer (stopped, or out of reach): nothing was recorded."
     assert page.button("Retry")
+
+
+def test_a_server_that_solves_nothing_offers_win_only_for_its_tables(
+        browser: Any, tmp_path: Path) -> None:
+    """`sabords serve --solve-on-demand off`: two players at target 5000 have no table there
+    and none is made, so Win is greyed out and the page says why. Before: /api/meta gave the
+    largest target solved on demand even with solves off, and Win was offered, then refused."""
+    _need_browser()
+    process, url = start_server(tmp_path / "cache", "--solve-on-demand", "off")
+    try:
+        page = Page(browser, url)
+        page.offline(False)
+        page.open(fresh=True)
+        assert browser.find_element(page.By.ID, "obj-win").is_enabled()  # the default rules
+        page.open_details("Rules")
+        page.type(page.field("Target"), "5000")
+        assert not browser.find_element(page.By.ID, "obj-win").is_enabled()
+        note = page.text(browser.find_element(page.By.ID, "many-players"))
+        assert note.startswith("This server solves no game on demand, and has no table for "
+                               "these rules"), note
+    finally:
+        stop_server(process)
 
 
 def test_win_is_offered_only_where_the_server_has_its_game(page: Page, browser: Any) -> None:

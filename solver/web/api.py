@@ -278,7 +278,7 @@ def meta(win_players: list[int] | None = None,
     sizes of the game (the dice, the points' unit, the largest target), and what this server
     answers: `win_players`, the numbers of players whose game it has for the default rules
     (Win is offered for a scoreboard of that many), `max_game_target`, the largest target whose
-    game it solves on demand."""
+    game it solves on demand (None: it solves none, ``--solve-on-demand off``)."""
     from .. import __version__
     from ..dice import BRAILLE_LETTERS, DEFAULT_LETTERS
     from ..notation import braille_card_name

@@ -233,7 +233,8 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
     limits = limits if limits is not None else Limits()
     solutions = Solutions(settings)
     assets = _assets()
-    meta = api.dumps(api.meta(solutions.win_players(), settings.max_game_target))
+    meta = api.dumps(api.meta(solutions.win_players(), settings.max_game_target
+                              if settings.solve_on_demand else None))
     spec = api.dumps(openapi())
 
     def endpoint_route(endpoint: Endpoint) -> Route:
