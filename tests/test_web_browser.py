@@ -1187,7 +1187,7 @@ def test_practice_when_the_players_move_ends_the_turn(page: Page, browser: Any) 
     """Before: "Cannot read properties of null (reading 'phase')", a raw English JavaScript
     error, whenever the player's own move ended the turn."""
     page.tap("Practice")
-    for _ in range(6):  # a few turns of the player's, each to its end
+    for _ in range(2):  # two turns of the player's, each ended by the player's own move
         if not practice_to_my_move(page, may_end=True):  # the random dice ended the game
             break
         turns = len(saved_practice(page)["log"])
