@@ -460,6 +460,18 @@ def bench_web(repeat: int) -> list[Figure]:
                target=web.NEW_VARIANTS_P95, note=note),
         Figure("new variants under load: server's peak memory", v["peak_mb"], "MB"),
     ]
+    g = web.game_solves_load()
+    note = (f"{web.GAME_CLIENTS} clients asking new games ({g['solved']} solved, "
+            f"{g['refused']} answered 429), {web.CLIENTS} asking points, "
+            f"{web.GAME_SECONDS:.0f} s")
+    figures += [
+        Figure("new games under load: points p95 latency", g["p95"], "ms",
+               target=web.NEW_VARIANTS_P95, note=note),
+        Figure("new games under load: the longest game answer", g["longest_solve_s"], "s"),
+        Figure("new games under load: server's peak memory", g["server_peak_mb"], "MB"),
+        Figure("new games under load: peak memory with the solving process", g["tree_peak_mb"],
+               "MB"),
+    ]
     return figures
 
 
