@@ -249,6 +249,20 @@ def _peak_mb(pid: int) -> float:
     return float("nan")
 
 
+def _points_client(port: int, seed: str, stop_at: float, latencies: list[float]) -> None:
+    """A client asking points queries of the default rules until `stop_at`, one after the
+    other on a keep-alive connection; every answer must be a 200 (its latency appended)."""
+    rng = random.Random(seed)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    while time.perf_counter() < stop_at:
+        start = time.perf_counter()
+        status, body = _get(conn, "/api/advise", points_query(rng))
+        if status != 200:
+            raise RuntimeError(f"a points query answered {status}: {body[:120]!r}")
+        latencies.append(time.perf_counter() - start)
+    conn.close()
+
+
 def new_variants_load(seconds: float = SECONDS) -> dict[str, Any]:
     """The points queries' latency while :data:`CLIENTS` clients ask for new variants
     (module docstring)."""
@@ -273,19 +287,10 @@ def new_variants_load(seconds: float = SECONDS) -> dict[str, Any]:
                         time.sleep(0.05)
                 conn.close()
 
-            def points(i: int) -> None:
-                rng = random.Random(f"bench web points under load {i}")
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-                while time.perf_counter() < stop_at:
-                    start = time.perf_counter()
-                    status, body = _get(conn, "/api/advise", points_query(rng))
-                    if status != 200:
-                        raise RuntimeError(f"a points query answered {status}: {body[:120]!r}")
-                    latencies.append(time.perf_counter() - start)
-                conn.close()
-
             threads = [threading.Thread(target=variants, args=(i,)) for i in range(CLIENTS)]
-            threads += [threading.Thread(target=points, args=(i,)) for i in range(POINT_CLIENTS)]
+            threads += [threading.Thread(target=_points_client, args=(
+                port, f"bench web points under load {i}", stop_at, latencies))
+                for i in range(POINT_CLIENTS)]
             for t in threads:
                 t.start()
             for t in threads:
@@ -373,21 +378,12 @@ def game_solves_load(seconds: float = GAME_SECONDS) -> dict[str, Any]:
                         time.sleep(0.5)
                 conn.close()
 
-            def points(i: int) -> None:
-                rng = random.Random(f"bench web points under games {i}")
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-                while time.perf_counter() < stop_at:
-                    start = time.perf_counter()
-                    status, body = _get(conn, "/api/advise", points_query(rng))
-                    if status != 200:
-                        raise RuntimeError(f"a points query answered {status}: {body[:120]!r}")
-                    latencies.append(time.perf_counter() - start)
-                conn.close()
-
             sampler = threading.Thread(target=sample)
             sampler.start()
             threads = [threading.Thread(target=games, args=(i,)) for i in range(GAME_CLIENTS)]
-            threads += [threading.Thread(target=points, args=(i,)) for i in range(CLIENTS)]
+            threads += [threading.Thread(target=_points_client, args=(
+                port, f"bench web points under games {i}", stop_at, latencies))
+                for i in range(CLIENTS)]
             for t in threads:
                 t.start()
             for t in threads:
