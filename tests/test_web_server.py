@@ -156,18 +156,25 @@ def test_every_bad_query_is_answered_in_french(client: TestClient) -> None:
 # -- solves on demand, bounded -----------------------------------------------------------------
 
 
-def test_the_queue_of_solves_refuses_beyond_its_length() -> None:
-    queue = SolveQueue(1, 1, first_guess=30.0)
+def _blocked_solve(queue: SolveQueue, cost: float | None = None
+                   ) -> tuple[threading.Thread, threading.Event]:
+    """A solve running in `queue` (a thread) until the event returned is set."""
     gate, started = threading.Event(), threading.Event()
 
     def slow() -> int:
         started.set()
-        gate.wait(10)
+        gate.wait(20)
         return 1
 
-    running = threading.Thread(target=queue.run, args=(slow,))
+    running = threading.Thread(target=queue.run, args=(slow, cost))
     running.start()
-    started.wait(5)
+    assert started.wait(5)
+    return running, gate
+
+
+def test_the_queue_of_solves_refuses_beyond_its_length() -> None:
+    queue = SolveQueue(1, 1, first_guess=30.0)
+    running, gate = _blocked_solve(queue)
     waiting = threading.Thread(target=queue.run, args=(lambda: 2,))
     waiting.start()
     time.sleep(0.05)
@@ -499,16 +506,7 @@ def test_sixteen_clients_asking_new_variants_get_answers_or_429(tmp_path: Path) 
 def test_a_solve_that_would_wait_too_long_is_refused_at_once() -> None:
     """Before: a solve waited behind every solve of the queue, however long they took."""
     queue = SolveQueue(1, 4, first_guess=1.0, max_wait=10.0)
-    gate, started = threading.Event(), threading.Event()
-
-    def slow() -> int:
-        started.set()
-        gate.wait(20)
-        return 1
-
-    running = threading.Thread(target=queue.run, args=(slow, 30.0))  # a game of 30 s
-    running.start()
-    assert started.wait(5)
+    running, gate = _blocked_solve(queue, 30.0)  # a game of 30 s
     with pytest.raises(SolverBusy) as refused:
         queue.run(lambda: 2, 1.0)
     assert 20 <= refused.value.retry_after <= 30  # what the running solve still expects
@@ -522,17 +520,8 @@ def test_a_solve_nobody_waits_for_any_more_is_not_started() -> None:
     from solver.web.solutions import Abandoned, answering
 
     queue = SolveQueue(1, 4, first_guess=1.0)
-    gate, started = threading.Event(), threading.Event()
     made: list[int] = []
-
-    def slow() -> int:
-        started.set()
-        gate.wait(20)
-        return 1
-
-    running = threading.Thread(target=queue.run, args=(slow,))
-    running.start()
-    assert started.wait(5)
+    running, gate = _blocked_solve(queue)
     gone = threading.Event()
     outcome: list[BaseException] = []
 
