@@ -100,6 +100,7 @@ class SolverProcess:
         """The process of the last solve: its ``pid`` and ``nice``."""
         self.started = 0
         """Processes started so far."""
+        self._busy = 0
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -110,11 +111,14 @@ class SolverProcess:
             return self._pool
 
     def _run(self, fn: Any, *args: Any) -> bytes:
+        self._busy += 1
         try:
             data, who = self._executor().submit(fn, *args).result()
         except BrokenProcessPool:  # killed (out of memory, a signal): the next solve restarts
             self.close()
             raise SolverStopped() from None
+        finally:
+            self._busy -= 1
         self.last = who
         if who.get("rss_mb", 0) > KEEP_MB:  # a large solve's memory: given back
             self.close()
@@ -142,7 +146,7 @@ class SolverProcess:
             pool, self._pool = self._pool, None
         if pool is None:
             return
-        if now:
+        if now and self._busy:  # a solve running: ended (an idle process stops by itself)
             processes = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
             for process in processes:
