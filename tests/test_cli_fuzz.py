@@ -43,6 +43,9 @@ TEXT = st.sampled_from(["", "-", "--", "x", "é", "-1", "help", "--bogus", "k" *
 
 DIR = "DIR"
 """Replaced by a temporary directory (or a file in it, or a path that does not exist)."""
+SILENT = "SILENT"
+"""Replaced by the address of a port that accepts and never answers (:func:`silent`): a
+scheduler that hangs (issue 29)."""
 
 OPTIONS: dict[str, dict[str, list[str] | None]] = {
     "score": {"--chest": DICE, "--first": None, "--variant": VARIANTS,
@@ -67,7 +70,8 @@ OPTIONS: dict[str, dict[str, list[str] | None]] = {
     "solve-game": {"--variant": VARIANTS, "--out": [DIR], "--workers": ["0", "1", "999", "-1"],
                    "--block": ["64", "10", "4096"], "--resume": None,
                    "--scheduler": ["tcp://127.0.0.1:99999", "inproc://x", "tcp://256.1.1.1:1",
-                                   "", "tcp://:1", "http://127.0.0.1:8000"]},
+                                   "", "tcp://:1", "http://127.0.0.1:8000", SILENT],
+                   "--players": ["2", "3", "6", "x"]},
     "game": {"--games": ["1", "2", "0", "-3", "10000000", "x"],
              "--policies": ["win,points", "points,greedy", "win", "a,b,c", ",", "points,bold"],
              "--seed": NUMBERS, "--variant": VARIANTS, "--game-tables": [DIR], "--json": None},
@@ -122,13 +126,59 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(tables, "build_table", build_table)
     monkeypatch.setattr(tables, "build_tables", build_tables)
     monkeypatch.setattr(solver.game, "solve_game", solve_game)
+
+    def solve_nplayer(rules: Rules, players: int, *args: Any, **kwargs: Any) -> Any:
+        raise StaleTableError("not solved in the fuzz", table="game", path="fuzz", rules=rules)
+
+    import contextlib
+
+    import solver.game.cluster as cluster
+    import solver.game.nsolve as nsolve
+
+    monkeypatch.setattr(nsolve, "solve_nplayer", solve_nplayer)  # three players: no solve
+    monkeypatch.setattr(cluster, "local_cluster", lambda workers: contextlib.nullcontext(None))
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 0.3)  # a silent scheduler, given up on
     with tempfile.TemporaryDirectory() as cache:
         monkeypatch.setenv("SABORDS_CACHE_DIR", cache)
         yield
 
 
+@pytest.fixture(scope="module")
+def silent() -> Iterator[str]:
+    """A port of loopback that accepts connections and never answers, while the module runs:
+    its address."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    server.settimeout(0.1)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        server.close()
+
+
 @st.composite
-def arguments(draw: st.DrawFn, command: str, directory: Path) -> list[str]:
+def arguments(draw: st.DrawFn, command: str, directory: Path,
+              silent: str = "tcp://127.0.0.1:9") -> list[str]:
     options = OPTIONS[command]
     tokens: list[str] = []
     for values in POSITIONAL.get(command, []):
@@ -146,7 +196,7 @@ def arguments(draw: st.DrawFn, command: str, directory: Path) -> list[str]:
             tokens.append(draw(st.sampled_from(values)))
     place = {DIR: str(directory), "FILE": str(directory / "file")}
     where = draw(st.sampled_from([DIR, "FILE", "/nonexistent/x"]))
-    return [command, *(place.get(where, where) if t == DIR else t
+    return [command, *(place.get(where, where) if t == DIR else silent if t == SILENT else t
                        for t in SAFE_DEFAULTS.get(command, []) + tokens)]
 
 
@@ -155,10 +205,11 @@ def arguments(draw: st.DrawFn, command: str, directory: Path) -> list[str]:
 @given(data=st.data())
 def test_every_command_answers_0_or_2_never_a_traceback(command: str, data: st.DataObject,
                                                         fast_solves: None, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        silent: str) -> None:
     monkeypatch.chdir(tmp_path)  # a relative path given as a value lands here
     (tmp_path / "file").write_text("a file, not a directory")
-    args = data.draw(arguments(command, tmp_path), label="args")
+    args = data.draw(arguments(command, tmp_path, silent), label="args")
     lines = data.draw(st.lists(st.sampled_from(TURN_LINES), max_size=6), label="stdin")
     result = run_sabords(*args, input="\n".join(lines) + "\n")  # raises what is a bug
     assert result.exit_code in (0, 2), (args, result.exit_code, result.stderr[-300:])
@@ -168,6 +219,18 @@ def test_every_command_answers_0_or_2_never_a_traceback(command: str, data: st.D
                   if line.startswith("sabords: error: ")]
         assert len(errors) == 1, result.stderr
         assert len(errors[0]) < 600
+
+
+@pytest.mark.parametrize("extra", [[], ["--workers", "1"], ["--resume"], ["--block", "64"]])
+def test_a_silent_scheduler_among_the_fuzzed_options_is_one_line(
+        extra: list[str], fast_solves: None, tmp_path: Path, silent: str) -> None:
+    """The fuzz's silent scheduler with three players, as the draws above may meet it: given
+    up on after the (shortened) time limit, one line and exit 2 (issue 29: it hung)."""
+    result = run_sabords("solve-game", "--players", "3", "--variant", "target=300",
+                         "--scheduler", silent, "--out", str(tmp_path), *extra)
+    assert result.exit_code == 2, (result.exit_code, result.stderr[-300:])
+    errors = [line for line in result.stderr.splitlines() if line.startswith("sabords: error")]
+    assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("command", ["score", "advise", "turn"])
