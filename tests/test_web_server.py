@@ -442,18 +442,8 @@ def test_sixteen_clients_asking_new_variants_get_answers_or_429(tmp_path: Path) 
     few seconds while another asks points queries of the default rules: every answer is a 200
     or a 429 with Retry-After, every points answer is a 200, the server solves one table at a
     time, its memory stays under :data:`MEMORY_BOUND_MB` and its cache under its bound."""
-    port = _free_port()
-    env = {**os.environ, "SABORDS_CACHE_DIR": str(tmp_path)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level", "warning",
-         "--solve-queue", "2", "--cache-mb", "1"], cwd=ROOT, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    server, base = _serving(tmp_path, "--solve-queue", "2", "--cache-mb", "1")
     try:
-        deadline = time.monotonic() + 60
-        while not _ready(base):
-            assert time.monotonic() < deadline and server.poll() is None, "no server"
-            time.sleep(0.2)
         switches = ["keep_one", "sorceress_rescue", "sorceress_alone", "card_skulls_block_chest",
                     "battle_swords_fill_chest"]
         variants = [[f"variant={s}=off" for k, s in enumerate(switches) if n >> k & 1]
@@ -578,17 +568,9 @@ def test_tables_are_solved_in_a_process_of_lower_priority(monkeypatch: pytest.Mo
 def test_a_client_that_leaves_while_its_solve_waits_starts_no_solve(tmp_path: Path) -> None:
     """A real server: one client's game solve runs; a second asks for a turn table and hangs
     up at once: its solve is never started, and nothing of it is written."""
-    port = _free_port()
-    env = {**os.environ, "SABORDS_CACHE_DIR": str(tmp_path)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level",
-         "warning"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    server, base = _serving(tmp_path)
+    port = int(base.rsplit(":", 1)[1])
     try:
-        deadline = time.monotonic() + 60
-        while not _ready(base):
-            assert time.monotonic() < deadline and server.poll() is None, "no server"
-            time.sleep(0.2)
         first: list[int] = []
         game = threading.Thread(target=lambda: first.append(_get(
             f"{base}/api/winprob?me=0&opp=0&variant=target=2000")[0]))
@@ -610,6 +592,24 @@ def test_a_client_that_leaves_while_its_solve_waits_starts_no_solve(tmp_path: Pa
         assert not list(tmp_path.rglob("turn-coin.msgpack"))
     finally:
         stop_process(server)
+
+
+def _serving(cache: Path, *args: str) -> tuple[subprocess.Popen[bytes], str]:
+    """`sabords serve` (with `args`) on a free port and the cache directory `cache`, once it
+    answers: the process and its base address."""
+    port = _free_port()
+    env = {**os.environ, "SABORDS_CACHE_DIR": str(cache)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "solver", "serve", "--port", str(port), "--log-level", "warning",
+         *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while not _ready(base):
+        if time.monotonic() > deadline or server.poll() is not None:
+            stop_process(server)
+            raise AssertionError("no server")
+        time.sleep(0.2)
+    return server, base
 
 
 def _ready(base: str) -> bool:

@@ -313,7 +313,9 @@ class Solutions:
         self.ngames: BoundedCache[tuple[Rules, int], NGameTable] = BoundedCache(
             settings.game_tables)
         self.answers: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(settings.answers)
-        self.table_solves = SolveQueue(1, settings.solve_queue, first_guess=30.0,
+        # a turn table takes about a second in the solving process, its start included (a
+        # game's cost is given with it, solver.limits.game_cost)
+        self.table_solves = SolveQueue(1, settings.solve_queue, first_guess=2.0,
                                        max_wait=settings.solve_wait)
         self.solver = SolverProcess() if settings.solve_process else None
         self.goal_solves = SolveQueue(settings.solve_slots, settings.goal_queue,
