@@ -116,7 +116,7 @@ import json, time
 t0 = time.perf_counter()
 from solver.engine import geometry, solve_payoff, payoff_for, turn_model, ExpectedPoints
 from solver.rules import CARDS, CARD_IDS, Rules
-from solver.stats import turn_stats
+from solver.engine.stats import turn_stats
 t1 = time.perf_counter()
 geometry()
 t2 = time.perf_counter()
@@ -135,7 +135,7 @@ print(json.dumps(out))
 
 LOAD_ALL = """
 from solver.rules import CARDS, CARD_IDS, Rules
-from solver.turntables import turn_solution
+from solver.tables.turn import turn_solution
 for card in CARD_IDS:
     turn_solution(CARDS[card], Rules())
 """
@@ -153,7 +153,7 @@ except SystemExit as exc:
 
 
 def bench_turn_solver(repeat: int) -> list[Figure]:
-    """Issue 3: the 12 default cards, from nothing, in a fresh process."""
+    """The 12 default cards, from nothing, in a fresh process."""
     figures = [
         *median_figures("python start-up alone", repeated("pass", repeat=repeat)),
         *median_figures("start-up + import solver.engine",
@@ -215,15 +215,15 @@ import typer
 t.append(time.perf_counter())
 import numpy
 t.append(time.perf_counter())
-import solver.advisor, solver.engine, solver.turntables
+import solver.advice.advisor, solver.engine, solver.tables.turn
 t.append(time.perf_counter())
-from solver.dice import Dice
+from solver.rules.dice import Dice
 from solver.rules import CARDS, Rules
 solver.engine.geometry()
 t.append(time.perf_counter())
-sol = solver.advisor.solution_for(CARDS["chest"], Rules())
+sol = solver.advice.advisor.solution_for(CARDS["chest"], Rules())
 t.append(time.perf_counter())
-solver.advisor.advise(CARDS["chest"], Dice.parse("kkmpsssc"), Rules(), solution=sol)
+solver.advice.advisor.advise(CARDS["chest"], Dice.parse("kkmpsssc"), Rules(), solution=sol)
 t.append(time.perf_counter())
 model = solver.engine.turn_model(CARDS["chest"], Rules())
 t.append(time.perf_counter())
@@ -234,14 +234,14 @@ print(json.dumps([b - a for a, b in zip(t, t[1:])]))
 STAGE_NAMES = (
     "import typer",
     "import numpy (OpenBLAS 1 thread)",
-    "import solver.advisor/engine/tables (msgpack)", "geometry (index, roll matrix)",
+    "import solver.advice.advisor/engine/tables (msgpack)", "geometry (index, roll matrix)",
     "load one table (chest)", "advise() on loaded table", "turn model (chest, for --need)",
     "solve AtLeast(1500) (chest)",
 )
 
 
 def bench_advisor(repeat: int) -> list[Figure]:
-    """Issue 4: `sabords advise` from a fresh process, interpreter start-up included."""
+    """`sabords advise` from a fresh process, interpreter start-up included."""
     return _advisor_figures(repeat)
 
 
@@ -303,7 +303,7 @@ def _shell(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> 
 
 
 def bench_engine(repeat: int) -> list[Figure]:
-    """Issue 9: the game solve, the simulator, the 12 turn tables, `make run` on a fresh
+    """The game solve, the simulator, the 12 turn tables, `make run` on a fresh
     clone (each from a fresh process; numba's cache warm unless said)."""
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as out:
@@ -341,7 +341,7 @@ def bench_engine(repeat: int) -> list[Figure]:
 
 
 def bench_game(repeat: int) -> list[Figure]:
-    """Issue 6: `advise --me/--opp` and `winprob` from the committed game table."""
+    """`advise --me/--opp` and `winprob` from the committed game table."""
     figures: list[Figure] = []
     for name, args in [
         ("`sabords advise none mmmpppsc --me 2000 --opp 5500`",
@@ -352,7 +352,7 @@ def bench_game(repeat: int) -> list[Figure]:
     ]:
         figures += median_figures(name, repeated(CLI, *args, repeat=repeat),
                                   target=0.5 if args[0] == "advise" else None)[:1]
-    # the two-player solve, its last steps included (issue 20: the n-player solver's, for the
+    # the two-player solve, its last steps included (the n-player solver's, for the
     # same bits); run once: about 20 s
     with tempfile.TemporaryDirectory() as out:
         run, text = _tree_run([PYTHON, "-m", "solver", "solve-game", "--out", out])
@@ -371,8 +371,8 @@ import flint, scipy.sparse.csgraph  # the exact solve's libraries, before the pe
 from solver.engine import payoff_for, solve_payoff, turn_model
 from solver.engine.exact import exact_payoff, solve_exact
 from solver.rules import CARDS, CARD_IDS, Rules
-from solver.stats import exact_ending_payoff
-from solver.turntables import OBJECTIVE
+from solver.engine.stats import exact_ending_payoff
+from solver.tables.turn import OBJECTIVE
 out = {"import": time.perf_counter() - t0, "cards": {}}
 for card in CARD_IDS:
     a = time.perf_counter()
@@ -389,7 +389,7 @@ print(json.dumps(out))
 EXACT_SIZES = """
 import json, msgpack
 from solver.rules import CARDS, CARD_IDS, Rules
-from solver.turntables import build_table, pack_table
+from solver.tables.turn import build_table, pack_table
 out = {}
 for card in CARD_IDS:
     table = build_table(CARDS[card], Rules())
@@ -400,7 +400,7 @@ print(json.dumps(out))
 
 
 def bench_exact(repeat: int) -> list[Figure]:
-    """Issue 12: the 12 cards solved and proved exactly, and the exact turn tables' size."""
+    """The 12 cards solved and proved exactly, and the exact turn tables' size."""
     runs = repeated(EXACT_SOLVE, repeat=repeat)
     figures = median_figures("12 cards solved and proved exactly (process, incl. start-up)",
                              runs, target=10.0)
@@ -509,7 +509,7 @@ def _tree_run(command: list[str]) -> tuple[Run, str]:
 
 
 def bench_nplayer(repeat: int) -> list[Figure]:
-    """Issue 20: three players and more: the cold answers from the committed three-player
+    """Three players and more: the cold answers from the committed three-player
     table, and whole solves on a local Dask cluster (1 and 2 workers: the scaling)."""
     figures: list[Figure] = []
     for name, args in [

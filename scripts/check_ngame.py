@@ -26,11 +26,12 @@ import numpy as np
 from solver.engine import kernel
 from solver.game.evaluate import sweep
 from solver.game.model import game_model
-from solver.game.nsolve import FINAL_EPS, FINAL_TOL, blocks_of
+from solver.game.nsolve import blocks_of
+from solver.game.records import FINAL_EPS, FINAL_TOL
 from solver.game.turns import improve
-from solver.gametables import read_ngame
 from solver.rules import Rules, rules_with
-from solver.tablepaths import committed_dir
+from solver.tables.game import read_ngame
+from solver.tables.paths import committed_dir
 
 
 def check(players: int, tables: Path, block: int, rules: Rules | None = None,

@@ -16,205 +16,49 @@ section may save figures with :meth:`Report.figure`.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the report's sibling modules
+
 import argparse
 import filecmp
 import io
-import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Sequence
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run from a fresh clone without installing
-    sys.path.insert(0, str(ROOT))
-
-from solver.analysis import (  # noqa: E402
-    ScoreDistribution,
-    ThumbRule,
-    mixture,
-    optimal_distribution,
-    rules_of_thumb,
+from report_base import (  # noqa: E402
+    DATA_NAME,
+    HEADLINE_END,
+    HEADLINE_START,
+    POLICY_LABELS,
+    REPORT_NAME,
+    ROOT,
+    VARIANTS,
+    Report,
+    pct,
+    pts,
+    signed,
+    table,
 )
-from solver.engine import UNUSED, solve_turn  # noqa: E402
-from solver.policies import (  # noqa: E402
+from report_game import section_playing_to_win, section_three_players  # noqa: E402
+from report_plots import plot_distributions, plot_heuristics, plot_variants  # noqa: E402
+
+from solver.engine import UNUSED  # noqa: E402
+from solver.engine.stats import turn_stats  # noqa: E402
+from solver.rules import CARDS, DECK_SIZE, Rules  # noqa: E402
+from solver.strategy.analysis import ThumbRule  # noqa: E402
+from solver.strategy.policies import (  # noqa: E402
     FIRST_ROLL,
     GREEDY,
     HEURISTICS,
     THRESHOLD,
     TWO_SKULLS,
-    best_threshold,
-    evaluate,
-    heuristic_policy,
     optimal_solution,
-    policy_from_rerolls,
     threshold_candidates,
-    threshold_reroll,
 )
-from solver.ranking import ranked_cards  # noqa: E402
-from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, deck_weights, rules_with  # noqa: E402
-from solver.stats import deck_average, turn_stats  # noqa: E402
-
-REPORT_NAME = "strategy.md"
-DATA_NAME = "strategy-distributions.csv"
-HEADLINE_START = "<!-- headline:start -->"
-HEADLINE_END = "<!-- headline:end -->"
-"""The headline table sits between these markers (the README quotes it; a test compares)."""
-
-VARIANTS: tuple[str, ...] = (
-    "keep_one=off",
-    "sorceress_rescue=off",
-    "sorceress_alone=off",
-    "card_skulls_block_chest=off",
-    "battle_swords_fill_chest=off",
-    "nine_of_a_kind=set",
-)
-"""Each variant of RULES.md flipped alone from the defaults (game-level ones change no turn)."""
-
-POLICY_LABELS = {
-    "optimal": "optimal",
-    FIRST_ROLL: "stop after the first roll",
-    TWO_SKULLS: "reroll while < 2 skulls",
-    GREEDY: "greedy one-step",
-    THRESHOLD: "best threshold T",
-}
-
-
-# --------------------------------------------------------------------------------------------
-# Formatting: points to 0.1, probabilities to 0.1 %
-# --------------------------------------------------------------------------------------------
-
-
-def pts(x: float) -> str:
-    text = f"{x:.1f}"
-    return "0.0" if text == "-0.0" else text
-
-
-def signed(x: float) -> str:
-    text = f"{x:+.1f}"
-    return "0.0" if text in ("+0.0", "-0.0") else text
-
-
-def pct(p: float) -> str:
-    return f"{100 * p:.1f} %"
-
-
-def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
-    """A Markdown table; `align` gives l/r per column (default: first left, others right)."""
-    align = align or "l" + "r" * (len(header) - 1)
-    rule = ["---:" if a == "r" else "---" for a in align]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------------------------
-# The shared context: rules, cached results, figures
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Report:
-    """What every section shares: the rules, the results (computed once), the output dir."""
-
-    out: Path
-    rules: Rules = field(default_factory=Rules)
-    log: Callable[[str], None] = lambda message: None
-    figures: list[str] = field(default_factory=list)
-
-    @property
-    def cards(self) -> tuple[str, ...]:
-        return CARD_IDS
-
-    @property
-    def weights(self) -> dict[str, float]:
-        return deck_weights()
-
-    def deck(self, per_card: dict[str, float]) -> float:
-        return deck_average(per_card)
-
-    @cached_property
-    def optimal(self) -> dict[str, float]:
-        self.log("optimal values")
-        return {c: float(optimal_solution(CARDS[c], self.rules).turn_value[0]) for c in self.cards}
-
-    @cached_property
-    def distributions(self) -> dict[str, ScoreDistribution]:
-        self.log("score distributions (forward propagation)")
-        return {c: optimal_distribution(CARDS[c], self.rules) for c in self.cards}
-
-    @cached_property
-    def deck_distribution(self) -> ScoreDistribution:
-        w = self.weights
-        return mixture([self.distributions[c] for c in w], w.values())
-
-    @cached_property
-    def heuristics(self) -> dict[str, dict[str, float]]:
-        """Policy name -> card -> exact expected points."""
-        self.log("heuristics (policy evaluation)")
-        out: dict[str, dict[str, float]] = {"optimal": self.optimal}
-        for name in HEURISTICS:
-            if name == THRESHOLD:
-                out[name] = {c: best_threshold(CARDS[c], self.rules)[1] for c in self.cards}
-            else:
-                out[name] = {c: evaluate(CARDS[c], self.rules,
-                                         heuristic_policy(name, CARDS[c], self.rules))
-                             for c in self.cards}
-        return out
-
-    @cached_property
-    def thresholds(self) -> dict[str, int]:
-        return {c: best_threshold(CARDS[c], self.rules)[0] for c in self.cards}
-
-    @cached_property
-    def variants(self) -> dict[str, dict[str, float]]:
-        """Variant -> card -> optimal expected points with that variant flipped alone."""
-        self.log("variants")
-        return {
-            v: {c: float(solve_turn(CARDS[c], rules_with([v])).turn_value[0]) for c in self.cards}
-            for v in VARIANTS
-        }
-
-    @cached_property
-    def thumbs(self) -> dict[str, tuple[ThumbRule, ...]]:
-        self.log("rules of thumb")
-        return {c: rules_of_thumb(CARDS[c], self.rules) for c in self.cards}
-
-    @cached_property
-    def thumb_values(self) -> dict[str, float]:
-        """Exact expected points of playing each card's rule of thumb (see the section)."""
-        out = {}
-        for c, rules in self.thumbs.items():
-            limits = {(r.world, r.skulls): thumb_limit(r) for r in rules}
-            reroll = threshold_reroll(CARDS[c], self.rules, limits)
-            out[c] = evaluate(CARDS[c], self.rules,
-                              policy_from_rerolls(CARDS[c], self.rules, reroll))
-        return out
-
-    def figure(self, name: str, fig: Any, alt: str) -> str:
-        """Save a matplotlib figure as docs/<name> with stable bytes; the Markdown image."""
-        path = self.out / name
-        fig.savefig(path, dpi=100, metadata={"Software": None})
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-        self.figures.append(name)
-        return f"![{alt}]({name})"
-
-
-def thumb_limit(rule: ThumbRule) -> int:
-    """The threshold the rule of thumb plays: stop at the safe stop value; 'never stops' and
-    'always stops' as thresholds beyond every stop value."""
-    if rule.largest_reroll is None:
-        return -(10**9)
-    if rule.safe_stop is None:
-        return 10**9
-    return rule.safe_stop
-
 
 # --------------------------------------------------------------------------------------------
 # Sections
@@ -485,234 +329,10 @@ def section_method(r: Report) -> str:
 """
 
 
-GAME_GRID = (0, 1500, 3000, 4500, 5500)
-"""Totals (points) of the score grid of the playing-to-win section's tables."""
-
-
-def section_playing_to_win(r: Report) -> str:
-    """Issue 6: the two-player game, W over the score grid, win policy against points policy."""
-    from solver.engine import ExpectedPoints
-    from solver.game import GameUtility, deck, game_model, state_utility, win_probability
-    from solver.game.profiles import profile_values, win_endings
-    from solver.gametables import game_tables, two_player_table
-
-    r.log("game tables")
-    sol = game_tables(r.rules)
-    n, target = sol.n, r.rules.target
-    first = float(sol.win[0, 0])
-    lead = next(d for d in range(n) if sol.win[0, d] < 0.5)
-    heat = r.figure("strategy-win-probability.png", plot_win(sol.win, target),
-                    "Heat map of the probability that the player about to draw wins")
-    r.log("win policy against points policy at a few scores")
-    optimum = r.deck(r.optimal)
-    rows_ev, rows_diff = [], []
-    for me in GAME_GRID:
-        ev_row, diff_row = [str(me)], [str(me)]
-        for opp in GAME_GRID:
-            a, b = me // 100, opp // 100
-            u = state_utility(sol, a, b)
-            ev, differs = 0.0, 0.0
-            for card, weight in deck().items():
-                pol = solve_turn(CARDS[card], r.rules.turn_rules(), GameUtility(u)).policy()
-                ev += weight * float(solve_turn(CARDS[card], r.rules.turn_rules(), ExpectedPoints(),
-                                                policy=pol).turn_value[0])
-                differs += weight * _points_move_loses(card, r.rules, u)
-            ev_row.append(signed(ev - optimum))
-            diff_row.append(pct(differs))
-        rows_ev.append(ev_row)
-        rows_diff.append(diff_row)
-    header = ["you \\ opponent", *(str(o) for o in GAME_GRID)]
-    r.log("win policy against points policy, exactly (the profile's values)")
-    two = two_player_table(sol)
-    ends = win_endings(two, game_model(r.rules), two.seats())
-    first_win = float(profile_values(two, ["win", "points"], win=ends).normal[0][0])
-    second_win = float(profile_values(two, ["points", "win"], win=ends).normal[0][1])
-    win_all = (first_win + second_win) / 2
-    cards = win_probability(sol, 0, 0)[1]
-    order = ranked_cards(cards)
-    best_card, worst_card = order[0][0], order[-1][0]
-    return f"""
-## Playing to win (two players)
-
-The expected-points optimum plays every turn the same at every score; `sabords advise --me
---opp` plays each turn to maximise the probability of winning the game (both players doing
-so, cards drawn independently with the deck's frequencies; `solver/game/`). At the target
-{target}:
-
-- **First-player advantage.** The first player wins {pct(first)} of the games (the second
-  {pct(1 - first)}; a shared tie counts 1/2). It is worth about a {lead * 100}-point head start:
-  a first player at 0 against {lead * 100} has {pct(float(sol.win[0, lead]))}. Drawing the
-  {best_card} card for the first turn lifts the first player to {pct(cards[best_card])},
-  the {worst_card} card drops them to {pct(cards[worst_card])}.
-- **Win policy against points policy.** Exactly (the values of the game where one player
-  plays the win policy's turns and the other the points optimum's: one linear system,
-  `solver/game/profiles.py`), the win policy wins {pct(win_all)} of the games, seats swapped:
-  {pct(first_win)} when moving first, {pct(second_win)} when moving second
-  (`sabords game --policies win,points` plays such games with real dice). The edge is
-  small: most of a game is decided by the dice, and the two policies agree on most moves far
-  from the end.
-
-{heat}
-
-**Where the win policy departs from the points policy.** The expected points of the win
-policy's turn (deck-weighted, exact policy evaluation) minus the points optimum
-({pts(optimum)}): it gives points away to gamble when far behind, and to bank when ahead near
-the target.
-
-{table(header, rows_ev)}
-
-The share of the positions (every live position of the turn's first world counted once,
-deck-weighted) where the expected-points move loses probability of winning against the win
-policy's move (by more than 1e-9: equally good moves, e.g. keeping the monkeys or the
-parrots of a symmetric roll, are not counted):
-
-{table(header, rows_diff)}
-"""
-
-
-HEAD_STARTS = (0, 500, 1000, 2000)
-"""The head starts of the three-player chapter (points, seat 3's)."""
-
-
-def section_three_players(r: Report) -> str:
-    """Issue 20: the three-player game: each seat's chance from the start, a head start, and
-    the edge of playing to win, exactly."""
-    from solver.game import game_model
-    from solver.game.profiles import profile_values, win_endings
-    from solver.game.query import state_of
-    from solver.sources import TablesDirectory
-
-    r.log("the three-player game table")
-    game = TablesDirectory().ngame(r.rules, 3)
-    target = r.rules.target
-    start = game.values["normal"][0]
-    records = game.records
-
-    def chance(me: int, *others: int) -> Any:
-        name, index = state_of(game, me, others, final=False)
-        return game.values[name][index]
-
-    heads = [(h, chance(0, 0, h)) for h in HEAD_STARTS]
-    even = next((h for h in range(0, target, 100) if chance(0, 0, h)[2] >= chance(0, 0, h)[0]),
-                None)
-    r.log("the win turns of every state (for the profiles: one improvement of the whole "
-          "table, on a local Dask cluster, about 17 minutes on 2 cores)")
-    from solver.game.cluster import DaskRunner, local_cluster
-
-    def progress(name: str, done: int, of: int) -> None:
-        if done * 4 // of != (done - 1) * 4 // of:  # a quarter of the phase's blocks done
-            r.log(f"  {name}: block {done} of {of}")
-
-    with local_cluster() as client:
-        ends = win_endings(game, game_model(r.rules), game.seats(),
-                           DaskRunner(client, r.rules, 3), progress=progress)
-    r.log("evaluating six profiles of play, two at a time (about 12 minutes on 2 cores)")
-    from concurrent.futures import ThreadPoolExecutor
-
-    from solver.game.profiles import points_endings
-    from solver.limits import cores
-
-    points = points_endings(game_model(r.rules))
-    profiles = [["points"] * i + ["win"] + ["points"] * (2 - i) for i in range(3)]
-    profiles += [["win"] * i + ["points"] + ["win"] * (2 - i) for i in range(3)]
-    # two at once: the machine used 10.4 GB at most
-    with ThreadPoolExecutor(max_workers=min(2, cores())) as pool:
-        done = list(pool.map(lambda p: profile_values(game, p, win=ends, points=points),
-                             profiles))
-    alone = [float(done[i].normal[0][i]) for i in range(3)]
-    points_alone = [float(done[3 + i].normal[0][i]) for i in range(3)]
-    rows = [[str(h), *(pct(float(p)) for p in v)] for h, v in heads]
-    proofs = [[name, str(rec["iterations"]), f"{rec['bound']:.1e}", f"{rec['gap']:.1e}",
-               f"{rec['turns']:.1f}", str(rec.get("cycles", 0)),
-               f"{rec.get('slack', 0.0):.1e}"] for name, rec in records.items()]
-    if even is None:
-        even_text = "more than the target"
-    else:
-        at = chance(0, 0, even)
-        even_text = (f"about {even} points: at 0, 0, {even} the third seat has "
-                     f"{pct(float(at[2]))} against the first's {pct(float(at[0]))}")
-    return f"""
-## Playing to win (three players)
-
-Three players, each maximising their own probability of winning (`sabords winprob --me A
---opp B --opp C`; the exact game of `solver/game/nsolve.py`, solved by policy iteration on
-Dask, `sabords solve-game --players 3`). At the target {target}:
-
-- **From 0, 0, 0.** The first player wins {pct(float(start[0]))}, the second
-  {pct(float(start[1]))}, the third {pct(float(start[2]))} (a shared tie split).
-- **A head start.** The chances (first, second, third player) when the third player starts
-  ahead; the head start that makes the third player even with the first is {even_text}:
-
-{table(["third's head start", "first", "second", "third"], rows)}
-
-- **The edge of playing to win**, exactly (the values of the game under a profile of play,
-  `solver/game/profiles.py`): one player playing the win policy against two playing for
-  expected points wins {pct(alone[0])} from the first seat, {pct(alone[1])} from the second,
-  {pct(alone[2])} from the third; one player playing for points against two playing to win
-  wins {pct(points_alone[0])}, {pct(points_alone[1])}, {pct(points_alone[2])}.
-
-**What was proved and what was measured** (the table's record). Proved: every value is within
-the bound of the exact value of the table's strategies (the evaluation's residual times a
-checked bound on the expected turns in the phase, plus the phases before it). Measured: the
-gap, by how much a mover's best turn beats the table's at its values (each turn is a best
-response to that precision); the table's strategies are an equilibrium the iteration reached
-from every value at 1/3, not proved the only one. Where best responses went round in a cycle
-(at a few states no pure equilibrium exists: each of two movers' best turn depends on the
-other's), the table keeps the moves whose movers lose least, and the slack is what a mover
-there could still gain (measured).
-
-{table(["phase", "improvements", "proved bound", "measured gap", "turns (bound)",
-        "cycle states", "slack"], proofs)}
-"""
-
-
-def _points_move_loses(card: str, rules: Rules, u: Any) -> float:
-    """Share of the live positions of the first-roll world where the expected-points move
-    has a lower probability of winning (by more than 1e-9) than the best move."""
-    import numpy as np
-
-    from solver.engine import STOP, USED, payoff_for, turn_model
-    from solver.game import GameUtility
-
-    objective = GameUtility(u)
-    win = solve_turn(CARDS[card], rules.turn_rules(), objective)
-    start = max(win.worlds)
-    points = optimal_solution(CARDS[card], rules).worlds[start]
-    stop = payoff_for(turn_model(CARDS[card], rules.turn_rules()), objective).stop[:, 0]
-    code, sor = points.policy[:, 0], points.sorceress[:, 0]
-    live = code != -2
-    idx = np.maximum(code, 0)
-    value = np.where(code == STOP, stop,
-                     np.where(sor, win.worlds[USED].keep_value[idx, 0],
-                              win.worlds[start].keep_value[idx, 0]))
-    best = win.worlds[start].value[:, 0]
-    return float((value[live] < best[live] - 1e-9).mean())
-
-
-def plot_win(win: Any, target: int) -> Any:
-    plt = _pyplot()
-    import numpy as np
-
-    fig, ax = plt.subplots(figsize=(7, 6))
-    n = win.shape[0]
-    im = ax.imshow(win, origin="lower", extent=(-50, n * 100 - 50, -50, n * 100 - 50),
-                   cmap="RdBu", vmin=0, vmax=1)
-    levels = [0.1, 0.25, 0.5, 0.75, 0.9]
-    cs = ax.contour(np.arange(n) * 100, np.arange(n) * 100, win, levels=levels, colors="black",
-                    linewidths=0.6)
-    ax.clabel(cs, fmt="%.2f", fontsize=7)
-    ax.set_xlabel("opponent's total")
-    ax.set_ylabel("your total (you are about to draw)")
-    ax.set_title(f"P(win) when both play to win, target {target}")
-    fig.colorbar(im, ax=ax, label="probability of winning")
-    fig.tight_layout()
-    return fig
-
-
 def section_exact(r: Report) -> str:
-    """Issue 12: the appendix of exact values (fractions), solved and proved now."""
+    """The appendix of exact values (fractions), solved and proved now."""
+    from solver.engine.stats import exact_deck_average, exact_turn_stats
     from solver.rational import decimal_text, exact_text, fraction_text
-    from solver.stats import exact_deck_average, exact_turn_stats
 
     r.log("exact values (exact policy iteration)")
     solved = {c: exact_turn_stats(CARDS[c], r.rules) for c in r.cards}
@@ -774,94 +394,6 @@ SECTIONS: list[Callable[[Report], str]] = [
     section_exact,
 ]
 """The report's sections, in order."""
-
-
-# --------------------------------------------------------------------------------------------
-# Plots (matplotlib, imported here only: an optional extra)
-# --------------------------------------------------------------------------------------------
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({"font.size": 9, "svg.hashsalt": "mille-sabords"})
-    return plt
-
-
-def plot_distributions(r: Report) -> Any:
-    plt = _pyplot()
-    fig, axes = plt.subplots(4, 3, figsize=(12, 11), sharey=False)
-    colors = {"stop": "#3b6ea8", "magic": "#3b6ea8", "bust": "#c0392b", "island": "#7f8c8d"}
-    for ax, c in zip(axes.ravel(), r.cards, strict=True):
-        d = r.distributions[c]
-        top = d.quantile(0.995)
-        bottom = min(p for _, p, _ in d.outcomes)
-        stacks: dict[int, float] = {}
-        for kind in ("island", "bust", "stop", "magic"):
-            xs = [p for k, p, _ in d.outcomes if k == kind and p <= top]
-            ys = [100 * q for k, p, q in d.outcomes if k == kind and p <= top]
-            base = [stacks.get(x, 0.0) for x in xs]
-            if xs:
-                ax.bar(xs, ys, bottom=base, width=70, color=colors[kind],
-                       label=kind if kind != "magic" else None)
-            for x, y in zip(xs, ys, strict=True):
-                stacks[x] = stacks.get(x, 0.0) + y
-        ax.axvline(d.mean, color="black", linewidth=0.8, linestyle="--")
-        ax.set_title(f"{c}: mean {pts(d.mean)}, median {d.median}")
-        ax.set_xlim(bottom - 100, top + 100)
-        ax.set_ylabel("probability (%)")
-    axes[0, 0].legend(loc="upper right")
-    fig.suptitle("Final score of a turn under optimal play (scores up to the 99.5th percentile; "
-                 "dashed: mean)")
-    fig.tight_layout()
-    return fig
-
-
-def plot_heuristics(r: Report) -> Any:
-    plt = _pyplot()
-    names = ("optimal", *HEURISTICS)
-    cards = (*r.cards, "deck")
-    fig, ax = plt.subplots(figsize=(11, 6))
-    width = 0.16
-    for i, n in enumerate(names):
-        vals = [r.heuristics[n][c] if c != "deck" else r.deck(r.heuristics[n]) for c in cards]
-        xs = [j + (i - 2) * width for j in range(len(cards))]
-        ax.bar(xs, vals, width=width, label=POLICY_LABELS[n])
-    ax.axhline(0, color="black", linewidth=0.6)
-    ax.set_xticks(range(len(cards)))
-    ax.set_xticklabels(cards, rotation=30)
-    ax.set_ylabel("expected points of the turn")
-    ax.set_title("Optimal play against simple heuristics (exact policy evaluation)")
-    ax.legend()
-    fig.tight_layout()
-    return fig
-
-
-def plot_variants(r: Report) -> Any:
-    plt = _pyplot()
-    import numpy as np
-
-    cards = list(r.cards)
-    delta = np.array([[r.variants[v][c] - r.optimal[c] for v in VARIANTS] for c in cards])
-    limit = max(float(np.abs(delta).max()), 1.0)
-    fig, ax = plt.subplots(figsize=(10, 6.5))
-    ax.imshow(delta, cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto")
-    for i in range(len(cards)):
-        for j in range(len(VARIANTS)):
-            text = signed(float(delta[i, j]))
-            strong = abs(float(delta[i, j])) > 0.6 * limit
-            ax.text(j, i, text, ha="center", va="center", fontsize=8,
-                    color="white" if strong else "black" if text != "0.0" else "#999999")
-    ax.set_xticks(range(len(VARIANTS)))
-    ax.set_xticklabels(VARIANTS, rotation=20, ha="right")
-    ax.set_yticks(range(len(cards)))
-    ax.set_yticklabels(cards)
-    ax.set_title("Change of the optimal expected points when one variant is flipped")
-    fig.tight_layout()
-    return fig
 
 
 # --------------------------------------------------------------------------------------------

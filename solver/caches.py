@@ -4,7 +4,7 @@
 ``$XDG_CACHE_HOME/mille-sabords`` (the XDG Base Directory rule: a relative value is ignored),
 else ``~/.cache/mille-sabords``, the home directory from ``$HOME`` when it is an absolute path,
 else from the system's user database. Inside it: the tables of rules variants solved on
-demand (``turn-*``, ``game-*`` folders, see :mod:`solver.tablepaths`) and numba's compiled kernels
+demand (``turn-*``, ``game-*`` folders, see :mod:`solver.tables.paths`) and numba's compiled kernels
 (``numba/``, see :mod:`solver.engine.kernel`), never inside the source tree.
 
 :func:`cache_state` says why the path can hold no directory at all (not a directory, a name
@@ -124,7 +124,7 @@ def numba_cache_dir() -> Path:
 
 _TABLE_ENTRY = re.compile(
     r"(?P<kind>turn|game)-(?P<version>.+)-v(?P<format>\d+)-(?P<hash>[0-9a-f]{16})")
-"""A table folder's name (:func:`solver.tablepaths.cache_key`): kind, solver version, table
+"""A table folder's name (:func:`solver.tables.paths.cache_key`): kind, solver version, table
 format and rules hash."""
 
 

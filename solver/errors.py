@@ -12,7 +12,7 @@ on stderr and exit code 2, the web page into a 4xx answer. The hierarchy::
     └── SettingsError            a setting of a computation out of range (workers, turns,
                                  games, seeds), or an output that cannot be written
 
-Modules refine them where a caller may care (:class:`solver.dice.DiceNotationError`,
+Modules refine them where a caller may care (:class:`solver.rules.dice.DiceNotationError`,
 :class:`solver.rules.VariantError`, :class:`solver.game.GameError`...).
 
 Each error is data besides its message (:meth:`SabordsError.as_data`):

@@ -2,7 +2,7 @@
 
 Pure Python. One rendering for every exact number the project prints: the exact turn values
 (:mod:`solver.engine.exact`), their statistics and the Skull Island probabilities of
-`sabords score` (:mod:`solver.verdict`).
+`sabords score` (:mod:`solver.rules.verdict`).
 
 - :func:`fraction_text`: ``"p/q"`` in lowest terms, the sign on ``p``, ``"p"`` for an integer
   (the form :class:`fractions.Fraction` prints and parses back);

@@ -25,8 +25,8 @@ from typing import Any  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-from solver.dice import Dice  # noqa: E402
 from solver.rules import CARDS  # noqa: E402
+from solver.rules.dice import Dice  # noqa: E402
 
 # Hypothesis is derandomised everywhere (the same examples on every run, in CI and locally), so
 # a failure is reproducible; HYPOTHESIS_PROFILE=explore searches with fresh random examples.

@@ -1,4 +1,4 @@
-"""The advisor (`solver.advisor`, `sabords advise`, `sabords turn`): issue 4.
+"""The advisor (`solver.advice.advisor`, `sabords advise`, `sabords turn`).
 
 Oracles:
 - the solver's own values (:func:`solver.engine.solve_turn`): a position's value is the best
@@ -10,7 +10,7 @@ Oracles:
 - for `--need`, a naive value iteration over the 2-skull layer of the `none` card, where any
   skull rolled busts for 0 points (RULES.md, A turn, step 4), written from the rules functions
   alone; and the hand value 9/20 of keeping 4 coins and rolling 2 dice until a coin shows;
-- Skull Island: :func:`solver.scoring.island_distribution`; the chest bust of RULES.md's
+- Skull Island: :func:`solver.rules.scoring.island_distribution`; the chest bust of RULES.md's
   worked examples (3 coins and 1 diamond on the chest: 500).
 """
 
@@ -27,26 +27,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.advisor import (
-    BEST_TOLERANCE,
-    Advice,
-    AdviceError,
-    Goal,
-    advise,
-    advise_for,
-    check_need,
-    exact_solution_for,
-    exact_values,
-    solve_goal,
-    tie_key,
-)
-from solver.choices import AmbiguousMoveError, chosen_option
-from solver.dice import Dice, DiceNotationError
+from solver.advice.advisor import BEST_TOLERANCE, Advice, advise, advise_for, exact_values, tie_key
+from solver.advice.choices import AmbiguousMoveError, chosen_option
+from solver.advice.goals import AdviceError, Goal, check_need, exact_solution_for, solve_goal
 from solver.engine import STOP, TIE_TOL, UNUSED, USED, AtLeast, TurnSolution, geometry, solve_turn
-from solver.moves import IllegalMoveError, can_stop, legal_rerolls, reroll_is_legal
-from solver.notes import Note, note_text
 from solver.rules import CARD_IDS, CARDS, NUM_DICE, Rules, get_card
-from solver.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from solver.rules.dice import Dice, DiceNotationError
+from solver.rules.moves import IllegalMoveError, can_stop, legal_rerolls, reroll_is_legal
+from solver.rules.notes import Note, note_text
+from solver.rules.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
 
 from .conftest import assert_one_line_error, dice, run_sabords
 
@@ -63,7 +52,7 @@ def solutions() -> dict[str, TurnSolution]:
 def tables_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A policy table written like `sabords solve --out DIR` (the other tests read the
     repository's committed tables, as `sabords advise` does by default)."""
-    from solver.turntables import build_table, write_table
+    from solver.tables.turn import build_table, write_table
 
     directory = tmp_path_factory.mktemp("advisor-tables")
     write_table(build_table(CARDS["chest"], RULES), directory)
@@ -239,7 +228,7 @@ def test_the_first_option_is_the_policy_move_at_every_live_position(goal: Goal) 
     for a need or a win), ties included. Before the fix (the advisor ordered ties by
     str(keep) within 1e-9) 2325, 3180 and 2352 of the 12831 live positions differed for these
     three goals (under `animals`, kkmpsccd kept mccd, the policy pccd)."""
-    from solver.gametables import game_tables
+    from solver.tables.game import game_tables
 
     g = geometry()
     game = game_tables(RULES) if goal.name == "win" else None

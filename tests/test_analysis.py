@@ -2,7 +2,7 @@
 
 Several routes, one answer: the forward propagation of the score distribution meets the
 engine's value iteration (mean = turn value), policy evaluation with indicator payoffs (every
-probability), `solver.stats` (bust, island, deduction), a naive Fraction enumeration of the
+probability), `solver.engine.stats` (bust, island, deduction), a naive Fraction enumeration of the
 first roll, and a backward linear solve for the expected number of rolls.
 """
 
@@ -19,7 +19,13 @@ import pytest
 from scipy import sparse
 from scipy.sparse.linalg import spsolve
 
-from solver.analysis import (
+from solver.engine import DEFAULT_TOL, STOP, UNUSED, USED, geometry, solve_turn, turn_model
+from solver.engine.stats import deck_average, turn_stats
+from solver.rules import CARD_IDS, CARDS, Rules, get_card, rules_with
+from solver.rules.dice import EMPTY, Dice
+from solver.rules.moves import legal_rerolls
+from solver.rules.scoring import Outcome, bust_score, classify_roll, stop_score
+from solver.strategy.analysis import (
     DEFAULT_MASS_TOL,
     distribution,
     indicator_check,
@@ -27,10 +33,7 @@ from solver.analysis import (
     policy_distribution,
     rules_of_thumb,
 )
-from solver.dice import EMPTY, Dice
-from solver.engine import DEFAULT_TOL, STOP, UNUSED, USED, geometry, solve_turn, turn_model
-from solver.moves import legal_rerolls
-from solver.policies import (
+from solver.strategy.policies import (
     FIRST_ROLL,
     GREEDY,
     THRESHOLD,
@@ -47,10 +50,7 @@ from solver.policies import (
     threshold_candidates,
     threshold_values,
 )
-from solver.rules import CARD_IDS, CARDS, Rules, get_card, rules_with
-from solver.scoring import Outcome, bust_score, classify_roll, stop_score
-from solver.stats import deck_average, turn_stats
-from solver.turntables import turn_table
+from solver.tables.turn import turn_table
 
 from .conftest import dice
 
@@ -370,13 +370,13 @@ def test_readme_quotes_the_report_headline() -> None:
 def test_report_three_player_chapter_reads_the_committed_table() -> None:
     """The three-player chapter's chances from 0, 0, 0 and with a head start, and its record
     table, are the committed three-player table's (a reread, not a solve)."""
+    from solver.advice.sources import TablesDirectory
     from solver.game.query import state_of
-    from solver.sources import TablesDirectory
 
     text = REPORT.read_text(encoding="utf-8")
     chapter = text[text.index("## Playing to win (three players)"):]
     chapter = chapter[:chapter.index("\n## ", 1)]
-    game = TablesDirectory().ngame(RULES, 3)
+    game = TablesDirectory().game(RULES, 3)
 
     def pct(p: float) -> str:
         return f"{100 * p:.1f} %"

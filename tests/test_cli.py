@@ -14,7 +14,7 @@ import pytest
 
 from solver import __version__
 from solver.rules import CARDS, Rules
-from solver.scoring import island_distribution
+from solver.rules.scoring import island_distribution
 
 from .conftest import CliResult, assert_one_line_error
 
@@ -202,7 +202,7 @@ def test_python_dash_m_solver_runs_the_cli() -> None:
                                   ("score", "skull2", "kkkkcccc", "--first"),
                                   ("advise", "skull1", "kkkmmmmm", "--first")])
 def test_the_island_table_is_in_columns(sabords: Run, args: tuple[str, ...]) -> None:
-    """Issue 19: with skull1 the fractions outgrew a fixed width and pushed the last column."""
+    """With skull1 the fractions outgrew a fixed width and pushed the last column."""
     out = sabords(*args).stdout.splitlines()
     header = next(i for i, line in enumerate(out) if "final skulls" in line)
     rows = [out[header]]
@@ -226,7 +226,7 @@ def _commands() -> dict[str, Any]:
 @pytest.mark.parametrize("name", sorted(_commands()))
 def test_every_argument_and_option_is_described_and_shown_in_an_example(sabords: Run,
                                                                         name: str) -> None:
-    """Issue 19: click 8.3 dropped the help of positional arguments (advise --help said nothing
+    """Click 8.3 dropped the help of positional arguments (advise --help said nothing
     of CARD and DICE), and no example showed --tables, --game-tables or --variant for advise,
     --final or --json for turn."""
     import click

@@ -1,4 +1,4 @@
-"""Every bad input is one line on stderr and exit code 2, never a traceback (issue 10).
+"""Every bad input is one line on stderr and exit code 2, never a traceback.
 
 Each case of the issue's failure list is here: tables whose checksum is valid but whose arrays
 are not the geometry they claim, an output directory that cannot be written (refused before the
@@ -23,10 +23,9 @@ import numpy as np
 import pytest
 
 from solver.errors import QUOTE_LIMIT, SabordsError, quote
-from solver.gametables import GAME_FILE, game_table_path, read_game
 from solver.limits import PATH_LIMIT, check_jobs, cores
 from solver.rules import CARDS, MAX_TARGET, Rules, rules_with
-from solver.tablefile import (
+from solver.tables.fileformat import (
     FORMAT_VERSION,
     GAME_FORMAT_VERSION,
     open_envelope,
@@ -35,8 +34,9 @@ from solver.tablefile import (
     refusal,
     unpack_array,
 )
-from solver.tablepaths import committed_dir
-from solver.turntables import read_table, table_path
+from solver.tables.game import GAME_FILE, game_table_path, read_game
+from solver.tables.paths import committed_dir
+from solver.tables.turn import read_table, table_path
 
 from .conftest import CliResult, assert_one_line_error
 
@@ -119,8 +119,8 @@ def test_a_broken_policy_of_the_game_table_is_refused_where_it_is_played(
         sabords: Run, tmp_path: Path, damage: str) -> None:
     """A phase's policies are checked when first played (whole games): the values still answer
     (`winprob` never reads a policy), `sabords game` refuses in one line, never an IndexError."""
-    from solver.tablefile import pack_compressed
-    from solver.tablefile import unpack_array as unpack
+    from solver.tables.fileformat import pack_compressed
+    from solver.tables.fileformat import unpack_array as unpack
 
     def broken(payload: dict[str, Any]) -> None:
         entry = payload["arrays"]["policies"]["normal"]
@@ -170,10 +170,10 @@ def test_a_broken_turn_table_names_solve_into_that_directory(
         sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     line = assert_one_line_error(sabords("advise", "captain", "kkmmppsc", "--tables",
                                          str(tmp_path)))
-    import solver.turntables
+    import solver.tables.turn
 
     rules = Rules()
-    monkeypatch.setattr(solver.turntables, "build_tables", lambda cards, rules_, n_jobs=1: (
+    monkeypatch.setattr(solver.tables.turn, "build_tables", lambda cards, rules_, n_jobs=1: (
         read_table(table_path(committed_dir(), c), c, rules) for c in cards))
     fix = line.split("run `sabords ")[1].split("`")[0].split()
     assert fix[:2] == ["solve", "--all"] and fix[-2:] == ["--out", str(tmp_path)]
@@ -217,12 +217,12 @@ def test_solve_game_into_a_read_only_directory_is_refused_before_solving(
 
 def test_solve_into_a_read_only_directory_is_refused_before_solving(
         sabords: Run, read_only: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.turntables
+    import solver.tables.turn
 
     def build(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the tables were solved before the directory was checked")
 
-    monkeypatch.setattr(solver.turntables, "build_tables", build)
+    monkeypatch.setattr(solver.tables.turn, "build_tables", build)
     assert_one_line_error(sabords("solve", "--all", "--out", str(read_only / "sub")),
                           "cannot write the tables", "Read-only file system")
 
@@ -245,7 +245,7 @@ def test_a_full_stdout_is_one_line(args: tuple[str, ...]) -> None:
 
 def test_a_closed_stdout_is_one_line_and_a_broken_pipe_is_silent() -> None:
     """A closed stdout is a mistake of the caller (one line, exit code 2); a reader that has
-    gone (`sabords ev | head -c 10`, issue 19) ends the command quietly, as the standard tools
+    gone (`sabords ev | head -c 10`) ends the command quietly, as the standard tools
     end on a closed pipe (exit code 128 + SIGPIPE)."""
     closed = subprocess.run(["sh", "-c", f"exec '{sys.executable}' -m solver ev >&-"],
                             capture_output=False, stderr=subprocess.PIPE, text=True,
@@ -424,7 +424,7 @@ def test_the_library_names_no_command_line_flag_in_what_it_raises(
     import typer.main
 
     from solver.cli import app
-    from solver.notes import NOTE_CODES
+    from solver.rules.notes import NOTE_CODES
 
     cli_app = importlib.import_module("solver.cli.app")  # the module (solver.cli.app is the app)
     cli_turn = importlib.import_module("solver.cli.turn")
@@ -467,8 +467,8 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
     import json
 
     from solver import __version__
-    from solver.tablefile import FORMAT_VERSION
-    from solver.tablepaths import cache_key
+    from solver.tables.fileformat import FORMAT_VERSION
+    from solver.tables.paths import cache_key
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     current = tmp_path / cache_key("turn", "0123456789abcdef")
@@ -551,7 +551,7 @@ def test_every_reference_to_the_rules_and_the_seeds_resolves() -> None:
     assert seeds and all(name in listed for name in seeds)
 
 
-# -- issue 19: the environment and the edges, row by row ---------------------------------------
+# -- the environment and the edges, row by row ---------------------------------------
 
 
 def _env(**changes: str | None) -> dict[str, str]:
@@ -792,7 +792,7 @@ def test_every_figure_of_the_game_solves_cost_is_the_cost_models(sabords: Run) -
     assert "the two-player game at 20000 takes about 6.7 GB and 3.5 minutes" in readme
 
 
-# -- issue 29: inputs are one line and exit 2, never a traceback ------------------------------
+# -- inputs are one line and exit 2, never a traceback ------------------------------
 
 UNICODE_DIGITS = ["፰", "⓶", "⓼", "᧚", "٣", "²"]
 """Digits other than 0-9: Ethiopic, circled, New Tai Lue (which `int()` cannot read), Arabic-
@@ -806,7 +806,7 @@ Indic (which it can) and a superscript (which the folding of the notation reads 
 ])
 def test_a_count_written_in_other_digits_is_one_line(sabords: Run, digit: str,
                                                      args: tuple[str, ...]) -> None:
-    """Issue 29: `int()` could not read '፰' that `isdigit()` accepted (a traceback); counts
+    """`int()` could not read '፰' that `isdigit()` accepted (a traceback); counts
     are written with the digits 0-9."""
     line = assert_one_line_error(sabords(*(a.format(d=digit) for a in args)))
     assert f"{digit!r}" in line and "0-9" in line, line
@@ -815,7 +815,7 @@ def test_a_count_written_in_other_digits_is_one_line(sabords: Run, digit: str,
 @pytest.mark.parametrize("line", ["፰ coin kkkkkkk", "²", "፫", "5" * 5000, "0" * 5000 + "1"])
 def test_the_turn_helper_reads_other_digits_and_huge_numbers_as_a_refused_line(
         sabords: Run, line: str) -> None:
-    """Issue 29: at the turn helper's prompt, '²', '፫' (and 5000 digits) passed `isdigit()`
+    """At the turn helper's prompt, '²', '፫' (and 5000 digits) passed `isdigit()`
     and crashed `int()`; each is refused at the prompt like any unreadable line."""
     result = sabords("turn", "none", input=f"kkmppscd\n{line}\nquit\n")
     assert result.exit_code == 0, result.stderr
@@ -845,7 +845,7 @@ def _unusable_cache(kind: str, tmp_path: Path) -> tuple[dict[str, str], str, str
 @pytest.mark.parametrize("kind", ["too long", "deep", "loop", "through a file"])
 def test_a_cache_that_cannot_be_a_directory_is_refused_by_sabords_cache(
         sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
-    """Issue 29: a cache path too long for the file system crashed `sabords cache` (and
+    """A cache path too long for the file system crashed `sabords cache` (and
     --clear) with OSError; `XDG_CACHE_HOME=/etc/passwd` and a symlink loop said "(not
     created yet)", exit code 0."""
     env, root, says = _unusable_cache(kind, tmp_path)
@@ -864,7 +864,7 @@ def test_a_cache_that_cannot_be_a_directory_is_refused_by_sabords_cache(
 def test_a_command_that_needs_an_unusable_cache_says_so_in_one_line(
         sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str,
         args: tuple[str, ...]) -> None:
-    """Issue 29: the same paths crashed every command that looks for a table in the cache."""
+    """The same paths crashed every command that looks for a table in the cache."""
     env, root, says = _unusable_cache(kind, tmp_path)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -886,7 +886,7 @@ def test_a_command_that_needs_an_unusable_cache_says_so_in_one_line(
 ])
 def test_options_of_the_n_player_solve_are_refused_for_two_players(
         sabords: Run, tmp_path: Path, args: tuple[str, ...], fragment: str) -> None:
-    """Issue 29: `solve-game --workers` and `--block` were ignored for two players, silently
+    """`solve-game --workers` and `--block` were ignored for two players, silently
     (--scheduler and --resume were refused): each is refused, before anything is solved."""
     assert_one_line_error(sabords("solve-game", *args, "--variant", "target=300", "--out",
                                   str(tmp_path)),  # a regression solves in a second
@@ -895,7 +895,7 @@ def test_options_of_the_n_player_solve_are_refused_for_two_players(
 
 
 def test_more_local_dask_workers_than_cores_are_refused(sabords: Run, tmp_path: Path) -> None:
-    """Issue 29: `solve-game --workers` had no upper bound (`solve --jobs` has one)."""
+    """`solve-game --workers` had no upper bound (`solve --jobs` has one)."""
     many = str(cores() + 1)
     assert_one_line_error(sabords("solve-game", "--players", "3", "--workers", many,
                                   "--variant", "target=300", "--out", str(tmp_path)),
@@ -909,13 +909,13 @@ def test_more_local_dask_workers_than_cores_are_refused(sabords: Run, tmp_path: 
 
 @pytest.mark.parametrize("extra", [("extra",), ("score",), ("ev", "--json"), ("x", "y")])
 def test_version_with_anything_after_it_is_refused(sabords: Run, extra: tuple[str, ...]) -> None:
-    """Issue 29: `sabords --version extra` printed the version, exit code 0."""
+    """`sabords --version extra` printed the version, exit code 0."""
     assert_one_line_error(sabords("--version", *extra), "--version takes nothing after it")
     result = sabords("--version")
     assert result.exit_code == 0 and result.stdout.startswith("sabords ")
 
 
-# -- issue 29: a full file system loses no answer, and is blamed on the right file -----------
+# -- a full file system loses no answer, and is blamed on the right file -----------
 
 
 @pytest.fixture
@@ -943,7 +943,7 @@ def _sabords_process(*args: str, env: dict[str, str]) -> subprocess.CompletedPro
 
 
 def test_a_full_cache_answers_and_warns_that_nothing_was_cached(full_fs: Path) -> None:
-    """Issue 29: `winprob --variant target=400` with its cache on a full file system printed
+    """`winprob --variant target=400` with its cache on a full file system printed
     "cannot write the output" and no answer (numba's kernels and the game table could not be
     saved there). The answer is printed; stderr says what could not be cached and why."""
     env = {"SABORDS_CACHE_DIR": str(full_fs / "cache")}
@@ -963,13 +963,13 @@ def test_a_full_cache_answers_and_warns_that_nothing_was_cached(full_fs: Path) -
 def test_a_table_the_cache_cannot_hold_is_answered_and_warned_of(
         sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The same without a mount: every write into the cache fails with ENOSPC."""
-    import solver.tablefile as tablefile
+    import solver.tables.fileformat as tablefile
 
     def full(path: Path, data: bytes) -> Path:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
-    for module in ("solver.gametables", "solver.turntables"):
+    for module in ("solver.tables.game", "solver.tables.turn"):
         monkeypatch.setattr(f"{module}.write_atomically", full)
     monkeypatch.setattr(tablefile, "write_atomically", full)
     for args, table in [(("winprob", "--me", "0", "--opp", "0", "--variant", "target=300"),
@@ -988,7 +988,7 @@ def test_a_table_the_cache_cannot_hold_is_answered_and_warned_of(
 
 
 def test_a_checkpoint_that_cannot_be_written_is_blamed_on_itself(full_fs: Path) -> None:
-    """Issue 29: a failed checkpoint write said "cannot write the output" (standard output).
+    """A failed checkpoint write said "cannot write the output" (standard output).
     Now the checkpoint is named in a warning (the solve goes on), and the table that cannot be
     written either in the error."""
     result = _sabords_process("solve-game", "--players", "3", "--variant", "target=300",
@@ -1007,12 +1007,12 @@ def test_a_write_that_fails_in_a_command_names_its_file(
         sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Without a mount: an ENOSPC that reaches the command line names its file, never
     standard output."""
-    import solver.game.cluster as cluster
+    import solver.tables.build as build
 
     def full(*args: Any, **kwargs: Any) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "x.checkpoint"))
 
-    monkeypatch.setattr(cluster, "save_checkpoint", full)
+    monkeypatch.setattr(build, "save_checkpoint", full)
 
     def solve(*args: Any, checkpoint: Any = None, **kwargs: Any) -> Any:
         checkpoint(None)

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from solver.errors import StaleTableError
 from solver.rules import Rules
-from solver.tablepaths import committed_dir
+from solver.tables.paths import committed_dir
 
 from .conftest import run_sabords
 
@@ -45,7 +45,7 @@ DIR = "DIR"
 """Replaced by a temporary directory (or a file in it, or a path that does not exist)."""
 SILENT = "SILENT"
 """Replaced by the address of a port that accepts and never answers (:func:`silent`): a
-scheduler that hangs (issue 29)."""
+scheduler that hangs."""
 
 OPTIONS: dict[str, dict[str, list[str] | None]] = {
     "score": {"--chest": DICE, "--first": None, "--variant": VARIANTS,
@@ -89,7 +89,7 @@ SAFE_DEFAULTS: dict[str, list[str]] = {
 TURN_LINES = ["kkmpsssc", "", "cs", "stop", "kkkkmmpc", "kmpc", "help", "undo", "quit", "zz",
               "reroll kk", "kkmmppsc", "-1", "é", "²", "፫", "5" * 5000, "፰ coin kkkkkkk"]
 OTHER_DIGITS = st.characters(categories=("Nd", "No"), exclude_characters="0123456789")
-"""The characters Unicode calls digits but 0-9 (``፰``, ``⓶``, ``᧚``, ``٣``, ``²``; issue 29:
+"""The characters Unicode calls digits but 0-9 (``፰``, ``⓶``, ``᧚``, ``٣``, ``²``;
 `isdigit()` accepts many that `int()` cannot read)."""
 
 
@@ -98,8 +98,8 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The committed tables stand for the solves of the default rules; other rules are
     refused as stale (a one-line answer like any other)."""
     import solver.game
-    import solver.gametables as gametables
-    import solver.turntables as tables
+    import solver.tables.game as gametables
+    import solver.tables.turn as tables
 
     def build_table(card: Any, rules: Rules) -> Any:
         if rules.turn_rules() != Rules():
@@ -225,7 +225,7 @@ def test_every_command_answers_0_or_2_never_a_traceback(command: str, data: st.D
 def test_a_silent_scheduler_among_the_fuzzed_options_is_one_line(
         extra: list[str], fast_solves: None, tmp_path: Path, silent: str) -> None:
     """The fuzz's silent scheduler with three players, as the draws above may meet it: given
-    up on after the (shortened) time limit, one line and exit 2 (issue 29: it hung)."""
+    up on after the (shortened) time limit, one line and exit 2 (it hung)."""
     result = run_sabords("solve-game", "--players", "3", "--variant", "target=300",
                          "--scheduler", silent, "--out", str(tmp_path), *extra)
     assert result.exit_code == 2, (result.exit_code, result.stderr[-300:])
@@ -237,11 +237,11 @@ def test_a_silent_scheduler_among_the_fuzzed_options_is_one_line(
 @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(digit=OTHER_DIGITS, face=st.sampled_from(["coin", "k", "sword", "", " kkkk"]),
        chest=st.booleans())
-@example(digit="፰", face="coin", chest=False)  # issue 29: int() cannot read it
+@example(digit="፰", face="coin", chest=False)  # int() cannot read it
 @example(digit="⓶", face="coin", chest=True)
 def test_a_count_in_any_unicode_digit_answers_0_or_2_never_a_traceback(
         command: str, digit: str, face: str, chest: bool, fast_solves: None) -> None:
-    """Dice counts are written with 0-9: any other digit (issue 29: '፰', '⓶', '᧚', which
+    """Dice counts are written with 0-9: any other digit ('፰', '⓶', '᧚', which
     `isdigit()` accepts and `int()` cannot read) is read as the notation folds it (a '²' is a
     2) or refused in one line, in the dice, the chest and at the turn helper's prompt."""
     text = f"{digit} {face}".strip()
@@ -266,7 +266,7 @@ CACHES = ["DIR", "FILE", "FILE/below", "relative-cache", "~/cache", "", "DIR/new
           *UNUSABLE_CACHES]
 """Values of SABORDS_CACHE_DIR: a directory, a file, a path through a file, relative, under
 the home, empty (the XDG rule then), a path still to create, a name and a path too long for
-the file system, a loop of symbolic links, a full file system (issue 29; ``FULL``: a tmpfs
+the file system, a loop of symbolic links, a full file system (``FULL``: a tmpfs
 of 16 KiB filled up, :func:`full_fs`)."""
 
 
@@ -306,8 +306,8 @@ HOMES = ["DIR", "", "relative"]
 def test_every_cache_setting_answers_0_or_2_never_a_traceback(
         command: str, given_cache: str | None, data: st.DataObject, fast_solves: None,
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full_fs: Path | None) -> None:
-    """Whatever the cache variables say (issue 19: a file, a path through a file, a relative
-    XDG_CACHE_HOME, a `~`, an empty HOME; issue 29: a name or a path too long for the file
+    """Whatever the cache variables say (a file, a path through a file, a relative
+    XDG_CACHE_HOME, a `~`, an empty HOME; a name or a path too long for the file
     system, a loop of symbolic links, each in every run of its own), the command answers (a
     warning at most) or refuses in one line."""
     monkeypatch.chdir(tmp_path)
@@ -364,9 +364,9 @@ refuse it, with progress on stderr (solve) or none."""
 @given(run=st.sampled_from(RUNS), encoding=st.sampled_from(OUTPUT_ENCODINGS),
        locale=st.sampled_from(LOCALES), stderr=st.sampled_from(["pipe", "closed", "full"]),
        stdout=st.sampled_from(["pipe", "pipe", "pipe", "full"]))
-@example(RUNS[0], "latin-1", None, "pipe", "pipe")  # issue 19: UnicodeEncodeError on '≈'
-@example(RUNS[1], None, "C", "pipe", "pipe")  # issue 19: '\udcc3' is not a die letter
-@example(RUNS[8], None, None, "full", "pipe")  # issue 19: no table written
+@example(RUNS[0], "latin-1", None, "pipe", "pipe")  # UnicodeEncodeError on '≈'
+@example(RUNS[1], None, "C", "pipe", "pipe")  # '\udcc3' is not a die letter
+@example(RUNS[8], None, None, "full", "pipe")  # no table written
 @example(RUNS[7], "ascii", None, "pipe", "pipe")  # found by this fuzz: --help in UTF-8 anyway
 @example(RUNS[5], "ascii", None, "pipe", "pipe")  # found by this fuzz: the typed line echoed
 def test_any_encoding_locale_and_stream_state_answers_0_or_2_never_a_traceback(

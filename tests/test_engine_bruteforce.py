@@ -4,8 +4,8 @@ The reference below is written from RULES.md alone. It plays *ordered* physical 
 position is a tuple of faces, one per die; a reroll is a set of die indices; every outcome of
 the rolled dice is enumerated face by face (6**r ordered outcomes, each 1/6**r), so neither the
 multinomial nor the engine's canonical multisets enter it. Legality is re-expressed here from
-RULES.md ("A turn", step 4, and "Sorceress"), not taken from :mod:`solver.moves`; only the
-points of a final position come from :mod:`solver.scoring` (``stop_score``, ``bust_score``:
+RULES.md ("A turn", step 4, and "Sorceress"), not taken from :mod:`solver.rules.moves`; only the
+points of a final position come from :mod:`solver.rules.scoring` (``stop_score``, ``bust_score``:
 tested against the rulebook in ``test_scoring.py``). Arithmetic is exact
 (:class:`fractions.Fraction`).
 
@@ -29,7 +29,6 @@ from math import lcm
 import numpy as np
 import pytest
 
-from solver.dice import Dice
 from solver.engine import (
     UNUSED,
     USED,
@@ -44,7 +43,8 @@ from solver.engine import (
     turn_model,
 )
 from solver.rules import CARD_IDS, CARDS, Card, Rules, get_card, rules_with
-from solver.scoring import bust_score, stop_score
+from solver.rules.dice import Dice
+from solver.rules.scoring import bust_score, stop_score
 
 SKULL = 0
 FACES = range(6)  # skull monkey parrot sword coin diamond (RULES.md: each 1/6)
@@ -205,7 +205,7 @@ class Naive:
                 continue  # at least one die stays unrolled
             yield chosen
 
-    # -- payoffs (points of a final position from solver.scoring) ---------------------------
+    # -- payoffs (points of a final position from solver.rules.scoring) ---------------------------
 
     def stop_utility(self, pos: tuple[int, ...]) -> tuple[Fraction, ...]:
         s = stop_score(self.card, Dice.from_faces(pos), self.rules)

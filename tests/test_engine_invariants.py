@@ -4,7 +4,7 @@
   ordered-dice enumeration exactly;
 - values are finite where the turn goes on and NaN exactly where it is over, and no NaN leaks
   into keep values, first-roll values or turn values;
-- every value is at least its stop value, no legal option (from :mod:`solver.moves`) is worth
+- every value is at least its stop value, no legal option (from :mod:`solver.rules.moves`) is worth
   more than the value, the best one is worth it, and the policy's move is legal and best;
 - the certified bound is at most 1e-9 and honest (a loose solve is within its own bound of a
   tight one); policy evaluation of the optimal policy gives back the optimal values;
@@ -31,7 +31,6 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from solver.dice import Dice
 from solver.engine import (
     BETA,
     DEFAULT_TOL,
@@ -48,9 +47,10 @@ from solver.engine import (
     solve_turn,
     turn_model,
 )
-from solver.moves import legal_rerolls
 from solver.rules import CARD_IDS, CARDS, NUM_DICE, Rules, rules_with
-from solver.scoring import Outcome, classify_roll, stop_score
+from solver.rules.dice import Dice
+from solver.rules.moves import legal_rerolls
+from solver.rules.scoring import Outcome, classify_roll, stop_score
 
 RULES = Rules()
 Solve = Callable[..., Any]
@@ -150,7 +150,7 @@ def test_a_loose_solve_is_within_its_own_bound(card: str, solved: Solve) -> None
 
 def options(card: str, dice: Dice, unused: bool, solution: Any, rules: Rules = RULES
             ) -> list[tuple[bool, tuple[int, ...], float]]:
-    """Every legal reroll of solver.moves: (uses the Sorceress, dice left on the table, value
+    """Every legal reroll of solver.rules.moves: (uses the Sorceress, dice left on the table, value
     from the engine's keep values)."""
     g = geometry()
     moves = legal_rerolls(CARDS[card], dice, rules, sorceress_unused=unused)
@@ -200,7 +200,7 @@ def check_position(card: str, dice: Dice, unused: bool, solution: Any) -> None:
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_no_legal_option_beats_the_value_and_the_policy_is_best(card: str,
                                                                  solved: Solve) -> None:
-    """Every position of every world (1287 per world), all options from solver.moves."""
+    """Every position of every world (1287 per world), all options from solver.rules.moves."""
     solution = solved(card)
     g = geometry()
     for w in solution.worlds:

@@ -2,7 +2,7 @@
 
 An independent route to the engine's numbers: 8 physical dice are rolled with numpy's
 Generator (fixed seed), the policy's keep is applied to them, what the roll leaves is judged
-by :func:`solver.scoring.classify_roll`, a stop is scored by ``stop_score``, a bust by
+by :func:`solver.rules.scoring.classify_roll`, a stop is scored by ``stop_score``, a bust by
 ``bust_score`` with the dice that were not rolled (the chest), and Skull Island is played out
 by rolling the non-skull dice until a roll adds no skull or fewer than 2 of them remain. The
 simulator lives here on purpose (``solver/simulate.py``, for ``sabords simulate``, is the other
@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from solver.dice import Dice
 from solver.engine import (
     NO_MOVE,
     STOP,
@@ -41,7 +40,8 @@ from solver.engine import (
     turn_model,
 )
 from solver.rules import CARDS, NUM_DICE, Rules, get_card
-from solver.scoring import (
+from solver.rules.dice import Dice
+from solver.rules.scoring import (
     Outcome,
     bust_score,
     classify_roll,
@@ -75,7 +75,8 @@ def simulate(card: str, rules: Rules, solution: Any, n: int, seed: int) -> Sampl
         """Full index (the policy tables' row) of dice counts."""
         return g.code_lut[counts @ base] - g.full_offset  # type: ignore[no-any-return]
 
-    # What a roll leaves, and the points of a stop, judged by solver.scoring once per position.
+    # What a roll leaves, and the points of a stop, judged by solver.rules.scoring once per
+    # position.
     full = [Dice.of(x) for x in g.full_counts]
     worlds = (USED, UNUSED) if c.sorceress else (USED,)
     judged = {w: np.array([classify_roll(c, d, rules, first=False, sorceress_unused=w == UNUSED)

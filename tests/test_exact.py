@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from solver.advisor import advise, exact_solution_for, exact_values, solution_for
-from solver.dice import Dice
+from solver.advice.advisor import advise, exact_values
+from solver.advice.goals import exact_solution_for, solution_for
 from solver.engine import (
     STOP,
     UNUSED,
@@ -52,17 +52,18 @@ from solver.engine.exact import (
     to_floats,
 )
 from solver.engine.exact_linear import solve_system
-from solver.rational import decimal_is_exact, decimal_text, exact_text, fraction_text
-from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
-from solver.stats import (
+from solver.engine.stats import (
     deck_average,
     exact_deck_average,
     exact_ending_payoff,
     exact_stats_of,
     turn_stats,
 )
-from solver.tablepaths import committed_dir
-from solver.turntables import exact_solution, exact_stats, turn_table
+from solver.rational import decimal_is_exact, decimal_text, exact_text, fraction_text
+from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
+from solver.rules.dice import Dice
+from solver.tables.paths import committed_dir
+from solver.tables.turn import exact_solution, exact_stats, turn_table
 
 from .conftest import dice
 from .test_engine_bruteforce import (
@@ -269,7 +270,7 @@ def test_every_card_proves_optimal_and_the_float_bound_holds(
 
 
 def test_known_fractions_of_the_issue_trial() -> None:
-    # A second computation, not an independent oracle: issue 12's trial (FLINT on the float
+    # A second computation, not an independent oracle: the first trial (FLINT on the float
     # policy, by another session) found these; the naive routes above are the oracles.
     assert exact_solution(CARDS["none"], DEFAULT).value == Fraction(3884764731712957155517,
                                                              6711770914379661312)
@@ -504,7 +505,7 @@ def test_ev_exact_json_gives_every_card_and_the_deck_as_fractions(sabords: Any) 
     for c, v in cards.items():
         assert float(exact[c]) == v["ev"]  # the shipped float is the exact value rounded
     assert Fraction(data["deck_ev_exact"]) == exact_deck_average(exact)
-    # issue 12's trial: none = 3884764731712957155517 / 6711770914379661312
+    # the first trial: none = 3884764731712957155517 / 6711770914379661312
     assert exact["none"] == Fraction(3884764731712957155517, 6711770914379661312)
     assert exact["skull2"] == Fraction(134877235, 1197504)
 

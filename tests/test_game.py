@@ -32,8 +32,6 @@ import numpy as np
 import pytest
 
 from solver import game
-from solver.dice import Dice
-from solver.duel import duel
 from solver.engine import AtLeast, kernel, solve_turn, symmetries, turn_model
 from solver.engine.kernel import LANES, to_lanes
 from solver.errors import StaleTableError
@@ -51,10 +49,12 @@ from solver.game import (
 from solver.game import iterate as it
 from solver.game.certify import certify
 from solver.game.policies import engine_policy
-from solver.gametables import pack_game, read_game, unpack_game
-from solver.moves import Reroll, reroll_is_legal, sub_multisets
 from solver.rules import CARDS, Rules
-from solver.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from solver.rules.dice import Dice
+from solver.rules.moves import Reroll, reroll_is_legal, sub_multisets
+from solver.rules.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from solver.strategy.duel import duel
+from solver.tables.game import pack_game, read_game, unpack_game
 
 from .conftest import CliResult, assert_one_line_error
 
@@ -464,7 +464,7 @@ def test_monte_carlo_games_between_win_policies_match_exact_value(
 def test_cli_winprob_json_reads_the_committed_table(sabords: Callable[..., CliResult]) -> None:
     import json
 
-    from solver.tablepaths import game_default_dir
+    from solver.tables.paths import game_default_dir
 
     result = sabords("winprob", "--me", "2000", "--opp", "5500", "--json")
     assert result.exit_code == 0, result.stderr
@@ -528,7 +528,7 @@ NEWCOMBE_WILSON = [((81, 263), (0.2553, 0.3662)), ((15, 148), (0.0624, 0.1605)),
 @pytest.mark.parametrize(("counts", "published"), NEWCOMBE_WILSON)
 def test_the_wilson_interval_is_newcombes(counts: tuple[int, int],
                                           published: tuple[float, float]) -> None:
-    from solver.stats import wilson_interval
+    from solver.engine.stats import wilson_interval
 
     lo, hi = wilson_interval(*counts)
     assert (round(lo, 4), round(hi, 4)) == published
@@ -536,7 +536,7 @@ def test_the_wilson_interval_is_newcombes(counts: tuple[int, int],
 
 def test_win_rate_intervals_lie_inside_0_100_and_are_never_zero_width(
         sabords: Callable[..., CliResult]) -> None:
-    """Issue 19: 4 games gave [32.57, 117.43], [-19.30, 119.30], [0.00, 0.00]."""
+    """4 games gave [32.57, 117.43], [-19.30, 119.30], [0.00, 0.00]."""
     import json
 
     text = sabords("game", "--games", "4", "--seed", "1")

@@ -1,4 +1,4 @@
-"""What an answer imports (issue 16): a points answer, a win probability and a win advice read
+"""What an answer imports: a points answer, a win probability and a win advice read
 the committed tables and import neither the solvers' heavy libraries (FLINT, numba, Dask),
 nor the web stack, nor the kernel or the exact solver that made the tables. A test of what is
 imported, not of how long it takes: the figures are `make bench`'s.

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from solver.moves import can_stop, legal_rerolls, reroll_is_legal, sub_multisets
 from solver.rules import CARDS, Rules
+from solver.rules.moves import can_stop, legal_rerolls, reroll_is_legal, sub_multisets
 
 from .conftest import dice
 

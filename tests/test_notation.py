@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from solver.dice import Dice, DiceNotationError
-from solver.notation import parse_card, parse_dice
 from solver.rules import CARD_IDS, UnknownCardError
+from solver.rules.dice import Dice, DiceNotationError
+from solver.rules.notation import parse_card, parse_dice
 
 # Names as printed in the seeds and the RULES.md table, and common spellings.
 CARD_NAMES = {
@@ -92,7 +92,7 @@ def test_unknown_card_lists_the_ids() -> None:
         ("teschio scimmia pappagallo spada moneta diamante", "kmpscd"),
         ("4 coin, 3 sword, 1 diamond", "sssccccd"),
         ("2 k 3 m pp s", "kkmmmpps"),
-        # issue 19: a name of several words is one die ("gold coin" was two)
+        # a name of several words is one die ("gold coin" was two)
         ("skull 3 monkey gold coin 2 diamond", "kmmmcdd"),
         ("3 gold coins, gold, coin", "ccccc"),
         ("2 têtes de mort, pièce d'or, Pièces d’or, piece d or", "kkccc"),
@@ -114,7 +114,7 @@ def test_dice_words_and_letters(text: str, canonical: str) -> None:
         ("kkmppscdm", "has 9 dice, expected 8"),
         ("kkmppscz", "cannot read 'kkmppscz': 'z' (the 8th character) is not a die letter"),
         ("skull monkey dragon", "unknown word 'dragon' in 'skull monkey dragon'"),
-        # issue 19: a word that is mostly not dice letters is an unknown word, not a letter
+        # a word that is mostly not dice letters is an unknown word, not a letter
         ("Totenkopf singe parrot sciabola", "unknown word 'sciabola' in"),
         ("monkeyz", "unknown word 'monkeyz' (did you mean 'monkey'?)"),
         ("4", "a count with no face"),

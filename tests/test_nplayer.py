@@ -1,4 +1,4 @@
-"""The game of three players and more (issue 20): the seats model, the turns' endings, and the
+"""The game of three players and more: the seats model, the turns' endings, and the
 policy iteration of :mod:`solver.game.nsolve`, met by routes that share none of its code:
 
 - the two-player game's lookups are the seats model's successors, and its policy iteration
@@ -28,27 +28,12 @@ from solver.engine.kernel import LANES, from_lanes, to_lanes
 from solver.engine.model import UNUSED, USED
 from solver.engine.solve import TIE_TOL, solve_layers
 from solver.game import solve_game
-from solver.game.model import (
-    NORMAL,
-    SUDDEN,
-    GameUtility,
-    TurnUtility,
-    deck,
-    game_model,
-    lookup,
-    point_range,
-)
-from solver.game.nsolve import (
-    FINAL_EPS,
-    FINAL_TOL,
-    LocalRunner,
-    NGameSolution,
-    blocks_of,
-    solve_nplayer,
-)
-from solver.game.seats import seats_of
-from solver.gametables import two_player_table
+from solver.game.model import GameUtility, TurnUtility, deck, game_model, lookup, point_range
+from solver.game.nsolve import LocalRunner, blocks_of, solve_nplayer
+from solver.game.records import FINAL_EPS, FINAL_TOL, NGameSolution
+from solver.game.seats import NORMAL, SUDDEN, seats_of
 from solver.rules import CARDS, Rules, floor_total
+from solver.tables.game import two_player_table
 
 from .test_engine_bruteforce import Level, Naive, Utility
 
@@ -244,7 +229,7 @@ def warm_1000() -> Any:
 
 def test_two_player_policy_iteration_gives_the_two_player_table_bit_for_bit(
         warm_1000: Any) -> None:
-    # issue 20: "run with n = 2 it must give today's two-player table bit for bit". Two
+    # "run with n = 2 it must give today's two-player table bit for bit". Two
     # algorithms (value iteration with every turn's positions kept, policy iteration on the
     # turns) reach the same moves at every state, and both end a phase with the same last step
     # (nsolve.last_step: those moves' turns, evaluated afresh), so every value is the same bits
@@ -282,20 +267,20 @@ def test_two_player_policy_iteration_gives_the_two_player_table_bit_for_bit(
 def test_a_near_tie_kept_through_the_iteration_is_settled_by_the_tie_rule(
         warm_1000: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """At target 1000 a mover of normal play kept a move within the precision of the one the
-    tie rule picks (nsolve._settle): the phase's end takes the tie rule's, which is what makes
+    tie rule picks (cycles.settle): the phase's end takes the tie rule's, which is what makes
     the bits the two-player table's; refused (as with three players when it would move some
     value by more than ADOPT), the kept move stays, and the values part in the last bits."""
-    from solver.game import nsolve
+    from solver.game import cycles
 
     rules = Rules(target=1000)
-    monkeypatch.setattr(nsolve, "ADOPT", 0.0)
+    monkeypatch.setattr(cycles, "ADOPT", 0.0)
     kept = solve_nplayer(rules, 2)
     assert kept.records[NORMAL].adopted == 0
     got = kept.values[NORMAL][:, 0]
     want = warm_1000.win.reshape(-1)
     assert not np.array_equal(got, want)
     assert np.abs(got - want).max() <= 1e-11
-    monkeypatch.setattr(nsolve, "ADOPT", 1e-10)
+    monkeypatch.setattr(cycles, "ADOPT", 1e-10)
     assert solve_nplayer(rules, 2).records[NORMAL].adopted > 0
 
 
@@ -385,8 +370,8 @@ def test_the_committed_three_player_table_is_met_by_each_state_s_plain_turn_solv
     sample states of every phase the engine's plain turn solve of each card from the table's
     values gives the table's value of every seat back (the fixed point, to its proved
     bound)."""
-    from solver.gametables import read_ngame
-    from solver.tablepaths import committed_dir
+    from solver.tables.game import read_ngame
+    from solver.tables.paths import committed_dir
 
     rules = Rules()
     table = read_ngame(committed_dir(), rules, 3)

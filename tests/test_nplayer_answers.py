@@ -1,4 +1,4 @@
-"""What a player gets for three players (issue 20): `sabords solve-game --players 3`, then
+"""What a player gets for three players: `sabords solve-game --players 3`, then
 `winprob`, `advise` and `game` with `--opp` once per opponent, the web API's answers, the
 refusals, and whole games with real dice whose win frequencies agree with the table.
 
@@ -17,9 +17,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from solver.game import deck
-from solver.gametables import read_ngame
-from solver.ngames import play_n_games
 from solver.rules import Rules
+from solver.strategy.ngames import play_n_games
+from solver.tables.game import read_ngame
 from solver.web import create_app
 from solver.web.solutions import Settings
 
@@ -271,7 +271,7 @@ def test_a_phase_that_holds_no_probabilities_is_refused_when_an_answer_reads_it(
         tables: Path, tmp_path: Path) -> None:
     from types import SimpleNamespace
 
-    from solver.gametables import ngame_table_path, pack_ngame
+    from solver.tables.game import ngame_table_path, pack_ngame
 
     table = read_ngame(tables, RULES, 3)
     values = {name: np.array(v) for name, v in table.values.items()}

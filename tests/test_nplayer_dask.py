@@ -1,4 +1,4 @@
-"""The n-player solve on Dask (issue 20): the same bytes for any runner, number of workers and
+"""The n-player solve on Dask: the same bytes for any runner, number of workers and
 block size; a worker killed in the middle of a solve changes nothing; a solve interrupted and
 resumed from its checkpoint gives the bytes of one never interrupted. On a reduced game (three
 players, four dice, target 500: seconds), on a ``LocalCluster`` of worker processes.
@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from solver.game.cluster import DaskRunner, load_checkpoint, local_cluster, save_checkpoint
-from solver.game.nsolve import Checkpoint, solve_nplayer
-from solver.gametables import pack_ngame
+from solver.game.cluster import DaskRunner, local_cluster
+from solver.game.nsolve import solve_nplayer
+from solver.game.records import Checkpoint
 from solver.rules import Rules
+from solver.tables.checkpoints import load_checkpoint, save_checkpoint
+from solver.tables.game import pack_ngame
 
 RULES = Rules(target=500)
 PLAYERS, DICE = 3, 4
@@ -90,7 +92,7 @@ def test_a_solve_interrupted_and_resumed_gives_the_same_bytes(reference: bytes,
     assert got == reference
 
 
-# -- issue 29: a scheduler address is checked at once, and a silent one is given up on --------
+# -- a scheduler address is checked at once, and a silent one is given up on --------
 
 
 @pytest.mark.parametrize(("address", "says"), [
@@ -106,7 +108,7 @@ def test_a_solve_interrupted_and_resumed_gives_the_same_bytes(reference: bytes,
 ])
 def test_a_scheduler_address_that_cannot_be_one_is_refused_at_once(
         tmp_path: Path, address: str, says: str) -> None:
-    """Issue 29: port 99999 and host 256.1.1.1 waited 20 s before the refusal, `inproc://x`
+    """Port 99999 and host 256.1.1.1 waited 20 s before the refusal, `inproc://x`
     said "not enough values to unpack"; each is refused before anything starts."""
     from .conftest import assert_one_line_error, run_sabords
 
@@ -137,7 +139,7 @@ def _answers_nothing(sock: Any, stop: Any, reply: bytes) -> None:
 @pytest.mark.parametrize("reply", [b"", b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"])
 def test_a_scheduler_that_never_answers_is_given_up_on_in_one_line(reply: bytes,
                                                                   tmp_path: Path) -> None:
-    """Issue 29: a port that accepts and never answers (or an HTTP server) made `solve-game
+    """A port that accepts and never answers (or an HTTP server) made `solve-game
     --scheduler` hang for ever: the time limit covered only the connection. The whole
     handshake is bounded now (here 2 s, so that the test is short; the subprocess' own
     limit only stops a test that would hang)."""

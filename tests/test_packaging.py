@@ -1,4 +1,4 @@
-"""The package as pip installs it (issue 16): every subpackage, the page's assets and the
+"""The package as pip installs it: every subpackage, the page's assets and the
 committed tables are in the wheel and the sdist, the tables are found as the package's data,
 and the installed command answers from outside the repository without solving anything.
 
@@ -129,7 +129,7 @@ def _run_installed(site: Path, where: Path, *args: str) -> subprocess.CompletedP
 
 def test_the_installed_package_finds_its_tables_as_package_data(installed: Path,
                                                                 tmp_path: Path) -> None:
-    code = ("import solver, solver.tablepaths as t; "
+    code = ("import solver, solver.tables.paths as t; "
             "print(solver.__file__); print(t.committed_dir()); print(t.in_checkout())")
     env = {**os.environ, "PYTHONPATH": str(installed), "PYTHONSAFEPATH": "1"}
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,

@@ -10,8 +10,6 @@ import re
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from solver.dice import FACE_WORDS, Dice, fold
-from solver.notation import parse_card
 from solver.rules import (
     CARD_IDS,
     CARDS,
@@ -22,7 +20,9 @@ from solver.rules import (
     Face,
     Rules,
 )
-from solver.scoring import stop_score
+from solver.rules.dice import FACE_WORDS, Dice, fold
+from solver.rules.notation import parse_card
+from solver.rules.scoring import stop_score
 
 faces = st.sampled_from(list(Face))
 eight_faces = st.lists(faces, min_size=NUM_DICE, max_size=NUM_DICE)

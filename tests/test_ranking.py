@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from solver.ranking import card_key, ranked, ranked_cards
+from solver.advice.ranking import card_key, ranked, ranked_cards
 
 
 def test_last_bit_ties_come_out_in_the_deck_order() -> None:

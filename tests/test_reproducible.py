@@ -36,8 +36,8 @@ if sys.argv[1] == "absent":
 from solver.engine import kernel
 from solver.game import solve_game
 from solver.rules import CARDS, CARD_IDS, Rules
-from solver.turntables import build_table, pack_table
-from solver.gametables import pack_game
+from solver.tables.turn import build_table, pack_table
+from solver.tables.game import pack_game
 out = {card: hashlib.sha256(pack_table(build_table(CARDS[card], Rules()))).hexdigest()
        for card in CARD_IDS}
 out["game"] = hashlib.sha256(pack_game(solve_game(Rules(target=1000)))).hexdigest()
@@ -92,7 +92,7 @@ def test_the_same_rules_give_the_same_bytes_under_every_setting(tmp_path: Path) 
     for name, digests in results.items():
         assert digests == reference, name
     # and the committed tables are these bytes (make tables wrote them this way)
-    from solver.turntables import table_path
+    from solver.tables.turn import table_path
 
     for card in (c for c in reference if c != "game"):
         import hashlib

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from solver.dice import Dice
 from solver.rules import CARDS, Rules
-from solver.scoring import (
+from solver.rules.dice import Dice
+from solver.rules.scoring import (
     Outcome,
     bust_score,
     island_deduction,

@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import pytest
 
-from solver.dice import Dice
 from solver.rules import CARD_IDS, CARDS, NUM_DICE, Rules
-from solver.scoring import (
+from solver.rules.dice import Dice
+from solver.rules.scoring import (
     Outcome,
     bust_score,
     classify_roll,

@@ -18,11 +18,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from solver.analysis import optimal_distribution, policy_distribution
 from solver.engine import DEFAULT_TOL, STOP, UNUSED, USED, geometry
-from solver.policies import FIRST_ROLL, GREEDY, THRESHOLD, TWO_SKULLS, optimal_policy, parse_policy
 from solver.rules import CARDS, Rules
-from solver.simulate import (
+from solver.strategy.analysis import optimal_distribution, policy_distribution
+from solver.strategy.policies import (
+    FIRST_ROLL,
+    GREEDY,
+    THRESHOLD,
+    TWO_SKULLS,
+    optimal_policy,
+    parse_policy,
+)
+from solver.strategy.simulate import (
     ArrayPolicy,
     PolicyMoveError,
     SimulationError,
@@ -32,7 +39,7 @@ from solver.simulate import (
     play_turns,
     simulate,
 )
-from solver.turntables import turn_table
+from solver.tables.turn import turn_table
 
 from .conftest import CliResult, assert_one_line_error
 
@@ -150,7 +157,7 @@ def test_seeded_runs_are_reproducible() -> None:
 
 def test_an_illegal_policy_is_refused() -> None:
     # Keep all eight dice (roll nothing) wherever the optimum rerolls: the simulator checks
-    # every move against the turn model's legality (solver.moves) and refuses it.
+    # every move against the turn model's legality (solver.rules.moves) and refuses it.
     code, sorceress = optimal_policy(CARDS["none"], RULES)[USED]
     keep_all = geometry().full_offset  # the first full position: its 8 dice all stay
     bad = np.where(code == STOP, STOP, keep_all)

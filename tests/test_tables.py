@@ -22,16 +22,16 @@ import msgpack
 import numpy as np
 import pytest
 
-import solver.tablepaths as tablepaths
-import solver.turntables as tables_module
+import solver.tables.paths as tablepaths
+import solver.tables.turn as tables_module
 from solver import __version__
 from solver.engine import TurnSolution, solve_cards, solve_turn
+from solver.engine.stats import STAT_NAMES, deck_average, turn_stats
 from solver.errors import StaleTableError
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
-from solver.stats import STAT_NAMES, deck_average, turn_stats
-from solver.tablefile import FORMAT_VERSION
-from solver.tablepaths import cache_dir, committed_dir
-from solver.turntables import (
+from solver.tables.fileformat import FORMAT_VERSION
+from solver.tables.paths import cache_dir, committed_dir
+from solver.tables.turn import (
     TurnTable,
     build_table,
     build_tables,
@@ -181,7 +181,7 @@ def test_committed_tables_match_a_fresh_solve(fresh: dict[str, TurnTable], card:
 def test_default_tables_come_from_the_repository(fresh: dict[str, TurnTable]) -> None:
     sol = turn_solution(CARDS["battle3"], rules_with(["target=5000"]))  # a game-level variant
     assert np.array_equal(sol.turn_value, fresh["battle3"].solution.turn_value)
-    assert committed_dir() == Path(tables_module.__file__).resolve().parent.parent / "tables"
+    assert committed_dir() == Path(tables_module.__file__).resolve().parents[2] / "tables"
 
 
 # -- refusals ---------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A turn at the table: the state machine of `solver.play` and the `sabords turn` helper.
+"""A turn at the table: the state machine of `solver.advice.play` and the `sabords turn` helper.
 
 The grading is checked against the advisor itself: each decision's cost is the best option's
 value minus the chosen one's at that position (`advise` called independently), the turn's cost
@@ -15,13 +15,14 @@ import re
 
 import pytest
 
-from solver.advisor import Goal, advise, solution_for
-from solver.dice import BRAILLE_LETTERS, Dice
+from solver.advice.advisor import advise
+from solver.advice.goals import Goal, solution_for
+from solver.advice.play import Phase, TurnPlay, new_turn
 from solver.errors import IllegalMoveError
-from solver.moves import Reroll, legal_rerolls, move_refusal, sub_multisets
-from solver.play import Phase, TurnPlay, new_turn
 from solver.rules import CARD_IDS, CARDS, Rules, get_card
-from solver.scoring import Outcome, classify_roll
+from solver.rules.dice import BRAILLE_LETTERS, Dice
+from solver.rules.moves import Reroll, legal_rerolls, move_refusal, sub_multisets
+from solver.rules.scoring import Outcome, classify_roll
 
 from .conftest import dice, run_sabords
 
@@ -342,7 +343,7 @@ def test_every_card_can_start_a_turn(card: str) -> None:
     assert turn.phase is Phase.MOVE and turn.advice is not None
 
 
-# -- issue 19: the helper takes the moves it advises, and speaks of what was typed -------------
+# -- the helper takes the moves it advises, and speaks of what was typed -------------
 
 
 @pytest.mark.parametrize("used", [False, True])
@@ -350,7 +351,7 @@ def test_the_keep_of_every_option_shown_is_that_option_or_a_question(used: bool)
     """Typing an option's keep gives that option; where its keep is also the other move (with
     or without the Sorceress), the helper asks which, naming both; 'reroll' and the rolled
     dice always give exactly the option. Every position of the Sorceress card, a sample."""
-    from solver.choices import AmbiguousMoveError, chosen_option
+    from solver.advice.choices import AmbiguousMoveError, chosen_option
     from solver.engine import geometry
 
     g = geometry()
@@ -377,7 +378,7 @@ def test_the_keep_of_every_option_shown_is_that_option_or_a_question(used: bool)
 
 
 def test_the_helper_takes_the_keep_it_advised_and_explains_the_sorceress() -> None:
-    """Issue 19: '1. keep mmppc, reroll ks' advised, then 'mmppc' refused."""
+    """'1. keep mmppc, reroll ks' advised, then 'mmppc' refused."""
     result = run("turn", "sorceress", input="kkmmppsc\nhelp\nmmppc\nmp\nquit\n")
     assert result.exit_code == 0 and result.stderr == "", result.stderr
     out = result.stdout
@@ -404,7 +405,7 @@ def test_a_refusal_on_a_card_without_the_sorceress_never_names_her() -> None:
 
 
 def test_ties_are_the_values_as_printed_among_the_options_listed() -> None:
-    """Issue 19: '3. ... tie with 4, 5, 6' named options not listed, and 1028.574 and 1028.568
+    """'3. ... tie with 4, 5, 6' named options not listed, and 1028.574 and 1028.568
     printed alike were not marked."""
     result = run("turn", "sorceress", input="kkmmppsc\nundo\nkmmpccdd\nquit\n")
     rows = [line for line in result.stdout.splitlines() if re.match(r"    \d\. ", line)]

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from solver.moves import legal_rerolls, reroll_is_legal
 from solver.rules import CARDS, VARIANT_NAMES, Rules, VariantError, rules_with
-from solver.scoring import Outcome, classify_roll, stop_score
+from solver.rules.moves import legal_rerolls, reroll_is_legal
+from solver.rules.scoring import Outcome, classify_roll, stop_score
 
 from .conftest import dice
 

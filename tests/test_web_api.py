@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from solver.play import Phase, TurnPlay
+from solver.advice.play import Phase, TurnPlay
 from solver.rules import CARD_IDS, CARDS, Rules
 from solver.web import create_app
 from solver.web.api import ENDPOINTS
@@ -253,7 +253,7 @@ def test_winprob_is_the_command_lines_json(client: TestClient, sabords: Run) -> 
 def random_turn(rng: random.Random, card: str, goal: Query) -> list[str]:
     """The entries of a turn played to its end with random dice and random legal moves (the
     library's TurnPlay keeps it legal), as a player types them."""
-    from solver.advisor import Goal
+    from solver.advice.goals import Goal
     from solver.web.solutions import Solutions
 
     g = dict(goal)
@@ -397,7 +397,7 @@ def test_bad_input_is_a_4xx_with_the_librarys_data_in_the_webs_words(
 ])
 def test_a_count_in_other_digits_is_a_4xx_not_a_500(
         client: TestClient, sabords: Run, digit: str, path: str, query: Query) -> None:
-    """Issue 29: digits `int()` cannot read ('፰', '⓶', '᧚') made a 500; they are the dice
+    """Digits `int()` cannot read ('፰', '⓶', '᧚') made a 500; they are the dice
     notation's refusal, in one line, as on the command line."""
     query = [(name, value.format(d=digit)) for name, value in query]
     response = client.get(path, params=query)
@@ -793,7 +793,7 @@ def test_the_web_stands_beside_the_command_line() -> None:
 
 def test_each_input_is_defined_once_for_the_command_line_and_the_web() -> None:
     """The command line's options and the web's parameters are built from the same inputs
-    (solver.inputs): the same help, and the web's description is the input's."""
+    (solver.advice.inputs): the same help, and the web's description is the input's."""
     import typer.main
 
     from solver.cli import app

@@ -1,4 +1,4 @@
-"""A server safe to put online, and errors in the player's language (issue 18).
+"""A server safe to put online, and errors in the player's language.
 
 - HTTP: ``Allow`` on every 405, ``nosniff`` on every API answer, the allowed hosts
   (Starlette's ``TrustedHostMiddleware``, ``--allowed-host``, this machine's addresses with
@@ -36,7 +36,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from solver.rules import Rules
-from solver.scoreboard import Scoreboard, ScoreboardError
+from solver.rules.scoreboard import Scoreboard, ScoreboardError
 from solver.web import create_app
 from solver.web.api import ENDPOINTS
 from solver.web.application import ASSETS
@@ -192,7 +192,7 @@ def test_a_full_queue_is_a_429_with_retry_after(monkeypatch: pytest.MonkeyPatch,
                                                 tmp_path: Path) -> None:
     """Before: every request with new variants started a solve (and wrote its table), with
     no bound."""
-    import solver.turntables as tables
+    import solver.tables.turn as tables
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     gate, started = threading.Event(), threading.Event()
@@ -251,7 +251,7 @@ def _entry(root: Path, name: str, size: int, age: float) -> Path:
 
 def test_the_cache_is_pruned_to_its_bound_oldest_first(monkeypatch: pytest.MonkeyPatch,
                                                        tmp_path: Path) -> None:
-    from solver.tablepaths import cache_key
+    from solver.tables.paths import cache_key
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     old = _entry(tmp_path, cache_key("turn", "a" * 16), 4000, 300)
@@ -267,7 +267,7 @@ def test_the_cache_is_pruned_to_its_bound_oldest_first(monkeypatch: pytest.Monke
 
 def test_a_solve_on_demand_keeps_the_cache_under_its_bound(monkeypatch: pytest.MonkeyPatch,
                                                            tmp_path: Path) -> None:
-    from solver.tablepaths import cache_key
+    from solver.tables.paths import cache_key
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     stale = _entry(tmp_path, cache_key("game", "d" * 16), 3_000_000, 1000)
@@ -655,7 +655,7 @@ def _head_answer(port: int, headers: list[bytes], chunk: int | None = None) -> b
 
 
 def test_a_request_head_over_16_kib_is_refused_by_a_real_server() -> None:
-    """Issue 29: the README promises that a head (request line and headers) over 16 KiB is
+    """The README promises that a head (request line and headers) over 16 KiB is
     refused with 400 before the application; h11 refused it only when it came in pieces, so
     a head of 17 KiB or 100 KiB sent at once was read and answered 200."""
     port = _free_port()

@@ -1,12 +1,13 @@
 """`sabords advise`: every legal option from the dice showing, best first
-(:mod:`solver.advisor`), for expected points, a target (`--need`) or the game (`--me/--opp`)."""
+(:mod:`solver.advice.advisor`), for expected points, a target (`--need`) or the game
+(`--me/--opp`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated
 
-from ..inputs import CHEST, DICE, FINAL, FIRST, ME, NEED, OPP, SORCERESS_USED, TOP
+from ..advice.inputs import CHEST, DICE, FINAL, FIRST, ME, NEED, OPP, SORCERESS_USED, TOP
 from .app import (
     ExactOption,
     GameTablesOption,
@@ -37,9 +38,10 @@ from .render import (
 from .score import CardArgument
 
 if TYPE_CHECKING:
-    from ..advisor import Advice, ExactValues, Goal
-    from ..answers import AdviceAnswer
-    from ..notation import Notation
+    from ..advice.advisor import Advice, ExactValues
+    from ..advice.answers import AdviceAnswer
+    from ..advice.goals import Goal
+    from ..rules.notation import Notation
 
 NeedOption = Annotated[int | None, option(NEED)]
 MeOption = Annotated[int | None, option(ME)]
@@ -98,7 +100,7 @@ def advise(
       sabords advise captain kkmmppsc --tables /tmp/t      # from `solve --all --out /tmp/t`
       sabords advise none mmmpppsc --me 0 --opp 0 --game-tables /tmp/g   # `solve-game`
     """
-    from ..answers import advice_answer
+    from ..advice.answers import advice_answer
 
     rules = rules_from(variant)
     notes = notation_from(notation)
@@ -137,7 +139,7 @@ def exact_lines(values: ExactValues, shown: int) -> Iterator[str]:
 
 def advice_lines(advice: Advice, shown: int, notation: Notation) -> Iterator[str]:
     """The text answer of `sabords advise`: the sentence, notes, the table of options."""
-    from ..scoring import Outcome
+    from ..rules.scoring import Outcome
 
     a = advice
     yield a.sentence(notation.letters)
@@ -166,7 +168,7 @@ def advice_lines(advice: Advice, shown: int, notation: Notation) -> Iterator[str
 
 def goal_of(need: int | None, me: int | None, opp: list[int] | None, final: bool) -> Goal:
     """The goal of `--need` / `--me --opp [--opp...] [--final]`."""
-    from ..advisor import Goal
+    from ..advice.goals import Goal
 
     opps = opp or []
     return Goal(need=need, me=me, opp=opps[0] if opps else None, final=final,

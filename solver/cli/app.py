@@ -38,9 +38,9 @@ import click
 import typer
 
 from .. import __version__
+from ..advice.inputs import ALL_INPUTS, EXACT, NOTATION, VARIANT, Input
 from ..errors import SabordsError, StaleTableError, quote, shorten
-from ..inputs import ALL_INPUTS, EXACT, NOTATION, VARIANT, Input
-from ..rules import Rules, rules_with
+from ..rules.rulebook import Rules, rules_with
 from .parameters import DIRECTORY, help_through_echo, restore_argument_help
 from .streams import (
     EXIT_BAD_INPUT,
@@ -56,8 +56,8 @@ from .streams import (
 )
 
 if TYPE_CHECKING:
-    from ..notation import Notation
-    from ..sources import TablesDirectory
+    from ..advice.sources import TablesDirectory
+    from ..rules.notation import Notation
 
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
@@ -90,7 +90,7 @@ FLAGS: dict[str, str] = {
     "scheduler": "--scheduler",
 }
 """The flag of each error subject (:attr:`solver.errors.SabordsError.subject`): the option of
-each input (:mod:`solver.inputs`) and of the command line's own settings; subjects not here
+each input (:mod:`solver.advice.inputs`) and of the command line's own settings; subjects not here
 (dice, card, variant, move, roll...) are named by the message itself."""
 
 SUBJECT_WORDS: dict[str, str] = {
@@ -116,7 +116,7 @@ def fix_words(exc: StaleTableError) -> str:
     """What makes the refused table again, as a clause of the refusal: a command the user can
     run where they are (:func:`fix_command`). The committed tables are never overwritten with
     other rules' tables, and an installed package's are reinstalled, not rebuilt."""
-    from ..tablepaths import in_checkout, is_committed_dir
+    from ..tables.paths import in_checkout, is_committed_dir
 
     rules: Rules = exc.rules
     directory = Path(exc.path).parent
@@ -143,7 +143,7 @@ def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> st
     it was read from): `make tables` for the committed tables of a checkout, else `sabords
     solve --all` (turn tables) or `sabords solve-game` (the game table) with the variants of
     its rules (the refusal carries them: a turn table's are its turn rules)."""
-    from ..tablepaths import in_checkout, is_committed_dir
+    from ..tables.paths import in_checkout, is_committed_dir
 
     rules: Rules = exc.rules
     where = Path(exc.path).parent if directory is None else directory
@@ -370,14 +370,14 @@ def command(name: str, *, flags: dict[str, str] | None = None,
 
 
 def option(given: Input, *, more: str = "", **extra: Any) -> Any:
-    """The typer option of an input (:mod:`solver.inputs`): its flag, placeholder, range and
+    """The typer option of an input (:mod:`solver.advice.inputs`): its flag, placeholder, range and
     help, with what the command line adds to the help (`more`) and to the option (`extra`)."""
     return typer.Option(given.flag, metavar=given.metavar, help=given.help + more,
                         min=given.minimum, max=given.maximum, **extra)
 
 
 def argument(given: Input) -> Any:
-    """The typer argument of an input (:mod:`solver.inputs`): its placeholder and help."""
+    """The typer argument of an input (:mod:`solver.advice.inputs`): its placeholder and help."""
     return typer.Argument(metavar=given.metavar, help=given.help, show_default=False)
 
 
@@ -409,9 +409,10 @@ GameTablesOption = Annotated[
         metavar="DIR",
         click_type=DIRECTORY,
         help=(
-            "Read the two-player game table from DIR (written by `sabords solve-game --out "
-            "DIR`). Default: the repository's tables/ for the default rules; other variants "
-            "(target, ties...) are solved on first use and cached (`sabords cache`)."
+            "Read the game table from DIR (game.msgpack for two players, game-N.msgpack for N; "
+            "written by `sabords solve-game --out DIR`). Default: the repository's tables/ for "
+            "the default rules; for two players, other variants (target, ties...) are solved on "
+            "first use and cached (`sabords cache`)."
         ),
     ),
 ]
@@ -425,7 +426,7 @@ def rules_from(variants: list[str] | None) -> Rules:
 def solutions_from(tables: Path | None = None, game_tables: Path | None = None
                    ) -> TablesDirectory:
     """The solutions of `--tables` and `--game-tables`, a game solve reported on stderr."""
-    from ..sources import TablesDirectory
+    from ..advice.sources import TablesDirectory
     from .render import end_progress, game_progress, game_solve_notice
 
     return TablesDirectory(tables, game_tables, before_game_solve=game_solve_notice,
@@ -435,7 +436,7 @@ def solutions_from(tables: Path | None = None, game_tables: Path | None = None
 
 def notation_from(name: str) -> Notation:
     """The notation of `--notation` (or of $SABORDS_NOTATION)."""
-    from ..notation import get_notation
+    from ..rules.notation import get_notation
 
     try:
         return get_notation(name)

@@ -1,6 +1,6 @@
 """Playing to win (:mod:`solver.game`): `sabords winprob` reads the game table, `sabords
 solve-game` writes it, `sabords game` plays whole games between two policies
-(:mod:`solver.duel`)."""
+(:mod:`solver.strategy.duel`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Annotated, Any
 
 import typer
 
+from ..advice.inputs import MY_TOTAL, OPP_TOTAL
+from ..advice.ranking import ranked_cards
 from ..errors import quote
-from ..inputs import MY_TOTAL, OPP_TOTAL
 from ..limits import MAX_TARGET, game_cost_text
-from ..ranking import ranked_cards
 from .advise import FinalOption
 from .app import (
     DIRECTORY,
@@ -46,11 +46,10 @@ def winprob(
 ) -> None:
     """Your probability of winning the game, about to draw a card, with totals ME and OPP.
 
-    Every player plays to win (the optimum of the two-player game; with three players or
-    more, --opp once per opponent in seat order after you, each player maximising their own
-    chance: solver/game/nsolve.py), cards drawn independently with the deck's frequencies;
-    also your probability after drawing each card, and with three players or more every
-    player's.
+    Every player plays to win, each maximising their own chance (--opp once per opponent, in
+    seat order after you; two players: the game's optimum), cards drawn independently with
+    the deck's frequencies; also your probability after drawing each card, and with three
+    players or more every player's.
 
     \b
     Examples:
@@ -63,8 +62,8 @@ def winprob(
       sabords winprob --me 0 --opp 0 --opp 0         # three players: you move first
       sabords winprob --me 3000 --opp 6300 --opp 4500 --final
     """
-    from ..answers import win_answer
-    from ..rules import CARDS
+    from ..advice.answers import win_answer
+    from ..rules.rulebook import CARDS
 
     rules = rules_from(variant)
     notes = notation_from(notation)
@@ -126,10 +125,12 @@ def solve_game_command(
         help="States a task solves (any size gives the same bytes; default 4096). Three "
              "players and more.")] = None,
 ) -> None:
-    """Solve the two-player game (win probabilities at every score) and write its table.
+    """Solve the game of --players players (win probabilities at every score) and write its
+    table.
 
-    The table holds W(me, opp) for every pair of totals below the target, the sudden-death
-    values, the final-turn table by deficit and each card's value; its header names the rules
+    Two players (the default): the table holds W(me, opp) for every pair of totals below the
+    target, the sudden-death values, the final-turn table by deficit and each card's value;
+    its header names the rules
     (target and ties included) and their hash. The same rules give the same bytes. Each phase
     prints its sweeps, last residual and certified bound (a proven bound on every value, or
     none where the rules leave the proof no progress to count on; see
@@ -153,9 +154,9 @@ def solve_game_command(
       sabords solve-game --players 3 --variant target=1000 --workers 0 --block 512 --out /tmp/t
     """
     from ..game import solve_game
-    from ..gametables import game_table_path, write_game
     from ..limits import check_writable, cores
-    from ..tablepaths import check_output, game_default_dir
+    from ..tables.game import game_table_path, write_game
+    from ..tables.paths import check_output, game_default_dir
 
     if players == 2:
         given = [flag for flag, value in (("--scheduler", scheduler), ("--workers", workers),
@@ -248,9 +249,10 @@ def game_command(
     """
     import random
 
-    from ..duel import WIN, check_games, check_win_tables, duel, policy_name
+    from ..engine.objectives import WIN
+    from ..engine.stats import INTERVAL_METHOD
     from ..limits import check_seed
-    from ..stats import INTERVAL_METHOD
+    from ..strategy.duel import check_games, check_win_tables, duel, policy_name
 
     rules = rules_from(variant)
     given = [p.strip() for p in policies.split(",")]
@@ -263,15 +265,16 @@ def game_command(
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
     result: Any
     if players > 2:
-        from ..ngames import play_games_n
+        from ..strategy.ngames import play_games_n
 
-        table = (solutions_from(game_tables=game_tables_dir).ngame(rules, players)
+        table = (solutions_from(game_tables=game_tables_dir).game(rules, players)
                  if WIN in names else None)
         with progress_bar(games, "playing") as advance:
             result = play_games_n(names, rules, games=games, seed=the_seed, table=table,
                                   progress=advance)
     else:
-        sol = solutions_from(game_tables=game_tables_dir).game(rules) if WIN in names else None
+        sol = (solutions_from(game_tables=game_tables_dir).two_player_game(rules)
+               if WIN in names else None)
         if sol is not None:
             check_win_tables(sol)
         with progress_bar(games, "playing") as advance:

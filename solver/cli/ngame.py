@@ -1,17 +1,17 @@
 """`sabords solve-game --players N` for three players and more: the solve on Dask, its progress
-line, its checkpoints and what it proved (:mod:`solver.game.nsolve`, :mod:`solver.game.cluster`).
+line and what it proved; the build itself (where it runs, its checkpoints, the table written) is
+:func:`solver.tables.build.build_ngame`.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..rules import Rules
-from .app import describe_rules, echo, fail
+from ..rules.rulebook import Rules
+from .app import describe_rules, echo
 from .streams import say
 
 
@@ -46,75 +46,23 @@ class _Progress:
 def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str | None,
                   workers: int | None, resume: bool, block: int) -> None:
     """Solve the `players`-player game of `rules` into `directory` (module doc)."""
-    from ..game import game_model, point_range
-    from ..game.cluster import (
-        DaskRunner,
-        connect,
-        load_checkpoint,
-        local_cluster,
-        save_checkpoint,
-    )
-    from ..game.nsolve import LocalRunner, NoEquilibrium, Runner, solve_nplayer
-    from ..game.seats import seats_of
-    from ..gametables import ngame_table_path, write_ngame
+    from ..tables.build import Start, build_ngame
 
-    gm = game_model(rules)
-    seats = seats_of(players, point_range(rules), gm.n, rules.ties)
-    saved = directory / f"game-{players}.checkpoint"
-    state = None
-    if resume:
-        if not saved.is_file():
-            fail(f"nothing to resume: no checkpoint {saved} (a solve writes it after each "
-                 f"improvement)")
-        state = load_checkpoint(saved, rules, players, gm.n_dice, seats.rows)
-    sizes = {name: phase.size for name, phase in seats.phases.items()}
-    sys.stderr.write(f"solving the {players}-player game for {rules.describe()}: "
-                     + ", ".join(f"{n} {s:,} states" for n, s in sizes.items())
-                     + (f"; resuming {saved} ({', '.join(state.done) or 'no phase'} done)"
-                        if state is not None else "") + "\n")
+    def started(s: Start) -> None:
+        sys.stderr.write(f"solving the {players}-player game for {rules.describe()}: "
+                         + ", ".join(f"{n} {size:,} states" for n, size in s.sizes.items())
+                         + (f"; resuming {s.resumed} ({', '.join(s.done) or 'no phase'} done)"
+                            if s.resumed is not None else "") + "\n")
 
-    unsaved: list[str] = []
+    def unsaved(path: Path, exc: OSError) -> None:
+        say(f"sabords: warning: cannot write the checkpoint {str(path)!r}: "
+            f"{exc.strerror or exc}; the solve goes on, but cannot be resumed")
 
-    def checkpoint(st: Any) -> None:
-        try:
-            save_checkpoint(saved, rules, players, gm.n_dice, st)
-        except OSError as exc:  # a full disk: the solve goes on, without a point to resume
-            if not unsaved:
-                say(f"sabords: warning: cannot write the checkpoint {str(saved)!r}: "
-                    f"{exc.strerror or exc}; the solve goes on, but cannot be resumed")
-            unsaved.append(str(exc))
-        else:
-            unsaved.clear()
-
-    where: AbstractContextManager[Any]
-    if scheduler is not None:
-        where = connect(scheduler)
-    elif workers == 0:
-        where = nullcontext(None)
-    else:
-        where = local_cluster(workers)
-    started = time.perf_counter()
-    with where as client:
-        runner: Runner = (LocalRunner(rules, players) if client is None
-                          else DaskRunner(client, rules, players))
-        try:
-            sol = solve_nplayer(rules, players, runner, block=block, progress=_Progress(),
-                                checkpoint=checkpoint, resume=state)
-        except NoEquilibrium as exc:
-            kept = ("" if unsaved else
-                    f" (the checkpoint {saved} keeps the phases done)")
-            fail(f"{exc}: no table written{kept}")
-    seconds = time.perf_counter() - started
-    path = ngame_table_path(directory, players)
-    before = path.read_bytes() if path.is_file() else None
-    try:
-        write_ngame(sol, directory)
-    except OSError as exc:
-        fail(f"cannot write the game table into {str(directory)!r}: {exc.strerror}")
-    saved.unlink(missing_ok=True)
-    change = ("new" if before is None else
-              "unchanged" if before == path.read_bytes() else "changed")
-    for name in seats.phases:
+    built = build_ngame(rules, players, directory, scheduler=scheduler, workers=workers,
+                        resume=resume, block=block, started=started, progress=_Progress(),
+                        unsaved=unsaved)
+    sol = built.solution
+    for name in sol.seats.phases:
         r = sol.records[name]
         echo(f"{name:<7} {r.iterations:2d} improvements  moves changed {r.changed[-1]}  "
              f"proved bound {r.bound:.1e}  measured gap {r.gap:.1e}"
@@ -131,5 +79,5 @@ def solve_players(rules: Rules, players: int, directory: Path, *, scheduler: str
     if any(r.cycles for r in sol.records.values()):
         echo("measured: the slack, what a mover could still gain at the states where best "
              "responses went round in a cycle (no pure equilibrium there)")
-    echo(f"table   {path} ({change}), {seconds:.0f} s")
+    echo(f"table   {built.path} ({built.change}), {built.seconds:.0f} s")
     echo(f"rules   {describe_rules(rules)}")

@@ -19,12 +19,12 @@ import typer
 from .streams import say
 
 if TYPE_CHECKING:
-    from ..advisor import Advice, Option
-    from ..dice import Dice
-    from ..notation import Notation
-    from ..notes import Note
-    from ..rules import Rules
-    from ..verdict import IslandNote
+    from ..advice.advisor import Advice, Option
+    from ..rules.dice import Dice
+    from ..rules.notation import Notation
+    from ..rules.notes import Note
+    from ..rules.rulebook import Rules
+    from ..rules.verdict import IslandNote
 
 SHOWN_OPTIONS = 15
 """Options shown by the text view of `advise` when --top is not given."""
@@ -70,7 +70,7 @@ CLI_NOTES: dict[str, str] = {
 
 def note_line(note: Note, notation: Notation) -> str:
     """A note worded for the command line (:data:`CLI_NOTES`, else the game-terms text)."""
-    from ..notes import note_text
+    from ..rules.notes import note_text
 
     if note.code in CLI_NOTES:
         return CLI_NOTES[note.code]
@@ -242,7 +242,7 @@ def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | Non
     (`directory` None): the cache's for rules other than the default ones."""
     if directory is not None:
         return
-    from ..tablepaths import default_dir
+    from ..tables.paths import default_dir
 
     where = default_dir(rules)
     cache_warning([where / f"turn-{card}.msgpack" for card in cards])
@@ -251,9 +251,9 @@ def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | Non
 def game_solve_notice(rules: Rules) -> None:
     """Before a game table is solved (not read): what the solve will take (the cost model's
     figure) and whether it will be cached (:func:`cache_warning`), on stderr."""
-    from ..gametables import game_table_path
     from ..limits import game_cost_text
-    from ..tablepaths import game_default_dir
+    from ..tables.game import game_table_path
+    from ..tables.paths import game_default_dir
 
     cached = cache_warning([game_table_path(game_default_dir(rules))])
     say(f"solving the two-player game for {rules.describe()}: {game_cost_text(rules.target)}"

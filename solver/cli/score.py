@@ -1,11 +1,11 @@
-"""`sabords score`: what a turn's last dice are worth (:mod:`solver.verdict`)."""
+"""`sabords score`: what a turn's last dice are worth (:mod:`solver.rules.verdict`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated
 
-from ..inputs import CARD, FINAL_CHEST, FINAL_DICE, FIRST_AT_END
+from ..advice.inputs import CARD, FINAL_CHEST, FINAL_DICE, FIRST_AT_END
 from .app import (
     JsonOption,
     NotationOption,
@@ -22,8 +22,8 @@ from .app import (
 from .render import island_lines
 
 if TYPE_CHECKING:
-    from ..notation import Notation
-    from ..verdict import Verdict
+    from ..rules.notation import Notation
+    from ..rules.verdict import Verdict
 
 CardArgument = Annotated[str, argument(CARD)]
 
@@ -64,7 +64,7 @@ def score(
       sabords score coin cccccccc --variant nine_of_a_kind=set --json
       sabords score p ssséééoo --notation braille   # 3 monkeys, 3 swords, 2 coins
     """
-    from ..verdict import score_turn
+    from ..rules.verdict import score_turn
 
     rules = rules_from(variant)
     notes = notation_from(notation)
@@ -81,7 +81,7 @@ def score(
 
 def score_lines(verdict: Verdict, notation: Notation) -> Iterator[str]:
     """The text answer of `sabords score`."""
-    from ..scoring import Outcome
+    from ..rules.scoring import Outcome
 
     v = verdict
     yield f"card     {notation.card(v.card)}"

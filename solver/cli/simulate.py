@@ -1,5 +1,5 @@
 """`sabords simulate`: turns with random dice under a policy, against its exact value
-(:mod:`solver.simulate`)."""
+(:mod:`solver.strategy.simulate`)."""
 
 from __future__ import annotations
 
@@ -75,9 +75,9 @@ def simulate(
     import random
 
     from ..limits import check_seed
-    from ..policies import parse_policy
-    from ..simulate import check_turns
-    from ..simulate import simulate as run_simulation
+    from ..strategy.policies import parse_policy
+    from ..strategy.simulate import check_turns
+    from ..strategy.simulate import simulate as run_simulation
 
     rules = rules_from(variant)
     if card is not None and deck:

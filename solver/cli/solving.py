@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..inputs import CARD_LIST
+from ..advice.inputs import CARD_LIST
 from .app import (
     DIRECTORY,
     ExactOption,
@@ -30,7 +30,7 @@ from .render import progress_bar, turn_cache_warning
 
 if TYPE_CHECKING:
     from ..caches import CacheEntry
-    from ..rules import Card
+    from ..rules.rulebook import Card
 
 CardsOption = Annotated[list[str] | None, option(CARD_LIST)]
 
@@ -81,9 +81,9 @@ def solve(
       sabords solve --card g --card m2 --notation braille --out /tmp/t
     """
     from ..limits import check_jobs, check_writable, cores
-    from ..rules import CARDS
-    from ..tablepaths import check_output, default_dir
-    from ..turntables import build_tables, table_path, write_table
+    from ..rules.rulebook import CARDS
+    from ..tables.paths import check_output, default_dir
+    from ..tables.turn import build_tables, table_path, write_table
 
     rules = rules_from(variant)
     if all_cards and card:
@@ -144,9 +144,9 @@ def ev(
       sabords ev --tables /tmp/t --card captain     # from `sabords solve --out /tmp/t`
       sabords ev --notation braille                 # cards by their letters
     """
-    from ..answers import ev_answer
+    from ..advice.answers import ev_answer
     from ..rational import decimal_text, fraction_text
-    from ..rules import CARDS
+    from ..rules.rulebook import CARDS
 
     rules = rules_from(variant)
     notes = notation_from(notation)
@@ -182,7 +182,7 @@ def ev(
 
 
 def _entry(e: CacheEntry) -> dict[str, object]:
-    from ..tablepaths import is_current
+    from ..tables.paths import is_current
 
     return {"path": str(e.path), "kind": e.kind, "size": e.size, "solver_version": e.version,
             "format": e.format, "rules_hash": e.rules_hash, "current": is_current(e)}
@@ -226,7 +226,7 @@ def cache(
     from ..caches import cache_entries, cache_root, cache_source, cache_state, remove_entry
     from ..errors import quote
     from ..limits import PATH_LIMIT
-    from ..tablepaths import is_current
+    from ..tables.paths import is_current
 
     if clear and prune:
         fail("give either --clear (everything) or --prune (other versions' tables), not both")

@@ -1,7 +1,7 @@
 """`sabords turn`: a whole turn at the table, roll by roll, then the turn graded.
 
-The turn itself is :class:`solver.play.TurnPlay` (the state machine: rolls, moves, undo, Skull
-Island, the grading); this module reads the player's lines, says what they mean to the turn
+The turn itself is :class:`solver.advice.play.TurnPlay` (the state machine: rolls, moves, undo,
+Skull Island, the grading); this module reads the player's lines, says what they mean to the turn
 (``help``, ``undo``, ``quit`` or an entry) and renders the answers: as text at the table, or
 with ``--json`` one JSON object a line for a script that drives it.
 """
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
+from ..advice.inputs import CARD_DRAWN
 from ..errors import SabordsError, is_digits, shorten, whole_number
-from ..inputs import CARD_DRAWN
 from .advise import FinalOption, MeOption, NeedOption, OppOption, goal_of
 from .app import (
     EXIT_INTERRUPTED,
@@ -39,9 +39,9 @@ from .render import move_text, note_line, turn_cache_warning, value_text
 from .streams import say, undecodable, undecodable_line
 
 if TYPE_CHECKING:
-    from ..advisor import Advice
-    from ..notation import Notation
-    from ..play import GradedTurn, TurnPlay
+    from ..advice.advisor import Advice
+    from ..advice.play import GradedTurn, TurnPlay
+    from ..rules.notation import Notation
 
 SHOWN = 4
 """Options listed after each roll: the best and the next three."""
@@ -97,7 +97,7 @@ def turn(
       sabords turn none --me 0 --opp 0 --game-tables /tmp/g
       printf 'kkmpsssc\\nstop\\n' | sabords turn chest --json   # one JSON object a line
     """
-    from ..play import TurnPlay
+    from ..advice.play import TurnPlay
 
     rules = rules_from(variant)
     notes = notation_from(notation)
@@ -138,7 +138,7 @@ class _Helper:
     # -- the loop ----------------------------------------------------------------------------
 
     def run(self) -> None:
-        from ..play import Phase
+        from ..advice.play import Phase
 
         play = self.play
         self.event("start")
@@ -175,8 +175,8 @@ class _Helper:
             self.show_end()
 
     def enter(self, line: str) -> None:
-        from ..choices import AmbiguousMoveError
-        from ..play import Phase
+        from ..advice.choices import AmbiguousMoveError
+        from ..advice.play import Phase
 
         play = self.play
         phase = play.phase
@@ -270,7 +270,7 @@ class _Helper:
         return True
 
     def prompt(self) -> str:
-        from ..play import Phase
+        from ..advice.play import Phase
 
         play, n = self.play, self.notation
         if play.phase is Phase.MOVE:
@@ -288,7 +288,7 @@ class _Helper:
 
     def rolled_text(self) -> str:
         """'the 8 dice showing', 'the 2 rolled dice or all 8'."""
-        from ..play import Phase
+        from ..advice.play import Phase
 
         if self.play.phase is Phase.ROLL and self.play.pending is None:
             return "the 8 dice showing"
@@ -321,7 +321,7 @@ class _Helper:
         return value_text(value, self.play.goal.name != "points")
 
     def show_help(self) -> None:
-        from ..play import Phase
+        from ..advice.play import Phase
 
         lines = [
             "  Type what the table shows, one line at a time:",
@@ -351,7 +351,7 @@ class _Helper:
 
     def show_position(self) -> None:
         """The advice after a roll: the best move, then the next ones, ties marked."""
-        from ..scoring import Outcome
+        from ..rules.scoring import Outcome
 
         advice = self.play.advice
         assert advice is not None
@@ -361,7 +361,7 @@ class _Helper:
             for line in self.notes(advice):
                 echo(line)
             return
-        from ..advisor import move_words
+        from ..advice.advisor import move_words
 
         echo(f"  Advice: {move_words(advice.card, advice.options[0], n.letters)}.")
         for line in self.notes(advice):
@@ -385,7 +385,7 @@ class _Helper:
                 yield f"  {note_line(note, self.notation)}"
 
     def show_island_roll(self) -> None:
-        from ..play import Phase
+        from ..advice.play import Phase
 
         play = self.play
         skulls = play.graded().island_skulls

@@ -4,11 +4,14 @@
 - :mod:`.model`: one card's rules tabulated per world, legality included (:func:`turn_model`);
 - :mod:`.structure`: the rows the kernel sweeps (partial positions, or their orbits);
 - :mod:`.objectives`: utilities of a turn's endings (:class:`ExpectedPoints`, :class:`AtLeast`);
-- :mod:`.kernel`: the Bellman sweep, compiled with numba, with its numpy reference;
+- :mod:`.kernel`: the Bellman sweep, compiled with numba (:mod:`.kernel_numba`), with its
+  numpy reference (:mod:`.kernel_numpy`);
+- :mod:`.forward`: the probabilities of a turn's endings under a policy;
 - :mod:`.results`: what a solve returns (values, policy, how exact), light for the readers;
 - :mod:`.solve`: layer-by-layer value iteration to a certified bound (:func:`solve_turn`);
 - :mod:`.exact`: the exact values as fractions, proved optimal by exact policy iteration from
-  the float policy (:func:`exact_turn`, :func:`solve_exact`).
+  the float policy (:func:`exact_turn`, :func:`solve_exact`);
+- :mod:`.stats`: how a turn ends under a policy (bust, Skull Island, deduction).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scoring import Outcome
+from ..rules.scoring import Outcome
 from . import kernel
 from .geometry import BoolArray, FloatArray, IntArray
 from .model import TurnModel

@@ -62,7 +62,7 @@ values keeps them, so this changes no value (its other columns, e.g. P(bust), ar
 under it).
 
 **Other columns.**  Further payoffs (``evaluate``: the bust and island indicators of
-:mod:`solver.stats`) are evaluated exactly under the same policy, in the same solves.
+:mod:`solver.engine.stats`) are evaluated exactly under the same policy, in the same solves.
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ from typing import Any
 
 import numpy as np
 
-from ..rules import CARDS, NUM_DICE, Card, Rules
-from ..scoring import Outcome
+from ..rules.rulebook import CARDS, NUM_DICE, Card, Rules
+from ..rules.scoring import Outcome
 from .exact_linear import (
     DICE_BITS,
     IDX_BITS,

@@ -18,8 +18,8 @@ from math import factorial
 import numpy as np
 from numpy.typing import NDArray
 
-from ..dice import Dice
-from ..rules import NUM_DICE, NUM_FACES
+from ..rules.dice import Dice
+from ..rules.rulebook import NUM_DICE, NUM_FACES
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -51,7 +51,7 @@ class Geometry:
     the geometry: ``ptr``, ``col``, ``prob``, ``rolled_skulls``, ``row``) is built on first
     use: the kernel rolls one die at a time (:mod:`solver.engine.kernel`) and reading a table
     needs none of it; the structures' keep lists, the exact solver, the forward propagation of
-    :mod:`solver.analysis` and the tests do.
+    :mod:`solver.strategy.analysis` and the tests do.
     """
 
     n_dice: int

@@ -41,24 +41,25 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from . import kernel_numpy as knp
 from .geometry import FloatArray, IntArray
-from .results import NO_MOVE, STOP
+from .kernel_numpy import MODE_BELLMAN as MODE_BELLMAN  # the modes and 1/6, defined once there
+from .kernel_numpy import MODE_EXPECT as MODE_EXPECT
+from .kernel_numpy import MODE_POLICY as MODE_POLICY
+from .kernel_numpy import SIXTH as SIXTH
 
 AnyArray = np.ndarray[Any, Any]
 """An array of any dtype (the lane layout carries floats, policy codes and flags alike)."""
 
-SIXTH = 1.0 / 6.0
 LANES = 64
 """Columns per chunk for large batches (the game). Each row of the sweep costs some index work
 whatever its width, so wider is faster until a chunk's rows leave the core's cache: a game
 sweep took 55, 44, 34 and 44 ms at 16, 32, 64 and 128 lanes on the 2-core machine of
 ``make bench`` (a chunk's work array is then ``rows * 64 * 8`` bytes, 500 KB at most)."""
-MODE_EXPECT, MODE_BELLMAN, MODE_POLICY = 0, 1, 2
 KERNEL_ENV = "SABORDS_KERNEL"
 """Which implementation runs: ``auto`` (the default: numba for batches of more than one
 chunk, when it is installed, and numpy for a single chunk, where starting numba would cost a
@@ -95,198 +96,6 @@ def from_lanes(a: AnyArray, b: int) -> AnyArray:
 def lane_width(columns: int) -> int:
     """Lanes per chunk for a batch of `columns`: up to :data:`LANES`."""
     return max(1, min(LANES, columns))
-
-
-# --------------------------------------------------------------------------------------------
-# The reference implementation (numpy): columns side by side (n, B), level by level
-# --------------------------------------------------------------------------------------------
-
-
-def _to_2d(a: Any) -> Any:
-    """(C, n, L) lanes -> (n, C * L) columns (a copy)."""
-    c, n, width = a.shape
-    return np.ascontiguousarray(a.transpose(1, 0, 2).reshape(n, c * width))
-
-
-def _back(a2: Any, out: Any) -> None:
-    """Write (n, C * L) columns back into the (C, n, L) lanes `out`."""
-    c, n, width = out.shape
-    out[:] = a2.reshape(n, c, width).transpose(1, 0, 2)
-
-
-@dataclass(frozen=True)
-class _Level:
-    lo: int
-    hi: int
-    links: tuple[IntArray, ...]
-    """The child rows (expectation) or the parent rows (subset maximum), one array per face."""
-    block: IntArray
-    """The same links side by side, (rows, faces): one gather takes them all."""
-
-
-def _plan(st: Any) -> tuple[list[list[_Level]], list[list[_Level]]]:
-    """Per skull block: the levels of the expectation (most dice first, children) and of the
-    subset maximum (fewest dice first, parents), cached on the structure."""
-    cached = st.cache.get("numpy-plan")
-    if cached is None:
-        n_dice = st.level_lo.shape[1] - 2
-        expect, subset = [], []
-        for s in range(st.level_lo.shape[0]):
-            ex, sub = [], []
-            for d in range(n_dice - 1, s - 1, -1):
-                lo, hi = int(st.level_lo[s, d]), int(st.level_lo[s, d + 1])
-                if hi > lo:
-                    ex.append(_Level(lo, hi, tuple(st.child[lo:hi, f].copy() for f in range(6)),
-                                     st.child[lo:hi, :6].copy()))
-            for d in range(s, n_dice + 1):
-                lo, hi = int(st.level_lo[s, d]), int(st.level_lo[s, d + 1])
-                if hi > lo:
-                    sub.append(_Level(lo, hi, tuple(st.parent[lo:hi, f].copy()
-                                                    for f in range(5)),
-                                      st.parent[lo:hi, :5].copy()))
-            expect.append(ex)
-            subset.append(sub)
-        cached = st.cache["numpy-plan"] = (expect, subset)
-    return cached  # type: ignore[no-any-return]
-
-
-def _np_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray, q: FloatArray | None,
-              bs: FloatArray | None, u: FloatArray, w: Any, st: Any, s_lo: int, s_hi: int,
-              omega: float, code: IntArray | None, sor: Any, q_used: FloatArray | None,
-              step: Any = None, bust: FloatArray | None = None,
-              frozen: Any = None) -> FloatArray:
-    """One sweep on (n, B) columns; returns the absolute change of every value updated.
-
-    ``e`` holds the expectations, then (Bellman mode) the best keep of every sub-multiset;
-    ``q`` (if given) receives the keep values. `bust` is :func:`_np_bust_terms` of `u` (computed
-    here when not given: it is the same at every sweep of one table)."""
-    expect, subset = _plan(st)
-    if bust is None:
-        bust = _np_bust_terms(u, w)
-    n_rows = st.n_rows
-    e[n_rows] = 0.0
-    lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
-    rows = st.full_row[lo:hi]
-    e[rows] = np.where(w.live[lo:hi, None], V[lo:hi], 0.0)
-    for s in range(s_hi, s_lo - 1, -1):
-        for lv in expect[s]:
-            ch = e[lv.block]  # (rows, 6, B): summed face by face, in order, as numba does
-            acc = ch[:, 0] + ch[:, 1]
-            for f in range(2, 6):
-                acc += ch[:, f]
-            acc *= SIXTH
-            e[lv.lo:lv.hi] = acc
-            if q is not None:
-                q[lv.lo:lv.hi] = acc + bust[lv.lo:lv.hi]
-    if mode == MODE_EXPECT:
-        return np.zeros((0, V.shape[1]))
-    if mode == MODE_BELLMAN:
-        e[n_rows] = -np.inf
-        for s in range(s_lo, s_hi + 1):
-            for lv in subset[s]:
-                cur = np.where(w.keep_ok[lv.lo:lv.hi, None], e[lv.lo:lv.hi] + bust[lv.lo:lv.hi],
-                               -np.inf)
-                parents = e[lv.block]
-                for f in range(5):
-                    b = parents[:, f]
-                    np.copyto(cur, b, where=b > cur)
-                e[lv.lo:lv.hi] = cur
-        v = e[rows]
-        if bs is not None:
-            v = np.where(bs[lo:hi] > v, bs[lo:hi], v)
-        stop = u[w.stop_idx[lo:hi]]
-        v = np.where(w.can_stop[lo:hi, None] & (stop > v), stop, v)
-    else:
-        assert code is not None and q is not None and q_used is not None
-        cd = code[lo:hi]
-        safe = np.maximum(cd, 0)
-        v = np.where(sor[lo:hi], np.take_along_axis(q_used, safe, axis=0),
-                     np.take_along_axis(q, safe, axis=0))
-        v = np.where(cd == STOP, u[w.stop_idx[lo:hi]], v)
-    v = np.where(w.live[lo:hi, None], v, 0.0)
-    if frozen is not None:  # frozen columns keep their values
-        v = np.where(frozen[None, :], V[lo:hi], v)
-    d = v - V[lo:hi]
-    new = v if omega == 1.0 else V[lo:hi] + omega * d
-    if step is not None:
-        step[lo:hi] = (new - V[lo:hi]).astype(np.float32)
-    V_out[lo:hi] = new
-    return np.abs(d)
-
-
-def _np_bust_terms(u: FloatArray, w: Any) -> FloatArray:
-    """``p_bust * u_bust`` of every row, (n_rows, B): the second term of a keep's value."""
-    terms: FloatArray = w.p_bust[:, None] * u[w.bust_idx]
-    return terms
-
-
-def _chunk_max(change: FloatArray, n_c: int, width: int) -> FloatArray:
-    """The largest change of each chunk of (n, C * L) columns."""
-    if not change.size:
-        return np.zeros(n_c)
-    return change.reshape(change.shape[0], n_c, width).max(axis=(0, 2))  # type: ignore[no-any-return]
-
-
-def _np_sorceress_best(q_used: FloatArray, sorceress_ok: Any, st: Any) -> FloatArray:
-    _, subset = _plan(st)
-    best = np.empty_like(q_used)
-    best[st.n_rows] = -np.inf
-    for levels in subset:
-        for lv in levels:
-            cur = np.where(sorceress_ok[lv.lo:lv.hi, None], q_used[lv.lo:lv.hi], -np.inf)
-            for p in lv.links:
-                b = best[p]
-                cur = np.where(b > cur, b, cur)
-            best[lv.lo:lv.hi] = cur
-    return best[st.sor_src]  # type: ignore[no-any-return]
-
-
-def _np_first_sum(V: FloatArray, first_fo: IntArray, first_p: FloatArray) -> FloatArray:
-    out = np.zeros(V.shape[1])
-    for j in range(first_fo.shape[0]):
-        out += first_p[j] * V[first_fo[j]]
-    return out
-
-
-def _np_best_moves(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, st: Any,
-                   tol: float, sorceress_ok: Any) -> tuple[IntArray, Any, FloatArray]:
-    n_fo = st.n_fo
-    b_ = q.shape[1]
-    never = np.iinfo(np.int64).max
-
-    def choice(ptr: IntArray, rows: IntArray, ok: Any, qq: FloatArray
-               ) -> tuple[FloatArray, IntArray]:
-        best = np.full((n_fo, b_), -np.inf)
-        first = np.full((n_fo, b_), -1, dtype=np.int64)
-        if not rows.shape[0]:
-            return best, first
-        cand = np.where(ok[rows][:, None], qq[rows], -np.inf)
-        nonempty = ptr[1:] > ptr[:-1]
-        starts = ptr[:-1][nonempty]
-        best[nonempty] = np.maximum.reduceat(cand, starts, axis=0)
-        seg = np.repeat(np.arange(n_fo), np.diff(ptr))
-        hit = (cand >= best[seg] - tol) & (cand > -np.inf)
-        idx = np.where(hit, np.arange(rows.shape[0])[:, None], never)
-        m = np.minimum.reduceat(idx, starts, axis=0)
-        first[nonempty] = np.where(m == never, -1, m - starts[:, None])
-        return best, first
-
-    best_n, first_n = choice(st.pairs_ptr, st.pairs_row, w.keep_ok, q)
-    if q_used is not None:
-        best_s, first_s = choice(st.sor_ptr, st.sor_row, sorceress_ok, q_used)
-    else:
-        best_s, first_s = np.full_like(best_n, -np.inf), np.full_like(first_n, -1)
-    m = np.where(best_s > best_n, best_s, best_n)
-    stop_u = np.where(w.can_stop[:, None], u[w.stop_idx], -np.inf)
-    stop = w.can_stop[:, None] & (stop_u >= m - tol)
-    use_s = ~stop & (best_s > best_n + tol)
-    code = np.where(stop, STOP, np.where(use_s, first_s, first_n))
-    value = np.where(stop, stop_u, np.where(use_s, best_s, best_n))
-    dead = ~w.live
-    code[dead] = NO_MOVE
-    use_s[dead] = False
-    value[dead] = 0.0
-    return code, use_s, value
 
 
 # --------------------------------------------------------------------------------------------
@@ -440,62 +249,6 @@ def _empty_code(V: FloatArray) -> tuple[IntArray, Any]:
             np.zeros((V.shape[0], 0, V.shape[2]), dtype=np.bool_))
 
 
-def _np_lanes_sweep(mode: int, V: FloatArray, V_out: FloatArray, e: FloatArray,
-                    q: FloatArray, u: FloatArray, w: Any, st: Any, s_lo: int, s_hi: int,
-                    omega: float, bs: Any, code: Any, sor: Any, q_used: Any, sweeps: int = 1,
-                    factor: float = 0.0, budget: float = -1.0,
-                    step: Any = None, per_lane: bool = False) -> tuple[int, FloatArray]:
-    """The numpy sweep on lanes: to columns, up to `sweeps` sweeps (stopping once
-    ``factor * residual <= budget``, of the chunk or, with `per_lane`, of each column, frozen
-    from then on; several sweeps only in place), back to lanes. Returns (sweeps, last chunk
-    residuals)."""
-    n_c, _, width = V.shape
-    V2, e2, u2 = _to_2d(V), _to_2d(e), _to_2d(u)
-    out2 = V2 if V_out is V else np.empty_like(V2)
-    q2 = _to_2d(q) if q.shape[1] else None
-    bs2 = None if bs is None else _to_2d(bs)
-    code2 = None if code is None else _to_2d(code)
-    sor2 = None if sor is None else _to_2d(sor)
-    qu2 = q2 if (q_used is None or q_used is q) else _to_2d(q_used)
-    step2 = None if step is None else np.zeros(V2.shape, dtype=np.float32)
-    done, res = 0, np.zeros(n_c)
-    bust = _np_bust_terms(u2, w)
-    frozen = np.zeros(V2.shape[1], dtype=bool) if per_lane else None
-    last = np.zeros(V2.shape[1])
-    while done < sweeps:
-        change = _np_sweep(mode, V2, out2, e2, q2, bs2, u2, w, st, s_lo, s_hi, omega, code2,
-                           sor2, qu2, step2, bust, frozen)
-        done += 1
-        if frozen is not None:
-            lane = change.max(axis=0, initial=0.0)
-            newly = ~frozen & ((factor * lane <= budget) | (done >= sweeps))
-            last = np.where(newly, lane, last)
-            frozen |= newly
-            res = _chunk_max(last[None, :], n_c, width)
-            if frozen.all():
-                break
-            continue
-        res = _chunk_max(change, n_c, width)
-        if factor * float(res.max(initial=0.0)) <= budget:
-            break
-    if V_out is not V and mode != MODE_EXPECT:
-        lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
-        merged = V2.copy()
-        merged[lo:hi] = out2[lo:hi]
-        _back(merged, V_out)
-    else:
-        _back(V2, V)
-    _back(e2, e)
-    if q2 is not None:
-        _back(q2, q)
-    if step is not None and step2 is not None:
-        lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
-        full = _to_2d(step)
-        full[lo:hi] = step2[lo:hi]
-        _back(full, step)
-    return done, res
-
-
 def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
           w: Any, st: Any, s_lo: int, s_hi: int, *, omega: float = 1.0,
           bs: FloatArray | None = None, code: IntArray | None = None, sor: Any = None,
@@ -533,7 +286,7 @@ def sweep(mode: int, V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray,
             e = np.empty((V.shape[0], st.n_rows + 1, V.shape[2]))
         if best is not None and mode == MODE_BELLMAN:
             e = np.empty((V.shape[0], st.n_rows + 1, V.shape[2]))
-        res = _np_lanes_sweep(mode, V, V_out, e, q, u, w, st, s_lo, s_hi, omega, bs, code, sor,
+        res = knp.np_lanes_sweep(mode, V, V_out, e, q, u, w, st, s_lo, s_hi, omega, bs, code, sor,
                               q_used, step=step)[1]
         if best is not None and mode == MODE_BELLMAN:
             lo, hi = int(st.fo_lo[s_lo]), int(st.fo_lo[s_hi + 1])
@@ -586,7 +339,7 @@ def solve_layer(V: FloatArray, e: FloatArray, q: FloatArray, u: FloatArray, w: A
         for c in range(n_c):
             one = slice(c, c + 1)
             V_c = V[one]  # one object: the sweeps are in place
-            n, res = _np_lanes_sweep(
+            n, res = knp.np_lanes_sweep(
                 mode, V_c, V_c, e[one], q[one], u[one], w, st, s, s, 1.0,
                 None if bs is None else bs[one], None if code is None else code[one],
                 None if sor is None else sor[one],
@@ -614,7 +367,7 @@ def sorceress_best(q_used: FloatArray, sorceress_ok: Any, st: Any) -> FloatArray
     bs = np.empty((q_used.shape[0], st.n_fo, q_used.shape[2]))
     k = compiled(q_used.shape[0])
     if k is None:
-        _back(_np_sorceress_best(_to_2d(q_used), sorceress_ok, st), bs)
+        knp.back(knp.np_sorceress_best(knp.to_2d(q_used), sorceress_ok, st), bs)
     else:
         _split(k["sorceress_best"], q_used.shape[0], q_used, bs, sorceress_ok, st.parent,
                st.level_lo, st.sor_src)
@@ -627,7 +380,7 @@ def first_sum(V: FloatArray, first_fo: IntArray, first_p: FloatArray) -> FloatAr
     out = np.empty((V.shape[0], V.shape[2]))
     k = compiled(V.shape[0])
     if k is None:
-        out[:] = _np_first_sum(_to_2d(V), first_fo, first_p).reshape(V.shape[0], V.shape[2])
+        out[:] = knp.np_first_sum(knp.to_2d(V), first_fo, first_p).reshape(V.shape[0], V.shape[2])
     else:
         _split(k["first_sum"], V.shape[0], V, first_fo, first_p, out)
     return out
@@ -651,11 +404,11 @@ def best_moves(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, 
     s_ok = sorceress_ok if sorceress_ok is not None else np.zeros(q.shape[1], dtype=np.bool_)
     k = compiled(q.shape[0])
     if k is None:
-        c2, s2, v2 = _np_best_moves(_to_2d(q), None if q_used is None else _to_2d(q_used),
-                                    _to_2d(u), w, st, tol, s_ok)
-        _back(c2, code)
-        _back(s2, sor)
-        _back(v2, value)
+        c2, s2, v2 = knp.np_best_moves(knp.to_2d(q), None if q_used is None else knp.to_2d(q_used),
+                                    knp.to_2d(u), w, st, tol, s_ok)
+        knp.back(c2, code)
+        knp.back(s2, sor)
+        knp.back(v2, value)
         return code, sor, value
     use_s = q_used is not None
     q_used_ = q_used if q_used is not None else q
@@ -666,55 +419,6 @@ def best_moves(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, 
            w.can_stop, w.live, w.keep_ok, s_ok, st.pairs_ptr, st.pairs_row, st.sor_ptr,
            st.sor_row, use_s, float(tol), best_, best_s_, code, sor, value)
     return code, sor, value
-
-
-def _np_decision_margins(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any,
-                         st: Any, tol: float, sorceress_ok: Any, code: Any, sor: Any
-                         ) -> FloatArray:
-    """:func:`decision_margins` on (n, B) columns: the compiled loops, lanes side by side."""
-    b_ = q.shape[1]
-    half = tol * 0.5
-    out = np.full(b_, np.inf)
-    use_s = q_used is not None
-    qs = q_used if q_used is not None else q
-    for i in range(st.n_fo):
-        if not w.live[i]:
-            continue
-        prow = st.pairs_row[st.pairs_ptr[i]:st.pairs_ptr[i + 1]].tolist()
-        srow = st.sor_row[st.sor_ptr[i]:st.sor_ptr[i + 1]].tolist()
-        best_n = np.full(b_, -np.inf)
-        for r in prow:
-            if w.keep_ok[r]:
-                best_n = np.where(q[r] > best_n, q[r], best_n)
-        best_s = np.full(b_, -np.inf)
-        if use_s:
-            for r in srow:
-                if sorceress_ok[r]:
-                    best_s = np.where(qs[r] > best_s, qs[r], best_s)
-        m = np.where(best_s > best_n, best_s, best_n)
-        margin = np.full(b_, np.inf)
-
-        def lower(margin: Any, d: Any, shift: float, where: Any) -> Any:
-            e = np.abs(d + shift) * 0.5
-            return np.where(where & (e < margin), e, margin)
-
-        if w.can_stop[i]:
-            d = u[w.stop_idx[i]] - m
-            margin = lower(margin, d, tol, (m > -np.inf) & (np.abs(d) >= half))
-        keeps = code[i] >= 0
-        if use_s:
-            d = best_s - best_n
-            margin = lower(margin, d, -tol, keeps & (best_s > -np.inf) & (best_n > -np.inf)
-                           & (np.abs(d) >= half))
-        for witch, rows, values, g in ((True, srow, qs, best_s), (False, prow, q, best_n)):
-            mine = keeps & (sor[i] == witch)
-            for r in rows:
-                if not (sorceress_ok[r] if witch else w.keep_ok[r]):
-                    continue
-                d = g - values[r]
-                margin = lower(margin, d, -tol, mine & (d >= half))
-        out = np.where(margin < out, margin, out)
-    return out
 
 
 def decision_margins(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, st: Any,
@@ -733,9 +437,9 @@ def decision_margins(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w:
     k = compiled(c_)
     if k is None:
         b = c_ * width
-        out[:] = _np_decision_margins(
-            _to_2d(q), None if q_used is None else _to_2d(q_used), _to_2d(u), w, st, tol,
-            sorceress_ok, _to_2d(code), _to_2d(sor))[:b].reshape(c_, width)
+        out[:] = knp.np_decision_margins(
+            knp.to_2d(q), None if q_used is None else knp.to_2d(q_used), knp.to_2d(u), w, st, tol,
+            sorceress_ok, knp.to_2d(code), knp.to_2d(sor))[:b].reshape(c_, width)
         return out
     use_s = q_used is not None
     q_used_ = q_used if q_used is not None else q

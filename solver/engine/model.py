@@ -1,8 +1,8 @@
 """The turn model of one card: what the rules say about every position, tabulated once.
 
-Everything here comes from calling :mod:`solver.scoring` and :mod:`solver.moves` position by
-position (or skull count by skull count, where the rule reads only the skulls); the kernel,
-the solver, the game and the simulators read these tables and never re-derive a rule.
+Everything here comes from calling :mod:`solver.rules.scoring` and :mod:`solver.rules.moves`
+position by position (or skull count by skull count, where the rule reads only the skulls); the
+kernel, the solver, the game and the simulators read these tables and never re-derive a rule.
 
 **Worlds.**  ``USED``: the Sorceress is spent, or the card has none. ``UNUSED``: the Sorceress
 card with her reroll still available (the turn starts there). Legality is per world and is
@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..dice import Dice
-from ..moves import can_stop, keep_is_legal
-from ..rules import NUM_DICE, NUM_FACES, Card, Rules
-from ..scoring import (
+from ..rules.dice import Dice
+from ..rules.moves import can_stop, keep_is_legal
+from ..rules.rulebook import NUM_DICE, NUM_FACES, Card, Rules
+from ..rules.scoring import (
     Outcome,
     bust_score,
     classify_roll,
@@ -96,7 +96,8 @@ class TurnModel:
 
     def island_deduction(self, skull_dice: int) -> dict[int, Fraction]:
         """Skull Island after a first roll with `skull_dice` skull dice: the exact
-        distribution of the points each opponent loses (:func:`solver.scoring.island_deduction`)."""
+        distribution of the points each opponent loses
+        (:func:`solver.rules.scoring.island_deduction`)."""
         out: dict[int, Fraction] = {}
         for final, p in self.island[skull_dice].items():
             d = island_deduction(self.card, final)

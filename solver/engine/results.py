@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..rules import NUM_DICE, Rules
+from ..rules.rulebook import NUM_DICE, Rules
 from .geometry import BoolArray, FloatArray, IntArray
 
 STOP = -1
@@ -25,7 +25,7 @@ TIE_TOL = 1e-11
 (:mod:`solver.engine.solve`, Ties). It is far below the certified bound, so a tie-broken move
 loses at most TIE_TOL / (1 - BETA), and far above the rounding of the arithmetic, so the policy
 is stable to the last bits. Here, beside the policy codes, for the readers of a solution that
-rank its moves as the policy does (:mod:`solver.advisor`)."""
+rank its moves as the policy does (:mod:`solver.advice.advisor`)."""
 
 
 @dataclass(frozen=True)

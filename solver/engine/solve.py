@@ -8,7 +8,7 @@ non-skull dice ``K``; the other ``r = 8 - s - |K|`` dice are rolled.
 
 **Actions.**  From a live position ``y = (s, M)`` the player stops, for the payoff
 ``u_stop(y)``, where stopping is allowed, or keeps ``K ⊆ M`` and rolls the rest, where the turn
-model's legality tables allow it (:mod:`solver.engine.model`, from :mod:`solver.moves`). With
+model's legality tables allow it (:mod:`solver.engine.model`, from :mod:`solver.rules.moves`). With
 the Sorceress unused, a reroll may also take one skull die: the partial position is then
 ``(s - 1, K)`` in the ``used`` world.
 
@@ -57,8 +57,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rules import CARDS, NUM_DICE, Card, Rules
-from ..scoring import Outcome
+from ..rules.rulebook import CARDS, NUM_DICE, Card, Rules
+from ..rules.scoring import Outcome
 from . import kernel
 from .arrays import WorldArrays, first_roll, turn_value_lanes, world_arrays
 from .geometry import BoolArray, FloatArray, IntArray

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules import NUM_FACES
+from ..rules.rulebook import NUM_FACES
 from .geometry import FloatArray, Geometry, IntArray, first_roll_ways, geometry
 from .model import TurnModel, symmetries
 

@@ -52,7 +52,7 @@ import numpy as np
 from ..engine import FloatArray, kernel
 from ..engine.kernel import LANES, MODE_POLICY, to_lanes
 from ..engine.model import USED
-from ..rules import BUST_SKULLS
+from ..rules.rulebook import BUST_SKULLS
 from .iterate import (
     BellmanPass,
     Moves,

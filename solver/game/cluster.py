@@ -1,5 +1,4 @@
-"""The n-player game's improvements on a Dask cluster (``dask.distributed``), and its
-checkpoints.
+"""The n-player game's improvements on a Dask cluster (``dask.distributed``).
 
 :class:`DaskRunner` is a runner of :mod:`.nsolve`: each improvement scatters the value table
 ``Z`` to the cluster (the workers copy it as their tasks need it), submits one task a
@@ -18,11 +17,6 @@ the hours).
 worker a core: the kernel's own threads are then one, ``SABORDS_THREADS``); :func:`connect`
 joins an existing one (``dask scheduler`` and ``dask worker`` on the machines, README).
 
-:func:`save_checkpoint` and :func:`load_checkpoint` write and read the state of a solve after
-each improvement (:class:`.nsolve.Checkpoint`: the table so far, the phase, the iteration and
-what decides the next one), atomically, so that ``--resume`` continues an interrupted solve to
-the same bytes.
-
 Dask is imported here only, never on the advisor's path.
 """
 
@@ -35,26 +29,15 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..engine import FloatArray, IntArray
 from ..engine.kernel import THREADS_ENV
-from ..errors import SettingsError, StaleTableError, is_digits, quote, whole_number
-from ..rules import NUM_DICE, Rules
-from ..tablefile import (
-    open_envelope,
-    pack_array,
-    pack_envelope,
-    refusal,
-    unpack_array,
-    write_atomically,
-)
-from .nsolve import Checkpoint, PhaseRecord, improve_block
-
-CHECKPOINT_VERSION = 1
+from ..errors import SettingsError, is_digits, quote, whole_number
+from ..rules.rulebook import NUM_DICE, Rules
+from .nsolve import improve_block
 
 
 class DaskRunner:
@@ -252,68 +235,3 @@ def connect(address: str, seconds: float | None = None) -> Iterator[Any]:
         yield client
     finally:
         client.close()
-
-
-# --------------------------------------------------------------------------------------------
-# Checkpoints
-# --------------------------------------------------------------------------------------------
-
-
-def _header(rules: Rules, players: int, n_dice: int) -> dict[str, Any]:
-    return {"kind": "game-checkpoint", "rules": rules.as_dict(), "rules_hash": rules.hash,
-            "players": players, "n_dice": n_dice}
-
-
-def save_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
-                    state: Checkpoint) -> None:
-    """Write `state` to `path`, atomically (the last complete checkpoint is always there)."""
-    payload = {
-        "header": _header(rules, players, n_dice),
-        "Z": pack_array(state.Z),
-        "done": list(state.done),
-        "records": {name: r.as_dict() for name, r in state.records.items()},
-        "phase": state.phase or "",
-        "iteration": state.iteration,
-        "digests": [pack_array(d) for d in state.digests],
-        "change": -1.0 if state.change is None else state.change,
-        "work": {k: pack_array(v) for k, v in state.work.items()},
-    }
-    write_atomically(path, pack_envelope(payload, CHECKPOINT_VERSION))
-
-
-def load_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
-                    rows: int) -> Checkpoint:
-    """The state saved at `path` by :func:`save_checkpoint`, refused (a
-    :class:`~solver.errors.SettingsError` of the ``resume`` input) unless it is intact and of
-    this game."""
-
-    def refuse(why: str) -> SettingsError:
-        return SettingsError(f"cannot resume from {quote(str(path))}: {why}", subject="resume")
-
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise refuse(exc.strerror or "it cannot be read") from None
-    table_refusal = refusal("game", path, rules)
-    try:
-        payload = open_envelope(data, refuse=table_refusal, kind="checkpoint",
-                                version=CHECKPOINT_VERSION)
-    except StaleTableError as exc:
-        raise refuse(exc.reason) from None
-    try:
-        if payload["header"] != _header(rules, players, n_dice):
-            raise refuse("it was written by a solve of another game (rules, players or dice)")
-        Z = np.array(unpack_array(payload["Z"]))
-        if Z.shape != (rows, players) or Z.dtype != np.dtype("<f8"):
-            raise refuse("its value table is not of this game")
-        records = {name: PhaseRecord(**r) for name, r in payload["records"].items()}
-        digests = [np.array(unpack_array(d)) for d in payload["digests"]]
-        work = {k: np.array(unpack_array(v)) for k, v in payload["work"].items()}
-        change = float(payload["change"])
-        return Checkpoint(Z=Z, done=list(payload["done"]), records=records,
-                          phase=payload["phase"] or None, iteration=int(payload["iteration"]),
-                          digests=digests, change=None if change < 0 else change, work=work)
-    except SettingsError:
-        raise
-    except (KeyError, TypeError, ValueError):
-        raise refuse("it is incomplete (a field is missing or malformed)") from None

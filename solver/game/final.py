@@ -22,7 +22,7 @@ from ..engine import FloatArray
 from ..engine.arrays import turn_value_lanes
 from ..engine.kernel import LANES, from_lanes, to_lanes
 from ..engine.solve import DEFAULT_TOL, solve_layers
-from ..rules import NUM_DICE, TIE_SHARES, Rules
+from ..rules.rulebook import NUM_DICE, TIE_SHARES, Rules
 from .model import GameModel, game_model
 
 

@@ -3,10 +3,10 @@ r"""The two-player game as data: totals, the phases, where each ending of a turn
 **The game** (RULES.md, "End of the game" and "Skull Island").  Two players; totals are
 multiples of 100, written in units of 100 here, below the target ``n = target / 100``. A turn
 ends with ``k`` points for the mover (a stop, a bust, a lost battle: ``k`` may be negative),
-with Skull Island (the *opponent* loses the deduction of :func:`solver.scoring.island_deduction`)
-or with pirate magic (the mover wins at once). A total never goes below 0. Cards are drawn
-independently with the deck's frequencies (the real deck is drawn without replacement; this
-model does not remember it).
+with Skull Island (the *opponent* loses the deduction of
+:func:`solver.rules.scoring.island_deduction`) or with pirate magic (the mover wins at once). A
+total never goes below 0. Cards are drawn independently with the deck's frequencies (the real deck
+is drawn without replacement; this model does not remember it).
 
 **Three phases.**
 
@@ -51,14 +51,11 @@ from ..engine import (
 )
 from ..engine.arrays import FirstRoll, WorldArrays, first_roll, world_arrays
 from ..errors import RulesError, quote
-from ..rules import CARDS, NUM_DICE, Rules, deck_weights
+from ..rules.rulebook import CARDS, NUM_DICE, Rules, deck_weights
+from .seats import NORMAL, SUDDEN, PointRange, Seats, final_name
 
 UNIT = 100
 """Totals and points are multiples of 100; the tables count in these units."""
-NORMAL, FINAL, SUDDEN = "normal", "final", "sudden"
-"""The phases of the game (module doc)."""
-PHASES = (FINAL, SUDDEN, NORMAL)
-"""In the order they are solved: each needs the ones before it."""
 
 
 class GameError(RulesError):
@@ -139,18 +136,6 @@ def game_model(rules: Rules, n_dice: int = NUM_DICE) -> GameModel:
                      weights=turns.weights)
 
 
-@dataclass(frozen=True)
-class PointRange:
-    """The ranges of a game's utility tables, from the cards' turn models alone (no orbits):
-    what reading a game table and a state's utility need."""
-
-    k_min: int
-    k_max: int
-    """The least and the most points (units) a turn can end with, over the deck."""
-    n_ded: int
-    """Deductions of Skull Island are 0..n_ded - 1 units."""
-
-
 def point_range(rules: Rules, n_dice: int = NUM_DICE) -> PointRange:
     """The point range of the game of `rules` (it depends on the turn rules only, cached)."""
     return _point_range(rules.turn_rules(), n_dice)
@@ -227,8 +212,6 @@ def lookup(phase: str, gm: GameModel) -> Lookup:
     (:meth:`.seats.Seats.successors`, ``N = 2``), as indices into the phase's values followed
     by its tail (final turn ``G(a', b)`` at ``n * n + (a' - n) * n + b``; the win at
     ``n * n``)."""
-    from .seats import Seats, final_name
-
     n = gm.n
     seats = Seats(players=2, n=n, k_min=gm.k_min, k_max=gm.k_max, n_ded=gm.n_ded,
                   ties="shared")  # the successors of normal play and sudden death know no ties

@@ -36,8 +36,8 @@ needs only those after it: one improvement and one evaluation, no iteration; its
 in blocks of states that share their utility columns, :func:`column_blocks`, since most do),
 normal play.
 
-**What is proved and what is measured** (:class:`PhaseRecord`, stored in the table).  Proved:
-every value of the table is within ``bound`` of the exact value of the table's profile of
+**What is proved and what is measured** (:class:`.records.PhaseRecord`, stored in the table).
+Proved: every value of the table is within ``bound`` of the exact value of the table's profile of
 strategies (the evaluation's residual times a checked bound on the expected number of turns
 in the phase, :func:`.evaluate.turns_bound`, plus the phases before it, plus the probability
 the pushes left unassigned, :mod:`solver.engine.forward`). Measured: ``gap``, by how much
@@ -51,12 +51,12 @@ mover of those states could gain that much). Not proved: that the iteration's fi
 unique for three players or more (it is the one reached, and the tests meet it two other
 ways: an exact brute force on a reduced game, and whole games with real dice).
 
-**The same bits.**  A cyclic phase ends with a last step (:func:`_settle`): its values are
+**The same bits.**  A cyclic phase ends with a last step (:func:`.cycles.settle`): its values are
 those of its settled moves evaluated afresh, from every value at ``1/N`` (not from the
 iterate), so that they depend on the moves and the phases before it alone, not on the path the
 iteration took; and where the last improvement found a mover's best turn (by the one tie rule)
 other than the move it kept, within the precision (a near tie), the best turn is taken if that
-moves no value by more than :data:`ADOPT`. With two players it did at targets 1000 and 6000
+moves no value by more than :data:`.cycles.ADOPT`. With two players it did at targets 1000 and 6000
 (measured, not proved: the other seat's value is the rest, so only the mover's gains below the
 precision spread): the moves are then every mover's best turn at the table's values, which
 the certified two-player solve (:func:`.solve.solve_game`, another algorithm) reaches too, and
@@ -74,50 +74,37 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..engine import FloatArray, IntArray, kernel
-from ..rules import NUM_DICE, Rules
-from .evaluate import _sweep_fn, evaluate, order_of, turns_bound
-from .model import NORMAL, SUDDEN, GameModel, game_model, point_range
-from .seats import Seats, seats_of
+from ..rules.rulebook import NUM_DICE, Rules
+from .cycles import (
+    PhaseEquations,
+    one_at_a_time,
+    profile_hash,
+    remember,
+    settle,
+    stalled,
+)
+from .evaluate import _sweep_fn, order_of, turns_bound
+from .model import GameModel, game_model, point_range
+from .records import (
+    BLOCK,
+    FINAL_EPS,
+    FINAL_TOL,
+    FIRST_TOL,
+    MAX_ITERATIONS,
+    Checkpoint,
+    NGameSolution,
+    PhaseRecord,
+    Progress,
+    ProgressFn,
+)
+from .seats import NORMAL, SUDDEN, Seats, seats_of
 from .turns import improve, mover_utilities
-
-FINAL_TOL = 1e-12
-"""The certified bound of the last improvements' turn solves."""
-FINAL_EPS = 1e-13
-"""The probability a turn's pushes may leave unassigned per layer (every improvement: a state
-left alone keeps its endings, which must then be as good as the last improvement's)."""
-EVAL_TOL = 1e-15
-"""An evaluation sweeps until no value moves by more than this."""
-FIRST_TOL = 1e-5
-"""The first improvement's precision (its values are only a start)."""
-MAX_ITERATIONS = 60
-"""Improvements of one phase before giving up (a bug, not a user error)."""
-BLOCK = 4096
-"""States a task improves (each takes seconds; any size gives the same bits)."""
-
-ProgressFn = Callable[["Progress"], None]
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Where a solve is: reported after every block of an improvement and every evaluation."""
-
-    phase: str
-    iteration: int
-    done: int
-    """Blocks of this improvement done."""
-    blocks: int
-    seconds: float
-    """Since this improvement began."""
-    change: float | None = None
-    """The last evaluation's largest change of a value (None during an improvement)."""
-    changed: int | None = None
-    """States whose moves the last improvement changed."""
 
 
 class Runner(Protocol):
@@ -169,69 +156,6 @@ class LocalRunner:
         for i, index in enumerate(blocks):
             yield i, improve_block(self.rules, self.players, self.n_dice, phase, index, Z,
                                    tol, eps, values, None if known is None else known[i])
-
-
-@dataclass
-class PhaseRecord:
-    """How a phase was solved, and what is proved about its values (module doc)."""
-
-    name: str
-    iterations: int = 0
-    changed: list[int] = field(default_factory=list)
-    """States whose moves each improvement changed (the first: every state)."""
-    tol: list[float] = field(default_factory=list)
-    """Each improvement's certified bound of the turn solves."""
-    gap: float = 0.0
-    """Measured: max over states of |the mover's best turn at the last improvement - the
-    table's value of the mover| (cyclic phases: after the phase's last step)."""
-    residual: float = 0.0
-    """The last evaluation's residual (one more sweep's largest change)."""
-    sweeps: int = 0
-    """Sweeps of the last evaluation."""
-    turns: float = 1.0
-    """Proved: the bound on the expected turns played in the phase (1 when acyclic)."""
-    lost: float = 0.0
-    """The most probability a state's pushes left unassigned, last improvement."""
-    bound: float = 0.0
-    """Proved: max |value - the profile's exact value| over the phase's states and seats."""
-    columns: int = 0
-    """Distinct utility columns solved, over every improvement."""
-    cycles: int = 0
-    """States where best responses go round in a cycle (no profile of the moves met there is
-    stable): their moves are the profile whose movers lose least (:func:`_stable_profile`)."""
-    slack: float = 0.0
-    """Measured: the most a mover of those states gains by changing its turn (0 without)."""
-    settled: float = 0.0
-    """Measured: by how much the phase's end moved a value from the iterate (cyclic phases:
-    the values are those of the settled moves evaluated afresh, :func:`_settle`)."""
-    adopted: int = 0
-    """States whose near ties the phase's end settled by the tie rule (:func:`_settle`)."""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "iterations": self.iterations, "changed": self.changed,
-                "tol": self.tol, "gap": self.gap, "residual": self.residual,
-                "sweeps": self.sweeps, "turns": self.turns, "lost": self.lost,
-                "bound": self.bound, "columns": self.columns, "cycles": self.cycles,
-                "slack": self.slack, "settled": self.settled, "adopted": self.adopted}
-
-
-@dataclass
-class NGameSolution:
-    """Every phase's values of an ``N``-player game (seat 0 the mover), and their records."""
-
-    rules: Rules
-    players: int
-    seats: Seats
-    values: dict[str, FloatArray]
-    """Per phase, (size, N): every state's value of every seat (the phase's box order)."""
-    records: dict[str, PhaseRecord]
-    n_dice: int = NUM_DICE
-
-    def stacked(self, rows: IntArray | None = None) -> FloatArray:
-        """The value table ``Z`` (every phase, then the terminal rows; `rows`, the rows a
-        caller will read, as a table read from a file takes them, changes nothing here)."""
-        return np.concatenate([*(self.values[p] for p in self.seats.phases),
-                               self.seats.terminal])
 
 
 COARSE = 1e-2
@@ -311,28 +235,6 @@ def column_blocks(seats: Seats, name: str, Z: FloatArray, block: int) -> list[In
     if lo < size:
         out.append(order[lo:size])
     return out
-
-
-@dataclass
-class Checkpoint:
-    """Everything a solve needs to go on after an interruption (module :mod:`.cluster` writes
-    and reads it): the table so far, the phase and iteration, the last digest and change."""
-
-    Z: FloatArray
-    done: list[str]
-    records: dict[str, PhaseRecord]
-    phase: str | None = None
-    iteration: int = 0
-    digests: list[np.ndarray] = field(default_factory=list)
-    """The moves' digests of the phase's last two improvements (the latest last)."""
-    change: float | None = None
-    work: dict[str, np.ndarray] = field(default_factory=dict)
-    """The phase's arrays between improvements (every state's endings, margin...): what the
-    next improvement keeps for the states it does not solve again."""
-
-    @property
-    def digest(self) -> np.ndarray | None:
-        return self.digests[-1] if self.digests else None
 
 
 def solve_nplayer(rules: Rules, players: int, runner: Runner | None = None, *,
@@ -442,7 +344,7 @@ def last_step(rules: Rules, seats: Seats, name: str, Z: FloatArray, *, n_dice: i
         at = blocks[i]
         endings[at], best[at], digest[at], lost[at] = got.endings, got.best, got.digest, got.lost
     points, island = seats.successors(name, index)
-    ev = _PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
+    ev = PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
                          points=np.ascontiguousarray(points.T.astype(np.int64)),
                          island=np.ascontiguousarray(island.T.astype(np.int64)),
                          p_island=gm.island_deductions(), magic=seats.magic_row(),
@@ -496,7 +398,7 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
     least the margin of their moves at their last solve (the others' moves cannot have
     changed, :func:`.turns.improve`), and the last one every state, at the final precision.
     When some movers keep answering each other's changes (the improvements change the same
-    moves back and forth), those moves change one at a time (:func:`_one_at_a_time`), and the
+    moves back and forth), those moves change one at a time (:func:`one_at_a_time`), and the
     improvements after that solve at the final precision: the precision never loosens, so
     near ties solved coarsely cannot swing the moves back."""
     phase = seats.phases[name]
@@ -523,7 +425,7 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
     work.setdefault("seen_at", np.zeros(0, dtype=np.int64))  # and its improvement
     work.setdefault("changes", np.zeros(0))  # every evaluation's largest change
     work.setdefault("slack", np.zeros(size))  # the gain a state's mover may leave (cycles)
-    ev = _PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
+    ev = PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
                          points=np.ascontiguousarray(points.T.astype(np.int64)),
                          island=np.ascontiguousarray(island.T.astype(np.int64)),
                          p_island=p_island, magic=seats.magic_row(), endings=work["endings"])
@@ -575,18 +477,18 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
         changed = int(np.count_nonzero(moved))
         gap = float(np.max(np.abs(best - state.Z[offset:offset + size, 0]), initial=0.0))
         work["moved_at"][moved] = state.iteration + 1
-        profile = _profile_hash(digest)
+        profile = profile_hash(digest)
         again = np.flatnonzero(work["seen"] == profile)
         if changed and again.shape[0]:  # a profile met before: the moves go round in a cycle
             since = int(work["seen_at"][again[-1]])
             swing = np.flatnonzero(work["moved_at"] > since)
-            _one_at_a_time(gm, seats, name, ev, state, digest, swing, slack)
+            one_at_a_time(gm, seats, name, ev, state, digest, swing, slack)
             work["tol"][0] = FINAL_TOL  # and from now on at the final precision
-        _remember(work, "seen", np.uint64(profile), np.uint64)
-        _remember(work, "seen_at", state.iteration + 1, np.int64)
+        remember(work, "seen", np.uint64(profile), np.uint64)
+        remember(work, "seen_at", state.iteration + 1, np.int64)
         change = ev.solve(state.Z)
-        _remember(work, "changes", change, np.float64)
-        if _stalled(work["changes"]):  # the moves still change, the values barely converge
+        remember(work, "changes", change, np.float64)
+        if stalled(work["changes"]):  # the moves still change, the values barely converge
             work["tol"][0] = FINAL_TOL
         state.iteration += 1
         record.iterations = state.iteration
@@ -611,7 +513,7 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
             checkpoint(state)
         if state.iteration >= MAX_ITERATIONS:
             raise RuntimeError(f"{name}: moves still change after {MAX_ITERATIONS} improvements")
-    record.settled, record.adopted = _settle(ev, state.Z, start_row(seats.players),
+    record.settled, record.adopted = settle(ev, state.Z, start_row(seats.players),
                                              best_responses, digest, lost)
     record.gap = float(np.max(np.abs(best - state.Z[offset:offset + size, 0]), initial=0.0))
     record.lost = float(lost.max(initial=0.0))
@@ -622,206 +524,3 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
     record.bound = record.turns * (record.residual + before + record.lost)
 
 
-ADOPT = 1e-10
-"""A phase's last near ties are settled by the one tie rule when that moves no value by more
-than this (:func:`_settle`)."""
-
-
-def _settle(ev: _PhaseEquations, Z: FloatArray, start: FloatArray,
-            best_responses: list[tuple[IntArray, np.ndarray, FloatArray, FloatArray]],
-            digest: np.ndarray, lost: FloatArray) -> tuple[float, int]:
-    """A cyclic phase's end (module doc, *the same bits*): the values of its moves evaluated
-    afresh, so that they depend on the moves alone, not on the iteration's path; and the moves
-    themselves every mover's best response at the last improvement by the one tie rule, where
-    a mover kept another move within the precision (a near tie), if the values move by at most
-    :data:`ADOPT` for it (with two players they did at 1000 and 6000, measured; with
-    more, a mover's near tie can move another seat's value by more, and the kept moves stay).
-    Returns the largest change of a value from the iterate, and the moves adopted."""
-    iterate = Z[ev.offset:ev.offset + ev.endings.shape[0]].copy()
-    kept = ev.settle(Z, start)
-    at = np.concatenate([b[0] for b in best_responses] or [np.zeros(0, dtype=np.int64)])
-    if at.shape[0] == 0:
-        return kept, 0
-    values = Z[ev.offset:ev.offset + ev.endings.shape[0]].copy()
-    saved = ev.endings[at].copy()
-    figures = (ev.residual, ev.sweeps)
-    for where, _, endings, _ in best_responses:
-        ev.endings[where] = endings
-    ev.settle(Z, start)
-    after = Z[ev.offset:ev.offset + ev.endings.shape[0]]
-    if float(np.max(np.abs(after - values), initial=0.0)) > ADOPT:
-        ev.endings[at] = saved  # the kept moves stay
-        Z[ev.offset:ev.offset + ev.endings.shape[0]] = values
-        ev.residual, ev.sweeps = figures
-        return kept, 0
-    for where, moves, _, lst in best_responses:
-        digest[where], lost[where] = moves, lst
-    return float(np.max(np.abs(after - iterate), initial=0.0)), int(at.shape[0])
-
-
-def _profile_hash(digest: np.ndarray) -> int:
-    """A hash of the moves of every state of a phase (their digests, in order)."""
-    import hashlib
-
-    return int.from_bytes(hashlib.blake2b(np.ascontiguousarray(digest, dtype="<u8").tobytes(),
-                                          digest_size=8).digest(), "little")
-
-
-def _remember(work: dict[str, np.ndarray], key: str, value: Any, dtype: Any) -> None:
-    """Append `value` to the history ``work[key]``."""
-    work[key] = np.append(work[key], np.asarray([value], dtype=dtype))
-
-
-STALL = 4
-"""Evaluations whose changes, within a factor 2 of each other, show the values stalled."""
-
-
-def _stalled(changes: FloatArray) -> bool:
-    """Whether the last :data:`STALL` evaluations changed the values by about the same: the
-    moves changing at a few near ties of the coarse turn solves, which a finer solve settles."""
-    last = changes[-STALL:]
-    return last.shape[0] == STALL and bool(last.min() > 0) and bool(last.max() <= 2 * last.min())
-
-
-@dataclass
-class _PhaseEquations:
-    """A cyclic phase's evaluation: its successors, and every state's endings."""
-
-    offset: int
-    order: IntArray
-    points: IntArray
-    island: IntArray
-    p_island: FloatArray
-    magic: int
-    endings: FloatArray
-    residual: float = 0.0
-    sweeps: int = 0
-
-    def solve(self, Z: FloatArray) -> float:
-        """Evaluate the phase in `Z` from its current values; the largest change."""
-        size = self.endings.shape[0]
-        before = Z[self.offset:self.offset + size].copy()
-        got = evaluate(Z, self.offset, self.order, self.endings, self.points, self.island,
-                       self.p_island, self.magic, tol=EVAL_TOL)
-        self.residual, self.sweeps = got.residual, got.sweeps
-        return float(np.max(np.abs(Z[self.offset:self.offset + size] - before), initial=0.0))
-
-    def settle(self, Z: FloatArray, start: FloatArray) -> float:
-        """Evaluate the phase in `Z` afresh, its rows from `start`: its values are then a
-        function of its endings and the other phases' rows alone. The largest change from
-        the values it had."""
-        size = self.endings.shape[0]
-        before = Z[self.offset:self.offset + size].copy()
-        Z[self.offset:self.offset + size] = start
-        self.solve(Z)
-        return float(np.max(np.abs(Z[self.offset:self.offset + size] - before), initial=0.0))
-
-
-def _one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
-                   state: Checkpoint, digest: np.ndarray, swing: IntArray,
-                   slack: FloatArray) -> None:
-    """Settle the moves that the improvements change back and forth (at the states `swing`):
-    from the last improvement's profile, evaluate the phase; the first of those states (in
-    index order) whose best move differs takes it; again, until none would change. Each step
-    is one mover's best response to all the others (sequential best responses). When those
-    go round in a cycle, the profiles of the moves met at these states are tried in turn
-    (:func:`_stable_profile`). A state's mover keeps its move for a gain up to its `slack`."""
-    order = np.sort(swing)
-    seen: set[bytes] = set()
-    met: list[dict[int, np.ndarray]] = [{} for _ in order]  # per state: digest -> endings
-    for j, s in enumerate(order.tolist()):
-        met[j][int(digest[s])] = ev.endings[s].copy()
-    while True:
-        ev.solve(state.Z)
-        now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
-        for j in range(order.shape[0]):
-            met[j].setdefault(int(now.digest[j]), now.endings[j].copy())
-        differ = np.flatnonzero(_gains(now, digest, order, state.Z, ev.offset) > slack[order])
-        if differ.shape[0] == 0:
-            return
-        key = digest[order].tobytes()
-        if key in seen:
-            _stable_profile(gm, seats, name, ev, state, digest, order, met, slack)
-            return
-        seen.add(key)
-        j = int(differ[0])
-        ev.endings[order[j]] = now.endings[j]
-        digest[order[j]] = now.digest[j]
-
-
-def _gains(now: Any, digest: np.ndarray, order: IntArray, Z: FloatArray,
-           offset: int) -> FloatArray:
-    """By how much the movers of the states `order` would gain by changing their moves: their
-    best turn (`now`, solved at the final precision) over their moves' value, beyond that
-    precision (0 where the best turn is their moves or gains no more)."""
-    gain = now.best - Z[offset + order, 0] - FINAL_TOL
-    return np.where(now.digest != digest[order], np.maximum(gain, 0.0), 0.0)
-
-
-MAX_PROFILES = 4096
-"""Profiles of moves :func:`_stable_profile` tries before giving up."""
-MAX_SLACK = 1e-4
-"""The most a mover may gain by changing its turn at a state of a cycle (else no profile).
-Three players at 6000 leave 7.8e-12 at their one cycle state; four players at target 300 with
-8 dice leave 5.4e-6 at 2 states of normal play (of the 8 whose moves cycled; recorded)."""
-
-
-class NoEquilibrium(RuntimeError):
-    """Best responses cycle at some states and no profile of the moves met there is stable to
-    :data:`MAX_SLACK` (or there are too many to try): the phase has no table."""
-
-
-def _stable_profile(gm: GameModel, seats: Seats, name: str, ev: _PhaseEquations,
-                    state: Checkpoint, digest: np.ndarray, order: IntArray,
-                    met: list[dict[int, np.ndarray]], slack: FloatArray) -> None:
-    """Sequential best responses cycle at the states `order`: try every profile of the moves
-    met there (each state's in the order they were met, the first state's varying slowest)
-    until one is stable (every mover's best response is its own move, or gains at most its
-    `slack`), adding the best responses met on the way and trying again. When none is and no
-    new move turns up (a pure stationary equilibrium need not exist, as in matching pennies:
-    each mover's best move is the other of the two at the other state's), the profile whose
-    largest gain is least, the first of those tried, is kept and each of its movers may leave
-    twice its gain (`slack`, recorded as :attr:`PhaseRecord.slack`); :class:`NoEquilibrium`
-    if even that gain is above :data:`MAX_SLACK`."""
-    import itertools
-
-    least: tuple[float, tuple[int, ...], FloatArray] | None = None
-    while True:
-        options = [list(m.items()) for m in met]
-        count = 1
-        for o in options:
-            count *= len(o)
-        if count > MAX_PROFILES:
-            raise NoEquilibrium(f"{name}: best responses cycle at {order.shape[0]} states "
-                                f"({count} profiles of their moves: too many to try)")
-        new = False
-        for profile in itertools.product(*(range(len(o)) for o in options)):
-            for j, pick in enumerate(profile):
-                d, endings = options[j][pick]
-                ev.endings[order[j]] = endings
-                digest[order[j]] = np.uint64(d)
-            ev.solve(state.Z)
-            now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
-            gains = _gains(now, digest, order, state.Z, ev.offset)
-            if not (gains > slack[order]).any():
-                return
-            if least is None or gains.max() < least[0]:
-                least = (float(gains.max()), profile, gains)
-            for j in range(order.shape[0]):
-                if int(now.digest[j]) not in met[j]:
-                    met[j][int(now.digest[j])] = now.endings[j].copy()
-                    new = True
-        if not new:
-            break
-    assert least is not None
-    worst, profile, gains = least
-    if worst > MAX_SLACK:
-        raise NoEquilibrium(f"{name}: no profile of the moves met at {order.shape[0]} states "
-                            f"is stable (each mover's best response to the others): the "
-                            f"least gain a mover leaves is {worst:.1e}")
-    for j, pick in enumerate(profile):
-        d, endings = options[j][pick]
-        ev.endings[order[j]] = endings
-        digest[order[j]] = np.uint64(d)
-    slack[order] = np.maximum(slack[order], 2.0 * gains)
-    ev.solve(state.Z)

@@ -4,7 +4,7 @@ The moves are chosen by the kernel's one tie-break rule (:func:`solver.engine.ke
 with :data:`solver.engine.TIE_TOL`: stop, then no Sorceress, then the most dice) at the solve's
 converged iterate (normal play, sudden death: residual 1e-12, ten times below the tie
 tolerance, so the choices are stable) and at the final turn's layered solve (by deficit). They
-are stored in the game table with the values (:mod:`solver.gametables`), so the games read them.
+are stored in the game table with the values (:mod:`solver.tables.game`), so the games read them.
 
 A policy names, per card and world, a move for every full orbit (the representative position of
 each orbit of the card's symmetries) and every column (state or deficit): :data:`STOP`,
@@ -15,7 +15,6 @@ into the dice a player keeps from an actual position of the orbit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -25,15 +24,14 @@ from numpy.typing import NDArray
 
 from ..engine import NO_MOVE, STOP, TIE_TOL, BoolArray, FloatArray, IntArray, kernel
 from ..engine.kernel import LANES, from_lanes, to_lanes
-from ..engine.model import UNUSED, USED, WORLD_NAMES, symmetries
+from ..engine.model import UNUSED, USED, symmetries
 from ..engine.solve import solve_layers
 from ..engine.structure import TurnStructure
-from ..errors import StaleTableError
-from ..rules import CARDS, Rules
-from ..tablefile import checked_array
+from ..rules.rulebook import CARDS, Rules
 from .final import final_utilities
 from .iterate import Moves, PhaseState, moves_at
-from .model import FINAL, GameModel, game_model
+from .model import GameModel, game_model
+from .seats import FINAL
 
 CodeArray = NDArray[np.int16]
 """Policy codes as stored (see :class:`PhasePolicy`)."""
@@ -61,52 +59,6 @@ def codes_in_range(st: TurnStructure, codes: CodeArray) -> bool:
     plain = (codes >= 0) & (codes < np.minimum(n_keeps, SORCERESS_CODE))
     sor = (codes >= SORCERESS_CODE) & (codes - SORCERESS_CODE < n_sor)
     return bool(np.all(plain | sor | (codes == STOP) | (codes == NO_MOVE)))
-
-
-class StoredPolicies(Mapping[str, PhasePolicy]):
-    """The win policies of a game table read from disk, each phase decoded and checked against
-    the orbits of the game's turns (:func:`.model.game_model`) when first asked for: what
-    whole simulated games play. `winprob` and `advise --me/--opp` never ask, so they do not
-    build the orbits (about 0.6 s)."""
-
-    def __init__(self, entries: dict[str, Any], rules: Rules, n_dice: int,
-                 columns: dict[str, int], refuse: Callable[[str], StaleTableError]) -> None:
-        self._entries, self._rules, self._n_dice = entries, rules, n_dice
-        self._columns, self._refuse = columns, refuse
-        self._decoded: dict[str, PhasePolicy] = {}
-
-    def __getitem__(self, phase: str) -> PhasePolicy:
-        if phase not in self._columns:
-            raise KeyError(phase)
-        if phase not in self._decoded:
-            self._decoded[phase] = self._decode(phase)
-        return self._decoded[phase]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._columns)
-
-    def __len__(self) -> int:
-        return len(self._columns)
-
-    def _decode(self, phase: str) -> PhasePolicy:
-        refuse, columns = self._refuse, self._columns[phase]
-        codes = {}
-        try:
-            for card, ct in game_model(self._rules, self._n_dice).cards.items():
-                for w in ct.model.worlds:
-                    name = f"{card}/{WORLD_NAMES[w]}"
-                    a = checked_array(self._entries[phase][name], f"policies.{phase}.{name}",
-                                      (ct.st.n_fo, columns), "<i2", refuse)
-                    if not codes_in_range(ct.st, a):
-                        raise refuse(f"policy {phase}/{name} names moves its positions do not "
-                                     "have")
-                    codes[(card, w)] = a
-        except StaleTableError:
-            raise
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
-            raise refuse(f"incomplete policies of {phase} (a field is missing or "
-                         "malformed)") from None
-        return PhasePolicy(phase=phase, columns=columns, codes=codes)
 
 
 def phase_codes(moves: Moves, columns: int) -> dict[tuple[str, int], CodeArray]:

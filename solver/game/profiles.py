@@ -27,14 +27,14 @@ from ..engine import TIE_TOL, FloatArray, kernel
 from ..engine.forward import endings as push
 from ..engine.kernel import from_lanes, to_lanes
 from ..engine.model import UNUSED, USED
-from ..engine.objectives import ExpectedPoints
+from ..engine.objectives import POINTS, WIN, ExpectedPoints
 from ..engine.solve import solve_layers
 from .evaluate import _sweep_fn, order_of
-from .model import NORMAL, SUDDEN, UNIT, GameModel, game_model
-from .nsolve import BLOCK, FINAL_EPS, FINAL_TOL, blocks_of
-from .seats import Seats
+from .model import UNIT, GameModel, game_model
+from .nsolve import blocks_of
+from .records import BLOCK, FINAL_EPS, FINAL_TOL
+from .seats import NORMAL, SUDDEN, Seats
 
-WIN, POINTS = "win", "points"
 EVAL_TOL = 1e-15
 
 

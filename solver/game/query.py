@@ -22,9 +22,9 @@ import numpy as np
 
 from ..engine import FloatArray, IntArray, Objective, solve_turn
 from ..errors import quote
-from ..rules import CARDS, Card, Rules
-from .model import NORMAL, UNIT, GameError, GameUtility, TurnUtility, deck
-from .seats import final_name
+from ..rules.rulebook import CARDS, Card, Rules
+from .model import UNIT, GameError, GameUtility, TurnUtility, deck
+from .seats import NORMAL, final_name
 
 
 def state_of(table: Any, me: int, others: Sequence[int], *, final: bool) -> tuple[str, int]:

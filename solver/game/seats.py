@@ -40,7 +40,24 @@ from math import prod
 import numpy as np
 
 from ..engine import FloatArray, IntArray
-from .model import FINAL, NORMAL, SUDDEN, PointRange
+
+NORMAL, FINAL, SUDDEN = "normal", "final", "sudden"
+"""The kinds of phases of the game (module doc); with two players, its three phases."""
+PHASES = (FINAL, SUDDEN, NORMAL)
+"""The two-player phases in the order they are solved: each needs the ones before it."""
+
+
+@dataclass(frozen=True)
+class PointRange:
+    """The ranges of a game's utility tables, from the cards' turn models alone (no orbits):
+    what reading a game table and a state's utility need."""
+
+    k_min: int
+    k_max: int
+    """The least and the most points (units) a turn can end with, over the deck."""
+    n_ded: int
+    """Deductions of Skull Island are 0..n_ded - 1 units."""
+
 
 MAX_PLAYERS = 5
 """The most players a game has (the rulebooks' 2 to 5)."""
@@ -52,7 +69,7 @@ class Phase:
 
     name: str
     kind: str
-    """:data:`~.model.NORMAL`, :data:`~.model.SUDDEN` or :data:`~.model.FINAL`."""
+    """:data:`NORMAL`, :data:`SUDDEN` or :data:`FINAL`."""
     remaining: int
     """Final turns still to play, the mover's included (``final`` phases; 0 otherwise)."""
     lo: tuple[int, ...]

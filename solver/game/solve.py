@@ -3,26 +3,23 @@ answer (the win probability at given totals, the win objective of a turn).
 
 :func:`solve_game` solves the final turn (:mod:`.final`), then sudden death, then normal play
 (:mod:`.iterate`), and certifies each (:mod:`.certify`); :class:`GameSolution` is the result,
-written and read by :mod:`solver.gametables` (``game.msgpack``).
+written and read by :mod:`solver.tables.game` (``game.msgpack``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..engine import TIE_TOL, FloatArray, Objective
-from ..rules import CARDS, NUM_DICE, Rules, floor_total
+from ..rules.rulebook import CARDS, NUM_DICE, Rules, floor_total
 from .certify import PhaseCertificate, certify
 from .final import FinalTable, solve_final
 from .iterate import ProgressFn, bellman_at, iterate, start
 from .model import (
-    FINAL,
-    NORMAL,
-    SUDDEN,
     UNIT,
     GameError,
     GameUtility,
@@ -34,6 +31,7 @@ from .model import (
     point_range,
 )
 from .policies import PhasePolicy, final_policy, phase_policy
+from .seats import FINAL, NORMAL, SUDDEN
 
 DEFAULT_TOL = 1e-12
 """The iteration stops after a plain sweep that moves no value by more than this; the
@@ -84,6 +82,29 @@ class GameSolution:
     def n(self) -> int:
         return int(self.win.shape[0])
 
+    players = 2
+    """The two-player game (:class:`~.table.GameTable`)."""
+
+    def objectives(self, me: int, others: Sequence[int], *,
+                   final: bool = False) -> tuple[Objective, ...]:
+        """:meth:`.table.GameTable.objectives`: the mover's (:func:`win_objective`)."""
+        (opp,) = _opponent(self, others)
+        return (win_objective(self, me, opp, final=final),)
+
+    def chances(self, me: int, others: Sequence[int], *,
+                final: bool = False) -> tuple[tuple[float, ...], dict[str, float]]:
+        """:meth:`.table.GameTable.chances` (:func:`win_probability`)."""
+        (opp,) = _opponent(self, others)
+        win, cards = win_probability(self, me, opp, final=final)
+        return (win, 1.0 - win), cards
+
+
+def _opponent(sol: GameSolution, others: Sequence[int]) -> tuple[int]:
+    if len(others) != 1:
+        raise GameError(f"this table is of 2 players, not {1 + len(others)}", subject="opp",
+                        kind="players", values={"players": 1 + len(others), "table": 2})
+    return (others[0],)
+
 
 def _figures(cert: PhaseCertificate) -> dict[str, float]:
     return {"bound": cert.bound, "residual": cert.residual, "visits": cert.visits,
@@ -108,8 +129,8 @@ def solve_game(rules: Rules, *, tol: float = DEFAULT_TOL, n_dice: int = NUM_DICE
     rounding of one subtraction), so the table is within their sum. The final turn past the
     target (``beyond``) is the last step's one-step values: its moves are best to within the
     turn solves' certified precision plus the measured gap, given sudden death's values."""
-    from .nsolve import FINAL_TOL as STEP_TOL
     from .nsolve import last_step, start_table
+    from .records import FINAL_TOL as STEP_TOL
     from .seats import seats_of
 
     t0 = time.perf_counter()

@@ -3,8 +3,9 @@
 - :mod:`.application`: the ASGI application (:func:`create_app`, Starlette), the page's assets, the
   limits of a request;
 - :mod:`.api`: the endpoints, each the `--json` answer of a command from the same library
-  calls (:mod:`solver.answers`, :class:`solver.play.TurnPlay`);
-- :mod:`.params`: the query read, the inputs of :mod:`solver.inputs` (the command line reads the
+  calls (:mod:`solver.advice.answers`, :class:`solver.advice.play.TurnPlay`);
+- :mod:`.params`: the query read, the inputs of :mod:`solver.advice.inputs` (the command line reads
+the
   same inputs with its own options);
 - :mod:`.solutions` and :mod:`.cache`: the tables and on-demand solves, in bounded caches;
 - :mod:`.openapi`: the API's description; :mod:`.serve`: uvicorn, the address phones open and

@@ -3,25 +3,25 @@
 =================  =========================  =============================================
 endpoint           the command's ``--json``   the library
 =================  =========================  =============================================
-``/api/advise``    `sabords advise`           :func:`solver.answers.advice_answer`
-``/api/score``     `sabords score`            :func:`solver.verdict.score_turn`
-``/api/ev``        `sabords ev`               :func:`solver.answers.ev_answer`
-``/api/winprob``   `sabords winprob`          :func:`solver.answers.win_answer`
-``/api/turn``      `sabords turn`             :class:`solver.play.TurnPlay`, replayed
+``/api/advise``    `sabords advise`           :func:`solver.advice.answers.advice_answer`
+``/api/score``     `sabords score`            :func:`solver.rules.verdict.score_turn`
+``/api/ev``        `sabords ev`               :func:`solver.advice.answers.ev_answer`
+``/api/winprob``   `sabords winprob`          :func:`solver.advice.answers.win_answer`
+``/api/turn``      `sabords turn`             :class:`solver.advice.play.TurnPlay`, replayed
 ``/api/rules``     (the rules and their hash) :func:`solver.rules.rules_with`
-``/api/scores``    (the table's scoreboard)   :class:`solver.scoreboard.Scoreboard`
+``/api/scores``    (the table's scoreboard)   :class:`solver.rules.scoreboard.Scoreboard`
 ``/api/meta``      (what the page needs)      cards, faces, letters, variants, sizes
 =================  =========================  =============================================
 
-A handler reads its query (:mod:`solver.web.params`, the inputs of :mod:`solver.inputs`), reads
-the values in the game's terms (the rules, the notation, the card, the dice, the goal, in the
+A handler reads its query (:mod:`solver.web.params`, the inputs of :mod:`solver.advice.inputs`),
+reads the values in the game's terms (the rules, the notation, the card, the dice, the goal, in the
 order the command line reads them, so that the first error is the same), asks
-:mod:`solver.answers` with the server's solutions (:class:`solver.web.solutions.Solutions`,
-a :class:`solver.sources.SolutionSource`) and answers the library's dictionary as JSON: the
+:mod:`solver.advice.answers` with the server's solutions (:class:`solver.web.solutions.Solutions`,
+a :class:`solver.advice.sources.SolutionSource`) and answers the library's dictionary as JSON: the
 same library calls as the command line's, whose `--json` is the same object. `/api/turn` is
 stateless: the query carries the turn's entries so far (``entry``, repeated: the dice of each
 roll and each move, as `sabords turn` reads them), the server replays them through
-:class:`~solver.play.TurnPlay` and answers its state; undoing is dropping the last entry.
+:class:`~solver.advice.play.TurnPlay` and answers its state; undoing is dropping the last entry.
 
 Errors (:mod:`solver.web.application` has one handler per kind): a query that cannot be read
 is 400, an input the library refuses (:class:`~solver.errors.SabordsError`) 422 (`/api/turn`
@@ -37,15 +37,15 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .. import inputs as I  # noqa: N812  (the inputs, by their names)
+from ..advice import inputs as I
 from ..errors import SabordsError, StaleTableError
 from .params import BadRequest, Endpoint, Limits, read_query
 
 if TYPE_CHECKING:
-    from ..advisor import Goal
-    from ..dice import Dice
-    from ..notation import Notation
-    from ..rules import Card, Rules
+    from ..advice.goals import Goal
+    from ..rules.dice import Dice
+    from ..rules.notation import Notation
+    from ..rules.rulebook import Card, Rules
     from .solutions import Solutions
 
 GOAL = (I.NEED, I.ME, I.OPP, I.FINAL)
@@ -112,19 +112,19 @@ def error_words(exc: SabordsError) -> str:
 
 
 def _rules(q: dict[str, Any]) -> Rules:
-    from ..rules import rules_with
+    from ..rules.rulebook import rules_with
 
     return rules_with(q["variant"])
 
 
 def _notation(q: dict[str, Any]) -> Notation:
-    from ..notation import get_notation
+    from ..rules.notation import get_notation
 
     return get_notation(q["notation"] or "default")
 
 
 def _goal(q: dict[str, Any], rules: Rules) -> Goal:
-    from ..advisor import Goal
+    from ..advice.goals import Goal
 
     opps = list(q["opp"] or [])
     goal = Goal(need=q["need"], me=q["me"], opp=opps[0] if opps else None, final=q["final"],
@@ -147,7 +147,7 @@ def _position(q: dict[str, Any]) -> tuple[Card, Dice, Dice | None]:
 
 def advise(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords advise --json`."""
-    from ..answers import advice_answer
+    from ..advice.answers import advice_answer
 
     rules = _rules(q)
     card, dice, chest = _position(q)
@@ -158,7 +158,7 @@ def advise(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 
 def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords score --json`."""
-    from ..verdict import score_turn
+    from ..rules.verdict import score_turn
 
     rules = _rules(q)
     card, dice, chest = _position(q)
@@ -167,7 +167,7 @@ def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 
 def ev(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords ev --json`."""
-    from ..answers import ev_answer
+    from ..advice.answers import ev_answer
 
     rules = _rules(q)
     notes = _notation(q)
@@ -177,7 +177,7 @@ def ev(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 
 def winprob(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords winprob --json`."""
-    from ..answers import win_answer
+    from ..advice.answers import win_answer
 
     opps = list(q["opp"])
     return win_answer(_rules(q), q["me"], opps[0], solutions, final=q["final"],
@@ -186,7 +186,7 @@ def winprob(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 
 def turn(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """The state of `sabords turn --json` after the entries (its last line)."""
-    from ..play import Phase, TurnPlay
+    from ..advice.play import Phase, TurnPlay
 
     rules = _rules(q)
     notes = _notation(q)
@@ -212,9 +212,9 @@ def rules(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 
 
 def scores(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
-    """The scoreboard of the totals (:class:`solver.scoreboard.Scoreboard`), and after a turn
+    """The scoreboard of the totals (:class:`solver.rules.scoreboard.Scoreboard`), and after a turn
     (its `points`, or Skull Island's `deduction`) the next one."""
-    from ..scoreboard import Scoreboard
+    from ..rules.scoreboard import Scoreboard
 
     the_rules = _rules(q)
     board = Scoreboard(the_rules, tuple(q["total"]), q["mover"] or 0, trigger=q["trigger"],
@@ -280,9 +280,9 @@ def meta(win_players: list[int] | None = None,
     (Win is offered for a scoreboard of that many), `max_game_target`, the largest target whose
     game it solves on demand (None: it solves none, ``--solve-on-demand off``)."""
     from .. import __version__
-    from ..dice import BRAILLE_LETTERS, DEFAULT_LETTERS
-    from ..notation import braille_card_name
-    from ..rules import (
+    from ..rules.dice import BRAILLE_LETTERS, DEFAULT_LETTERS
+    from ..rules.notation import braille_card_name
+    from ..rules.rulebook import (
         CARD_IDS,
         CARDS,
         DECK_SIZE,

@@ -4,7 +4,7 @@
 sizes, the limits) instead of reading globals; `solver.web:app` is the application made from
 the environment (``SABORDS_WEB_*``), for any ASGI server.
 
-Starlette, not FastAPI: every parameter is an input of :mod:`solver.inputs`, read by
+Starlette, not FastAPI: every parameter is an input of :mod:`solver.advice.inputs`, read by
 :mod:`solver.web.params` into errors that are data (a kind, the parameter, the values), which
 FastAPI's pydantic validation would replace with its own; FastAPI would also bring pydantic,
 whose import alone costs more than the whole answer of a points query. The OpenAPI description
@@ -73,7 +73,7 @@ log = logging.getLogger("solver.web")
 MAX_PATH = 256
 JSON = "application/json"
 SCRIPT = "text/javascript; charset=utf-8"
-MODULES = ("app", "core", "words", "faces", "practice", "board", "store")
+MODULES = ("app", "core", "words", "faces", "practice", "graded", "board", "store")
 ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
           **{f"/{name}.js": (f"{name}.js", SCRIPT) for name in MODULES},
           "/sw.js": ("sw.js", SCRIPT),

@@ -1,6 +1,6 @@
 """The OpenAPI 3.1 description of the API, made from the endpoints the handlers read.
 
-Each parameter is described by its input's help (:mod:`solver.inputs`), the same text as the
+Each parameter is described by its input's help (:mod:`solver.advice.inputs`), the same text as the
 command line's option, so the description cannot drift from what the parameter does; served at
 ``/api/openapi.json``.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from ..inputs import FLAG, INT, LIST, Input
+from ..advice.inputs import FLAG, INT, LIST, Input
 from .api import ENDPOINTS
 from .params import Endpoint
 

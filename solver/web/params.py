@@ -1,4 +1,4 @@
-"""The API's query parameters: the inputs of :mod:`solver.inputs`, read from a query string.
+"""The API's query parameters: the inputs of :mod:`solver.advice.inputs`, read from a query string.
 
 Each endpoint names the inputs it takes (:class:`Endpoint`); :func:`read_query` reads each by
 its kind, the command line reading the same inputs with its own options (the web and the
@@ -15,7 +15,7 @@ command line share the inputs' definitions, neither reads through the other):
 
 A query that cannot be read is a :class:`BadRequest` (HTTP 400): data (its kind, the parameter,
 the values) and a sentence in the web's words, which name the input as a player does
-(:attr:`solver.inputs.Input.words`), never a command-line flag.
+(:attr:`solver.advice.inputs.Input.words`), never a command-line flag.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..advice.inputs import FLAG, INT, LIST, Input
 from ..errors import quote
-from ..inputs import FLAG, INT, LIST, Input
 
 TRUE = ("true", "1", "yes", "on")
 FALSE = ("false", "0", "no", "off", "")

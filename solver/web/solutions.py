@@ -2,7 +2,7 @@
 
 What a request needs comes from the server's own configuration (:class:`Settings`: the tables
 directories, the limits), never from the request: the library decides where a table of given
-rules lives (:mod:`solver.turntables`: the repository's tables for the default rules, the cache
+rules lives (:mod:`solver.tables.turn`: the repository's tables for the default rules, the cache
 directory, keyed by the rules hash, for other variants).
 
 - **Turn tables** (expected points), per card and turn rules: read once (the default rules'
@@ -42,17 +42,18 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..advisor import NEED, POINTS, Goal, GoalSolution, objective_for, solve_goal
+from ..advice.goals import Goal, GoalSolution, objective_for, solve_goal
+from ..engine.objectives import NEED, POINTS
 from ..errors import SettingsError
 from ..limits import game_cost
-from ..rules import CARDS, Card, Rules
+from ..rules.rulebook import CARDS, Card, Rules
 from .cache import BoundedCache
 from .solving import SolverProcess
 
 if TYPE_CHECKING:
     from ..game import GameSolution
-    from ..gametables import NGameTable
-    from ..turntables import TurnTable
+    from ..game.table import GameTable
+    from ..tables.turn import TurnTable
 
 T = TypeVar("T")
 
@@ -301,7 +302,7 @@ def prune_cache(most_bytes: int, keep: Path | None = None) -> list[Path]:
 
 class Solutions:
     """The solutions behind the answers, in bounded caches (module docstring): the server's
-    :class:`solver.sources.SolutionSource`."""
+    :class:`solver.advice.sources.SolutionSource`."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -309,8 +310,7 @@ class Solutions:
             settings.turn_tables)
         self.goals: BoundedCache[tuple[str, Rules, Goal], GoalSolution] = BoundedCache(
             settings.goal_solutions)
-        self.games: BoundedCache[Rules, GameSolution] = BoundedCache(settings.game_tables)
-        self.ngames: BoundedCache[tuple[Rules, int], NGameTable] = BoundedCache(
+        self.games: BoundedCache[tuple[Rules, int], GameTable] = BoundedCache(
             settings.game_tables)
         self.answers: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(settings.answers)
         # a turn table takes about a second in the solving process, its start included (a
@@ -350,9 +350,9 @@ class Solutions:
 
     def table(self, card: Card, rules: Rules) -> TurnTable:
         """The expected-points table of `card` under `rules`
-        (:func:`solver.turntables.turn_table`)."""
-        from ..tablepaths import default_dir
-        from ..turntables import table_path, turn_table
+        (:func:`solver.tables.turn.turn_table`)."""
+        from ..tables.paths import default_dir
+        from ..tables.turn import table_path, turn_table
 
         turn = rules.turn_rules()
 
@@ -372,7 +372,7 @@ class Solutions:
         return self.tables.get((card.id, turn), make)
 
     def goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
-        """`card`'s turn solved for `goal` (:func:`solver.advisor.solve_goal`): points from
+        """`card`'s turn solved for `goal` (:func:`solver.advice.advisor.solve_goal`): points from
         its table, a need or a win solved now (or found in the cache)."""
         if goal.name == POINTS:
             return GoalSolution(goal, objective_for(None), self.table(card, rules).solution)
@@ -381,9 +381,7 @@ class Solutions:
         found = self.goals.peek((card.id, key_rules, goal))
         if found is not None:
             return found
-        game: GameSolution | NGameTable | None = None
-        if goal.name != NEED:
-            game = self.game(rules) if goal.players == 2 else self.ngame(rules, goal.players)
+        game = self.game(rules, goal.players) if goal.name != NEED else None
         return self.goals.get((card.id, key_rules, goal), lambda: self._solve(
             lambda: solve_goal(card, rules, goal, game=game)))
 
@@ -398,15 +396,24 @@ class Solutions:
 
     # -- the game ------------------------------------------------------------------------------
 
-    def game(self, rules: Rules) -> GameSolution:
-        """The game table of `rules` (:func:`solver.gametables.game_tables`); a table that is not on
-        disk is solved only up to :attr:`Settings.max_game_target`."""
-        return self.games.get(rules, lambda: self._read_game(rules))
+    def game(self, rules: Rules, players: int = 2) -> GameTable:
+        """The game table of `players` under `rules`. Two players: read or solved
+        (:func:`solver.tables.game.game_tables`), solved only up to
+        :attr:`Settings.max_game_target`; three and more: read from the server's game tables
+        (never solved here: an hour for three players at the default target)."""
+        if players == 2:
+            return self.games.get((rules, 2), lambda: self._read_game(rules))
+        from ..tables.game import read_ngame
+        from ..tables.paths import game_default_dir
+
+        directory = self.settings.game_tables_dir or game_default_dir(rules)
+        return self.games.get((rules, players), lambda: self._solve(
+            lambda: read_ngame(directory, rules, players)))
 
     def _read_game(self, rules: Rules) -> GameSolution:
-        from ..gametables import game_tables
-        from ..sources import game_on_disk
-        from ..tablepaths import game_default_dir
+        from ..advice.sources import game_on_disk
+        from ..tables.game import game_tables
+        from ..tables.paths import game_default_dir
 
         directory = self.settings.game_tables_dir
         limit = self.settings.max_game_target
@@ -424,16 +431,6 @@ class Solutions:
         return self._solve_table("game table", rules, game_default_dir(rules), solve,
                                  {"table": "game"}, cost=game_cost(rules.target)[0])
 
-    def ngame(self, rules: Rules, players: int) -> NGameTable:
-        """The game table of `players` (three or more) under `rules`: read from the server's
-        game tables (never solved here: an hour for three players at the default target)."""
-        from ..gametables import read_ngame
-        from ..tablepaths import game_default_dir
-
-        directory = self.settings.game_tables_dir or game_default_dir(rules)
-        return self.ngames.get((rules, players), lambda: self._solve(
-            lambda: read_ngame(directory, rules, players)))
-
     # -- start-up ------------------------------------------------------------------------------
 
     def warm_up(self) -> None:
@@ -446,10 +443,10 @@ class Solutions:
     def win_players(self) -> list[int]:
         """The numbers of players whose game this server answers for the default rules: its
         table on disk, or solved on demand."""
+        from ..advice.sources import game_on_disk
         from ..game.seats import MAX_PLAYERS
-        from ..gametables import ngame_table_path
-        from ..sources import game_on_disk
-        from ..tablepaths import game_default_dir
+        from ..tables.game import ngame_table_path
+        from ..tables.paths import game_default_dir
 
         rules = Rules()
         solvable = (self.settings.solve_on_demand
@@ -462,7 +459,7 @@ class Solutions:
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {"turn_tables": self.tables.stats(), "goal_solutions": self.goals.stats(),
-                "game_tables": self.games.stats(), "ngame_tables": self.ngames.stats(),
+                "game_tables": self.games.stats(),
                 "answers": self.answers.stats(), "table_solves": self.table_solves.stats(),
                 "goal_solves": self.goal_solves.stats(),
                 "solver_process": ({} if self.solver is None else

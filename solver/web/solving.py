@@ -12,8 +12,8 @@ solved in one process of its own (:class:`SolverProcess`):
   than :data:`KEEP_MB` (a game solve), and the next solve starts a new one; the serving process
   only reads the table it sends back (its packed bytes, the same as the file on disk), into its
   bounded caches;
-- **the same table**: the process solves through the library (:func:`solver.turntables.
-  turn_table`, :func:`solver.gametables.game_tables`), which also writes it into the cache
+- **the same table**: the process solves through the library (:func:`solver.tables.turn.
+  turn_table`, :func:`solver.tables.game.game_tables`), which also writes it into the cache
   directory as a solve in the serving process would; an unwritable cache costs only the next
   solve.
 
@@ -31,11 +31,11 @@ from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SettingsError
-from ..rules import CARDS, Card, Rules
+from ..rules.rulebook import CARDS, Card, Rules
 
 if TYPE_CHECKING:
     from ..game import GameSolution
-    from ..turntables import TurnTable
+    from ..tables.turn import TurnTable
 
 KEEP_MB = 256
 """The most resident memory the solving process keeps after a solve (MB): above it (a game
@@ -78,13 +78,13 @@ def _who() -> dict[str, int]:
 
 
 def _turn_bytes(card_id: str, rules: Rules) -> tuple[bytes, dict[str, int]]:
-    from ..turntables import pack_table, turn_table
+    from ..tables.turn import pack_table, turn_table
 
     return pack_table(turn_table(CARDS[card_id], rules)), _who()
 
 
 def _game_bytes(rules: Rules) -> tuple[bytes, dict[str, int]]:
-    from ..gametables import game_tables, pack_game
+    from ..tables.game import game_tables, pack_game
 
     return pack_game(game_tables(rules)), _who()
 
@@ -126,7 +126,7 @@ class SolverProcess:
 
     def turn_table(self, card: Card, rules: Rules) -> TurnTable:
         """`card`'s turn table under the turn rules `rules`, solved in the process."""
-        from ..turntables import unpack_table
+        from ..tables.turn import unpack_table
 
         data = self._run(_turn_bytes, card.id, rules)
         return unpack_table(data, source="the server's solving process", card=card,
@@ -134,7 +134,7 @@ class SolverProcess:
 
     def game(self, rules: Rules) -> GameSolution:
         """The two-player game table of `rules`, solved in the process."""
-        from ..gametables import unpack_game
+        from ..tables.game import unpack_game
 
         data = self._run(_game_bytes, rules)
         return unpack_game(data, rules, source="the server's solving process")

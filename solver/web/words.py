@@ -39,7 +39,7 @@ FRENCH_INPUTS: dict[str, str] = {
     "magic": "la magie pirate", "move": "le coup", "roll": "le lancer",
     "totals": "les totaux", "objective": "l'objectif", "tables": "les tables",
 }
-"""Each input's French name (the English one is :attr:`solver.inputs.Input.words`)."""
+"""Each input's French name (the English one is :attr:`solver.advice.inputs.Input.words`)."""
 
 FRENCH_VARIANTS: dict[str, str] = {
     "keep_one": "au moins un dé gardé", "sorceress_rescue": "le sauvetage de la Gardienne",

@@ -14,7 +14,7 @@ import {
   $, DEFAULT_LETTERS, META, S, SKULL, W, api, cardName, diceWords, el, hooks, moveWords, pct, save, say, t, ui, variantParams, work,
 } from "./core.js";
 import { faceIcon } from "./faces.js";
-import { gradedTable, shortMove } from "./app.js";
+import { gradedTable, shortMove } from "./graded.js";
 
 const YOU = 0, SOLVER = 1;
 const NEED_TURNS = 10;  // a need-N practice: this many turns

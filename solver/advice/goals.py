@@ -1,0 +1,197 @@
+"""What a turn is played for, and the solved turn behind the advice.
+
+A :class:`Goal` is one objective value: expected points (the default), the probability of at
+least `need` points, or the probability of winning the game from the players' totals.
+:func:`solve_goal` solves a card's turn for it (:class:`GoalSolution`): points from the policy
+tables, a need solved now, a win from the game table of its players
+(:class:`solver.game.table.GameTable`, the same for any number of players).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..engine.objectives import NEED, POINTS, WIN
+from ..errors import RulesError, quote
+from ..rules.rulebook import Card, Rules
+
+if TYPE_CHECKING:
+    from ..engine import Objective, TurnSolution
+    from ..engine.exact import ExactSolution
+    from ..game.table import GameTable
+
+
+class AdviceError(RulesError):
+    """Advice asked for a position or an objective that cannot be (e.g. a negative target)."""
+
+
+def check_need(need: int | None) -> None:
+    """Raise :class:`AdviceError` unless `need` is None or a non-negative multiple of 100."""
+    if need is None:
+        return
+    if isinstance(need, bool) or not isinstance(need, int) or need < 0 or need % 100:
+        raise AdviceError(
+            f"the points needed must be a non-negative multiple of 100 (points always are), "
+            f"not {quote(need)}", subject="need", kind="not_points",
+            values={"value": need if isinstance(need, int) else str(need), "unit": 100}
+        )
+
+
+# -- the solution behind the values ------------------------------------------------------------
+
+
+def objective_for(need: int | None) -> Objective:
+    """The engine objective of the advisor: expected points, or at least `need` points."""
+    from ..engine import AtLeast, ExpectedPoints
+
+    check_need(need)
+    return ExpectedPoints() if need is None else AtLeast(need)
+
+
+def solution_for(
+    card: Card,
+    rules: Rules,
+    need: int | None = None,
+    *,
+    tables_dir: Path | str | None = None,
+) -> TurnSolution:
+    """The solved turn behind the advice: the points table, or `need` solved on demand.
+
+    Points come from the policy tables (:func:`solver.tables.turn.turn_solution`: the committed
+    tables for the default rules, `tables_dir` if given, the cache for other variants); a
+    target `need` is solved now (:func:`solver.engine.solve_turn`, tens of milliseconds).
+    """
+    check_need(need)
+    if need is None:
+        from ..tables.turn import turn_solution
+
+        return turn_solution(card, rules.turn_rules(), tables_dir)
+    from ..engine import solve_turn
+
+    return solve_turn(card, rules.turn_rules(), objective_for(need))
+
+
+def exact_solution_for(
+    card: Card,
+    rules: Rules,
+    need: int | None = None,
+    *,
+    tables_dir: Path | str | None = None,
+    solution: TurnSolution | None = None,
+) -> ExactSolution:
+    """The exact counterpart of :func:`solution_for`, proved optimal
+    (:mod:`solver.engine.exact`): points from the tables' exact values
+    (:func:`solver.tables.turn.exact_solution`); a target `need` solved now, from `solution` (the
+    float solution of that need, e.g. the advice's) or solved first."""
+    check_need(need)
+    if need is None:
+        from ..tables.turn import exact_solution
+
+        return exact_solution(card, rules.turn_rules(), tables_dir)
+    from ..engine.exact import exact_from
+
+    if solution is None:
+        solution = solution_for(card, rules, need)
+    return exact_from(solution, objective_for(need))
+
+
+# -- what the turn is played for ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What a turn is played for: expected points (the default), the probability of at least
+    `need` points, or the probability of winning the game at totals `me` and `opp` (`final`:
+    the last turn, the opponent at or above the target). Checked when made."""
+
+    need: int | None = None
+    me: int | None = None
+    opp: int | None = None
+    final: bool = False
+    others: tuple[int, ...] = ()
+    """The totals of the players after the opponent `opp` in seat order (three players and
+    more: `opp` is the next player's)."""
+
+    def __post_init__(self) -> None:
+        check_need(self.need)
+        if (self.me is None) != (self.opp is None) or (self.final and self.me is None):
+            raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
+                              "final turn too)", subject="totals", kind="both_totals")
+        if self.others and self.opp is None:
+            raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
+                              "final turn too)", subject="totals", kind="both_totals")
+        if self.need is not None and self.me is not None:
+            raise AdviceError("the points needed and the totals of the game are two "
+                              "objectives: give one of them", subject="objective",
+                              kind="two_objectives")
+
+    @property
+    def name(self) -> str:
+        """:data:`POINTS`, :data:`NEED` or :data:`WIN`."""
+        return WIN if self.me is not None else POINTS if self.need is None else NEED
+
+    @property
+    def players(self) -> int:
+        """The players of a win goal (2 without `others`)."""
+        return 2 + len(self.others)
+
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        """The other players' totals in seat order after the player's."""
+        return () if self.opp is None else (self.opp, *self.others)
+
+    def check(self, rules: Rules) -> None:
+        """Raise :class:`solver.game.GameError` unless the totals are a state of the game under
+        `rules` (before the game tables are read or solved; with three players or more, when
+        the table is read)."""
+        if self.me is not None and self.opp is not None:
+            from ..game.table import check_position
+
+            check_position(rules, self.me, self.opponents, final=self.final)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"objective": self.name, "need": self.need, "me": self.me,
+                               "opp": self.opp, "final": self.final}
+        if self.others:
+            out["others"] = list(self.others)
+        return out
+
+
+@dataclass(frozen=True)
+class GoalSolution:
+    """A card's turn solved for a :class:`Goal`: the engine objective and its solution."""
+
+    goal: Goal
+    objective: Objective
+    solution: TurnSolution
+    seats: tuple[tuple[Objective, TurnSolution], ...] = ()
+    """Three players and more: every other seat's objective and the evaluation of the mover's
+    play for it (its probability of winning after each move)."""
+
+
+def solve_goal(card: Card, rules: Rules, goal: Goal, *,
+               tables_dir: Path | str | None = None,
+               game: GameTable | None = None) -> GoalSolution:
+    """The solved turn behind advice for `goal`: expected points from the policy tables
+    (`tables_dir`, see :func:`solution_for`), a `need` solved now, or winning the game from the
+    game table `game` of the goal's players (required for that goal)."""
+    if goal.name != WIN:
+        return GoalSolution(goal, objective_for(goal.need),
+                            solution_for(card, rules, goal.need, tables_dir=tables_dir))
+    assert goal.me is not None and goal.opp is not None
+    if game is None:
+        raise ValueError("playing to win needs the game table")
+    from ..engine import solve_turn
+
+    goal.check(rules)
+    mover, *others = game.objectives(goal.me, goal.opponents, final=goal.final)
+    best = solve_turn(card, rules.turn_rules(), mover)
+    seats = tuple((o, solve_turn(card, rules.turn_rules(), o, policy=best.policy()))
+                  for o in others)
+    return GoalSolution(goal, mover, best, seats)
+
+
+__all__ = ["AdviceError", "Goal", "GoalSolution", "check_need", "exact_solution_for",
+           "objective_for", "solution_for", "solve_goal"]

@@ -1,0 +1,135 @@
+"""The records of an n-player game solve (:mod:`.nsolve`): its precisions, where it is
+(:class:`Progress`), how each phase was solved and what is proved about it
+(:class:`PhaseRecord`), the solution (:class:`NGameSolution`) and the state a solve goes on
+from after an interruption (:class:`Checkpoint`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..engine import FloatArray, IntArray
+from ..rules.rulebook import NUM_DICE, Rules
+from .seats import Seats
+
+FINAL_TOL = 1e-12
+"""The certified bound of the last improvements' turn solves."""
+FINAL_EPS = 1e-13
+"""The probability a turn's pushes may leave unassigned per layer (every improvement: a state
+left alone keeps its endings, which must then be as good as the last improvement's)."""
+EVAL_TOL = 1e-15
+"""An evaluation sweeps until no value moves by more than this."""
+FIRST_TOL = 1e-5
+"""The first improvement's precision (its values are only a start)."""
+MAX_ITERATIONS = 60
+"""Improvements of one phase before giving up (a bug, not a user error)."""
+BLOCK = 4096
+"""States a task improves (each takes seconds; any size gives the same bits)."""
+
+ProgressFn = Callable[["Progress"], None]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a solve is: reported after every block of an improvement and every evaluation."""
+
+    phase: str
+    iteration: int
+    done: int
+    """Blocks of this improvement done."""
+    blocks: int
+    seconds: float
+    """Since this improvement began."""
+    change: float | None = None
+    """The last evaluation's largest change of a value (None during an improvement)."""
+    changed: int | None = None
+    """States whose moves the last improvement changed."""
+
+
+@dataclass
+class PhaseRecord:
+    """How a phase was solved, and what is proved about its values (module doc)."""
+
+    name: str
+    iterations: int = 0
+    changed: list[int] = field(default_factory=list)
+    """States whose moves each improvement changed (the first: every state)."""
+    tol: list[float] = field(default_factory=list)
+    """Each improvement's certified bound of the turn solves."""
+    gap: float = 0.0
+    """Measured: max over states of |the mover's best turn at the last improvement - the
+    table's value of the mover| (cyclic phases: after the phase's last step)."""
+    residual: float = 0.0
+    """The last evaluation's residual (one more sweep's largest change)."""
+    sweeps: int = 0
+    """Sweeps of the last evaluation."""
+    turns: float = 1.0
+    """Proved: the bound on the expected turns played in the phase (1 when acyclic)."""
+    lost: float = 0.0
+    """The most probability a state's pushes left unassigned, last improvement."""
+    bound: float = 0.0
+    """Proved: max |value - the profile's exact value| over the phase's states and seats."""
+    columns: int = 0
+    """Distinct utility columns solved, over every improvement."""
+    cycles: int = 0
+    """States where best responses go round in a cycle (no profile of the moves met there is
+    stable): their moves are the profile whose movers lose least
+    (:func:`.cycles.stable_profile`)."""
+    slack: float = 0.0
+    """Measured: the most a mover of those states gains by changing its turn (0 without)."""
+    settled: float = 0.0
+    """Measured: by how much the phase's end moved a value from the iterate (cyclic phases:
+    the values are those of the settled moves evaluated afresh, :func:`.cycles.settle`)."""
+    adopted: int = 0
+    """States whose near ties the phase's end settled by the tie rule (:func:`.cycles.settle`)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "iterations": self.iterations, "changed": self.changed,
+                "tol": self.tol, "gap": self.gap, "residual": self.residual,
+                "sweeps": self.sweeps, "turns": self.turns, "lost": self.lost,
+                "bound": self.bound, "columns": self.columns, "cycles": self.cycles,
+                "slack": self.slack, "settled": self.settled, "adopted": self.adopted}
+
+
+@dataclass
+class NGameSolution:
+    """Every phase's values of an ``N``-player game (seat 0 the mover), and their records."""
+
+    rules: Rules
+    players: int
+    seats: Seats
+    values: dict[str, FloatArray]
+    """Per phase, (size, N): every state's value of every seat (the phase's box order)."""
+    records: dict[str, PhaseRecord]
+    n_dice: int = NUM_DICE
+
+    def stacked(self, rows: IntArray | None = None) -> FloatArray:
+        """The value table ``Z`` (every phase, then the terminal rows; `rows`, the rows a
+        caller will read, as a table read from a file takes them, changes nothing here)."""
+        return np.concatenate([*(self.values[p] for p in self.seats.phases),
+                               self.seats.terminal])
+
+
+@dataclass
+class Checkpoint:
+    """Everything a solve needs to go on after an interruption (:mod:`solver.tables.checkpoints`
+    writes and reads it): the table so far, the phase and iteration, the last digest and change."""
+
+    Z: FloatArray
+    done: list[str]
+    records: dict[str, PhaseRecord]
+    phase: str | None = None
+    iteration: int = 0
+    digests: list[np.ndarray] = field(default_factory=list)
+    """The moves' digests of the phase's last two improvements (the latest last)."""
+    change: float | None = None
+    work: dict[str, np.ndarray] = field(default_factory=dict)
+    """The phase's arrays between improvements (every state's endings, margin...): what the
+    next improvement keeps for the states it does not solve again."""
+
+    @property
+    def digest(self) -> np.ndarray | None:
+        return self.digests[-1] if self.digests else None

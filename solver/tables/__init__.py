@@ -1,0 +1,7 @@
+"""Tables on disk: the file format, where tables live, each card's turn table, the game tables.
+
+- :mod:`.fileformat`: the envelope of every table file (sorted msgpack, SHA-256, atomic write);
+- :mod:`.paths`: the committed tables of the default rules and the user's cache;
+- :mod:`.turn`: a card's solved turn, ``turn-<card>.msgpack``;
+- :mod:`.game`: the games of two players and more, ``game.msgpack`` and ``game-<n>.msgpack``.
+"""

@@ -1,0 +1,130 @@
+"""Building the game table of three players and more: where the solve runs (this process, a
+local Dask cluster or a scheduler's), its checkpoint after each improvement, ``--resume``, and
+the table written (:func:`build_ngame`). The front ends only word what it reports: the command
+line its progress line and its closing lines.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import SettingsError
+from ..game.records import Checkpoint, NGameSolution, ProgressFn
+from ..rules.rulebook import Rules
+from .checkpoints import checkpoint_path, load_checkpoint, save_checkpoint
+from .game import ngame_table_path, write_ngame
+
+
+class BuildError(SettingsError):
+    """The solve ended without a table (no stable profile where best responses cycle), or the
+    table could not be written."""
+
+
+@dataclass(frozen=True)
+class Start:
+    """What a build is about to do: the phases' sizes and the checkpoint it resumes from."""
+
+    sizes: dict[str, int]
+    resumed: Path | None
+    done: list[str]
+    """The phases the checkpoint had finished (resuming)."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """A table built: the solution (its records say what is proved and what is measured), its
+    file, whether the file is ``"new"``, ``"unchanged"`` or ``"changed"``, and the seconds the
+    solve took."""
+
+    solution: NGameSolution
+    path: Path
+    change: str
+    seconds: float
+
+
+def build_ngame(rules: Rules, players: int, directory: Path, *, scheduler: str | None = None,
+                workers: int | None = None, resume: bool = False, block: int,
+                started: Callable[[Start], None] | None = None,
+                progress: ProgressFn | None = None,
+                unsaved: Callable[[Path, OSError], None] | None = None) -> Built:
+    """Solve the `players`-player game of `rules` and write its table into `directory`.
+
+    The solve runs on the scheduler at `scheduler`, else on `workers` local Dask workers (0: in
+    this process; None: one a core). After each improvement its state is saved beside the
+    table (:func:`.checkpoints.checkpoint_path`); `resume` continues from it, and a finished
+    build removes it. A checkpoint that cannot be written (a full disk) is reported once to
+    `unsaved` and the solve goes on without a point to resume.
+    """
+    from ..game import game_model, point_range
+    from ..game.cycles import NoEquilibrium
+    from ..game.nsolve import LocalRunner, Runner, solve_nplayer
+    from ..game.seats import seats_of
+
+    gm = game_model(rules)
+    seats = seats_of(players, point_range(rules), gm.n, rules.ties)
+    saved = checkpoint_path(directory, players)
+    state: Checkpoint | None = None
+    if resume:
+        if not saved.is_file():
+            raise SettingsError(f"nothing to resume: no checkpoint {saved} (a solve writes it "
+                                f"after each improvement)")
+        state = load_checkpoint(saved, rules, players, gm.n_dice, seats.rows)
+    if started is not None:
+        started(Start(sizes={name: phase.size for name, phase in seats.phases.items()},
+                      resumed=saved if state is not None else None,
+                      done=list(state.done) if state is not None else []))
+    failing: list[OSError] = []
+
+    def checkpoint(st: Checkpoint) -> None:
+        try:
+            save_checkpoint(saved, rules, players, gm.n_dice, st)
+        except OSError as exc:
+            if not failing and unsaved is not None:
+                unsaved(saved, exc)
+            failing.append(exc)
+        else:
+            failing.clear()
+
+    where: AbstractContextManager[Any]
+    if scheduler is not None:
+        from ..game.cluster import connect
+
+        where = connect(scheduler)
+    elif workers == 0:
+        where = nullcontext(None)
+    else:
+        from ..game.cluster import local_cluster
+
+        where = local_cluster(workers)
+    began = time.perf_counter()
+    with where as client:
+        runner: Runner
+        if client is None:
+            runner = LocalRunner(rules, players)
+        else:
+            from ..game.cluster import DaskRunner
+
+            runner = DaskRunner(client, rules, players)
+        try:
+            sol = solve_nplayer(rules, players, runner, block=block, progress=progress,
+                                checkpoint=checkpoint, resume=state)
+        except NoEquilibrium as exc:
+            kept = "" if failing else f" (the checkpoint {saved} keeps the phases done)"
+            raise BuildError(f"{exc}: no table written{kept}") from None
+    seconds = time.perf_counter() - began
+    path = ngame_table_path(directory, players)
+    before = path.read_bytes() if path.is_file() else None
+    try:
+        write_ngame(sol, directory)
+    except OSError as exc:
+        raise BuildError(f"cannot write the game table into {str(directory)!r}: "
+                         f"{exc.strerror}") from None
+    saved.unlink(missing_ok=True)
+    change = ("new" if before is None else
+              "unchanged" if before == path.read_bytes() else "changed")
+    return Built(solution=sol, path=path, change=change, seconds=seconds)

@@ -1,0 +1,92 @@
+"""The checkpoints of an n-player game solve: its state after each improvement
+(:class:`solver.game.records.Checkpoint`: the table so far, the phase, the iteration and what
+decides the next one), written atomically, so that ``--resume`` continues an interrupted solve
+to the same bytes. A checkpoint is an envelope of :mod:`.fileformat` of its own kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import SettingsError, StaleTableError, quote
+from ..game.records import Checkpoint, PhaseRecord
+from ..rules.rulebook import Rules
+from .fileformat import (
+    open_envelope,
+    pack_array,
+    pack_envelope,
+    refusal,
+    unpack_array,
+    write_atomically,
+)
+
+CHECKPOINT_VERSION = 1
+
+
+def checkpoint_path(directory: Path, players: int) -> Path:
+    """Where a solve of the `players`-player game into `directory` keeps its checkpoint."""
+    return directory / f"game-{players}.checkpoint"
+
+
+
+
+def _header(rules: Rules, players: int, n_dice: int) -> dict[str, Any]:
+    return {"kind": "game-checkpoint", "rules": rules.as_dict(), "rules_hash": rules.hash,
+            "players": players, "n_dice": n_dice}
+
+
+def save_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
+                    state: Checkpoint) -> None:
+    """Write `state` to `path`, atomically (the last complete checkpoint is always there)."""
+    payload = {
+        "header": _header(rules, players, n_dice),
+        "Z": pack_array(state.Z),
+        "done": list(state.done),
+        "records": {name: r.as_dict() for name, r in state.records.items()},
+        "phase": state.phase or "",
+        "iteration": state.iteration,
+        "digests": [pack_array(d) for d in state.digests],
+        "change": -1.0 if state.change is None else state.change,
+        "work": {k: pack_array(v) for k, v in state.work.items()},
+    }
+    write_atomically(path, pack_envelope(payload, CHECKPOINT_VERSION))
+
+
+def load_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
+                    rows: int) -> Checkpoint:
+    """The state saved at `path` by :func:`save_checkpoint`, refused (a
+    :class:`~solver.errors.SettingsError` of the ``resume`` input) unless it is intact and of
+    this game."""
+
+    def refuse(why: str) -> SettingsError:
+        return SettingsError(f"cannot resume from {quote(str(path))}: {why}", subject="resume")
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise refuse(exc.strerror or "it cannot be read") from None
+    table_refusal = refusal("game", path, rules)
+    try:
+        payload = open_envelope(data, refuse=table_refusal, kind="checkpoint",
+                                version=CHECKPOINT_VERSION)
+    except StaleTableError as exc:
+        raise refuse(exc.reason) from None
+    try:
+        if payload["header"] != _header(rules, players, n_dice):
+            raise refuse("it was written by a solve of another game (rules, players or dice)")
+        Z = np.array(unpack_array(payload["Z"]))
+        if Z.shape != (rows, players) or Z.dtype != np.dtype("<f8"):
+            raise refuse("its value table is not of this game")
+        records = {name: PhaseRecord(**r) for name, r in payload["records"].items()}
+        digests = [np.array(unpack_array(d)) for d in payload["digests"]]
+        work = {k: np.array(unpack_array(v)) for k, v in payload["work"].items()}
+        change = float(payload["change"])
+        return Checkpoint(Z=Z, done=list(payload["done"]), records=records,
+                          phase=payload["phase"] or None, iteration=int(payload["iteration"]),
+                          digests=digests, change=None if change < 0 else change, work=work)
+    except SettingsError:
+        raise
+    except (KeyError, TypeError, ValueError):
+        raise refuse("it is incomplete (a field is missing or malformed)") from None
