@@ -497,17 +497,18 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
     assert "total    0 B in 0 folders" in sabords("cache").stdout
 
 
-# -- the README and the rules document ----------------------------------------------------------
+# -- the documentation and the rules document ---------------------------------------------------
 
 
 def _synopsis(command: str) -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index(f"`sabords {command} ")
-    return readme[start:readme.index("`", start + 1)]
+    """The synopsis of a command in docs/commands.md (its first `sabords COMMAND ...` span)."""
+    page = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    start = page.index(f"`sabords {command} ")
+    return page[start:page.index("`", start + 1)]
 
 
 @pytest.mark.parametrize("command", ["score", "advise", "turn"])
-def test_the_readme_synopsis_lists_every_option(command: str) -> None:
+def test_the_commands_page_synopsis_lists_every_option(command: str) -> None:
     import typer.main
 
     from solver.cli import app
@@ -786,10 +787,11 @@ def test_every_figure_of_the_game_solves_cost_is_the_cost_models(sabords: Run) -
         text = " ".join(sabords(command, "--help").stdout.split())
         assert figure in text
         assert "15 s" not in text and "a minute" not in text
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    assert "The default target takes about 20 s and 0.8 GB on a 2-core machine" in readme
+    solver_page = " ".join((ROOT / "docs" / "solver.md").read_text().split())
+    assert "The default target takes about 20 s and 0.8 GB on a 2-core machine" in solver_page
     assert game_cost_text(MAX_TARGET) == "about 3.5 minutes and 6.7 GB on a 2-core machine"
-    assert "the two-player game at 20000 takes about 6.7 GB and 3.5 minutes" in readme
+    notation = " ".join((ROOT / "docs" / "notation.md").read_text().split())
+    assert "the two-player game at 20000 takes about 6.7 GB and 3.5 minutes" in notation
 
 
 # -- inputs are one line and exit 2, never a traceback ------------------------------

@@ -372,7 +372,7 @@ refuse it, with progress on stderr (solve) or none."""
 def test_any_encoding_locale_and_stream_state_answers_0_or_2_never_a_traceback(
         run: tuple[list[str], str], encoding: str | None, locale: str | None, stderr: str,
         stdout: str) -> None:
-    """The README's promise, "bad input is one line on stderr and exit code 2, never a
+    """The promise of docs/commands.md, "bad input is one line on stderr and exit code 2, never a
     traceback", under an output encoding short of the characters printed, a C locale (input
     that it cannot decode), and a standard error closed or full; a full stdout is one line."""
     import os

@@ -5,7 +5,7 @@ and the installed command answers from outside the repository without solving an
 The wheel and the sdist are built by the project's own build backend (setuptools, as pip and
 pipx call it) from a copy of the tree, so the checkout stays clean. ``.ci/run`` goes further:
 it installs the wheel into a fresh virtual environment of every Python the machine has and
-runs the README's transcripts against it.
+runs the transcripts of the README and of docs/ against it.
 """
 
 from __future__ import annotations

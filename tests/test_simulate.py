@@ -230,9 +230,9 @@ def test_simulate_bad_input_is_one_line_exit_2(sabords: Run, args: tuple[str, ..
     assert_one_line_error(sabords("simulate", *args), fragment)
 
 
-def test_readme_transcript_is_real(sabords: Run) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"\$ (sabords simulate [^\n]*)\n(.*?)```", readme, re.S)
+def test_the_commands_page_transcript_is_real(sabords: Run) -> None:
+    page = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    m = re.search(r"\$ (sabords simulate [^\n]*)\n(.*?)```", page, re.S)
     assert m is not None
     result = sabords(*m.group(1).split()[1:])
     assert result.exit_code == 0

@@ -531,7 +531,7 @@ def test_solve_into_an_unwritable_place_is_one_line(sabords: Run, tmp_path: Path
                           "cannot write the tables")
 
 
-# -- the README's Sorceress comparison --------------------------------------------------------
+# -- the Sorceress comparison of docs/solver.md ------------------------------------------------
 
 
 def test_supitalp_sorceress_reading_gives_their_published_906() -> None:

@@ -723,10 +723,13 @@ def test_connections_have_nagle_off_even_on_a_socket_bound_like_uvicorns_workers
 
 
 def readme_requests() -> list[tuple[str, str]]:
-    """The `$ curl -s 'URL'` lines of the README's console blocks and the JSON after each."""
+    """The `$ curl -s 'URL'` lines of the console blocks of the README and of the pages of
+    `docs/` (the API's examples are in docs/web.md), and the JSON after each."""
     import re
 
-    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    root = Path(__file__).parent.parent
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
     found = []
     for block in re.findall(r"```console\n(.*?)```", text, re.S):
         lines = block.splitlines()
@@ -742,7 +745,7 @@ def test_the_readme_api_examples_are_what_the_server_answers(client: TestClient,
                                                             answer: str) -> None:
     response = client.get(url)
     assert response.json() == json.loads(answer)
-    assert response.text == answer  # byte for byte, as the README shows it
+    assert response.text == answer  # byte for byte, as the page shows it
 
 
 def test_the_readme_shows_an_example_of_every_answering_endpoint() -> None:

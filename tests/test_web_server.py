@@ -416,7 +416,7 @@ CLIENTS = 16
 LOAD_SECONDS = 4.0
 MEMORY_BOUND_MB = 1500
 """The server's peak resident memory under the load (the default rules' tables and one turn
-table solve at a time; a game solve adds its own, 0.84 GB at target 6000: README)."""
+table solve at a time; a game solve adds its own, 0.84 GB at target 6000: docs/solver.md)."""
 
 
 def _free_port() -> int:
@@ -655,7 +655,7 @@ def _head_answer(port: int, headers: list[bytes], chunk: int | None = None) -> b
 
 
 def test_a_request_head_over_16_kib_is_refused_by_a_real_server() -> None:
-    """The README promises that a head (request line and headers) over 16 KiB is
+    """docs/web.md promises that a head (request line and headers) over 16 KiB is
     refused with 400 before the application; h11 refused it only when it came in pieces, so
     a head of 17 KiB or 100 KiB sent at once was read and answered 200."""
     port = _free_port()
