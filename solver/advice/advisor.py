@@ -48,7 +48,7 @@ from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine.objectives import NEED, POINTS, WIN
+from ..rules.aims import NEED, POINTS, WIN, Aim
 from ..rules.dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from ..rules.moves import Reroll, can_stop, legal_rerolls
 from ..rules.notes import Note
@@ -165,11 +165,11 @@ class Advice:
     """Not a first roll, but these dice would go to Skull Island on a first roll."""
     bound: float = 0.0
     """Certified bound on every value (the solver's)."""
-    objective_name: str | None = None
-    """Set for an objective given to :func:`advise` (``win``); else points or need."""
+    objective_name: Aim | None = None
+    """Set for an objective given to :func:`advise` (:data:`WIN`); else points or need."""
 
     @property
-    def objective(self) -> str:
+    def objective(self) -> Aim:
         if self.objective_name is not None:
             return self.objective_name
         return POINTS if self.need is None else NEED
@@ -435,7 +435,7 @@ def advise(
     tables_dir: Path | str | None = None,
     solution: TurnSolution | None = None,
     objective: Objective | None = None,
-    objective_name: str | None = None,
+    objective_name: Aim | None = None,
     seats: tuple[tuple[Objective, TurnSolution], ...] | None = None,
 ) -> Advice:
     """Rank every legal option from the 8 `dice` showing (see the module docstring).

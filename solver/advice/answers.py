@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..engine.objectives import WIN
+from ..rules.aims import WIN
 from ..rules.dice import Dice
 from ..rules.rulebook import CARD_IDS, CARDS, Card, Rules
 from .advisor import Advice, ExactValues, advise_for

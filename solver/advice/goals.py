@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine.objectives import NEED, POINTS, WIN
 from ..errors import RulesError, quote
+from ..rules.aims import NEED, POINTS, WIN, Aim
 from ..rules.rulebook import Card, Rules
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class Goal:
                               kind="two_objectives")
 
     @property
-    def name(self) -> str:
+    def name(self) -> Aim:
         """:data:`POINTS`, :data:`NEED` or :data:`WIN`."""
         return WIN if self.me is not None else POINTS if self.need is None else NEED
 

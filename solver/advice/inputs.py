@@ -78,24 +78,27 @@ CHEST = Input("chest", TEXT, (
     "still score."), "the dice on the chest", metavar="DICE")
 FINAL_CHEST = Input("chest", TEXT, (
     "Chest card only: the dice on the chest, i.e. the dice not rolled in the fatal roll. They "
-    "still score when the turn busts. Must be among DICE."), "the dice on the chest",
+    "still score when the turn busts. They are among the dice the turn ends with."),
+    "the dice on the chest",
     metavar="DICE")
 SORCERESS_USED = Input("sorceress_used", FLAG,
                        "Sorceress card only: her reroll has been used this turn.",
                        "the Sorceress used")
 FIRST = Input("first", FLAG, (
-    "DICE are the turn's first roll: 4+ skulls (not a battle card) are Skull Island. Without it "
-    "4+ skulls are a bust (the answer says when they would be Skull Island on a first roll)."),
+    "The dice are the turn's first roll: 4+ skulls (not a battle card) are Skull Island. "
+    "Otherwise 4+ skulls are a bust (the answer says when they would be Skull Island on a first "
+    "roll)."),
     "the first roll")
 FIRST_AT_END = Input("first", FLAG, (
-    "DICE are the turn's first roll: 4+ skulls (not a battle card) go to Skull Island, and the "
-    "Sorceress is unused. Without it DICE come after a reroll and 4+ skulls are a bust like 3."),
+    "The dice are the turn's first roll: 4+ skulls (not a battle card) go to Skull Island, and "
+    "the Sorceress is unused. Otherwise the dice come after a reroll and 4+ skulls are a bust "
+    "like 3."),
     "the first roll")
 NEED = Input("need", INT, (
-    "Maximise the probability that the turn ends with at least N points (a final turn, or the "
-    "points still missing) instead of the expected points. N is a non-negative multiple of "
-    "100."), "the points needed", metavar="N")
-ME = Input("me", INT, "Your total (play to win the game: with --opp, objective 'win').",
+    "Maximise the probability that the turn ends with at least this many points (a final "
+    "turn, or the points still missing) instead of the expected points: a non-negative "
+    "multiple of 100."), "the points needed", metavar="N")
+ME = Input("me", INT, "Your total (with the opponents' totals: play to win the game).",
            "your total", metavar="POINTS")
 OPP = Input("opp", LIST, (
     "An opponent's total; with three players or more, once per opponent in seat order after "
@@ -106,7 +109,7 @@ OPP_TOTAL = Input("opp", LIST, (
     "you (the next player first)."), "the opponents' totals", metavar="POINTS",
     required=True, each=INT)
 FINAL = Input("final", FLAG, (
-    "Your final turn: an opponent has reached the target (--opp at or above it). With three "
+    "Your final turn: an opponent has reached the target (their total at or above it). With three "
     "players or more, the first opponent in seat order at or above the target triggered the "
     "final round: those between you and them still have their final turns."),
     "the final turn")

@@ -29,6 +29,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IllegalMoveError, quote
+from ..rules.aims import POINTS
 from ..rules.dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from ..rules.moves import Reroll
 from ..rules.rulebook import NUM_DICE, Card, Rules
@@ -113,7 +114,7 @@ class GradedTurn:
     @property
     def unit(self) -> str:
         """``points`` (expected points) or ``probability`` (of the need, or of winning)."""
-        return "points" if self.goal.name == "points" else "probability"
+        return "points" if self.goal.name == POINTS else "probability"
 
     def as_dict(self) -> dict[str, Any]:
         return {

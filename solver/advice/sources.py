@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..engine.objectives import POINTS, WIN
+from ..rules.aims import POINTS, WIN
 from ..rules.rulebook import Card, Rules
 from .goals import Goal, GoalSolution, objective_for, solve_goal
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated
 
 from ..advice.inputs import CHEST, DICE, FINAL, FIRST, ME, NEED, OPP, SORCERESS_USED, TOP
+from ..rules.aims import WIN
 from .app import (
     ExactOption,
     GameTablesOption,
@@ -117,7 +118,7 @@ def advise(
         print_json(answer.as_dict(top))
         return
     shown = SHOWN_OPTIONS if top is None else (top or len(answer.advice.options))
-    lines = win_lines(answer, shown, notes) if goal.name == "win" else \
+    lines = win_lines(answer, shown, notes) if goal.name == WIN else \
         advice_lines(answer.advice, shown, notes)
     for line in lines:
         echo(line)

@@ -155,6 +155,7 @@ def solve_game_command(
     """
     from ..game import solve_game
     from ..limits import check_writable, cores
+    from ..tables.fileformat import write_compared
     from ..tables.game import game_table_path, write_game
     from ..tables.paths import check_output, game_default_dir
 
@@ -192,13 +193,10 @@ def solve_game_command(
     sol = solve_game(rules, progress=game_progress("solving"))
     end_progress()
     path = game_table_path(directory)
-    before = path.read_bytes() if path.is_file() else None
     try:
-        write_game(sol, directory)
+        change = write_compared(path, lambda: write_game(sol, directory))
     except OSError as exc:
         fail(f"cannot write the game table into {str(directory)!r}: {exc.strerror}")
-    change = ("new" if before is None else
-              "unchanged" if before == path.read_bytes() else "changed")
     for phase in ("final", "sudden", "normal"):
         certified = sol.certified_bound.get(phase, float("inf"))
         settled = sol.certificates.get(phase, {}).get("settled")
@@ -249,9 +247,9 @@ def game_command(
     """
     import random
 
-    from ..engine.objectives import WIN
     from ..engine.stats import INTERVAL_METHOD
     from ..limits import check_seed
+    from ..rules.aims import WIN
     from ..strategy.duel import check_games, check_win_tables, duel, policy_name
 
     rules = rules_from(variant)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from ..rules.aims import POINTS
 from .streams import say
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def value_text(value: float, probability: bool, *, unit: bool = True) -> str:
 
 
 def is_probability(advice: Advice) -> bool:
-    return advice.objective != "points"
+    return advice.objective != POINTS
 
 
 def letters_of(dice: Dice, notation: Notation) -> str:

@@ -3,6 +3,7 @@ shows and clears the cache of the variants solved on demand."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -82,6 +83,7 @@ def solve(
     """
     from ..limits import check_jobs, check_writable, cores
     from ..rules.rulebook import CARDS
+    from ..tables.fileformat import write_compared
     from ..tables.paths import check_output, default_dir
     from ..tables.turn import build_tables, table_path, write_table
 
@@ -100,13 +102,10 @@ def solve(
         built = zip(cards, build_tables(cards, rules, n_jobs=workers), strict=True)
         for done, (solved_card, table) in enumerate(built, 1):
             path = table_path(directory, solved_card)
-            before = path.read_bytes() if path.is_file() else None
             try:
-                write_table(table, directory)
-                after = path.read_bytes()
+                change = write_compared(path, partial(write_table, table, directory))
             except OSError as exc:
                 fail(f"cannot write the tables into {str(directory)!r}: {exc.strerror}")
-            change = "new" if before is None else "unchanged" if before == after else "changed"
             sol = table.solution
             lines.append(
                 f"{sol.card:<10} ev {sol.turn_value[0]:8.2f}  sweeps {sol.sweeps:3d}  "

@@ -16,6 +16,7 @@ import typer
 
 from ..advice.inputs import CARD_DRAWN
 from ..errors import SabordsError, is_digits, shorten, whole_number
+from ..rules.aims import POINTS, WIN
 from .advise import FinalOption, MeOption, NeedOption, OppOption, goal_of
 from .app import (
     EXIT_INTERRUPTED,
@@ -309,7 +310,7 @@ class _Helper:
 
     def goal_words(self) -> str:
         goal = self.play.goal
-        if goal.name == "win":
+        if goal.name == WIN:
             final = ", your final turn" if goal.final else ""
             return (f"the chance to win the game (you {goal.me}, opponent {goal.opp}, target "
                     f"{self.play.rules.target}{final})")
@@ -318,7 +319,7 @@ class _Helper:
         return "expected points"
 
     def value(self, value: float) -> str:
-        return value_text(value, self.play.goal.name != "points")
+        return value_text(value, self.play.goal.name != POINTS)
 
     def show_help(self) -> None:
         from ..advice.play import Phase
@@ -430,6 +431,6 @@ class _Helper:
         echo(f"  total cost {verdict}{worth}.")
 
     def cost(self, value: float) -> str:
-        if self.play.goal.name == "points":
+        if self.play.goal.name == POINTS:
             return f"{value:.2f}"
         return f"{100 * value:.2f}"

@@ -12,28 +12,11 @@ payoffs, solved by the same code.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 
 from .geometry import FloatArray, IntArray
 from .model import TurnModel
-
-
-class Aim(str, Enum):
-    """What a player plays a turn for, named once for the whole project: its expected points,
-    at least a need of points, or winning the game. A member is its own text (``"win"``), so
-    it reads and prints as the word the commands and the JSON use."""
-
-    POINTS = "points"
-    NEED = "need"
-    WIN = "win"
-
-    def __str__(self) -> str:
-        return str(self.value)
-
-
-POINTS, NEED, WIN = Aim.POINTS, Aim.NEED, Aim.WIN
 
 
 class Objective:

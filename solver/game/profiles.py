@@ -27,8 +27,9 @@ from ..engine import TIE_TOL, FloatArray, kernel
 from ..engine.forward import endings as push
 from ..engine.kernel import from_lanes, to_lanes
 from ..engine.model import UNUSED, USED
-from ..engine.objectives import POINTS, WIN, ExpectedPoints
+from ..engine.objectives import ExpectedPoints
 from ..engine.solve import solve_layers
+from ..rules.aims import POINTS, WIN
 from .evaluate import _sweep_fn, order_of
 from .model import UNIT, GameModel, game_model
 from .nsolve import blocks_of

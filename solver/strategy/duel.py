@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from ..engine import NO_MOVE, STOP, IntArray
-from ..engine.objectives import POINTS, WIN
 from ..engine.stats import INTERVAL_METHOD, wilson_interval
 from ..errors import SabordsError, SettingsError, quote
 from ..game import FINAL, NORMAL, SUDDEN, UNIT, GameSolution, deck
 from ..game.policies import actual_keep, orbit_of_positions
+from ..rules.aims import POINTS, WIN
 from ..rules.rulebook import Rules, floor_total
 from .policies import OPTIMAL, ThresholdError, parse_policy
 from .simulate import (

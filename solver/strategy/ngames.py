@@ -29,7 +29,6 @@ import numpy as np
 from ..engine import NO_MOVE, STOP, TIE_TOL, AtLeast, IntArray, kernel, solve_turn
 from ..engine.kernel import LANES, from_lanes, to_lanes
 from ..engine.model import UNUSED, USED
-from ..engine.objectives import NEED, POINTS, WIN
 from ..engine.solve import solve_layers
 from ..errors import quote
 from ..game import UNIT, deck, game_model
@@ -37,6 +36,7 @@ from ..game.policies import SORCERESS_CODE, actual_keep, orbit_of_positions
 from ..game.records import FINAL_TOL
 from ..game.seats import final_name
 from ..game.turns import mover_utilities
+from ..rules.aims import NEED, POINTS, WIN
 from ..rules.rulebook import CARDS, Rules, floor_total
 from .duel import GameSettingsError, SeatResult, check_games, check_policy_name, overall
 from .policies import OPTIMAL, parse_policy
@@ -145,7 +145,7 @@ def check_players_policies(names: Sequence[str], players: int) -> None:
     """One policy name per seat, each known."""
     if len(names) != players or not all(names):
         raise GameSettingsError(
-            f"--policies takes {players} policy names separated by commas (one per seat), not "
+            f"one policy name per seat: {players} names separated by commas, not "
             f"{quote(','.join(names))}", subject="policy", kind="policy_count",
             values={"players": players, "given": len(names)})
     for name in names:

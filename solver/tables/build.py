@@ -17,6 +17,7 @@ from ..errors import SettingsError
 from ..game.records import Checkpoint, NGameSolution, ProgressFn
 from ..rules.rulebook import Rules
 from .checkpoints import checkpoint_path, load_checkpoint, save_checkpoint
+from .fileformat import write_compared
 from .game import ngame_table_path, write_ngame
 
 
@@ -118,13 +119,10 @@ def build_ngame(rules: Rules, players: int, directory: Path, *, scheduler: str |
             raise BuildError(f"{exc}: no table written{kept}") from None
     seconds = time.perf_counter() - began
     path = ngame_table_path(directory, players)
-    before = path.read_bytes() if path.is_file() else None
     try:
-        write_ngame(sol, directory)
+        change = write_compared(path, lambda: write_ngame(sol, directory))
     except OSError as exc:
         raise BuildError(f"cannot write the game table into {str(directory)!r}: "
                          f"{exc.strerror}") from None
     saved.unlink(missing_ok=True)
-    change = ("new" if before is None else
-              "unchanged" if before == path.read_bytes() else "changed")
     return Built(solution=sol, path=path, change=change, seconds=seconds)

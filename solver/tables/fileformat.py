@@ -238,6 +238,16 @@ def write_atomically(path: Path, data: bytes) -> Path:
     return path
 
 
+def write_compared(path: Path, write: Callable[[], object]) -> str:
+    """Run `write`, which writes the table at `path`, and say what it did to the file:
+    ``"new"``, ``"unchanged"`` (the same bytes as before: the same rules give the same bytes)
+    or ``"changed"``. A failed write raises its own error."""
+    before = path.read_bytes() if path.is_file() else None
+    write()
+    return ("new" if before is None else
+            "unchanged" if before == path.read_bytes() else "changed")
+
+
 def keep_in_cache(write: Callable[[], object], path: Path) -> None:
     """`write()` a table solved now into the cache, at `path`; a write that fails (a full or
     read-only disk) is a :class:`~solver.errors.CacheWarning` that names the file and the

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..advice import inputs as I
 from ..errors import SabordsError, StaleTableError
+from ..rules.aims import WIN
 from .params import BadRequest, Endpoint, Limits, read_query
 
 if TYPE_CHECKING:
@@ -267,7 +268,7 @@ def needs_solving(endpoint: Endpoint, items: list[tuple[str, str]], solutions: S
         except SabordsError:
             return False, q  # an error answers at once
         return (solutions.cached_goal(card, the_rules, goal) is None
-                or (goal.name == "win" and solutions.cached_goal(card, the_rules,
+                or (goal.name == WIN and solutions.cached_goal(card, the_rules,
                                                                  type(goal)()) is None)), q
     return endpoint not in NEVER_SOLVE, q
 

@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..advice.goals import Goal, GoalSolution, objective_for, solve_goal
-from ..engine.objectives import NEED, POINTS
 from ..errors import SettingsError
 from ..limits import game_cost
+from ..rules.aims import NEED, POINTS
 from ..rules.rulebook import CARDS, Card, Rules
 from .cache import BoundedCache
 from .solving import SolverProcess
