@@ -53,7 +53,7 @@ from solver.rules import CARDS, Rules
 from solver.rules.dice import Dice
 from solver.rules.moves import Reroll, reroll_is_legal, sub_multisets
 from solver.rules.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
-from solver.strategy.duel import duel
+from solver.strategy.games import play_games
 from solver.tables.game import pack_game, read_game, unpack_game
 
 from .conftest import CliResult, assert_one_line_error
@@ -450,7 +450,8 @@ def test_monte_carlo_games_between_win_policies_match_exact_value(
     40 000 games, z-test with the sample variance, |z| < 5 (false alarm 5.7e-7): the standard
     error is about 0.0025, so an error of 0.013 in W(0, 0) fails.
     """
-    result = duel(("win", "win"), Rules(target=500), games=40_000, seed=2026, sol=small)
+    result = play_games(("win", "win"), Rules(target=500), games=40_000, seed=2026,
+                        win=small.win_play())
     first = next(s for s in result.seats if s.seat == 1)
     p = first.rate
     se = math.sqrt(p * (1 - p) / first.games)  # >= the true one: a score s in {0, 1/2, 1}

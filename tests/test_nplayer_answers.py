@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 
 from solver.game import deck
 from solver.rules import Rules
-from solver.strategy.ngames import play_n_games
+from solver.strategy.games import play_n_games
 from solver.tables.game import read_ngame
 from solver.web import create_app
 from solver.web.solutions import Settings
@@ -161,7 +161,7 @@ def test_the_web_answers_for_three_players(tables: Path) -> None:
 def test_whole_games_with_real_dice_win_as_often_as_the_table_says(tables: Path) -> None:
     table = read_ngame(tables, RULES, 3)
     games = 6000
-    score, _ = play_n_games(["win", "win", "win"], RULES, games=games, seed=7, table=table)
+    score, _ = play_n_games(["win", "win", "win"], RULES, games=games, seed=7, win=table.win_play())
     expected = table.values["normal"][0]
     observed = score.sum(axis=0)  # seat 0 moves first in every game
     # a chi-square test of the three seats' wins (ties split: counted as shares) at 1 %
@@ -217,7 +217,7 @@ def test_profiles_of_win_and_points_players_win_as_often_in_whole_games(
     start = [v.normal[0] for v in values]  # every seat's chance from 0, 0, 0 per rotation
     assert all(abs(float(v.sum()) - 1.0) <= 1e-12 for v in start)
     games = 6000
-    score, _ = play_n_games(names, RULES, games=games, seed=11, table=table)
+    score, _ = play_n_games(names, RULES, games=games, seed=11, win=table.win_play())
     expected = sum(start[g % 3] for g in range(games))
     observed = score.sum(axis=0)
     chi2 = float(((observed - expected) ** 2 / expected).sum())

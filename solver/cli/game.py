@@ -1,11 +1,11 @@
 """Playing to win (:mod:`solver.game`): `sabords winprob` reads the game table, `sabords
-solve-game` writes it, `sabords game` plays whole games between two policies
-(:mod:`solver.strategy.duel`)."""
+solve-game` writes it, `sabords game` plays whole games between policies, one a
+seat (:mod:`solver.strategy.games`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -216,27 +216,27 @@ def game_command(
                                        "every game).")] = 1000,
     policies: Annotated[str, typer.Option(
         "--policies", metavar="A,B",
-        help="One policy a seat: win, points, first-roll, two-skulls, greedy, threshold[=T]; "
-             "with three players or more also need (pass the leader this turn).")
+        help="One policy a seat: win, points, need (pass the leader this turn), first-roll, "
+             "two-skulls, greedy, threshold[=T].")
     ] = "win,points",
     players: Annotated[int, typer.Option(
         "--players", metavar="N", min=2, max=5,
-        help="Players at the table, 2 to 5 (three and more: the win policy reads their game "
-             "table, `solve-game --players N`).")] = 2,
+        help="Players at the table, 2 to 5 (the win policy reads their game table; three and "
+             "more: `solve-game --players N` makes it).")] = 2,
     seed: Annotated[int | None, typer.Option(
         "--seed", metavar="S", help="Random seed, 0 to 2**64 - 1 (reproducible games).")] = None,
     variant: VariantOption = None,
     game_tables_dir: GameTablesOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Play whole two-player games with real random dice between two policies.
+    """Play whole games with real random dice between policies, one a seat (two players by
+    default).
 
     Each policy's win rate (a shared tie counts 1/2) with its 95 % Wilson score interval,
-    overall and by seat (seat 1 moves first). The win policy needs the game table; it solves each
-    card's turns for all scores when first needed (a few seconds a card).
-
-    With --players N, N policies, one a seat; they move one seat on every game so that each
-    plays every seat as often, and the win rates are each policy's share of the wins.
+    overall and by seat (seat 1 moves first). The policies move one seat on every game, so that
+    each plays every seat as often. The win policy needs the game table of the players: with
+    two it plays the moves the table stores, with more it solves each state's turns when first
+    met.
 
     \b
     Examples:
@@ -250,34 +250,22 @@ def game_command(
     from ..engine.stats import INTERVAL_METHOD
     from ..limits import check_seed
     from ..rules.aims import WIN
-    from ..strategy.duel import check_games, check_win_tables, duel, policy_name
+    from ..strategy.games import check_games, play_games, policy_name
 
     rules = rules_from(variant)
     given = [p.strip() for p in policies.split(",")]
     if len(given) != players or not all(given):
         fail(f"--policies takes {players} policy names separated by commas (one a seat), not "
              f"{quote(policies)}")
-    names = tuple(p.strip().lower() if p.strip().lower() == "need" and players > 2
-                  else policy_name(p) for p in given)
+    names = tuple(policy_name(p) for p in given)
     check_games(games)
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
-    result: Any
-    if players > 2:
-        from ..strategy.ngames import play_games_n
-
-        table = (solutions_from(game_tables=game_tables_dir).game(rules, players)
-                 if WIN in names else None)
-        with progress_bar(games, "playing") as advance:
-            result = play_games_n(names, rules, games=games, seed=the_seed, table=table,
-                                  progress=advance)
-    else:
-        sol = (solutions_from(game_tables=game_tables_dir).two_player_game(rules)
-               if WIN in names else None)
-        if sol is not None:
-            check_win_tables(sol)
-        with progress_bar(games, "playing") as advance:
-            result = duel((names[0], names[1]), rules, games=games, seed=the_seed, sol=sol,
-                          progress=advance)
+    # the win policy made first: a broken table is refused before the progress bar
+    win = (solutions_from(game_tables=game_tables_dir).game(rules, players).win_play()
+           if WIN in names else None)
+    with progress_bar(games, "playing") as advance:
+        result = play_games(names, rules, games=games, seed=the_seed, win=win,
+                            progress=advance)
     if as_json:
         print_json(result.as_dict())
         return

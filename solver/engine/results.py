@@ -28,6 +28,11 @@ is stable to the last bits. Here, beside the policy codes, for the readers of a 
 rank its moves as the policy does (:mod:`solver.advice.advisor`)."""
 
 
+class PolicyMoveError(RuntimeError):
+    """A policy asked for a move the rules do not allow, or had none at a live position (a bug
+    in a policy, never the player's input)."""
+
+
 @dataclass(frozen=True)
 class WorldSolution:
     """Values and policy of one world (Sorceress used / unused) of one card."""

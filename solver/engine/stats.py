@@ -18,7 +18,7 @@ Each is certified to the engine's bound, like the values. The exact counterparts
 :func:`exact_ending_payoff`).
 
 **Intervals of simulated rates** (:func:`wilson_interval`): a rate measured by simulation (a
-win rate of :mod:`solver.strategy.duel`) is given with its Wilson score interval, which lies inside
+win rate of :mod:`solver.strategy.games`) is given with its Wilson score interval, which lies inside
 [0, 1] and is never of zero width, unlike the normal approximation p ± z·sqrt(p(1-p)/n) that
 gives [0, 0] for no success and runs past 1 for few games.
 """

@@ -89,10 +89,6 @@ class TurnStructure:
     def n_fo(self) -> int:
         return int(self.full_row.shape[0])
 
-    @property
-    def sentinel(self) -> int:
-        return self.n_rows
-
     def layer(self, s: int) -> tuple[int, int]:
         """The full orbits of skull dice s: ``lo:hi``."""
         return int(self.fo_lo[s]), int(self.fo_lo[s + 1])

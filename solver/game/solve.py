@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from .model import (
 )
 from .policies import PhasePolicy, final_policy, phase_policy
 from .seats import FINAL, NORMAL, SUDDEN
+
+if TYPE_CHECKING:
+    from .winplay import StoredWinPlay
 
 DEFAULT_TOL = 1e-12
 """The iteration stops after a plain sweep that moves no value by more than this; the
@@ -97,6 +101,12 @@ class GameSolution:
         (opp,) = _opponent(self, others)
         win, cards = win_probability(self, me, opp, final=final)
         return (win, 1.0 - win), cards
+
+    def win_play(self) -> StoredWinPlay:
+        """:meth:`.table.GameTable.win_play`: the stored policy of every state."""
+        from .winplay import StoredWinPlay
+
+        return StoredWinPlay(self)
 
 
 def _opponent(sol: GameSolution, others: Sequence[int]) -> tuple[int]:

@@ -3,7 +3,8 @@
 Two tables implement it: the two-player game (:class:`solver.game.GameSolution`, solved by the
 certified two-player route) and the game of three players and more as read from its file
 (:class:`solver.tables.game.NGameTable`). A caller asks for a position's objectives and
-chances with the mover's total and the others' in seat order, and never needs to know which.
+chances with the mover's total and the others' in seat order, or for the win policy of whole
+simulated games, and never needs to know which.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from ..engine import Objective
     from ..rules.rulebook import Rules
+    from .winplay import WinPlay
 
 
 class GameTable(Protocol):
@@ -46,6 +48,10 @@ class GameTable(Protocol):
                 final: bool = False) -> tuple[tuple[float, ...], dict[str, float]]:
         """Every seat's probability of winning with the mover about to draw, in seat order
         from the mover, and the mover's once it has drawn each card of the deck."""
+        ...
+
+    def win_play(self) -> WinPlay:
+        """The win policy as moves, for whole simulated games (:mod:`.winplay`)."""
         ...
 
 

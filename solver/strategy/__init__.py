@@ -3,5 +3,5 @@
 - :mod:`.policies`: the optimum and simple heuristics as engine policies;
 - :mod:`.analysis`: a turn's exact score distribution under a policy;
 - :mod:`.simulate`: turns with real random dice;
-- :mod:`.duel`: whole two-player games; :mod:`.ngames`: games of three players and more.
+- :mod:`.games`: whole games of 2 to 5 players, with each seat's Wilson interval.
 """

@@ -8,7 +8,7 @@ policy (:class:`TurnPolicy`) is only asked for its move, and every move is check
 model's legality (:class:`PolicyMoveError` otherwise); Skull Island draws its final skull
 count from the island's exact distribution. Nothing here reads the engine's values, so a
 simulation is an independent check of them. `sabords simulate` plays turns with it
-(:func:`play_turns`, :func:`simulate`), `sabords game` whole games (:mod:`solver.strategy.duel`).
+(:func:`play_turns`, :func:`simulate`), `sabords game` whole games (:mod:`solver.strategy.games`).
 
 Randomness comes from one :class:`numpy.random.Generator` (PCG64) seeded with ``seed``: the
 same seed, turns, cards, policy and rules give the same turns on every machine.
@@ -19,11 +19,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..engine import NO_MOVE, STOP, UNUSED, USED, IntArray, Policy, geometry, turn_model
+from ..engine.results import PolicyMoveError
 from ..errors import SettingsError, quote
 from ..rules.rulebook import CARDS, NUM_DICE, NUM_FACES, Card, Rules, deck_weights
 from ..rules.scoring import Outcome
@@ -40,10 +41,6 @@ P_FACE = np.full(NUM_FACES, 1.0 / NUM_FACES)
 
 class SimulationError(SettingsError):
     """Bad simulation settings (a number of turns out of range)."""
-
-
-class PolicyMoveError(RuntimeError):
-    """The policy asked for a move the rules do not allow (a bug in a policy)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,16 +112,17 @@ def deck_arrays(rules: Rules, cards: Sequence[str]) -> DeckArrays:
 # --------------------------------------------------------------------------------------------
 
 
-class TurnPolicy:
+class TurnPolicy(Protocol):
     """A policy: its move at positions of one card, in one world, at given states (`phase`
-    and `column`: where a policy of the game reads the score; a turn's policy ignores them)."""
+    and `column`: where a policy of the game reads the score; a turn's policy ignores them).
+    The game's win policies are of this kind too (:mod:`solver.game.winplay`)."""
 
     name: str
 
     def moves(self, card: str, world: int, phase: int, position: IntArray,
               column: IntArray) -> tuple[IntArray, Any]:
         """(the partial index of the dice kept, or -1 to stop; uses the Sorceress)."""
-        raise NotImplementedError
+        ...
 
 
 class ArrayPolicy(TurnPolicy):
@@ -294,7 +292,7 @@ def play_turns(cards: Sequence[Card], weights: Sequence[float] | None, rules: Ru
     after every batch."""
     rng = np.random.Generator(np.random.PCG64(seed))
     ids = tuple(c.id for c in cards)
-    player = policy if isinstance(policy, TurnPolicy) else FixedPolicy(policy, rules)
+    player = FixedPolicy(policy, rules) if isinstance(policy, PolicySpec) else policy
     d = deck_arrays(rules, ids)
     p = None if weights is None else np.asarray(weights, dtype=float)
     done = 0

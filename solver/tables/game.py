@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from ..engine import Objective
     from ..game import GameSolution, ProgressFn
     from ..game.policies import PhasePolicy
+    from ..game.winplay import SolvedWinPlay
 
 GAME_FILE = "game.msgpack"
 
@@ -285,6 +286,12 @@ class NGameTable:
         phase, index = state_of(self, me, others, final=final)
         cards = {c: float(v[0]) for c, v in card_chances(self, phase, index, seats=1).items()}
         return tuple(float(x) for x in self.values[phase][index]), cards
+
+    def win_play(self) -> SolvedWinPlay:
+        """:meth:`solver.game.table.GameTable.win_play`: each state's turn solved when met."""
+        from ..game.winplay import SolvedWinPlay
+
+        return SolvedWinPlay(self)
 
 
 class LazyPhases(Mapping[str, FloatArray]):

@@ -1,120 +1,94 @@
-"""Whole games of three players and more with real random dice between named policies
-(`sabords game --players N`).
+"""Whole games of 2 to 5 players with real random dice between named policies (`sabords game`).
 
-A game follows RULES.md, "End of the game" (with any number of players), move by move, written
-here from the rules and not from the solver's model (:mod:`solver.game.seats`), so that games
-played under the solved policies test that model: each turn draws a card (independently, with
-the deck's frequencies), the one turn simulator plays it
-(:func:`solver.strategy.simulate.play_batch`), and the totals move: a turn's points (never below
-0), Skull Island's deduction for every other player, pirate magic wins at once; the first to end a
-turn at or above the target triggers the final round, every other player in seat order plays one
-final turn, then the highest total wins (a tie shared, or under ``ties=trigger`` won by the first
-to have reached the target); if nobody is at the target then, sudden death from the trigger on.
+A game follows RULES.md, "End of the game", move by move, written here from the rules and not
+from the solver's model (:mod:`solver.game.seats`), so that games played under the solved
+policies test that model: each turn draws a card (independently, with the deck's frequencies,
+as the solver assumes), the one turn simulator plays it
+(:func:`solver.strategy.simulate.play_batch`: roll by roll on the card's turn model, every move
+checked), and the totals move: a turn's points (never below 0,
+:func:`solver.rules.floor_total`), Skull Island's deduction for every other player, pirate magic
+wins at once; the first to end a turn at or above the target triggers the final round, every
+other player in seat order plays one final turn, then the highest total wins (a tie shared, or
+under ``ties=trigger`` won by the first to have reached the target); if nobody is at the target
+then, sudden death from the trigger on: the next player to end a turn at or above it wins.
 
-Policies: ``win`` (the move that maximises the player's probability of winning, the turn solved
-at the state from the game table of N players, :mod:`solver.game.query`), ``points``, ``need``
-(the probability of passing the leader this turn: the points missing plus 100; the leader
-plays for points) and the heuristics of :mod:`solver.strategy.policies`. The policies sit in the
-given order at game 0 and move one seat on every game, so each plays every seat as often.
+Policies: ``win`` (the move that maximises the player's probability of winning, from the game
+table of the players, :meth:`solver.game.table.GameTable.win_play`: with two players the moves
+the table stores for every state, with more the turn solved at each state met), ``points`` (the
+expected-points optimum, the same at every score), ``need`` (the probability of passing the
+leader this turn: the points missing plus 100; the leader plays for points) and the heuristics
+of :mod:`solver.strategy.policies` (``first-roll``, ``two-skulls``, ``greedy``,
+``threshold[=T]``). The policies sit in the given order at game 0 and move one seat on every
+game, so each plays every seat as often.
+
+All the games are played side by side, turn after turn (numpy arrays over the games); the dice
+come from one :class:`numpy.random.Generator` (PCG64) seeded with ``seed``: the same seed, games,
+policies and rules give the same games on every machine. Each policy's win rate comes with its
+95 % Wilson interval, by seat and over every seat.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine import NO_MOVE, STOP, TIE_TOL, AtLeast, IntArray, kernel, solve_turn
-from ..engine.kernel import LANES, from_lanes, to_lanes
-from ..engine.model import UNUSED, USED
-from ..engine.solve import solve_layers
-from ..errors import quote
-from ..game import UNIT, deck, game_model
-from ..game.policies import SORCERESS_CODE, actual_keep, orbit_of_positions
-from ..game.records import FINAL_TOL
-from ..game.seats import final_name
-from ..game.turns import mover_utilities
+from ..engine import STOP, AtLeast, IntArray, solve_turn
+from ..engine.stats import INTERVAL_METHOD, wilson_interval
+from ..errors import SabordsError, SettingsError, quote
+from ..game import UNIT, deck
+from ..game.winplay import FINAL_KIND, NORMAL_KIND, SUDDEN_KIND
 from ..rules.aims import NEED, POINTS, WIN
 from ..rules.rulebook import CARDS, Rules, floor_total
-from .duel import GameSettingsError, SeatResult, check_games, check_policy_name, overall
-from .policies import OPTIMAL, parse_policy
-from .simulate import (
-    ISLAND,
-    MAGIC,
-    FixedPolicy,
-    PolicyMoveError,
-    TurnPolicy,
-    deck_arrays,
-    play_batch,
-)
+from .policies import OPTIMAL, ThresholdError, parse_policy
+from .simulate import ISLAND, MAGIC, FixedPolicy, TurnPolicy, deck_arrays, play_batch
 
-NORMAL_KIND, FINAL_KIND, SUDDEN_KIND = 0, 1, 2
+if TYPE_CHECKING:
+    from ..game.winplay import WinPlay
+
+MAX_GAMES = 1_000_000
 
 
-class WinPolicyN(TurnPolicy):
-    """Maximise the mover's probability of winning: the turn at each state met solved from
-    the game table of N players (each state's turns once, for the states of a whole turn of
-    every game at once: :meth:`prepare`)."""
-
-    name = WIN
-
-    def __init__(self, table: Any) -> None:
-        self.table = table
-        self.rules = table.rules.turn_rules()
-        self.gm = game_model(table.rules, table.n_dice)
-        self.seats = table.seats()
-        self.names = list(self.seats.phases)
-        self.Z = table.stacked()
-        self.moves_of: dict[tuple[int, int, str], dict[int, np.ndarray]] = {}
-
-    def prepare(self, phase: IntArray, state: IntArray, cards: Sequence[str]) -> None:
-        """Solve the turns not solved yet of states (`phase`, `state`) for their `cards`."""
-        want: dict[tuple[str, int], list[int]] = {}
-        for p, s, c in zip(phase.tolist(), state.tolist(), cards, strict=True):
-            if (p, s, c) not in self.moves_of:
-                want.setdefault((c, p), []).append(s)
-        with kernel.compiled_whenever_installed():
-            for (card, p), states in want.items():
-                index = np.array(sorted(set(states)), dtype=np.int64)
-                u, _ = mover_utilities(self.seats, self.names[p], index, self.Z)
-                ul = to_lanes(u, LANES)
-                ct = self.gm.cards[card]
-                w0 = ct.worlds[ct.model.worlds[0]]
-                solved = solve_layers(ct.model, ct.st, ul, w0.stop_idx, w0.bust_idx,
-                                      tol=FINAL_TOL, per_lane=True)
-                per_world = {}
-                b = index.shape[0]
-                for world in ct.model.worlds:
-                    w = ct.worlds[world]
-                    q_used = solved.keeps[USED] if world == UNUSED else None
-                    code, sor, _ = kernel.best_moves(solved.keeps[world], q_used, ul, w, ct.st,
-                                                     TIE_TOL, w.sorceress_ok)
-                    code_f, sor_f = from_lanes(code, b), from_lanes(sor, b)
-                    # as the two-player tables store them: a Sorceress keep's code shifted
-                    per_world[world] = np.where(sor_f, code_f + SORCERESS_CODE, code_f)
-                for j, s in enumerate(index.tolist()):
-                    self.moves_of[(p, s, card)] = {w: c[:, j] for w, c in per_world.items()}
-
-    def moves(self, card: str, world: int, phase: int, position: IntArray,
-              column: IntArray) -> tuple[IntArray, Any]:
-        orbit = orbit_of_positions(card, self.rules, self.table.n_dice)[position]
-        code = np.array([self.moves_of[(phase, s, card)][world][o]
-                         for s, o in zip(column.tolist(), orbit.tolist(), strict=True)],
-                        dtype=np.int64)
-        if np.any(code == NO_MOVE):
-            raise PolicyMoveError(f"{card}: the win policy has no move at a live position")
-        keep, used = actual_keep(self.rules, card, self.table.n_dice, position, code)
-        return np.where(code == STOP, -1, keep), used
+class GameSettingsError(SettingsError):
+    """Bad settings of whole games: unknown policy names, a number of games out of range."""
 
 
-class NeedPolicy(TurnPolicy):
+# --------------------------------------------------------------------------------------------
+# Policies of whole games (the turns themselves: solver.strategy.simulate)
+# --------------------------------------------------------------------------------------------
+
+
+def policy_name(text: str) -> str:
+    """The canonical name of a policy of whole games, read in any case (``WIN``, ``Points``,
+    ``Threshold=600``); :class:`GameSettingsError` for an unknown one, the policy's own error
+    for a threshold out of range."""
+    name = text.strip().lower()
+    if name in (WIN, POINTS, NEED):
+        return name
+    try:
+        return str(parse_policy(name))
+    except ThresholdError:
+        raise
+    except SabordsError:
+        raise GameSettingsError(
+            f"unknown policy {quote(text)}: expected win, points, need, first-roll, "
+            f"two-skulls, greedy or threshold[=T]", subject="policy") from None
+
+
+def check_policy_name(name: str) -> None:
+    """Raise :class:`GameSettingsError` unless `name` is a policy of whole games
+    (:func:`policy_name`)."""
+    policy_name(name)
+
+
+class NeedPolicy:
     """Play for the points missing to pass the leader: the turn maximising the probability of
     scoring at least them (``column`` is that need in units; 0: the player leads and plays for
     expected points)."""
 
-    name = NEED
+    name: str = NEED
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules.turn_rules()
@@ -154,14 +128,51 @@ def check_players_policies(names: Sequence[str], players: int) -> None:
 
 
 @dataclass(frozen=True)
+class SeatResult:
+    policy: str
+    seat: int
+    """1: moves first; 2: second."""
+    games: int
+    score: float
+    """Wins plus half the shared ties."""
+
+    @property
+    def rate(self) -> float:
+        return self.score / self.games if self.games else float("nan")
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95 % Wilson score interval of the win rate
+        (:func:`solver.engine.stats.wilson_interval`: inside [0, 1], never of zero width)."""
+        return wilson_interval(self.score, self.games)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as JSON data: a seat that played no game has no rate and no interval
+        (``null``: JSON has no NaN)."""
+        if not self.games:
+            return {"policy": self.policy, "seat": self.seat, "games": 0, "score": 0.0,
+                    "win_rate": None, "ci95": None}
+        lo, hi = self.interval
+        return {"policy": self.policy, "seat": self.seat, "games": self.games,
+                "score": self.score, "win_rate": self.rate, "ci95": [lo, hi]}
+
+
+def overall(seats: Sequence[SeatResult], policy: str) -> SeatResult:
+    """A policy's games over every seat (seat 0: both)."""
+    rows = [s for s in seats if s.policy == policy]
+    return SeatResult(policy, 0, sum(r.games for r in rows), sum(r.score for r in rows))
+
+
+@dataclass(frozen=True)
 class GamesResult:
-    """The games of N players: each policy's share of the wins, by seat and overall."""
+    """The games: each policy's share of the wins, by seat and overall."""
 
     policies: tuple[str, ...]
     rules: Rules
     games: int
     seed: int
     seats: tuple[SeatResult, ...]
+    """Per policy and seat."""
     mean_turns: float
 
     def overall(self, policy: str) -> SeatResult:
@@ -172,12 +183,19 @@ class GamesResult:
         return {"policies": list(self.policies), "players": len(self.policies),
                 "games": self.games, "seed": self.seed, "target": self.rules.target,
                 "rules_hash": self.rules.hash, "mean_turns": self.mean_turns,
+                "ci95_method": INTERVAL_METHOD,
                 "overall": [row(self.overall(p)) for p in dict.fromkeys(self.policies)],
                 "by_seat": [row(r) for r in self.seats]}
 
 
+def check_games(games: int) -> None:
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise GameSettingsError(f"the number of games must be 1 to {MAX_GAMES}, not "
+                                f"{quote(games)}", subject="games")
+
+
 def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
-                 table: Any = None, progress: Callable[[int], None] | None = None
+                 win: WinPlay | None = None, progress: Callable[[int], None] | None = None
                  ) -> tuple[np.ndarray, IntArray]:
     """Play `games` games of ``len(names)`` players side by side; game g has ``names[(i - g)
     % N]`` in seat i (seat 0 moves first). Returns (each seat's score per game, (games, N):
@@ -189,9 +207,11 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
         if name in built:
             continue
         if name == WIN:
-            if table is None:
-                raise ValueError("the win policy needs the game table")
-            built[name] = WinPolicyN(table)
+            if win is None:
+                raise ValueError("the win policy needs the game table's (GameTable.win_play)")
+            if win.players != players:
+                raise ValueError(f"the win policy of {win.players} players, not {players}")
+            built[name] = win
         elif name == NEED:
             built[name] = NeedPolicy(rules)
         else:
@@ -205,9 +225,6 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
     p_card = np.array(list(weights.values()))
     d = deck_arrays(rules, tuple(weights))
     n = rules.target // UNIT
-    win = built.get(WIN)
-    phase_code = {name: code for code, name in enumerate(win.names)} if isinstance(
-        win, WinPolicyN) else {}
     totals = np.zeros((games, players), dtype=np.int64)
     mover = np.zeros(games, dtype=np.int64)
     kind = np.full(games, NORMAL_KIND, dtype=np.int64)
@@ -226,17 +243,9 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
         which = seat_policy[idx, mv]
         phase = np.zeros(idx.shape[0], dtype=np.int64)
         column = np.zeros(idx.shape[0], dtype=np.int64)
-        if isinstance(win, WinPolicyN):
-            uses = which == order.index(WIN)
-            names_of = np.where(kind[idx] == NORMAL_KIND, 0, np.where(
-                kind[idx] == SUDDEN_KIND, -1, left[idx]))
-            for label in np.unique(names_of[uses]).tolist():
-                sel = np.flatnonzero(uses & (names_of == label))
-                name = "normal" if label == 0 else "sudden" if label == -1 else final_name(label)
-                box = win.seats.phases[name]
-                phase[sel] = phase_code[name]
-                column[sel] = box.encode(frame[sel])
-            sel = np.flatnonzero(uses)
+        if win is not None:
+            sel = np.flatnonzero(which == order.index(WIN))
+            phase[sel], column[sel] = win.locate(frame[sel], kind[idx][sel], left[idx][sel])
             win.prepare(phase[sel], column[sel], [d.cards[c] for c in cards[sel].tolist()])
         if NEED in built:
             uses = which == order.index(NEED)
@@ -296,13 +305,16 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
     return score, turns
 
 
-def play_games_n(names: Sequence[str], rules: Rules, *, games: int, seed: int,
-                 table: Any = None, progress: Callable[[int], None] | None = None
-                 ) -> GamesResult:
-    """Play the games (:func:`play_n_games`) and count each policy's wins by seat."""
+def play_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
+               win: WinPlay | None = None,
+               progress: Callable[[int], None] | None = None) -> GamesResult:
+    """Play `games` games of ``len(names)`` players (:func:`play_n_games`; `win`, the win
+    policy of their game table, :meth:`solver.game.table.GameTable.win_play`) and count each
+    policy's wins by seat."""
     check_games(games)
+    names = tuple(policy_name(n) for n in names)
     check_players_policies(names, len(names))
-    score, turns = play_n_games(names, rules, games=games, seed=seed, table=table,
+    score, turns = play_n_games(names, rules, games=games, seed=seed, win=win,
                                 progress=progress)
     players = len(names)
     rows = []
@@ -310,5 +322,9 @@ def play_games_n(names: Sequence[str], rules: Rules, *, games: int, seed: int,
         for seat in range(players):
             mine = [g for g in range(games) if names[(seat - g) % players] == name]
             rows.append(SeatResult(name, seat + 1, len(mine), float(score[mine, seat].sum())))
-    return GamesResult(policies=tuple(names), rules=rules, games=games, seed=seed,
+    return GamesResult(policies=names, rules=rules, games=games, seed=seed,
                        seats=tuple(rows), mean_turns=float(turns.mean()))
+
+
+__all__ = ["MAX_GAMES", "GameSettingsError", "GamesResult", "SeatResult", "check_games",
+           "check_players_policies", "play_games", "play_n_games", "policy_name"]

@@ -1,0 +1,175 @@
+"""The win policy as moves, for whole simulated games (:meth:`.table.GameTable.win_play`).
+
+A simulator of whole games (:mod:`solver.strategy.games`) keeps, for every game, the kind of
+its phase (:data:`NORMAL_KIND`, :data:`FINAL_KIND`, :data:`SUDDEN_KIND`), the final turns left
+and every seat's total seen from the mover (its *frame*: the mover first, then the others in
+seat order). A :class:`WinPlay` finds those states in its table (:meth:`WinPlay.locate`: a
+phase code and a column), gets their turns ready (:meth:`WinPlay.prepare`) and gives the moves
+at the positions met (:meth:`WinPlay.moves`, as every policy of the turn simulator does).
+
+- :class:`StoredWinPlay`, two players: the moves the table stores for every state
+  (:mod:`.policies`, chosen by the kernel's one tie rule when the table was solved): nothing is
+  solved while the games are played.
+- :class:`SolvedWinPlay`, three players and more: each state's turn solved from the table's
+  values the first time a game meets it, for every state of a round of turns at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from ..engine import NO_MOVE, STOP, TIE_TOL, IntArray, kernel
+from ..engine.kernel import LANES, from_lanes, to_lanes
+from ..engine.model import UNUSED, USED
+from ..engine.results import PolicyMoveError
+from ..engine.solve import solve_layers
+from ..rules.aims import WIN
+from .model import game_model
+from .policies import SORCERESS_CODE, actual_keep, orbit_of_positions
+from .records import FINAL_TOL
+from .seats import FINAL, NORMAL, SUDDEN, final_name
+from .turns import mover_utilities
+
+if TYPE_CHECKING:
+    from .solve import GameSolution
+
+NORMAL_KIND, FINAL_KIND, SUDDEN_KIND = 0, 1, 2
+"""The kind of a game's phase, as a simulator of whole games keeps it."""
+KINDS = (NORMAL, FINAL, SUDDEN)
+"""The phases of the two-player table by kind (its stored policies are named so)."""
+
+
+class WinPlay(Protocol):
+    """The win policy of a game table, as the turn simulator's policies are (module doc)."""
+
+    name: str
+    players: int
+
+    def locate(self, frame: IntArray, kind: IntArray, left: IntArray) -> tuple[IntArray,
+                                                                              IntArray]:
+        """(phase code, column) of each state: totals `frame` (units, the mover first), its
+        phase `kind` and the final turns `left` (the mover's included)."""
+        ...
+
+    def prepare(self, phase: IntArray, column: IntArray, cards: Sequence[str]) -> None:
+        """Get the turns of the states (`phase`, `column`) ready for their `cards`."""
+        ...
+
+    def moves(self, card: str, world: int, phase: int, position: IntArray,
+              column: IntArray) -> tuple[IntArray, Any]:
+        """(the partial index of the dice kept, or -1 to stop; uses the Sorceress)."""
+        ...
+
+
+class StoredWinPlay:
+    """Two players: the table's stored policy at every state (module doc). Every phase's
+    policy is decoded and checked when made (a table read from disk decodes a phase when first
+    asked, :class:`solver.tables.game.StoredPolicies`), so a broken table is refused before a
+    game is played."""
+
+    name: str = WIN
+    players: int = 2
+
+    def __init__(self, sol: GameSolution) -> None:
+        self.sol = sol
+        self.rules = sol.rules.turn_rules()
+        self.n = sol.n
+        self.max_deficit = sol.k_max + 1
+        for phase in sol.policies:
+            sol.policies[phase]
+
+    def locate(self, frame: IntArray, kind: IntArray, left: IntArray) -> tuple[IntArray,
+                                                                              IntArray]:
+        me, opp = frame[:, 0], frame[:, 1]
+        column = np.where(kind == FINAL_KIND, np.minimum(opp - me, max(self.max_deficit, 1)) - 1,
+                          me * self.n + opp)
+        return kind.astype(np.int64), column.astype(np.int64)
+
+    def prepare(self, phase: IntArray, column: IntArray, cards: Sequence[str]) -> None:
+        pass  # every state's moves are in the table
+
+    def moves(self, card: str, world: int, phase: int, position: IntArray,
+              column: IntArray) -> tuple[IntArray, Any]:
+        codes = self.sol.policies[KINDS[phase]].codes[(card, world)]
+        orbit = orbit_of_positions(card, self.rules, self.sol.n_dice)[position]
+        code = codes[orbit, column].astype(np.int64)
+        if np.any(code == NO_MOVE):
+            raise PolicyMoveError(f"{card}: the win policy has no move at a live position")
+        keep, sor = actual_keep(self.rules, card, self.sol.n_dice, position, code)
+        return np.where(code == STOP, -1, keep), sor
+
+
+class SolvedWinPlay:
+    """Three players and more: the turn at each state met, solved from the table of N players
+    (module doc)."""
+
+    name: str = WIN
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+        self.players: int = table.players
+        self.rules = table.rules.turn_rules()
+        self.gm = game_model(table.rules, table.n_dice)
+        self.seats = table.seats()
+        self.names = list(self.seats.phases)
+        self.code = {name: code for code, name in enumerate(self.names)}
+        self.Z = table.stacked()
+        self.moves_of: dict[tuple[int, int, str], dict[int, np.ndarray]] = {}
+
+    def locate(self, frame: IntArray, kind: IntArray, left: IntArray) -> tuple[IntArray,
+                                                                              IntArray]:
+        phase = np.zeros(frame.shape[0], dtype=np.int64)
+        column = np.zeros(frame.shape[0], dtype=np.int64)
+        label = np.where(kind == NORMAL_KIND, 0, np.where(kind == SUDDEN_KIND, -1, left))
+        for one in np.unique(label).tolist():
+            sel = np.flatnonzero(label == one)
+            name = NORMAL if one == 0 else SUDDEN if one == -1 else final_name(one)
+            phase[sel] = self.code[name]
+            column[sel] = self.seats.phases[name].encode(frame[sel])
+        return phase, column
+
+    def prepare(self, phase: IntArray, column: IntArray, cards: Sequence[str]) -> None:
+        """Solve the turns not solved yet of states (`phase`, `column`) for their `cards`."""
+        want: dict[tuple[str, int], list[int]] = {}
+        for p, s, c in zip(phase.tolist(), column.tolist(), cards, strict=True):
+            if (p, s, c) not in self.moves_of:
+                want.setdefault((c, p), []).append(s)
+        with kernel.compiled_whenever_installed():
+            for (card, p), states in want.items():
+                index = np.array(sorted(set(states)), dtype=np.int64)
+                u, _ = mover_utilities(self.seats, self.names[p], index, self.Z)
+                ul = to_lanes(u, LANES)
+                ct = self.gm.cards[card]
+                w0 = ct.worlds[ct.model.worlds[0]]
+                solved = solve_layers(ct.model, ct.st, ul, w0.stop_idx, w0.bust_idx,
+                                      tol=FINAL_TOL, per_lane=True)
+                per_world = {}
+                b = index.shape[0]
+                for world in ct.model.worlds:
+                    w = ct.worlds[world]
+                    q_used = solved.keeps[USED] if world == UNUSED else None
+                    code, sor, _ = kernel.best_moves(solved.keeps[world], q_used, ul, w, ct.st,
+                                                     TIE_TOL, w.sorceress_ok)
+                    code_f, sor_f = from_lanes(code, b), from_lanes(sor, b)
+                    # as the two-player tables store them: a Sorceress keep's code shifted
+                    per_world[world] = np.where(sor_f, code_f + SORCERESS_CODE, code_f)
+                for j, s in enumerate(index.tolist()):
+                    self.moves_of[(p, s, card)] = {w: c[:, j] for w, c in per_world.items()}
+
+    def moves(self, card: str, world: int, phase: int, position: IntArray,
+              column: IntArray) -> tuple[IntArray, Any]:
+        orbit = orbit_of_positions(card, self.rules, self.table.n_dice)[position]
+        code = np.array([self.moves_of[(phase, s, card)][world][o]
+                         for s, o in zip(column.tolist(), orbit.tolist(), strict=True)],
+                        dtype=np.int64)
+        if np.any(code == NO_MOVE):
+            raise PolicyMoveError(f"{card}: the win policy has no move at a live position")
+        keep, used = actual_keep(self.rules, card, self.table.n_dice, position, code)
+        return np.where(code == STOP, -1, keep), used
+
+
+__all__ = ["FINAL_KIND", "NORMAL_KIND", "SUDDEN_KIND", "SolvedWinPlay", "StoredWinPlay",
+           "WinPlay"]
