@@ -215,15 +215,18 @@ import typer
 t.append(time.perf_counter())
 import numpy
 t.append(time.perf_counter())
-import solver.advice.advisor, solver.engine, solver.tables.turn
+import solver.advice.advisor, solver.advice.goals, solver.engine, solver.tables.turn
 t.append(time.perf_counter())
 from solver.rules.dice import Dice
 from solver.rules import CARDS, Rules
 solver.engine.geometry()
 t.append(time.perf_counter())
-sol = solver.advice.advisor.solution_for(CARDS["chest"], Rules())
+goals = solver.advice.goals
+sol = goals.GoalSolution(goals.Goal(), goals.objective_for(None),
+                         goals.solution_for(CARDS["chest"], Rules()))
 t.append(time.perf_counter())
-solver.advice.advisor.advise(CARDS["chest"], Dice.parse("kkmpsssc"), Rules(), solution=sol)
+advisor = solver.advice.advisor
+advisor.advise(advisor.Position(CARDS["chest"], Dice.parse("kkmpsssc"), Rules()), sol)
 t.append(time.perf_counter())
 model = solver.engine.turn_model(CARDS["chest"], Rules())
 t.append(time.perf_counter())

@@ -47,6 +47,21 @@ class CliResult:
     stderr: str
 
 
+def advise_at(card: Any, position: Dice, rules: Any, *, need: int | None = None,
+              solution: Any = None, tables_dir: Any = None, sorceress_used: bool = False,
+              chest: Dice | None = None, first: bool = False) -> Any:
+    """:func:`solver.advice.advisor.advise` for expected points or `need`, the turn solved as
+    the answers solve it (`solution`, when given, is that turn already solved)."""
+    from solver.advice.advisor import Position, advise
+    from solver.advice.goals import Goal, GoalSolution, objective_for, solution_for
+
+    goal = Goal(need=need)
+    if solution is None:
+        solution = solution_for(card, rules, need, tables_dir=tables_dir)
+    return advise(Position(card, position, rules, sorceress_used=sorceress_used, chest=chest,
+                           first=first), GoalSolution(goal, objective_for(need), solution))
+
+
 def run_sabords(*args: str, input: str | bytes | Any = None) -> CliResult:
     """Run `sabords ARGS...` in-process through typer's CliRunner (stdout and stderr apart),
     `input` on its standard input (a text, or a stream)."""

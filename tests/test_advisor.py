@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.advice.advisor import BEST_TOLERANCE, Advice, advise, advise_for, exact_values, tie_key
+from solver.advice.advisor import BEST_TOLERANCE, Advice, Position, advise, exact_values, tie_key
 from solver.advice.choices import AmbiguousMoveError, chosen_option
 from solver.advice.goals import AdviceError, Goal, check_need, exact_solution_for, solve_goal
 from solver.engine import STOP, TIE_TOL, UNUSED, USED, AtLeast, TurnSolution, geometry, solve_turn
@@ -37,7 +37,7 @@ from solver.rules.moves import IllegalMoveError, can_stop, legal_rerolls, reroll
 from solver.rules.notes import Note, note_text
 from solver.rules.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
 
-from .conftest import assert_one_line_error, dice, run_sabords
+from .conftest import advise_at, assert_one_line_error, dice, run_sabords
 
 RULES = Rules()
 
@@ -134,7 +134,7 @@ def test_option_values_equal_the_solution_and_the_sum_over_outcomes(
     world = UNUSED if unused else USED
     is_sorceress = get_card(card).sorceress
     for position in random_positions(card, unused, 3, seed=CARD_IDS.index(card) + 100 * unused):
-        advice = advise(CARDS[card], position, RULES, sorceress_used=is_sorceress and not unused,
+        advice = advise_at(CARDS[card], position, RULES, sorceress_used=is_sorceress and not unused,
                         solution=sol)
         assert advice.kind is classify_roll(CARDS[card], position, RULES, first=False,
                                             sorceress_unused=unused)
@@ -195,8 +195,8 @@ def test_tables_give_the_solution_values(solutions: dict[str, TurnSolution],
     options in the same order, each value the table's exact value rounded to the nearest
     double, within the fresh float solve's certified bound of it."""
     position = dice("kkmpsssc")
-    from_tables = advise(CARDS["chest"], position, RULES, tables_dir=tables_dir)
-    fresh = advise(CARDS["chest"], position, RULES, solution=solutions["chest"])
+    from_tables = advise_at(CARDS["chest"], position, RULES, tables_dir=tables_dir)
+    fresh = advise_at(CARDS["chest"], position, RULES, solution=solutions["chest"])
     exact = exact_values(from_tables, exact_solution_for(CARDS["chest"], RULES,
                                                          tables_dir=tables_dir))
     assert [(o.action, o.keep, o.sorceress, o.p_bust) for o in from_tables.options] == \
@@ -239,7 +239,7 @@ def test_the_first_option_is_the_policy_move_at_every_live_position(goal: Goal) 
             used = card.sorceress and world == USED
             for j in np.flatnonzero(solved.solution.worlds[world].policy[:, 0] >= STOP):
                 position = g.dice(g.full_offset + int(j))
-                advice = advise_for(card, position, RULES, solved, sorceress_used=used)
+                advice = advise(Position(card, position, RULES, sorceress_used=used), solved)
                 first = advice.options[0]
                 assert (first.action, str(first.keep), first.sorceress) == \
                     _policy_move(solved.solution, world, int(j)), (card.id, world, position)
@@ -250,7 +250,7 @@ def test_the_first_option_is_the_policy_move_at_every_live_position(goal: Goal) 
 def test_sorceress_moves_are_valued_in_the_used_world(solutions: dict[str, TurnSolution]) -> None:
     """A Sorceress reroll from (s, M) keeping K is the used world's keep value of (s-1, K)."""
     sol = solutions["sorceress"]
-    advice = advise(CARDS["sorceress"], dice("kkmmppsc"), RULES, solution=sol)
+    advice = advise_at(CARDS["sorceress"], dice("kkmmppsc"), RULES, solution=sol)
     g = geometry()
     sorceress_moves = [o for o in advice.options if o.sorceress]
     assert sorceress_moves
@@ -267,27 +267,27 @@ def test_sorceress_moves_are_valued_in_the_used_world(solutions: dict[str, TurnS
 
 
 def test_bust_has_nothing_to_decide() -> None:
-    advice = advise(CARDS["none"], dice("kkkmmppc"), RULES)
+    advice = advise_at(CARDS["none"], dice("kkkmmppc"), RULES)
     assert advice.kind is Outcome.BUST and advice.options == () and advice.value == 0.0
     assert advice.recommendation == "Bust (3 skulls): the turn is over: 0 points."
-    battle = advise(CARDS["battle3"], dice("kkkmmpsc"), RULES)
+    battle = advise_at(CARDS["battle3"], dice("kkkmmpsc"), RULES)
     assert battle.value == -500 and "the battle is lost: -500 points" in battle.recommendation
 
 
 def test_chest_bust_scores_the_dice_on_the_chest() -> None:
     """RULES.md worked example: chest, bust with 3 coins and 1 diamond on the chest = 500."""
-    advice = advise(CARDS["chest"], dice("kkkcccdm"), RULES, chest=Dice.parse("cccd"))
+    advice = advise_at(CARDS["chest"], dice("kkkcccdm"), RULES, chest=Dice.parse("cccd"))
     assert advice.kind is Outcome.BUST and advice.value == 500 and advice.points == 500
     assert "the dice on the chest (c c c d) score 500 points" in advice.recommendation
-    unknown = advise(CARDS["chest"], dice("kkkcccdm"), RULES)
+    unknown = advise_at(CARDS["chest"], dice("kkkcccdm"), RULES)
     assert unknown.value == 0 and Note("chest_unknown") in unknown.notes
     assert "--" not in unknown.recommendation  # the library names no command-line flag
-    first = advise(CARDS["chest"], dice("kkkcccdm"), RULES, first=True)  # nothing on the chest yet
+    first = advise_at(CARDS["chest"], dice("kkkcccdm"), RULES, first=True)  # nothing on the chest
     assert first.value == 0 and first.notes == ()
 
 
 def test_skull_island_on_a_first_roll_only() -> None:
-    advice = advise(CARDS["captain"], dice("kkkkmmpc"), RULES, first=True)
+    advice = advise_at(CARDS["captain"], dice("kkkkmmpc"), RULES, first=True)
     assert advice.kind is Outcome.ISLAND and advice.options == () and advice.value == 0.0
     assert advice.island is not None
     assert dict(advice.island.distribution) == island_distribution(CARDS["captain"], 4)
@@ -295,17 +295,17 @@ def test_skull_island_on_a_first_roll_only() -> None:
                    Fraction(0))
     assert advice.island.expected_deduction == expected
     assert f"{float(expected):.1f} points on average (200 per skull)" in advice.recommendation
-    later = advise(CARDS["captain"], dice("kkkkmmpc"), RULES)  # after a reroll: a bust
+    later = advise_at(CARDS["captain"], dice("kkkkmmpc"), RULES)  # after a reroll: a bust
     assert later.kind is Outcome.BUST and later.island_if_first
     assert Note("island_if_first") in later.notes
-    battle = advise(CARDS["battle2"], dice("kkkkmmss"), RULES, first=True)  # never an island
+    battle = advise_at(CARDS["battle2"], dice("kkkkmmss"), RULES, first=True)  # never an island
     assert battle.kind is Outcome.BUST and battle.value == -300 and not battle.island_if_first
 
 
 def test_rescue_offers_only_the_sorceress(solutions: dict[str, TurnSolution]) -> None:
     sol = solutions["sorceress"]
     position = dice("kkkmmpsc")
-    advice = advise(CARDS["sorceress"], position, RULES, solution=sol)
+    advice = advise_at(CARDS["sorceress"], position, RULES, solution=sol)
     assert advice.kind is Outcome.RESCUE
     assert advice.options and all(o.sorceress and o.action == "reroll" for o in advice.options)
     assert advice.value == pytest.approx(
@@ -315,24 +315,24 @@ def test_rescue_offers_only_the_sorceress(solutions: dict[str, TurnSolution]) ->
     assert alone.p_bust == pytest.approx(1 / 6, abs=1e-16)
     assert Note("rescue") in advice.notes
     # With the Sorceress used, the same dice are a bust.
-    assert advise(CARDS["sorceress"], position, RULES, sorceress_used=True).kind is Outcome.BUST
+    assert advise_at(CARDS["sorceress"], position, RULES, sorceress_used=True).kind is Outcome.BUST
 
 
 def test_rescue_threshold_in_the_bust_risk(solutions: dict[str, TurnSolution]) -> None:
     """Unused Sorceress: a third skull is a rescue, not a bust; after her reroll it is."""
-    advice = advise(CARDS["sorceress"], dice("kkmmppsc"), RULES, solution=solutions["sorceress"])
+    advice = advise_at(CARDS["sorceress"], dice("kkmmppsc"), RULES, solution=solutions["sorceress"])
     two = next(o for o in advice.options if not o.sorceress and o.reroll.total == 2)
     assert two.p_bust == pytest.approx(1 / 36, abs=1e-16)  # only 2 more skulls bust
     with_her = next(o for o in advice.options if o.sorceress and str(o.reroll) == "ks")
     assert with_her.p_bust == pytest.approx(1 / 36, abs=1e-16)  # 1 skull left + 2 rolled
-    used = advise(CARDS["sorceress"], dice("kkmmppsc"), RULES, sorceress_used=True,
+    used = advise_at(CARDS["sorceress"], dice("kkmmppsc"), RULES, sorceress_used=True,
                   solution=solutions["sorceress"])
     two_used = next(o for o in used.options if o.reroll.total == 2)
     assert two_used.p_bust == pytest.approx(11 / 36, abs=1e-16)  # any skull busts
 
 
 def test_chest_card_says_what_goes_on_the_chest(solutions: dict[str, TurnSolution]) -> None:
-    advice = advise(CARDS["chest"], dice("kkmpsssc"), RULES, solution=solutions["chest"])
+    advice = advise_at(CARDS["chest"], dice("kkmpsssc"), RULES, solution=solutions["chest"])
     assert advice.recommendation.startswith("Keep s s s c (on the chest), reroll m p: expected")
     assert advice.notes == (Note("chest_keep", {"keep": Dice.parse("sssc")}),)
     assert note_text(advice.notes[0]) == ("Chest card: put the kept dice (s s s c) on the "
@@ -341,11 +341,11 @@ def test_chest_card_says_what_goes_on_the_chest(solutions: dict[str, TurnSolutio
 
 def test_bad_requests_raise_rules_errors() -> None:
     with pytest.raises(AdviceError, match="only the sorceress card"):
-        advise(CARDS["captain"], dice("kkmmppsc"), RULES, sorceress_used=True)
+        advise_at(CARDS["captain"], dice("kkmmppsc"), RULES, sorceress_used=True)
     with pytest.raises(AdviceError, match="first roll"):
-        advise(CARDS["sorceress"], dice("kkmmppsc"), RULES, sorceress_used=True, first=True)
+        advise_at(CARDS["sorceress"], dice("kkmmppsc"), RULES, sorceress_used=True, first=True)
     with pytest.raises(DiceNotationError, match="expected 8"):
-        advise(CARDS["none"], Dice.parse("kkmmpps"), RULES)
+        advise_at(CARDS["none"], Dice.parse("kkmmpps"), RULES)
     for need in (-100, 150, 1.5):
         with pytest.raises(AdviceError, match="multiple of 100"):
             check_need(need)  # type: ignore[arg-type]
@@ -388,7 +388,7 @@ def naive_two_skull_layer(need: int) -> dict[Dice, float]:
 @pytest.mark.parametrize(("position", "need"), [("kkccccmp", 1000), ("kkmmmpps", 500)])
 def test_need_equals_a_naive_count(position: str, need: int) -> None:
     naive = naive_two_skull_layer(need)
-    advice = advise(CARDS["none"], dice(position), RULES, need=need)
+    advice = advise_at(CARDS["none"], dice(position), RULES, need=need)
     assert advice.objective == "need" and advice.need == need
     for option in advice.options:
         if option.action == "stop":
@@ -403,7 +403,7 @@ def test_need_by_hand_four_coins_roll_two_until_a_coin() -> None:
     """kk cccc m p, at least 1000: keep the 4 coins and roll 2 dice until a coin (a fifth
     coin: 500 + 500 = 1000) shows; a skull busts. Each roll: a coin and no skull 9/36, neither
     16/36 (roll again), so P = (9/36) / (1 - 16/36) = 9/20."""
-    advice = advise(CARDS["none"], dice("kkccccmp"), RULES, need=1000)
+    advice = advise_at(CARDS["none"], dice("kkccccmp"), RULES, need=1000)
     best = advice.options[0]
     assert str(best.keep) == "cccc" and str(best.reroll) == "mp"
     assert best.value == pytest.approx(9 / 20, abs=1e-9)
@@ -413,18 +413,18 @@ def test_need_by_hand_four_coins_roll_two_until_a_coin() -> None:
 
 def test_need_solution_is_the_at_least_objective() -> None:
     sol = solve_turn(CARDS["none"], RULES, AtLeast(500))
-    advice = advise(CARDS["none"], dice("kkmmppsc"), RULES, need=500, solution=sol)
+    advice = advise_at(CARDS["none"], dice("kkmmppsc"), RULES, need=500, solution=sol)
     assert advice.value == pytest.approx(
         sol.worlds[USED].value[geometry().full_index(dice("kkmmppsc")), 0], abs=sol.bound)
     with pytest.raises(ValueError, match="solution given"):
-        advise(CARDS["none"], dice("kkmmppsc"), RULES, need=600, solution=sol)
+        advise_at(CARDS["none"], dice("kkmmppsc"), RULES, need=600, solution=sol)
 
 
 # -- the turn's moves -----------------------------------------------------------------------------
 
 
 def test_chosen_option_reads_the_moves(solutions: dict[str, TurnSolution]) -> None:
-    advice = advise(CARDS["sorceress"], dice("kkmmppsc"), RULES, solution=solutions["sorceress"])
+    advice = advise_at(CARDS["sorceress"], dice("kkmmppsc"), RULES, solution=solutions["sorceress"])
     assert chosen_option(advice, "") == advice.options[0]
     assert chosen_option(advice, "stop").action == "stop"
     kept = chosen_option(advice, "reroll s c")
@@ -437,7 +437,7 @@ def test_chosen_option_reads_the_moves(solutions: dict[str, TurnSolution]) -> No
     assert chosen_option(advice, "mmppc") == her  # only her move keeps them: it is hers
     alone = chosen_option(advice, "mmppsc")  # a single die is rolled only by her
     assert alone.sorceress and str(alone.reroll) == "k"
-    used = advise(CARDS["sorceress"], dice("kkmmppsc"), RULES, sorceress_used=True,
+    used = advise_at(CARDS["sorceress"], dice("kkmmppsc"), RULES, sorceress_used=True,
                   solution=solutions["sorceress"])
     with pytest.raises(IllegalMoveError, match="not a legal move"):
         chosen_option(used, "mmppsc")
@@ -478,7 +478,7 @@ def test_advise_json_schema() -> None:
     assert (data["card"], data["dice"], data["objective"], data["need"]) == (
         "sorceress", "kkmmppsc", "points", None)
     assert data["rules_hash"] == RULES.hash
-    advice = advise(CARDS["sorceress"], dice("kkmmppsc"), RULES)
+    advice = advise_at(CARDS["sorceress"], dice("kkmmppsc"), RULES)
     assert data["value"] == advice.value  # full precision: the float itself
     assert len(data["options"]) == len(advice.options) == 68
     for got, option in zip(data["options"], advice.options, strict=True):

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from solver.advice.advisor import advise, exact_values
+from solver.advice.advisor import exact_values
 from solver.advice.goals import exact_solution_for, solution_for
 from solver.engine import (
     STOP,
@@ -65,7 +65,7 @@ from solver.rules.dice import Dice
 from solver.tables.paths import committed_dir
 from solver.tables.turn import exact_solution, exact_stats, turn_table
 
-from .conftest import dice
+from .conftest import advise_at, dice
 from .test_engine_bruteforce import (
     FACES,
     POINTS,
@@ -438,7 +438,7 @@ def test_the_deck_average_is_the_exact_weighted_sum() -> None:
                           ("chest", "kkmpsssc", 1500), ("none", "mmmpppsc", None)])
 def test_every_option_has_its_exact_value(card: str, position: str, need: int | None) -> None:
     solution = solution_for(CARDS[card], DEFAULT, need)
-    advice = advise(CARDS[card], dice(position), DEFAULT, need=need, solution=solution)
+    advice = advise_at(CARDS[card], dice(position), DEFAULT, need=need, solution=solution)
     exact = exact_values(advice, exact_solution_for(CARDS[card], DEFAULT, need, solution=solution))
     assert len(exact.options) == len(advice.options)
     assert exact.value == max(exact.options) and min(exact.regrets) == 0

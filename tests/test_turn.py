@@ -15,7 +15,6 @@ import re
 
 import pytest
 
-from solver.advice.advisor import advise
 from solver.advice.goals import Goal, solution_for
 from solver.advice.play import Phase, TurnPlay, new_turn
 from solver.errors import IllegalMoveError
@@ -24,7 +23,7 @@ from solver.rules.dice import BRAILLE_LETTERS, Dice
 from solver.rules.moves import Reroll, legal_rerolls, move_refusal, sub_multisets
 from solver.rules.scoring import Outcome, classify_roll
 
-from .conftest import dice, run_sabords
+from .conftest import advise_at, dice, run_sabords
 
 RULES = Rules()
 
@@ -48,8 +47,8 @@ def test_a_chest_turn_typed_as_at_the_table_is_graded_by_the_advisor() -> None:
     # RULES.md, Scoring a stop: 4 swords 200, 2 coins 200 (a set of 2 is nothing) = 400.
     assert (graded.outcome, graded.points, turn.phase) == ("stop", 400, Phase.OVER)
     solution = solution_for(CARDS["chest"], RULES)
-    first = advise(CARDS["chest"], dice("kkmpsssc"), RULES, first=True, solution=solution)
-    second = advise(CARDS["chest"], dice("kksssscc"), RULES, chest=Dice.parse("sssc"),
+    first = advise_at(CARDS["chest"], dice("kkmpsssc"), RULES, first=True, solution=solution)
+    second = advise_at(CARDS["chest"], dice("kksssscc"), RULES, chest=Dice.parse("sssc"),
                     solution=solution)
     stop = next(o for o in second.options if o.action == "stop")
     assert [d.cost for d in graded.decisions] == [0.0, second.value - stop.value]
@@ -223,7 +222,7 @@ def test_turn_rounds_every_option_alike_and_marks_ties() -> None:
     options = [line for line in result.stdout.splitlines() if line.startswith("    ")
                and line.strip()[:2] in ("1.", "2.", "3.", "4.")]
     assert len(options) == 4
-    advice = advise(CARDS["chest"], dice("kkmpsssc"), RULES, first=True)
+    advice = advise_at(CARDS["chest"], dice("kkmpsssc"), RULES, first=True)
     for line, option in zip(options, advice.options, strict=False):
         assert f"{option.value:.2f} expected points" in line
     # keep m s s c and keep p s s c are worth the same (the monkey and the parrot are alike)
@@ -362,7 +361,7 @@ def test_the_keep_of_every_option_shown_is_that_option_or_a_question(used: bool)
         if classify_roll(CARDS["sorceress"], position, RULES, first=False,
                          sorceress_unused=not used) is Outcome.BUST:
             continue
-        advice = advise(CARDS["sorceress"], position, RULES, sorceress_used=used, solution=sol)
+        advice = advise_at(CARDS["sorceress"], position, RULES, sorceress_used=used, solution=sol)
         for option in advice.options:
             if option.action == "stop":
                 continue
@@ -488,7 +487,7 @@ def test_an_option_is_chosen_by_its_number_and_reroll_all_keeps_none() -> None:
     was 'a count with no face after it'; 'reroll all' was an unknown word; an empty roll
     line was 'no dice in ''' and the letters' whole description."""
     result = run("turn", "none", input="\nkkmppscd\n9\n2\nundo\nreroll all\nquit\n")
-    advice = advise(CARDS["none"], dice("kkmppscd"), RULES, first=True)
+    advice = advise_at(CARDS["none"], dice("kkmppscd"), RULES, first=True)
     graded = result.stdout[result.stdout.index("Your turn, graded"):]
     assert f"keep -, reroll {advice.dice.without_skulls()}" in graded
     assert result.stderr.splitlines() == [

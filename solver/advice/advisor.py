@@ -45,7 +45,6 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..rules.aims import NEED, POINTS, WIN, Aim
@@ -65,9 +64,7 @@ from ..rules.verdict import IslandNote, check_chest
 from .goals import (
     AdviceError,
     GoalSolution,
-    check_need,
     objective_for,
-    solution_for,
 )
 from .ranking import ranked_runs
 
@@ -339,18 +336,6 @@ def exact_values(advice: Advice, exact: ExactSolution) -> ExactValues:
         else:
             values.append(_keep_value(move, advice.dice, g, here, used))
     return ExactValues(value=max(values), options=tuple(values))
-def advise_for(card: Card, dice: Dice, rules: Rules, solved: GoalSolution, *,
-               sorceress_used: bool = False, chest: Dice | None = None,
-               first: bool = False) -> Advice:
-    """:func:`advise` for a solved goal (:func:`solve_goal`)."""
-    if solved.goal.name == WIN:
-        return advise(card, dice, rules, sorceress_used=sorceress_used, chest=chest, first=first,
-                      solution=solved.solution, objective=solved.objective, objective_name=WIN,
-                      seats=solved.seats or None)
-    return advise(card, dice, rules, sorceress_used=sorceress_used, need=solved.goal.need,
-                  chest=chest, first=first, solution=solved.solution)
-
-
 # -- bust risk ---------------------------------------------------------------------------------
 
 
@@ -423,40 +408,35 @@ class _Candidate:
     points: int | None = None
 
 
-def advise(
-    card: Card,
-    dice: Dice,
-    rules: Rules,
-    *,
-    sorceress_used: bool = False,
-    need: int | None = None,
-    chest: Dice | None = None,
-    first: bool = False,
-    tables_dir: Path | str | None = None,
-    solution: TurnSolution | None = None,
-    objective: Objective | None = None,
-    objective_name: Aim | None = None,
-    seats: tuple[tuple[Objective, TurnSolution], ...] | None = None,
-) -> Advice:
-    """Rank every legal option from the 8 `dice` showing (see the module docstring).
+@dataclass(frozen=True)
+class Position:
+    """The dice in front of the player: the card drawn, the 8 dice showing and what the turn has
+    done so far. `sorceress_used`: the Sorceress card's reroll is spent. `first`: the dice are
+    the turn's first roll (4+ skulls are then Skull Island). `chest`: the chest card's dice on
+    the chest (the dice not rolled in the last roll), which score on a bust."""
 
-    `sorceress_used`: the Sorceress card's reroll is spent. `first`: the dice are the turn's
-    first roll (4+ skulls are then Skull Island). `chest`: the chest card's dice on the chest
-    (the dice not rolled in the last roll), which score on a bust. `solution` reuses a solved
-    turn (it must be this card's, for this objective); otherwise :func:`solution_for`.
-    `objective` (with its `solution` and a name, e.g. ``win``) replaces the points / need
-    objective: any utility of the turn's endings (:class:`solver.engine.Objective`). With
-    `seats` (playing to win with three players or more: every other seat's objective and the
-    evaluation of the mover's play for it), each option carries every player's probability
-    of winning after it (:attr:`Option.players`); playing to win with two, the other's is the
-    rest.
-    """
-    _check_position(card, dice, sorceress_used=sorceress_used, need=need, chest=chest,
-                    first=first)
-    if objective is None:
-        objective = objective_for(need)
-    elif solution is None or need is not None:
-        raise ValueError("an objective is given with its solution, and without `need`")
+    card: Card
+    dice: Dice
+    rules: Rules
+    sorceress_used: bool = False
+    chest: Dice | None = None
+    first: bool = False
+
+
+def advise(position: Position, solved: GoalSolution) -> Advice:
+    """Rank every legal option from `position` (see the module docstring) for one objective:
+    `solved`, the card's turn solved for a :class:`~.goals.Goal` (:func:`.goals.solve_goal`:
+    expected points, a need, or winning the game). Playing to win, each option carries every
+    player's probability of winning after it (:attr:`Option.players`: with two players the
+    other's is the rest; with more, from the other seats' evaluations of the mover's play)."""
+    card, dice, rules = position.card, position.dice, position.rules
+    sorceress_used, chest, first = position.sorceress_used, position.chest, position.first
+    goal, objective, solution = solved.goal, solved.objective, solved.solution
+    need = goal.need
+    _check_position(card, dice, sorceress_used=sorceress_used, chest=chest, first=first)
+    if solution.card != card.id or solution.objective != objective.key():
+        raise ValueError(f"the solution given is for {solution.card} {solution.objective}, "
+                         f"not {card.id} {objective.key()}")
     unused = card.sorceress and not sorceress_used
     kind = classify_roll(card, dice, rules, first=first, sorceress_unused=unused)
     island_if_first = (not first and not sorceress_used and (chest is None or not chest.total)
@@ -464,33 +444,28 @@ def advise(
     common: dict[str, Any] = {
         "card": card, "dice": dice, "rules": rules, "need": need, "kind": kind,
         "first": first, "sorceress_used": sorceress_used, "chest": chest,
-        "island_if_first": island_if_first, "objective_name": objective_name,
+        "island_if_first": island_if_first,
+        "objective_name": WIN if goal.name == WIN else None,
     }
     if kind is Outcome.BUST:
         points = bust_score(card, None if first else chest, rules)
         return Advice(**common, value=_utility(objective, points), options=(), points=points)
-    if solution is None:
-        solution = solution_for(card, rules, need, tables_dir=tables_dir)
-    elif solution.card != card.id or solution.objective != objective.key():
-        raise ValueError(f"the solution given is for {solution.card} {solution.objective}, "
-                         f"not {card.id} {objective.key()}")
     if kind is Outcome.ISLAND:
         return _island_advice(common, card, dice, solution)
     candidates = _candidates(card, dice, rules, solution, objective, unused=unused)
     options = _ranked(dice, candidates)
-    if seats is not None:
-        options = _with_seats(card, dice, rules, options, seats, unused=unused)
-    elif objective_name == WIN:
+    if solved.seats:
+        options = _with_seats(card, dice, rules, options, solved.seats, unused=unused)
+    elif goal.name == WIN:
         options = tuple(replace(o, players=(o.value, 1.0 - o.value)) for o in options)
     stop = candidates[0] if candidates and candidates[0].move is None else None
     return Advice(**common, value=options[0].value + options[0].regret, options=options,
                   points=None if stop is None else stop.points, bound=solution.bound)
 
 
-def _check_position(card: Card, dice: Dice, *, sorceress_used: bool, need: int | None,
-                    chest: Dice | None, first: bool) -> None:
-    """Raise the library's error unless the position and the objective can be."""
-    check_need(need)
+def _check_position(card: Card, dice: Dice, *, sorceress_used: bool, chest: Dice | None,
+                    first: bool) -> None:
+    """Raise the library's error unless the position can be."""
     if dice.total != NUM_DICE:
         raise DiceNotationError(f"{str(dice)!r} has {dice.total} dice, expected {NUM_DICE}",
                                 subject="dice", kind="dice_count",
@@ -606,7 +581,7 @@ __all__ = [
     "ExactValues",
     "Option",
     "advise",
-    "advise_for",
+    "Position",
     "bust_probability",
     "exact_values",
     "move_words",

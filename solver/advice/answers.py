@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..rules.aims import WIN
 from ..rules.dice import Dice
 from ..rules.rulebook import CARD_IDS, CARDS, Card, Rules
-from .advisor import Advice, ExactValues, advise_for
+from .advisor import Advice, ExactValues, Position, advise
 from .goals import AdviceError, Goal, GoalSolution
 
 if TYPE_CHECKING:
@@ -99,13 +99,12 @@ def advice_answer(card: Card, dice: Dice, rules: Rules, goal: Goal, solutions: S
                           "winning come from the game table's floats", subject="exact",
                           kind="exact_win")
     solved = solutions.goal(card, rules, goal)
-    position: dict[str, Any] = {"sorceress_used": sorceress_used, "chest": chest,
-                                "first": first}
-    advice = advise_for(card, dice, rules, solved, **position)
+    position = Position(card, dice, rules, sorceress_used=sorceress_used, chest=chest,
+                        first=first)
+    advice = advise(position, solved)
     if goal.name == WIN:
         points = solutions.goal(card, rules, Goal())
-        return AdviceAnswer(advice, solved, points=advise_for(card, dice, rules, points,
-                                                              **position))
+        return AdviceAnswer(advice, solved, points=advise(position, points))
     if not exact:
         return AdviceAnswer(advice, solved)
     return AdviceAnswer(advice, solved, exact=exact_values(advice, _exact(card, rules, solved,

@@ -4,7 +4,7 @@
 each roll and each move. It checks every entry against the rules (the dice that stayed on the
 table are still showing, the move is legal: :func:`solver.advice.choices.chosen_option` names the
 one rule an illegal move breaks), advises each position for the turn's
-:class:`~solver.advice.advisor.Goal` (:func:`solver.advice.advisor.advise_for`), follows Skull
+:class:`~solver.advice.advisor.Goal` (:func:`solver.advice.advisor.advise`), follows Skull
 Island roll by roll to its deduction, can undo its last entry, and at the end grades the turn
 (:class:`GradedTurn`): each decision the player made, the best one, and what the player's cost.
 
@@ -34,7 +34,7 @@ from ..rules.dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letter
 from ..rules.moves import Reroll
 from ..rules.rulebook import NUM_DICE, Card, Rules
 from ..rules.scoring import Outcome, island_continues, island_deduction, skulls_of, stop_score
-from .advisor import Advice, Option, advise_for
+from .advisor import Advice, Option, Position, advise
 from .choices import chosen_option, next_roll, option_stays
 from .goals import Goal, GoalSolution
 from .sources import TablesDirectory
@@ -383,9 +383,8 @@ class TurnPlay:
         s.roll += 1
         s.dice = dice
         first = s.roll == 1
-        advice = advise_for(self.card, dice, self.rules, self.solved,
-                            sorceress_used=s.sorceress_used, chest=None if first else s.chest,
-                            first=first)
+        advice = advise(Position(self.card, dice, self.rules, sorceress_used=s.sorceress_used,
+                                 chest=None if first else s.chest, first=first), self.solved)
         s.advice = advice
         if first:
             s.start_value = advice.value
