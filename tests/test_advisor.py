@@ -36,6 +36,7 @@ from solver.rules.dice import Dice, DiceNotationError
 from solver.rules.moves import IllegalMoveError, can_stop, legal_rerolls, reroll_is_legal
 from solver.rules.notes import Note, note_text
 from solver.rules.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from solver.words.sentences import advice_sentence
 
 from .conftest import advise_at, assert_one_line_error, dice, run_sabords
 
@@ -260,7 +261,7 @@ def test_sorceress_moves_are_valued_in_the_used_world(solutions: dict[str, TurnS
     # The best move here uses her: reroll the skull with the lone sword (keep m m p p c).
     best = advice.options[0]
     assert best.sorceress and str(best.reroll) == "ks" and str(best.keep) == "mmppc"
-    assert advice.recommendation.startswith("Use the Sorceress: reroll one skull with s")
+    assert advice_sentence(advice).startswith("Use the Sorceress: reroll one skull with s")
 
 
 # -- special positions ----------------------------------------------------------------------------
@@ -269,19 +270,19 @@ def test_sorceress_moves_are_valued_in_the_used_world(solutions: dict[str, TurnS
 def test_bust_has_nothing_to_decide() -> None:
     advice = advise_at(CARDS["none"], dice("kkkmmppc"), RULES)
     assert advice.kind is Outcome.BUST and advice.options == () and advice.value == 0.0
-    assert advice.recommendation == "Bust (3 skulls): the turn is over: 0 points."
+    assert advice_sentence(advice) == "Bust (3 skulls): the turn is over: 0 points."
     battle = advise_at(CARDS["battle3"], dice("kkkmmpsc"), RULES)
-    assert battle.value == -500 and "the battle is lost: -500 points" in battle.recommendation
+    assert battle.value == -500 and "the battle is lost: -500 points" in advice_sentence(battle)
 
 
 def test_chest_bust_scores_the_dice_on_the_chest() -> None:
     """RULES.md worked example: chest, bust with 3 coins and 1 diamond on the chest = 500."""
     advice = advise_at(CARDS["chest"], dice("kkkcccdm"), RULES, chest=Dice.parse("cccd"))
     assert advice.kind is Outcome.BUST and advice.value == 500 and advice.points == 500
-    assert "the dice on the chest (c c c d) score 500 points" in advice.recommendation
+    assert "the dice on the chest (c c c d) score 500 points" in advice_sentence(advice)
     unknown = advise_at(CARDS["chest"], dice("kkkcccdm"), RULES)
     assert unknown.value == 0 and Note("chest_unknown") in unknown.notes
-    assert "--" not in unknown.recommendation  # the library names no command-line flag
+    assert "--" not in advice_sentence(unknown)  # the library names no command-line flag
     first = advise_at(CARDS["chest"], dice("kkkcccdm"), RULES, first=True)  # nothing on the chest
     assert first.value == 0 and first.notes == ()
 
@@ -294,7 +295,7 @@ def test_skull_island_on_a_first_roll_only() -> None:
     expected = sum((200 * s * p for s, p in island_distribution(CARDS["captain"], 4).items()),
                    Fraction(0))
     assert advice.island.expected_deduction == expected
-    assert f"{float(expected):.1f} points on average (200 per skull)" in advice.recommendation
+    assert f"{float(expected):.1f} points on average (200 per skull)" in advice_sentence(advice)
     later = advise_at(CARDS["captain"], dice("kkkkmmpc"), RULES)  # after a reroll: a bust
     assert later.kind is Outcome.BUST and later.island_if_first
     assert Note("island_if_first") in later.notes
@@ -333,7 +334,7 @@ def test_rescue_threshold_in_the_bust_risk(solutions: dict[str, TurnSolution]) -
 
 def test_chest_card_says_what_goes_on_the_chest(solutions: dict[str, TurnSolution]) -> None:
     advice = advise_at(CARDS["chest"], dice("kkmpsssc"), RULES, solution=solutions["chest"])
-    assert advice.recommendation.startswith("Keep s s s c (on the chest), reroll m p: expected")
+    assert advice_sentence(advice).startswith("Keep s s s c (on the chest), reroll m p: expected")
     assert advice.notes == (Note("chest_keep", {"keep": Dice.parse("sssc")}),)
     assert note_text(advice.notes[0]) == ("Chest card: put the kept dice (s s s c) on the "
                                           "chest; they still score if the reroll busts.")
@@ -407,7 +408,7 @@ def test_need_by_hand_four_coins_roll_two_until_a_coin() -> None:
     best = advice.options[0]
     assert str(best.keep) == "cccc" and str(best.reroll) == "mp"
     assert best.value == pytest.approx(9 / 20, abs=1e-9)
-    assert advice.recommendation == ("Keep c c c c, reroll m p: 45.0 % chance of at least "
+    assert advice_sentence(advice) == ("Keep c c c c, reroll m p: 45.0 % chance of at least "
                                      "1000 points, 30.6 % bust risk.")
 
 

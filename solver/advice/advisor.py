@@ -41,6 +41,7 @@ skull, which is in ``reroll``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -48,7 +49,7 @@ from math import comb
 from typing import TYPE_CHECKING, Any
 
 from ..rules.aims import NEED, POINTS, WIN, Aim
-from ..rules.dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
+from ..rules.dice import EMPTY, Dice, DiceNotationError
 from ..rules.moves import Reroll, can_stop, legal_rerolls
 from ..rules.notes import Note
 from ..rules.rulebook import NUM_DICE, Card, Rules
@@ -180,57 +181,6 @@ class Advice:
         return self.options[0] if self.options else None
 
     @property
-    def recommendation(self) -> str:
-        """The answer in one plain sentence (default letters; :meth:`sentence`)."""
-        return self.sentence()
-
-    def sentence(self, letters: Letters = DEFAULT_LETTERS) -> str:
-        """The answer in one plain sentence, dice in `letters`."""
-        if self.kind is Outcome.ISLAND:
-            assert self.island is not None
-            cost = self.island.cost_per_skull
-            return (
-                f"Skull Island: nothing for you this turn; each opponent loses "
-                f"{float(self.island.expected_deduction):.1f} points on average "
-                f"({cost} per skull)."
-            )
-        if self.kind is Outcome.BUST:
-            return self._bust_sentence(letters)
-        best = self.options[0]
-        if best.action == "stop":
-            text = f"Stop: {best.points} points"
-            if self.need is not None:
-                reached = best.value >= 1.0
-                text += (f" (at least {self.need}: reached)" if reached
-                         else f" ({self.need} can no longer be reached)")
-            return text + "."
-        text = move_words(self.card, best, letters)
-        if self.objective == WIN:
-            worth = f"{100 * best.value:.2f} % chance to win the game"
-        elif self.need is None:
-            worth = f"expected {best.value:.1f} points"
-        else:
-            worth = f"{100 * best.value:.1f} % chance of at least {self.need} points"
-        return f"{text}: {worth}, {100 * best.p_bust:.1f} % bust risk."
-
-    def _bust_sentence(self, letters: Letters) -> str:
-        skulls = skulls_of(self.card, self.dice)
-        text = f"Bust ({skulls} skulls): the turn is over"
-        if self.card.is_battle:
-            text += f", the battle is lost: {self.points} points"
-        elif self.card.chest and self.chest is not None and self.chest.total:
-            text += (f"; the dice on the chest ({self.chest.spaced(letters)}) score "
-                     f"{self.points} points")
-        elif self.card.chest and self.chest is None and not self.first:
-            text += (": 0 points, plus the dice on the chest (the dice not rolled in the last "
-                     "roll)")
-        else:
-            text += f": {self.points} points"
-        if self.need is not None:
-            text += f" (at least {self.need}: {'reached' if self.value >= 1.0 else 'missed'})"
-        return text + "."
-
-    @property
     def notes(self) -> tuple[Note, ...]:
         """What else the answer depends on (:mod:`solver.rules.notes`): the chest, the first-roll
         reading of 4+ skulls, a rescue."""
@@ -249,8 +199,9 @@ class Advice:
             out.append(Note("island_if_first"))
         return tuple(out)
 
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON form of `sabords advise --json` (the documented keys first, then extras)."""
+    def as_dict(self, sentence: Callable[[Advice], str]) -> dict[str, Any]:
+        """The JSON form of `sabords advise --json` (the documented keys first, then extras),
+        with the front end's `sentence` of the answer as its ``recommendation``."""
         return {
             "card": self.card.id,
             "dice": str(self.dice),
@@ -265,29 +216,11 @@ class Advice:
             "sorceress_used": self.sorceress_used,
             "chest": None if self.chest is None else str(self.chest),
             "points": self.points,
-            "recommendation": self.recommendation,
+            "recommendation": sentence(self),
             "notes": [note.as_dict() for note in self.notes],
             "island": None if self.island is None else self.island.as_dict(),
             "bound": self.bound,
         }
-
-
-def move_words(card: Card, option: Option, letters: Letters = DEFAULT_LETTERS) -> str:
-    """'Keep s s s c (on the chest), reroll m p' / 'Use the Sorceress: reroll one skull...' /
-    'Stop'."""
-    if option.action == "stop":
-        return "Stop"
-    chest = " (on the chest)" if card.chest else ""
-    others = option.reroll - Dice.of((option.reroll.skulls, 0, 0, 0, 0, 0))
-    if option.sorceress:
-        text = "Use the Sorceress: reroll one skull"
-        text += f" with {others.spaced(letters)}" if others.total else " alone"
-        if option.keep.total:
-            text += f", keep {option.keep.spaced(letters)}{chest}"
-        return text
-    if not option.keep.total:
-        return f"Reroll {others.spaced(letters)}"
-    return f"Keep {option.keep.spaced(letters)}{chest}, reroll {others.spaced(letters)}"
 
 
 @dataclass(frozen=True)
@@ -584,6 +517,5 @@ __all__ = [
     "Position",
     "bust_probability",
     "exact_values",
-    "move_words",
     "tie_key",
 ]

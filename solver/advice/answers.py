@@ -20,7 +20,7 @@ Prints nothing and raises the library's errors (:mod:`solver.errors`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -59,12 +59,13 @@ class AdviceAnswer:
             return {}
         return {o.key: o.value for o in self.points.options}
 
-    def as_dict(self, top: int | None = None) -> dict[str, Any]:
-        """The JSON of `sabords advise --json` (`top`: only the first `top` options; None or
-        0: all of them)."""
+    def as_dict(self, sentence: Callable[[Advice], str], top: int | None = None
+                ) -> dict[str, Any]:
+        """The JSON of `sabords advise --json`, with the front end's `sentence` of the advice
+        (`top`: only the first `top` options; None or 0: all of them)."""
         from ..rational import fraction_text
 
-        data = self.advice.as_dict()
+        data = self.advice.as_dict(sentence)
         goal = self.solved.goal
         if goal.name == WIN:
             assert self.points is not None

@@ -24,6 +24,7 @@ Used by `sabords turn` (:mod:`solver.cli.turn`) and the web page; it prints noth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -294,9 +295,9 @@ class TurnPlay:
                           start_value=s.start_value, island_skulls=s.island_skulls,
                           deduction=deduction)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, sentence: Callable[[Advice], str]) -> dict[str, Any]:
         """The turn's state for a script or a web page: the phase, what is expected, the
-        advice showing, and the graded turn."""
+        advice showing (with the front end's `sentence` of it), and the graded turn."""
         s = self._state
         expected: list[int] = []
         rolled = None
@@ -316,7 +317,7 @@ class TurnPlay:
             "sorceress_used": s.sorceress_used,
             "chest": None if s.chest is None else str(s.chest),
             "advice": None if s.advice is None or s.phase is Phase.ISLAND
-            else s.advice.as_dict(),
+            else s.advice.as_dict(sentence),
             "graded": self.graded().as_dict(),
         }
 

@@ -83,18 +83,11 @@ class TablesDirectory:
         return turn_table(card, rules.turn_rules(), self.tables_dir)
 
     def game(self, rules: Rules, players: int = 2) -> GameTable:
-        if players == 2:
-            return self.two_player_game(rules)
-        from ..tables.game import read_ngame
+        from ..tables.game import game_tables, read_ngame
         from ..tables.paths import game_default_dir
 
-        return read_ngame(self.game_tables_dir or game_default_dir(rules), rules, players)
-
-    def two_player_game(self, rules: Rules) -> GameSolution:
-        """The two-player game read or solved, with its stored win policies (what the
-        two-player games of `sabords game` play)."""
-        from ..tables.game import game_tables
-
+        if players != 2:
+            return read_ngame(self.game_tables_dir or game_default_dir(rules), rules, players)
         solving = not game_on_disk(rules, self.game_tables_dir)
         if solving and self.before_game_solve is not None:
             self.before_game_solve(rules)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from ..advice.inputs import CHEST, DICE, FINAL, FIRST, ME, NEED, OPP, SORCERESS_USED, TOP
 from ..rules.aims import WIN
+from ..words.sentences import advice_sentence
 from .app import (
     ExactOption,
     GameTablesOption,
@@ -115,7 +116,7 @@ def advise(
                            sorceress_used=sorceress_used, chest=the_chest, first=first,
                            exact=exact)
     if as_json:
-        print_json(answer.as_dict(top))
+        print_json(answer.as_dict(advice_sentence, top))
         return
     shown = SHOWN_OPTIONS if top is None else (top or len(answer.advice.options))
     lines = win_lines(answer, shown, notes) if goal.name == WIN else \
@@ -143,7 +144,7 @@ def advice_lines(advice: Advice, shown: int, notation: Notation) -> Iterator[str
     from ..rules.scoring import Outcome
 
     a = advice
-    yield a.sentence(notation.letters)
+    yield advice_sentence(a, notation.letters)
     for note in a.notes:
         yield f"  {note_line(note, notation)}"
     yield ""
@@ -181,13 +182,13 @@ def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[
     expected points."""
     advice, points, goal = answer.advice, answer.points, answer.solved.goal
     assert points is not None
-    yield advice.sentence(notation.letters)
+    yield advice_sentence(advice, notation.letters)
     for note in advice.notes:
         yield f"  {note_line(note, notation)}"
     if (points.options and advice.options
             and option_key(points.options[0]) != option_key(advice.options[0])):
         yield f"  For expected points the best move would differ: " \
-              f"{points.sentence(notation.letters)}"
+              f"{advice_sentence(points, notation.letters)}"
     yield ""
     if goal.others:
         where = "final round" if goal.final else "normal play"

@@ -17,6 +17,7 @@ import typer
 from ..advice.inputs import CARD_DRAWN
 from ..errors import SabordsError, is_digits, shorten, whole_number
 from ..rules.aims import POINTS, WIN
+from ..words.sentences import advice_sentence
 from .advise import FinalOption, MeOption, NeedOption, OppOption, goal_of
 from .app import (
     EXIT_INTERRUPTED,
@@ -306,7 +307,7 @@ class _Helper:
 
     def event(self, name: str, **extra: Any) -> None:
         if self.as_json:
-            print_json({"event": name, **extra, **self.play.as_dict()}, indent=None)
+            print_json({"event": name, **extra, **self.play.as_dict(advice_sentence)}, indent=None)
 
     def goal_words(self) -> str:
         goal = self.play.goal
@@ -358,11 +359,11 @@ class _Helper:
         assert advice is not None
         n = self.notation
         if advice.kind in (Outcome.BUST, Outcome.ISLAND):
-            echo(f"  {advice.sentence(n.letters)}")
+            echo(f"  {advice_sentence(advice, n.letters)}")
             for line in self.notes(advice):
                 echo(line)
             return
-        from ..advice.advisor import move_words
+        from ..words.sentences import move_words
 
         echo(f"  Advice: {move_words(advice.card, advice.options[0], n.letters)}.")
         for line in self.notes(advice):

@@ -16,7 +16,7 @@ at the positions met (:meth:`WinPlay.moves`, as every policy of the turn simulat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -34,7 +34,8 @@ from .seats import FINAL, NORMAL, SUDDEN, final_name
 from .turns import mover_utilities
 
 if TYPE_CHECKING:
-    from .solve import GameSolution
+    from ..rules.rulebook import Rules
+    from .policies import PhasePolicy
 
 NORMAL_KIND, FINAL_KIND, SUDDEN_KIND = 0, 1, 2
 """The kind of a game's phase, as a simulator of whole games keeps it."""
@@ -64,6 +65,26 @@ class WinPlay(Protocol):
         ...
 
 
+class StoredPolicyTable(Protocol):
+    """What :class:`StoredWinPlay` reads of a two-player table
+    (:class:`solver.game.GameSolution`)."""
+
+    @property
+    def rules(self) -> Rules: ...
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def k_max(self) -> int: ...
+
+    @property
+    def n_dice(self) -> int: ...
+
+    @property
+    def policies(self) -> Mapping[str, PhasePolicy]: ...
+
+
 class StoredWinPlay:
     """Two players: the table's stored policy at every state (module doc). Every phase's
     policy is decoded and checked when made (a table read from disk decodes a phase when first
@@ -73,7 +94,7 @@ class StoredWinPlay:
     name: str = WIN
     players: int = 2
 
-    def __init__(self, sol: GameSolution) -> None:
+    def __init__(self, sol: StoredPolicyTable) -> None:
         self.sol = sol
         self.rules = sol.rules.turn_rules()
         self.n = sol.n

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ..advice import inputs as I
 from ..errors import SabordsError, StaleTableError
 from ..rules.aims import WIN
+from ..words.sentences import advice_sentence
 from .params import BadRequest, Endpoint, Limits, read_query
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def advise(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     card, dice, chest = _position(q)
     answer = advice_answer(card, dice, rules, _goal(q, rules), solutions,
                            sorceress_used=q["sorceress_used"], chest=chest, first=q["first"])
-    return answer.as_dict(q["top"])
+    return answer.as_dict(advice_sentence, q["top"])
 
 
 def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
@@ -202,7 +203,7 @@ def turn(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
                 play.enter_roll(entry)
         except SabordsError as exc:
             raise EntryError(index, exc) from None
-    return play.as_dict()
+    return play.as_dict(advice_sentence)
 
 
 def rules(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
