@@ -1178,6 +1178,11 @@ def practice_to_my_move(page: Page, *, may_end: bool = False) -> bool:
     raise AssertionError("no move of the player's in 40 taps")
 
 
+MOVES_A_TURN = 60
+"""Moves within which a turn of stops and rerolls of every other die ends (a bust or a stop):
+after 60 rerolls of at least one die with no skull, something else is wrong."""
+
+
 def saved_practice(page: Page) -> Any:
     return page.d.execute_script(
         "return JSON.parse(localStorage.getItem('mille-sabords.v2')).practice")
@@ -1191,11 +1196,20 @@ def test_practice_when_the_players_move_ends_the_turn(page: Page, browser: Any) 
         if not practice_to_my_move(page, may_end=True):  # the random dice ended the game
             break
         turns = len(saved_practice(page)["log"])
-        while saved_practice(page)["turn"] is not None and len(
-                saved_practice(page)["log"]) == turns:
+
+        def over() -> bool:
+            saved = saved_practice(page)
+            return saved["turn"] is None or len(saved["log"]) != turns  # noqa: B023
+
+        for _ in range(MOVES_A_TURN):
+            if over():
+                break
             stop = page.button("Stop", enabled=False)
             page.tap("Stop" if stop.is_enabled() else "Reroll the others")
             assert page.text(browser.find_element(page.By.ID, "error")) == ""
+        # (once, in a whole run, this loop went on for minutes: bounded, and said)
+        assert over(), (f"the turn did not end in {MOVES_A_TURN} moves",
+                        saved_practice(page), page.text(page.region("Practice")))
         region = page.text(page.region("Practice"))
         if "The game is over" in region:  # the random dice ended the game: done
             break

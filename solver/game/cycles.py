@@ -67,11 +67,6 @@ def profile_hash(digest: np.ndarray) -> int:
                                           digest_size=8).digest(), "little")
 
 
-def remember(work: dict[str, np.ndarray], key: str, value: Any, dtype: Any) -> None:
-    """Append `value` to the history ``work[key]``."""
-    work[key] = np.append(work[key], np.asarray([value], dtype=dtype))
-
-
 STALL = 4
 """Evaluations whose changes, within a factor 2 of each other, show the values stalled."""
 

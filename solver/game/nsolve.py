@@ -85,7 +85,6 @@ from .cycles import (
     PhaseEquations,
     one_at_a_time,
     profile_hash,
-    remember,
     settle,
     stalled,
 )
@@ -98,6 +97,7 @@ from .records import (
     FIRST_TOL,
     MAX_ITERATIONS,
     Checkpoint,
+    CyclicWork,
     NGameSolution,
     PhaseRecord,
     Progress,
@@ -389,6 +389,22 @@ def _acyclic(gm: GameModel, seats: Seats, name: str, blocks: list[IntArray],
     record.bound = before + lost
 
 
+@dataclass
+class _Improved:
+    """What one improvement of a cyclic phase found."""
+
+    active: IntArray
+    """The states it solved again."""
+    blocks: int
+    changed: int
+    """States whose moves it changed."""
+    moved: np.ndarray
+    gap: float
+    best_responses: list[tuple[IntArray, np.ndarray, FloatArray, FloatArray]]
+    """Per block, the states whose movers kept a move within the precision of their best
+    turn (a near tie), with that best turn's digest, endings and lost probability."""
+
+
 def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoint,
             record: PhaseRecord, runner: Runner, p_island: FloatArray,
             progress: ProgressFn | None, checkpoint: Callable[[Checkpoint], None] | None
@@ -402,121 +418,144 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
     improvements after that solve at the final precision: the precision never loosens, so
     near ties solved coarsely cannot swing the moves back."""
     phase = seats.phases[name]
-    offset = seats.offset(name)
     size = phase.size
     index = np.arange(size, dtype=np.int64)
+    work = (CyclicWork.of(state.work, size) if state.work
+            else CyclicWork.start(size, gm.n_u, gm.n_k))
     points, island = seats.successors(name, index)
-    if not state.work:
-        state.work = {
-            "endings": np.zeros((size, gm.n_u)),
-            "best": np.zeros(size),
-            "digest": np.zeros(size, dtype=np.uint64),
-            "margin": np.zeros(size),  # nothing known yet: every state is solved first
-            "solved_at": np.full(size, np.inf),  # the precision of each state's last solve
-            "columns": np.zeros((size, gm.n_k)),  # the utilities it was last solved for
-            "lost": np.zeros(size),
-            "full": np.ones(1, dtype=bool),  # the next improvement solves every state
-        }
-    work = state.work
-    # (a checkpoint of an older solve may lack these)
-    work.setdefault("tol", np.full(1, FIRST_TOL))  # the tightest precision used so far
-    work.setdefault("moved_at", np.full(size, -1, dtype=np.int64))  # when a move last changed
-    work.setdefault("seen", np.zeros(0, dtype=np.uint64))  # every profile's hash, in order
-    work.setdefault("seen_at", np.zeros(0, dtype=np.int64))  # and its improvement
-    work.setdefault("changes", np.zeros(0))  # every evaluation's largest change
-    work.setdefault("slack", np.zeros(size))  # the gain a state's mover may leave (cycles)
-    ev = PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
-                         points=np.ascontiguousarray(points.T.astype(np.int64)),
-                         island=np.ascontiguousarray(island.T.astype(np.int64)),
-                         p_island=p_island, magic=seats.magic_row(), endings=work["endings"])
+    ev = PhaseEquations(offset=seats.offset(name), order=order_of(phase.decode(index)),
+                        points=np.ascontiguousarray(points.T.astype(np.int64)),
+                        island=np.ascontiguousarray(island.T.astype(np.int64)),
+                        p_island=p_island, magic=seats.magic_row(), endings=work.endings)
     del points, island
-    best, digest, margin = work["best"], work["digest"], work["margin"]
-    solved_at, columns, lost = work["solved_at"], work["columns"], work["lost"]
-    slack = work["slack"]
     state.phase = name
     while True:
         tol, eps = schedule(state.change)
-        # never looser than before: near ties solved coarsely again could swing back
-        tol = min(tol, float(work["tol"][0]))
-        work["tol"][0] = tol
+        tol = min(tol, work.tol)  # never looser than before: near ties could swing back
+        work.tol = tol
         t0 = time.perf_counter()
-        now = state.Z[ev.points, seats.players - 1]  # (size, n_k): every state's utilities
-        if work["full"][0] or state.digest is None:
-            active = index
-        else:
-            moved_by = np.max(np.abs(now - columns), axis=1)
-            active = np.flatnonzero(moved_by + solved_at + tol >= margin)
-        blocks = blocks_of(active, block)
-        before_digest = digest.copy()
-        known = None if state.digest is None else [before_digest[at] for at in blocks]
-        best_responses: list[tuple[IntArray, np.ndarray, FloatArray, FloatArray]] = []
-        for i, got in runner.improve(name, blocks, state.Z, tol, eps, False, known):
-            at = blocks[i]
-            moves, gain_margin = got.digest.copy(), got.margin.copy()
-            if state.digest is not None:  # a move changes only for a gain beyond the precision
-                keep = ((moves != before_digest[at])
-                        & (got.best - state.Z[offset + at, 0] <= tol + slack[at]))
-                moves[keep], gain_margin[keep] = before_digest[at][keep], 0.0
-                near = keep & (slack[at] == 0.0)  # (a cycle's moves are not near ties)
-                best_responses.append((at[near], got.digest[near], got.endings[near],
-                                       got.lost[near]))
-            else:
-                keep = np.zeros(at.shape[0], dtype=bool)
-            best[at], digest[at] = got.best, moves
-            margin[at], solved_at[at] = gain_margin, tol  # (a kept state is solved every time)
-            fresh = got.fresh & ~keep
-            new = at[fresh]  # the states pushed again (the others' moves are the last ones)
-            ev.endings[new], lost[new] = got.endings[fresh], got.lost[fresh]
-            columns[at] = now[at]
-            record.columns += got.columns
-            if progress is not None:
-                progress(Progress(name, state.iteration + 1, i + 1, len(blocks),
-                                  time.perf_counter() - t0))
-        moved = (np.ones(size, dtype=bool) if state.digest is None
-                 else digest != before_digest)
-        changed = int(np.count_nonzero(moved))
-        gap = float(np.max(np.abs(best - state.Z[offset:offset + size, 0]), initial=0.0))
-        work["moved_at"][moved] = state.iteration + 1
-        profile = profile_hash(digest)
-        again = np.flatnonzero(work["seen"] == profile)
-        if changed and again.shape[0]:  # a profile met before: the moves go round in a cycle
-            since = int(work["seen_at"][again[-1]])
-            swing = np.flatnonzero(work["moved_at"] > since)
-            one_at_a_time(gm, seats, name, ev, state, digest, swing, slack)
-            work["tol"][0] = FINAL_TOL  # and from now on at the final precision
-        remember(work, "seen", np.uint64(profile), np.uint64)
-        remember(work, "seen_at", state.iteration + 1, np.int64)
+        got = _improve(seats, name, block, state, work, ev, record, runner, tol, eps,
+                       progress, t0)
+        _watch_cycles(gm, seats, name, state, work, ev, got)
         change = ev.solve(state.Z)
-        remember(work, "changes", change, np.float64)
-        if stalled(work["changes"]):  # the moves still change, the values barely converge
-            work["tol"][0] = FINAL_TOL
+        _evaluated(work, change)
         state.iteration += 1
-        record.iterations = state.iteration
-        record.changed.append(changed)
-        record.tol.append(tol)
-        record.gap, record.residual, record.sweeps = gap, ev.residual, ev.sweeps
-        record.lost = float(lost.max(initial=0.0))
-        cyc = slack > 0
-        record.cycles = int(np.count_nonzero(cyc))
-        record.slack = float(np.max(best[cyc] - state.Z[offset:offset + size, 0][cyc],
-                                    initial=0.0))
-        state.digests, state.change = [*state.digests[-1:], digest.copy()], change
+        _record(record, state, work, ev, got, tol, change)
         if progress is not None:
-            progress(Progress(name, state.iteration, len(blocks), len(blocks),
-                              time.perf_counter() - t0, change=change, changed=changed))
-        was_full = active.shape[0] == size
-        if tol <= FINAL_TOL and changed == 0 and was_full:
+            progress(Progress(name, state.iteration, got.blocks, got.blocks,
+                              time.perf_counter() - t0, change=change, changed=got.changed))
+        if tol <= FINAL_TOL and got.changed == 0 and got.active.shape[0] == size:
+            state.work = work.arrays()
             break  # (the phase's end is checkpointed by the caller)
         # the last improvement solves every state: once the moves settle at the final precision
-        work["full"][0] = tol <= FINAL_TOL and changed == 0
+        work.full = tol <= FINAL_TOL and got.changed == 0
+        state.work = work.arrays()
         if checkpoint is not None:
             checkpoint(state)
         if state.iteration >= MAX_ITERATIONS:
             raise RuntimeError(f"{name}: moves still change after {MAX_ITERATIONS} improvements")
+    _end_cyclic(seats, state, record, work, ev, got.best_responses, p_island)
+
+
+def _improve(seats: Seats, name: str, block: int, state: Checkpoint, work: CyclicWork,
+             ev: PhaseEquations, record: PhaseRecord, runner: Runner, tol: float, eps: float,
+             progress: ProgressFn | None, t0: float) -> _Improved:
+    """One improvement: solve again the states whose utilities moved by at least the margin
+    of their moves (every state when :attr:`CyclicWork.full`); a mover's move changes only for
+    a gain beyond the precision (plus the slack of a cycle's states)."""
+    size, offset = work.best.shape[0], ev.offset
+    now = state.Z[ev.points, seats.players - 1]  # (size, n_k): every state's utilities
+    if work.full or state.digest is None:
+        active = np.arange(size, dtype=np.int64)
+    else:
+        moved_by = np.max(np.abs(now - work.columns), axis=1)
+        active = np.flatnonzero(moved_by + work.solved_at + tol >= work.margin)
+    blocks = blocks_of(active, block)
+    before_digest = work.digest.copy()
+    known = None if state.digest is None else [before_digest[at] for at in blocks]
+    best_responses: list[tuple[IntArray, np.ndarray, FloatArray, FloatArray]] = []
+    for i, got in runner.improve(name, blocks, state.Z, tol, eps, False, known):
+        at = blocks[i]
+        moves, gain_margin = got.digest.copy(), got.margin.copy()
+        if state.digest is not None:  # a move changes only for a gain beyond the precision
+            keep = ((moves != before_digest[at])
+                    & (got.best - state.Z[offset + at, 0] <= tol + work.slack[at]))
+            moves[keep], gain_margin[keep] = before_digest[at][keep], 0.0
+            near = keep & (work.slack[at] == 0.0)  # (a cycle's moves are not near ties)
+            best_responses.append((at[near], got.digest[near], got.endings[near],
+                                   got.lost[near]))
+        else:
+            keep = np.zeros(at.shape[0], dtype=bool)
+        work.best[at], work.digest[at] = got.best, moves
+        # (a kept state is solved every time)
+        work.margin[at], work.solved_at[at] = gain_margin, tol
+        fresh = got.fresh & ~keep
+        new = at[fresh]  # the states pushed again (the others' moves are the last ones)
+        ev.endings[new], work.lost[new] = got.endings[fresh], got.lost[fresh]
+        work.columns[at] = now[at]
+        record.columns += got.columns
+        if progress is not None:
+            progress(Progress(name, state.iteration + 1, i + 1, len(blocks),
+                              time.perf_counter() - t0))
+    moved = (np.ones(size, dtype=bool) if state.digest is None
+             else work.digest != before_digest)
+    gap = float(np.max(np.abs(work.best - state.Z[offset:offset + size, 0]), initial=0.0))
+    return _Improved(active=active, blocks=len(blocks), changed=int(np.count_nonzero(moved)),
+                     moved=moved, gap=gap, best_responses=best_responses)
+
+
+def _watch_cycles(gm: GameModel, seats: Seats, name: str, state: Checkpoint,
+                  work: CyclicWork, ev: PhaseEquations, got: _Improved) -> None:
+    """A profile of the moves met before: the moves go round in a cycle, and those that
+    changed since change one at a time (:func:`one_at_a_time`); the precision is the final
+    one from then on."""
+    work.moved_at[got.moved] = state.iteration + 1
+    profile = profile_hash(work.digest)
+    again = np.flatnonzero(work.seen == profile)
+    if got.changed and again.shape[0]:
+        since = int(work.seen_at[again[-1]])
+        swing = np.flatnonzero(work.moved_at > since)
+        one_at_a_time(gm, seats, name, ev, state, work.digest, swing, work.slack)
+        work.tol = FINAL_TOL
+    work.seen = np.append(work.seen, np.asarray([profile], dtype=np.uint64))
+    work.seen_at = np.append(work.seen_at, np.asarray([state.iteration + 1], dtype=np.int64))
+
+
+def _evaluated(work: CyclicWork, change: float) -> None:
+    """An evaluation's largest change, remembered: values that barely converge while the
+    moves still change (:func:`stalled`) go to the final precision."""
+    work.changes = np.append(work.changes, np.asarray([change], dtype=np.float64))
+    if stalled(work.changes):
+        work.tol = FINAL_TOL
+
+
+def _record(record: PhaseRecord, state: Checkpoint, work: CyclicWork, ev: PhaseEquations,
+            got: _Improved, tol: float, change: float) -> None:
+    """The phase's record after an improvement and its evaluation."""
+    size, offset = work.best.shape[0], ev.offset
+    record.iterations = state.iteration
+    record.changed.append(got.changed)
+    record.tol.append(tol)
+    record.gap, record.residual, record.sweeps = got.gap, ev.residual, ev.sweeps
+    record.lost = float(work.lost.max(initial=0.0))
+    cyc = work.slack > 0
+    record.cycles = int(np.count_nonzero(cyc))
+    record.slack = float(np.max(work.best[cyc] - state.Z[offset:offset + size, 0][cyc],
+                                initial=0.0))
+    state.digests, state.change = [*state.digests[-1:], work.digest.copy()], change
+
+
+def _end_cyclic(seats: Seats, state: Checkpoint, record: PhaseRecord, work: CyclicWork,
+                ev: PhaseEquations,
+                best_responses: list[tuple[IntArray, np.ndarray, FloatArray, FloatArray]],
+                p_island: FloatArray) -> None:
+    """The phase's end (:func:`settle`) and what is proved about it."""
+    size, offset = work.best.shape[0], ev.offset
     record.settled, record.adopted = settle(ev, state.Z, start_row(seats.players),
-                                             best_responses, digest, lost)
-    record.gap = float(np.max(np.abs(best - state.Z[offset:offset + size, 0]), initial=0.0))
-    record.lost = float(lost.max(initial=0.0))
+                                            best_responses, work.digest, work.lost)
+    record.gap = float(np.max(np.abs(work.best - state.Z[offset:offset + size, 0]),
+                              initial=0.0))
+    record.lost = float(work.lost.max(initial=0.0))
     record.residual, record.sweeps = ev.residual, ev.sweeps
     record.turns = turns_bound(offset, ev.order, ev.endings, ev.points, ev.island, p_island,
                                state.Z.shape[0])

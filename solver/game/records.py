@@ -1,7 +1,7 @@
 """The records of an n-player game solve (:mod:`.nsolve`): its precisions, where it is
 (:class:`Progress`), how each phase was solved and what is proved about it
 (:class:`PhaseRecord`), the solution (:class:`NGameSolution`) and the state a solve goes on
-from after an interruption (:class:`Checkpoint`)."""
+from after an interruption (:class:`Checkpoint`, with a cyclic phase's :class:`CyclicWork`)."""
 
 from __future__ import annotations
 
@@ -127,9 +127,80 @@ class Checkpoint:
     """The moves' digests of the phase's last two improvements (the latest last)."""
     change: float | None = None
     work: dict[str, np.ndarray] = field(default_factory=dict)
-    """The phase's arrays between improvements (every state's endings, margin...): what the
-    next improvement keeps for the states it does not solve again."""
+    """A cyclic phase's state between improvements as the named arrays a file keeps
+    (:meth:`CyclicWork.arrays`): what the next improvement keeps for the states it does not
+    solve again."""
 
     @property
     def digest(self) -> np.ndarray | None:
         return self.digests[-1] if self.digests else None
+
+
+@dataclass
+class CyclicWork:
+    """A cyclic phase's state between improvements (module doc): what the next improvement
+    keeps for the states it does not solve again, and what tells a cycle or a stall. A
+    checkpoint keeps it as arrays (:meth:`arrays`, :meth:`of`)."""
+
+    endings: FloatArray
+    """(size, n_u): every state's endings under its moves (the evaluation's equations)."""
+    best: FloatArray
+    """The mover's best turn at the last improvement."""
+    digest: np.ndarray
+    """Every state's moves, as a digest."""
+    margin: FloatArray
+    """By how much the moves beat the others at their last solve (0: nothing known)."""
+    solved_at: FloatArray
+    """The precision of each state's last solve."""
+    columns: FloatArray
+    """(size, n_k): the utilities each state was last solved for."""
+    lost: FloatArray
+    """The probability each state's pushes left unassigned."""
+    slack: FloatArray
+    """The gain a state's mover may leave (the states of a cycle; 0 elsewhere)."""
+    moved_at: IntArray
+    """The improvement at which each state's move last changed (-1: never)."""
+    seen: np.ndarray
+    """Every profile of the moves met, as a hash, in order, and :attr:`seen_at` its
+    improvement."""
+    seen_at: IntArray
+    changes: FloatArray
+    """Every evaluation's largest change of a value."""
+    full: bool = True
+    """The next improvement solves every state."""
+    tol: float = FIRST_TOL
+    """The tightest precision used so far (it never loosens)."""
+
+    @classmethod
+    def start(cls, size: int, n_u: int, n_k: int) -> CyclicWork:
+        """Nothing known yet: every state is solved first."""
+        return cls(endings=np.zeros((size, n_u)), best=np.zeros(size),
+                   digest=np.zeros(size, dtype=np.uint64), margin=np.zeros(size),
+                   solved_at=np.full(size, np.inf), columns=np.zeros((size, n_k)),
+                   lost=np.zeros(size), slack=np.zeros(size),
+                   moved_at=np.full(size, -1, dtype=np.int64),
+                   seen=np.zeros(0, dtype=np.uint64), seen_at=np.zeros(0, dtype=np.int64),
+                   changes=np.zeros(0))
+
+    @classmethod
+    def of(cls, arrays: dict[str, np.ndarray], size: int) -> CyclicWork:
+        """The state a checkpoint keeps (:meth:`arrays`); one of an older solve may lack the
+        arrays after ``full``, which then start afresh."""
+        return cls(endings=arrays["endings"], best=arrays["best"], digest=arrays["digest"],
+                   margin=arrays["margin"], solved_at=arrays["solved_at"],
+                   columns=arrays["columns"], lost=arrays["lost"],
+                   slack=arrays.get("slack", np.zeros(size)),
+                   moved_at=arrays.get("moved_at", np.full(size, -1, dtype=np.int64)),
+                   seen=arrays.get("seen", np.zeros(0, dtype=np.uint64)),
+                   seen_at=arrays.get("seen_at", np.zeros(0, dtype=np.int64)),
+                   changes=arrays.get("changes", np.zeros(0)),
+                   full=bool(arrays["full"][0]),
+                   tol=float(arrays.get("tol", np.full(1, FIRST_TOL))[0]))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The state as the named arrays a checkpoint keeps."""
+        return {"endings": self.endings, "best": self.best, "digest": self.digest,
+                "margin": self.margin, "solved_at": self.solved_at, "columns": self.columns,
+                "lost": self.lost, "full": np.full(1, self.full, dtype=bool),
+                "tol": np.full(1, self.tol), "moved_at": self.moved_at, "seen": self.seen,
+                "seen_at": self.seen_at, "changes": self.changes, "slack": self.slack}
