@@ -144,6 +144,30 @@ def test_two_and_three_players_refuse_a_final_total_no_game_reaches() -> None:
     assert run_sabords("winprob", "--me", "2500", "--opp", "16500", "--final").exit_code == 0
 
 
+@pytest.mark.parametrize("command", [["winprob"], ["advise", "none", "kkmmppsc"],
+                                     ["turn", "none"]])
+def test_six_players_or_more_are_refused_naming_2_to_5(command: list[str]) -> None:
+    """The game is for 2 to 5 players: six are refused before any table is looked for, and
+    the refusal suggests no command (`solve-game --players 6` refuses them too). Before, it
+    said to write a 6-player table with `sabords solve-game --players 6`."""
+    for opponents in (5, 6):
+        done = run_sabords(*command, "--me", "0", *["--opp", "0"] * opponents, input="")
+        line = assert_one_line_error(done, f"the game is for 2 to 5 players, not "
+                                           f"{1 + opponents}")
+        assert "solve-game" not in line and "sabords " not in line
+
+
+def test_the_web_refuses_six_players_in_the_player_s_language() -> None:
+    with TestClient(create_app()) as client:
+        six = [("me", "0"), *[("opp", "0")] * 5]
+        got = client.get("/api/winprob", params=six, headers={"accept-language": "fr"})
+        assert got.status_code == 422
+        assert got.json()["error"] == "La partie se joue de 2 à 5 joueurs, pas 6"
+        assert got.json()["kind"] == "player_count"
+        got = client.get("/api/advise", params=[("card", "none"), ("dice", "kkmmppsc"), *six])
+        assert got.json()["error"] == "the game is for 2 to 5 players, not 6"
+
+
 def test_the_web_answers_for_three_players(tables: Path) -> None:
     with TestClient(create_app(Settings(game_tables_dir=tables))) as client:
         got = client.get("/api/winprob", params=[("me", "0"), ("opp", "0"), ("opp", "0"),

@@ -122,9 +122,10 @@ def fix_words(exc: StaleTableError) -> str:
     directory = Path(exc.path).parent
     players = _players(exc)
     if is_committed_dir(directory) and players not in SHIPPED_PLAYERS:
-        return (f"no {players}-player table comes with mille-sabords (the README gives what "
-                f"its solve costs): write one with `sabords solve-game --players {players}"
-                f"{_variants(rules)} --out DIR` and pass --game-tables DIR")
+        return (f"no {players}-player table comes with mille-sabords "
+                f"(docs/playing-to-win.md gives what its solve costs): write one with "
+                f"`sabords solve-game --players {players}{_variants(rules)} --out DIR` and pass "
+                f"--game-tables DIR")
     if is_committed_dir(directory):
         if rules != Rules():
             other = fix_command(exc, "DIR")

@@ -60,7 +60,13 @@ def check_position(rules: Rules, me: int, others: Sequence[int], *, final: bool 
     table is read or solved: what can be said without the table (the two-player game checks
     it all here; a game of three players and more also checks what needs its table's point
     range when it is asked, :func:`solver.game.query.state_of`)."""
-    if len(others) == 1:
-        from .model import check_totals
+    from .model import GameError, check_totals
+    from .seats import MAX_PLAYERS
 
+    players = 1 + len(others)
+    if not 2 <= players <= MAX_PLAYERS:
+        raise GameError(f"the game is for 2 to {MAX_PLAYERS} players, not {players}",
+                        subject="opp", kind="player_count",
+                        values={"players": players, "least": 2, "most": MAX_PLAYERS})
+    if players == 2:
         check_totals(rules, me, others[0], final=final)

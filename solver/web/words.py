@@ -194,6 +194,8 @@ FRENCH: dict[str, Words] = {
     "which_trigger": lambda v, p: f"personne n'est à l'objectif {v.get('target')} : l'île de "
     "la Tête de Mort a repoussé le joueur qui l'avait atteint, et ces totaux ne disent pas "
     f"lequel (joueur {_and(v.get('seats'), 'ou')})",
+    "player_count": lambda v, p: (f"la partie se joue de {v.get('least')} à {v.get('most')} "
+                                  f"joueurs, pas {v.get('players')}"),
     "players": lambda v, p: f"la partie de ce serveur se joue à {v.get('table')} joueurs, "
     f"pas {v.get('players')}",
     "final_round": lambda v, p: "ces totaux ne peuvent pas être un dernier tour de cette "
