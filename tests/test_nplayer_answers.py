@@ -144,6 +144,18 @@ def test_two_and_three_players_refuse_a_final_total_no_game_reaches() -> None:
     assert run_sabords("winprob", "--me", "2500", "--opp", "16500", "--final").exit_code == 0
 
 
+def test_every_win_answer_says_its_table_is_exact_and_how_it_was_solved(tables: Path) -> None:
+    """`"exact": true` and the method, for two players (value iteration) and three (policy
+    iteration): a near-optimal table would say false."""
+    three = ["--opp", "0", "--opp", "100", *TARGET, "--game-tables", str(tables)]
+    for opp, method in ((["--opp", "0", *TARGET], "value iteration, certified bounds"),
+                        (three, "policy iteration on the turns, proved bounds")):
+        win = _json("winprob", "--me", "0", *opp)
+        assert (win["exact"], win["method"]) == (True, method)
+        advice = _json("advise", "none", "kkmmppsc", "--me", "0", *opp)
+        assert advice["game"] == {"exact": True, "method": method}
+
+
 @pytest.mark.parametrize("command", [["winprob"], ["advise", "none", "kkmmppsc"],
                                      ["turn", "none"]])
 def test_six_players_or_more_are_refused_naming_2_to_5(command: list[str]) -> None:

@@ -72,6 +72,8 @@ class AdviceAnswer:
             expected = self.expected
             data.update({"me": goal.me, "opp": goal.opp, "final": goal.final,
                          "target": self.advice.rules.target,
+                         "game": {"exact": self.solved.game_exact,
+                                  "method": self.solved.game_method},
                          "points_best": [o.as_dict() for o in self.points.options
                                          if o.best][:1]})
             for entry, o in zip(data["options"], self.advice.options, strict=True):
@@ -194,17 +196,23 @@ class WinAnswer:
     """Three players and more: the totals after `opp`'s, in seat order."""
     players: tuple[float, ...] = ()
     """Every player's probability of winning, in seat order from the player (`win` first)."""
+    exact: bool = True
+    """The game table's values are the game's (:attr:`solver.game.table.GameTable.exact`)."""
+    method: str = ""
+    """How the game table was solved."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON of `sabords winprob --json`: ``players`` every seat in seat order from
-        the player, with its total and probability of winning."""
+        the player, with its total and probability of winning; ``exact`` and ``method``, how
+        the game table was solved."""
         totals = (self.me, self.opp, *self.others)
         out: dict[str, Any] = {
             "me": self.me, "target": self.rules.target, "opp": self.opp,
             "rules_hash": self.rules.hash, "win": self.win, "cards": self.cards,
             "final": self.final,
             "players": [{"total": t, "win": p} for t, p in zip(totals, self.players,
-                                                              strict=True)]}
+                                                              strict=True)],
+            "exact": self.exact, "method": self.method}
         if self.others:
             out["others"] = list(self.others)
         return out
@@ -219,7 +227,8 @@ def win_answer(rules: Rules, me: int, opp: int, solutions: SolutionSource, *,
     check_position(rules, me, (opp, *others), final=final)  # before a table is read or solved
     table = solutions.game(rules, 2 + len(others))
     chances, cards = table.chances(me, (opp, *others), final=final)
-    return WinAnswer(rules, me, opp, final, chances[0], cards, tuple(others), chances)
+    return WinAnswer(rules, me, opp, final, chances[0], cards, tuple(others), chances,
+                     exact=table.exact, method=table.method)
 
 
 __all__ = [

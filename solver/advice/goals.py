@@ -169,6 +169,10 @@ class GoalSolution:
     seats: tuple[tuple[Objective, TurnSolution], ...] = ()
     """Three players and more: every other seat's objective and the evaluation of the mover's
     play for it (its probability of winning after each move)."""
+    game_exact: bool = True
+    """Playing to win: whether the game table's values are the game's
+    (:attr:`solver.game.table.GameTable.exact`), and :attr:`game_method` how it was solved."""
+    game_method: str = ""
 
 
 def solve_goal(card: Card, rules: Rules, goal: Goal, *,
@@ -190,7 +194,8 @@ def solve_goal(card: Card, rules: Rules, goal: Goal, *,
     best = solve_turn(card, rules.turn_rules(), mover)
     seats = tuple((o, solve_turn(card, rules.turn_rules(), o, policy=best.policy()))
                   for o in others)
-    return GoalSolution(goal, mover, best, seats)
+    return GoalSolution(goal, mover, best, seats, game_exact=game.exact,
+                        game_method=game.method)
 
 
 __all__ = ["AdviceError", "Goal", "GoalSolution", "check_need", "exact_solution_for",

@@ -88,6 +88,9 @@ class GameSolution:
 
     players = 2
     """The two-player game (:class:`~.table.GameTable`)."""
+    exact = True
+    """Its values are the game's to within the certified bounds."""
+    method = "value iteration, certified bounds"
 
     def objectives(self, me: int, others: Sequence[int], *,
                    final: bool = False) -> tuple[Objective, ...]:

@@ -36,6 +36,18 @@ class GameTable(Protocol):
     @property
     def n_dice(self) -> int: ...
 
+    @property
+    def exact(self) -> bool:
+        """Whether the table's values are the game's, to within its proved bounds (its
+        players' best play), rather than those of a near-optimal method with a measured
+        loss."""
+        ...
+
+    @property
+    def method(self) -> str:
+        """How the table was solved, in a few words (the JSON's ``method``)."""
+        ...
+
     def objectives(self, me: int, others: Sequence[int], *,
                    final: bool = False) -> tuple[Objective, ...]:
         """The engine objectives of the mover's turn: the mover's own (its best moves

@@ -253,6 +253,11 @@ class NGameTable:
     from a file, a phase is decoded when first asked for (:class:`LazyPhases`)."""
     records: dict[str, dict[str, Any]]
 
+    exact = True
+    """Its values are those of the equilibrium the policy iteration reaches, to within the
+    proved bounds of its records (:mod:`solver.game.nsolve`)."""
+    method = "policy iteration on the turns, proved bounds"
+
     def seats(self) -> Any:
         from ..game.seats import Seats
 
