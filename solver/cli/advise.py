@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 
 from ..advice.inputs import CHEST, DICE, FINAL, FIRST, ME, NEED, OPP, SORCERESS_USED, TOP
 from ..rules.aims import WIN
-from ..words.sentences import advice_sentence
 from .app import (
     ExactOption,
     GameTablesOption,
@@ -103,6 +102,7 @@ def advise(
       sabords advise none mmmpppsc --me 0 --opp 0 --game-tables /tmp/g   # `solve-game`
     """
     from ..advice.answers import advice_answer
+    from ..words.sentences import advice_sentence
 
     rules = rules_from(variant)
     notes = notation_from(notation)
@@ -142,6 +142,7 @@ def exact_lines(values: ExactValues, shown: int) -> Iterator[str]:
 def advice_lines(advice: Advice, shown: int, notation: Notation) -> Iterator[str]:
     """The text answer of `sabords advise`: the sentence, notes, the table of options."""
     from ..rules.scoring import Outcome
+    from ..words.sentences import advice_sentence
 
     a = advice
     yield advice_sentence(a, notation.letters)
@@ -180,6 +181,8 @@ def goal_of(need: int | None, me: int | None, opp: list[int] | None, final: bool
 def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[str]:
     """`advise --me/--opp`: every option with its probability of winning the game and its
     expected points."""
+    from ..words.sentences import advice_sentence
+
     advice, points, goal = answer.advice, answer.points, answer.solved.goal
     assert points is not None
     yield advice_sentence(advice, notation.letters)

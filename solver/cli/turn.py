@@ -17,7 +17,6 @@ import typer
 from ..advice.inputs import CARD_DRAWN
 from ..errors import SabordsError, is_digits, shorten, whole_number
 from ..rules.aims import POINTS, WIN
-from ..words.sentences import advice_sentence
 from .advise import FinalOption, MeOption, NeedOption, OppOption, goal_of
 from .app import (
     EXIT_INTERRUPTED,
@@ -306,6 +305,8 @@ class _Helper:
     # -- output ------------------------------------------------------------------------------
 
     def event(self, name: str, **extra: Any) -> None:
+        from ..words.sentences import advice_sentence
+
         if self.as_json:
             print_json({"event": name, **extra, **self.play.as_dict(advice_sentence)}, indent=None)
 
@@ -354,6 +355,7 @@ class _Helper:
     def show_position(self) -> None:
         """The advice after a roll: the best move, then the next ones, ties marked."""
         from ..rules.scoring import Outcome
+        from ..words.sentences import advice_sentence
 
         advice = self.play.advice
         assert advice is not None

@@ -5,11 +5,15 @@ objects). The page says the same in the player's language with its own words (``
 
 from __future__ import annotations
 
-from ..advice.advisor import Advice, Option
+from typing import TYPE_CHECKING
+
 from ..rules.aims import WIN
 from ..rules.dice import DEFAULT_LETTERS, Dice, Letters
 from ..rules.rulebook import Card
 from ..rules.scoring import Outcome, skulls_of
+
+if TYPE_CHECKING:
+    from ..advice.advisor import Advice, Option
 
 
 def move_words(card: Card, option: Option, letters: Letters = DEFAULT_LETTERS) -> str:
