@@ -15,7 +15,7 @@ the hours).
 
 :func:`local_cluster` starts a ``LocalCluster`` sized to the machine (one single-threaded
 worker a core: the kernel's own threads are then one, ``SABORDS_THREADS``); :func:`connect`
-joins an existing one (``dask scheduler`` and ``dask worker`` on the machines, README).
+joins an existing one (``dask scheduler`` and ``dask worker`` on the machines, docs/distributed.md).
 
 Dask is imported here only, never on the advisor's path.
 """

@@ -140,7 +140,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
 
 HEAD_LIMIT = 16 * 1024
 """The most bytes of a request's head (its request line and headers) the server reads: a
-longer head is refused with 400 before the application (README)."""
+longer head is refused with 400 before the application (docs/web.md)."""
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 
 
