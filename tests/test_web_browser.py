@@ -698,14 +698,20 @@ def test_the_settings_never_lock_after_an_error(page: Page, browser: Any) -> Non
     assert "% chance to win" in page.sentence("Advice")
 
 
+def _chromium_at_200_percent_text(tmp_path: Path) -> Any:
+    """A phone 320 CSS px wide whose text size is 200 % (its default font size doubled, as a
+    phone's text zoom does)."""
+    driver = _chromium(tmp_path / "profile", 320, 700)
+    driver.execute_cdp_cmd("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
+    return driver
+
+
 def test_200_percent_text_at_320_px_scrolls_nothing_sideways(
         server: str, tmp_path: Path) -> None:
     """Before: 417 px wide at 120 %, the − buttons cut off at 130 %. The browser's text size
     at 200 % (its default font size doubled, as a phone's text zoom does) at 320 CSS px."""
-    driver = _chromium(tmp_path / "profile", 320, 700)
+    driver = _chromium_at_200_percent_text(tmp_path)
     try:
-        driver.execute_cdp_cmd("Page.setFontSizes", {"fontSizes": {"standard": 32,
-                                                                   "fixed": 26}})
         page = Page(driver, server)
         page.open(fresh=True)
         check = ("const w = document.documentElement.clientWidth; const out = [];"
@@ -1295,10 +1301,8 @@ def test_the_winner_is_announced_with_a_new_game_at_hand(page: Page, browser: An
 def test_200_percent_text_keeps_the_name_fields_wide(server: str, tmp_path: Path) -> None:
     """Before: at 200 % text and 320 px, the name fields of "Names and totals" shrank to 0 px
     under the totals."""
-    driver = _chromium(tmp_path / "profile", 320, 700)
+    driver = _chromium_at_200_percent_text(tmp_path)
     try:
-        driver.execute_cdp_cmd("Page.setFontSizes", {"fontSizes": {"standard": 32,
-                                                                   "fixed": 26}})
         page = Page(driver, server)
         page.open(fresh=True)
         page.open_details("Player 1")
