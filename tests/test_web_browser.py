@@ -1220,8 +1220,11 @@ def test_practice_when_the_players_move_ends_the_turn(page: Page, browser: Any) 
             if over():
                 break
             stop = page.button("Stop", enabled=False)
+            if not stop.is_enabled():  # a rescue: the Sorceress's skull must be rerolled
+                use_the_sorceress(page)
             page.tap("Stop" if stop.is_enabled() else "Reroll the others")
             assert page.text(browser.find_element(page.By.ID, "error")) == ""
+            assert page.text(browser.find_element(page.By.ID, "practice-error")) == ""
         # (once, in a whole run, this loop went on for minutes: bounded, and said)
         assert over(), (f"the turn did not end in {MOVES_A_TURN} moves",
                         saved_practice(page), page.text(page.region("Practice")))
@@ -1231,6 +1234,14 @@ def test_practice_when_the_players_move_ends_the_turn(page: Page, browser: Any) 
         assert "Your turn: " in region or "The solver" in region, region
     assert "Cannot read" not in page.body()
     assert page.errors() == []
+
+
+def use_the_sorceress(page: Page) -> None:
+    """Tap a skull die of the practice turn, if the Sorceress can reroll one."""
+    skulls = [b for b in page.region("Practice").find_elements(
+        page.By.CSS_SELECTOR, "#tiles button.skull") if b.is_enabled()]
+    if skulls and skulls[0].get_attribute("aria-pressed") != "true":
+        skulls[0].click()
 
 
 def test_practice_reuses_a_pending_reroll_after_a_reload(page: Page, browser: Any) -> None:

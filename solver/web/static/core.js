@@ -226,7 +226,7 @@ export function fieldOf(e) {
   if (!e) return null;
   if (e.field) return e.field;
   if ((e.param === "variant" && e.values && e.values.variant === "target") || e.kind === "game_too_large") return "target";
-  if (["dice", "roll"].includes(e.param) && S.mode === "practice") return "practice";
+  if (["dice", "roll", "entry"].includes(e.param) && S.mode === "practice") return "practice";
   if (["dice", "roll"].includes(e.param) && $("dice-section").hidden) return "turn";
   return FIELDS[e.param] || null;
 }

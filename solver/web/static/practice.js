@@ -123,10 +123,16 @@ function playerMove(stop) {
   let entry = "stop", rolled = 0;
   if (!stop) {
     const letters = (pick) => ui.tiles.filter(pick).map((x) => DEFAULT_LETTERS[x.face]).join("");
+    // a rescue (three skulls, the Sorceress unused) goes on only by her reroll: one skull
+    const rescue = ui.pstate.advice && ui.pstate.advice.kind === "rescue";
     const skull = ui.tiles.some((x) => x.face === SKULL && x.kept);
-    const rerolled = letters((x) => (x.face === SKULL ? skull && x.kept : !x.kept));
+    const rerolled = (rescue && !skull ? DEFAULT_LETTERS[SKULL] : "")
+      + letters((x) => (x.face === SKULL ? skull && x.kept : !x.kept));
+    const kept = letters((x) => x.face !== SKULL && x.kept);
     rolled = rerolled.length;
-    entry = skull ? `reroll ${rerolled}` : `keep ${letters((x) => x.face !== SKULL && x.kept) || "nothing"}`;
+    // nothing kept is named by the dice rerolled: "keep nothing" is two moves with the
+    // Sorceress unused (her skull rerolled or not), which the server refuses
+    entry = skull || rescue || !kept ? `reroll ${rerolled}` : `keep ${kept}`;
   }
   turn.move = entry;  // kept with the dice it rerolls until the server has taken both
   if (!stop) pendingRoll(turn, rolled); else turn.pending = null;
