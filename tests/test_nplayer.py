@@ -51,6 +51,45 @@ def four() -> NGameSolution:
 # -- the seats model ------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(("players", "target", "ties"), [
+    (3, 300, "shared"), (3, 300, "trigger"), (4, 400, "shared"), (4, 400, "trigger"),
+    (5, 200, "shared")])
+def test_the_compact_final_round_is_the_dense_one_bit_for_bit(players: int, target: int,
+                                                              ties: str) -> None:
+    """The final round's compact rows (a state whose leader among the trigger and the seats
+    that have played can no longer be pushed below the target is the row of its lead) give
+    every state of every phase the values of the dense layout, where every state of the box
+    is its own row (the layout of format 1): the same bits, every seat."""
+    rules = Rules(target=target, ties=ties)
+    compact = solve_nplayer(rules, players, n_dice=3)
+    dense = solve_nplayer(rules, players, n_dice=3, compact=False)
+    smaller = 0
+    for name, box in dense.seats.phases.items():
+        phase = compact.seats.phases[name]
+        totals = box.decode(np.arange(box.size, dtype=np.int64))
+        rows = phase.encode(totals)
+        assert rows.min() >= 0 and rows.max() < phase.size
+        assert np.array_equal(dense.values[name], compact.values[name][rows]), name
+        smaller += box.size - phase.size
+    assert smaller > 0  # (the final round has seats that have played: it is smaller)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_a_compact_row_decodes_to_a_state_of_that_row(players: int) -> None:
+    """Every row of a compact phase decodes to totals whose row it is, and a state whose lead
+    cannot be pushed back has the seats below the lead at 0 in its row (they never win)."""
+    seats = seats_of(players, point_range(Rules(target=500), 3), 5, "shared")
+    for name, phase in seats.phases.items():
+        rows = np.arange(phase.size, dtype=np.int64)
+        totals = phase.decode(rows)
+        assert np.array_equal(phase.encode(totals), rows), name
+        if phase.safe:
+            rest = totals[:, phase.remaining:]
+            led = rest.max(axis=1) >= phase.safe
+            below = rest[led] < rest[led].max(axis=1, keepdims=True)
+            assert led.any() and np.all(rest[led][below] == 0)
+
+
 @pytest.mark.parametrize("target", [1000, 6000])
 def test_two_player_lookups_are_the_seats_successors(target: int) -> None:
     gm = game_model(Rules(target=target))

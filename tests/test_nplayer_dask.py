@@ -42,6 +42,17 @@ def test_any_number_of_workers_and_any_block_size_give_the_same_bytes(
     assert got == reference
 
 
+def test_four_players_on_dask_in_small_blocks_give_the_bytes_of_this_process() -> None:
+    """Four players (three dice, target 400: the compact final round, phases with seats that
+    have played and rows of a lead) on two workers, in blocks of 64 states."""
+    rules = Rules(target=400)
+    here = pack_ngame(solve_nplayer(rules, 4, n_dice=3))
+    with local_cluster(2) as client:
+        there = pack_ngame(solve_nplayer(rules, 4, DaskRunner(client, rules, 4, 3), n_dice=3,
+                                         block=64))
+    assert there == here
+
+
 @pytest.mark.parametrize("between", [False, True], ids=["mid-improvement", "before-scatter"])
 def test_a_worker_killed_in_the_middle_of_a_solve_changes_nothing(reference: bytes,
                                                                  between: bool) -> None:

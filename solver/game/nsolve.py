@@ -122,11 +122,12 @@ class Runner(Protocol):
 
 def improve_block(rules: Rules, players: int, n_dice: int, phase: str, index: IntArray,
                   Z: FloatArray, tol: float, eps: float, values: bool,
-                  known: np.ndarray | None = None) -> Any:
+                  known: np.ndarray | None = None, compact: bool = True) -> Any:
     """One block's improvement (a runner's task: every argument is data). With `values` (a
-    final-round phase: every ending leads out of it) the block's values."""
+    final-round phase: every ending leads out of it) the block's values. `compact`: the
+    phases' layout (:attr:`.seats.Seats.compact`)."""
     gm = game_model(rules, n_dice)
-    seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties)
+    seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties, compact=compact)
     index = np.asarray(index, dtype=np.int64)
     links = seats.successors(phase, index) if values else None
     with kernel.compiled_whenever_installed():
@@ -145,17 +146,21 @@ def improve_block(rules: Rules, players: int, n_dice: int, phase: str, index: In
 
 
 class LocalRunner:
-    """Every block in this process, one after the other."""
+    """Every block in this process, one after the other (`compact`: the phases' layout,
+    :attr:`.seats.Seats.compact`; the dense one is the tests' reference)."""
 
-    def __init__(self, rules: Rules, players: int, n_dice: int = NUM_DICE) -> None:
+    def __init__(self, rules: Rules, players: int, n_dice: int = NUM_DICE, *,
+                 compact: bool = True) -> None:
         self.rules, self.players, self.n_dice = rules, players, n_dice
+        self.compact = compact
 
     def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
                 tol: float, eps: float, values: bool,
                 known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
         for i, index in enumerate(blocks):
             yield i, improve_block(self.rules, self.players, self.n_dice, phase, index, Z,
-                                   tol, eps, values, None if known is None else known[i])
+                                   tol, eps, values, None if known is None else known[i],
+                                   self.compact)
 
 
 COARSE = 1e-2
@@ -241,18 +246,23 @@ def solve_nplayer(rules: Rules, players: int, runner: Runner | None = None, *,
                   n_dice: int = NUM_DICE, block: int = BLOCK,
                   progress: ProgressFn | None = None,
                   checkpoint: Callable[[Checkpoint], None] | None = None,
-                  resume: Checkpoint | None = None) -> NGameSolution:
-    """Solve every phase of the `players`-player game of `rules` (module doc)."""
+                  resume: Checkpoint | None = None, compact: bool = True) -> NGameSolution:
+    """Solve every phase of the `players`-player game of `rules` (module doc). `compact`:
+    False lays every final-round state out as its own row (:attr:`.seats.Seats.compact`:
+    the same values, the tests' reference), in this process only."""
+    if not compact and runner is not None and getattr(runner, "compact", True):
+        raise ValueError("the dense layout is solved in this process only")
     with kernel.compiled_whenever_installed():
-        return _solve(rules, players, runner, n_dice, block, progress, checkpoint, resume)
+        return _solve(rules, players, runner, n_dice, block, progress, checkpoint, resume,
+                      compact)
 
 
 def _solve(rules: Rules, players: int, runner: Runner | None, n_dice: int, block: int,
            progress: ProgressFn | None, checkpoint: Callable[[Checkpoint], None] | None,
-           resume: Checkpoint | None) -> NGameSolution:
+           resume: Checkpoint | None, compact: bool) -> NGameSolution:
     gm = game_model(rules, n_dice)
-    seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties)
-    runner = runner or LocalRunner(rules, players, n_dice)
+    seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties, compact=compact)
+    runner = runner or LocalRunner(rules, players, n_dice, compact=compact)
     state = resume or _start(seats)
     p_island = gm.island_deductions()
     for name, phase in seats.phases.items():

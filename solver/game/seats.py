@@ -65,7 +65,8 @@ MAX_PLAYERS = 5
 
 @dataclass(frozen=True)
 class Phase:
-    """One phase's states: a box of totals, one range a seat (seat 0 the mover)."""
+    """One phase's states: a box of totals, one range a seat (seat 0 the mover); a final-round
+    phase with seats that have played is *compact* (:attr:`safe`)."""
 
     name: str
     kind: str
@@ -75,34 +76,119 @@ class Phase:
     lo: tuple[int, ...]
     hi: tuple[int, ...]
     """Seat ``i``'s totals are ``lo[i] .. hi[i] - 1`` units."""
+    safe: int = 0
+    """0: every state of the box is a row. Otherwise (a final-round phase with seats that have
+    played): the total at or above which the leader of the trigger and the seats that have
+    played stays at or above the target whatever the ``remaining`` turns do (each turn's Skull
+    Island deducts at most ``n_ded - 1`` units, and only the first roll goes there). In a
+    state where that leader is that high, nobody is pushed back to sudden death, so a seat of
+    those below the leader never wins (the deductions keep their order): its total changes
+    nothing, and the state is the row of the same totals with it at 0, one row for each
+    set of seats sharing the lead and the lead's total (:meth:`encode`). The rows are the box
+    with those seats' totals below `safe` (every such state its own row), then the led rows.
+    Every seat's value is the same at a state and at its row (the seats set to 0 have 0
+    either way)."""
+
+    @property
+    def _rest(self) -> int:
+        """The first seat of the trigger and the seats that have played (``remaining``)."""
+        return self.remaining
+
+    @cached_property
+    def _box_hi(self) -> tuple[int, ...]:
+        if not self.safe:
+            return self.hi
+        r = self._rest
+        return self.hi[:r] + tuple(min(h, self.safe) for h in self.hi[r:])
+
+    @cached_property
+    def _box_size(self) -> int:
+        return prod(max(h - lo, 0) for lo, h in zip(self.lo, self._box_hi, strict=True))
+
+    @property
+    def _leads(self) -> int:
+        """The sets of seats that can share the lead (non-empty subsets of the rest)."""
+        return int(2 ** (len(self.lo) - self._rest)) - 1
+
+    @property
+    def _lead_span(self) -> int:
+        return max(max(self.hi[self._rest:]) - self.safe, 0) if self.safe else 0
 
     @property
     def size(self) -> int:
-        return prod(h - lo for lo, h in zip(self.lo, self.hi, strict=True))
+        if not self.safe:
+            return self._box_size
+        movers = prod(h - lo for lo, h in zip(self.lo[:self._rest], self.hi[:self._rest],
+                                             strict=True))
+        return self._box_size + movers * self._leads * self._lead_span
 
     @cached_property
     def _radix(self) -> IntArray:
-        span = np.array([h - lo for lo, h in zip(self.lo, self.hi, strict=True)],
-                        dtype=np.int64)
-        return np.concatenate([np.cumprod(span[::-1])[::-1][1:], [1]]).astype(np.int64)
+        return _radix_of(self.lo, self._box_hi)
+
+    @cached_property
+    def _mover_radix(self) -> IntArray:
+        return _radix_of(self.lo[:self._rest], self.hi[:self._rest])
 
     def decode(self, index: IntArray) -> IntArray:
-        """The totals (S, N) of states `index` (S,): seat 0 varies slowest."""
+        """The totals (S, N) of rows `index` (S,): seat 0 varies slowest in the box; a led row
+        has the seats below the lead at 0."""
         index = np.asarray(index, dtype=np.int64)
-        span = np.array(self.hi, dtype=np.int64) - np.array(self.lo, dtype=np.int64)
-        out: IntArray = (index[:, None] // self._radix[None, :]) % span[None, :]
-        return out + np.array(self.lo, dtype=np.int64)[None, :]
+        lo = np.array(self.lo, dtype=np.int64)
+        span = np.array(self._box_hi, dtype=np.int64) - lo
+        out: IntArray = (index[:, None] // self._radix[None, :]) % np.maximum(span, 1)[None, :]
+        out = out + lo[None, :]
+        if not self.safe:
+            return out
+        led = index >= self._box_size
+        if np.any(led):
+            j = index[led] - self._box_size
+            lead = j % self._lead_span + self.safe
+            j = j // self._lead_span
+            mask = j % self._leads + 1
+            j = j // self._leads
+            r = self._rest
+            movers = ((j[:, None] // self._mover_radix[None, :])
+                      % (np.array(self.hi[:r]) - lo[:r])[None, :]) + lo[None, :r]
+            seats = np.arange(len(self.lo) - r)
+            rest = np.where((mask[:, None] >> seats[None, :]) & 1, lead[:, None], 0)
+            out[led] = np.concatenate([movers, rest], axis=1)
+        return out
 
     def encode(self, totals: IntArray) -> IntArray:
-        """The index of each row of `totals` (S, N), which must lie in the box."""
-        out: IntArray = ((np.asarray(totals, dtype=np.int64)
-                          - np.array(self.lo, dtype=np.int64)) @ self._radix)
+        """The row of each state of `totals` (S, N), which must lie in the box (a led state's
+        row is that of its lead, :attr:`safe`)."""
+        t = np.asarray(totals, dtype=np.int64)
+        lo = np.array(self.lo, dtype=np.int64)
+        if not self.safe:
+            out: IntArray = (t - lo) @ self._radix
+            return out
+        r = self._rest
+        rest = t[:, r:]
+        lead = rest.max(axis=1)
+        led = lead >= self.safe
+        out = np.empty(t.shape[0], dtype=np.int64)
+        out[~led] = (t[~led] - lo) @ self._radix
+        if np.any(led):
+            weights = (1 << np.arange(rest.shape[1])).astype(np.int64)
+            mask = (rest[led] == lead[led, None]).astype(np.int64) @ weights
+            movers = (t[led, :r] - lo[:r]) @ self._mover_radix
+            out[led] = self._box_size + ((movers * self._leads + mask - 1) * self._lead_span
+                                         + lead[led] - self.safe)
         return out
 
     def contains(self, totals: IntArray) -> np.ndarray:
+        """Whether every state of `totals` (..., N) lies in the phase's box of totals."""
         t = np.asarray(totals)
         inside: np.ndarray = np.all((t >= np.array(self.lo)) & (t < np.array(self.hi)), axis=-1)
         return inside
+
+
+def _radix_of(lo: tuple[int, ...], hi: tuple[int, ...]) -> IntArray:
+    span = np.array([max(h - low, 1) for low, h in zip(lo, hi, strict=True)], dtype=np.int64)
+    if span.shape[0] == 0:
+        return span
+    return np.concatenate([np.cumprod(span[::-1])[::-1][1:], [1]]).astype(np.int64)
 
 
 def final_name(remaining: int) -> str:
@@ -122,6 +208,9 @@ class Seats:
     """Skull Island deducts 0 .. n_ded - 1 units."""
     ties: str
     """``shared`` or ``trigger``."""
+    compact: bool = True
+    """Final-round phases compact (:attr:`Phase.safe`); False: every state of the box its own
+    row (the dense layout, kept as the tests' reference)."""
 
     @property
     def high(self) -> int:
@@ -137,7 +226,10 @@ class Seats:
             trigger_lo = max(0, n - (big_n - 1 - r) * (self.n_ded - 1))
             lo = (0,) * r + (trigger_lo,) + (0,) * (big_n - 1 - r)
             hi = (n,) * r + (self.high,) + (self.high,) * (big_n - 1 - r)
-            out[final_name(r)] = Phase(final_name(r), FINAL, r, lo, hi)
+            safe = 0
+            if self.compact and r < big_n - 1 and n + r * (self.n_ded - 1) < self.high:
+                safe = n + r * (self.n_ded - 1)
+            out[final_name(r)] = Phase(final_name(r), FINAL, r, lo, hi, safe)
         out[NORMAL] = Phase(NORMAL, NORMAL, 0, (0,) * big_n, (n,) * big_n)
         return out
 
@@ -247,9 +339,10 @@ class Seats:
         return out.reshape(mine.shape)
 
 
-def seats_of(players: int, ranges: PointRange, n: int, ties: str) -> Seats:
+def seats_of(players: int, ranges: PointRange, n: int, ties: str, *,
+             compact: bool = True) -> Seats:
     """The seats of a game of `players` at target `n` units with a point range."""
     if not 2 <= players <= MAX_PLAYERS:
         raise ValueError(f"a game has 2 to {MAX_PLAYERS} players, not {players}")
     return Seats(players=players, n=n, k_min=ranges.k_min, k_max=ranges.k_max,
-                 n_ded=ranges.n_ded, ties=ties)
+                 n_ded=ranges.n_ded, ties=ties, compact=compact)
