@@ -16,7 +16,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint tables tables-3p bench report serve
+.PHONY: help run test lint tables tables-3p tables-4p tables-5p near-optimal bench report serve
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -55,6 +55,26 @@ $(STAMP_REPORT): pyproject.toml | $(PY)
 
 tables-3p: $(STAMP_RUN) ## solve the three-player game (default rules) into tables/ on Dask (about an hour on 2 cores)
 	$(BIN)/sabords solve-game --players 3 --out tables/
+
+# The largest targets at which four and five players are solved exactly here in about an hour
+# (docs/playing-to-win.md); the tables go to the cache, where `sabords` finds them for
+# --variant target=N. Above them (the default 6000 included), four and five players are played
+# near-optimally on the three-player table.
+TARGET_4P ?= 1000
+TARGET_5P ?= 500
+
+tables-4p: $(STAMP_RUN) ## solve four players exactly at target 1000 (TARGET_4P=N), and three there, into the cache
+	$(BIN)/sabords solve-game --players 3 --variant target=$(TARGET_4P)
+	$(BIN)/sabords solve-game --players 4 --variant target=$(TARGET_4P)
+
+tables-5p: $(STAMP_RUN) ## solve five players exactly at target 500 (TARGET_5P=N), and three there, into the cache
+	$(BIN)/sabords solve-game --players 3 --variant target=$(TARGET_5P)
+	$(BIN)/sabords solve-game --players 5 --variant target=$(TARGET_5P)
+
+near-optimal: tables-4p tables-5p ## measure near-optimal play against the exact tables into tables/near-optimal.json
+	$(PY) scripts/measure_reduced.py --players 4 --variant target=$(TARGET_4P) --write
+	$(PY) scripts/measure_reduced.py --players 5 --variant target=$(TARGET_5P) --write
+	$(PY) scripts/measure_reduced.py --players 3 --write
 
 report: $(STAMP_REPORT) ## write docs/strategy.md and its plots (installs matplotlib)
 	$(PY) scripts/report.py

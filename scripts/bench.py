@@ -478,10 +478,10 @@ def bench_web(repeat: int) -> list[Figure]:
     return figures
 
 
-NPLAYER_SOLVES = [(3, 2000, 2), (3, 2000, 1)]
+NPLAYER_SOLVES = [(3, 2000, 2), (3, 2000, 1), (4, 500, 2), (5, 300, 2)]
 """(players, target, local Dask workers) of the n-player section's solves (each run once: a
-solve takes minutes). Four players at 1000 with 8 dice are 17 million states (15.6 million
-in the first final turn), not a bench's figure on 2 cores."""
+solve takes minutes). The largest exact tables of four and five players (`make tables-4p`,
+`make tables-5p`) take longer than a bench: their figures are the solves' own logs."""
 
 
 def _tree_run(command: list[str]) -> tuple[Run, str]:
@@ -520,9 +520,14 @@ def bench_nplayer(repeat: int) -> list[Figure]:
          ("advise", "none", "mmmpppsc", "--me", "2000", "--opp", "3500", "--opp", "1000")),
         ("`sabords winprob --me 0 --opp 0 --opp 0`",
          ("winprob", "--me", "0", "--opp", "0", "--opp", "0")),
+        ("`sabords winprob --me 0 --opp 0 --opp 0 --opp 0` (four, near-optimal)",
+         ("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0")),
+        ("`sabords winprob --me 0 --opp 0 --opp 0 --opp 0 --opp 0` (five, near-optimal)",
+         ("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0", "--opp", "0")),
     ]:
         figures += median_figures(name, repeated(CLI, *args, repeat=repeat),
-                                  target=0.5 if args[0] == "advise" else None)
+                                  target=0.5 if args[0] == "advise" else
+                                  1.0 if len(args) > 7 else None)
     walls: dict[tuple[int, int], dict[int, float]] = {}
     for players, target, workers in NPLAYER_SOLVES:
         with tempfile.TemporaryDirectory() as out:

@@ -156,6 +156,57 @@ def test_every_win_answer_says_its_table_is_exact_and_how_it_was_solved(tables: 
         assert advice["game"] == {"exact": True, "method": method}
 
 
+NEAR = ("near-optimal: each turn's endings valued by the three-player table, the player "
+        "against its two most dangerous opponents")
+
+
+@pytest.mark.parametrize("opponents", [3, 4])
+def test_four_and_five_players_get_near_optimal_answers_that_say_so(tables: Path,
+                                                                     opponents: int) -> None:
+    """No table of four or five: their win answers are near-optimal play on the table of
+    three, and every one says so (`"exact": false`, the method, its measured loss); the other
+    players' chances are not estimated (null, and "not estimated" in the text)."""
+    opp = [*["--opp", "0"] * opponents, *TARGET, "--game-tables", str(tables)]
+    win = _json("winprob", "--me", "0", *opp)
+    assert (win["exact"], win["method"]) == (False, NEAR) and "loss" in win
+    assert [p["win"] for p in win["players"][1:]] == [None] * opponents  # type: ignore[index]
+    assert 0.0 < win["win"] < 1.0  # type: ignore[operator]
+    text = run_sabords("winprob", "--me", "0", *opp)
+    assert text.exit_code == 0, text.stderr
+    assert "not estimated" in text.stdout and f"method    {NEAR} (not exact)" in text.stdout
+    advice = _json("advise", "none", "kkmmppsc", "--me", "100", *opp)
+    assert advice["game"]["exact"] is False and advice["game"]["method"] == NEAR  # type: ignore[index]
+    values = [o["value"] for o in advice["options"]]  # type: ignore[index]
+    assert values == sorted(values, reverse=True)
+    assert all("players" not in o for o in advice["options"])  # type: ignore[union-attr]
+    turn = run_sabords("turn", "none", "--me", "100", *opp, "--json", input="kkmmppsc\n")
+    start = json.loads(turn.stdout.splitlines()[0])
+    assert start["event"] == "start" and start["game"]["exact"] is False
+    games = _json("game", "--players", str(opponents + 1), "--policies",
+                  ",".join(["win", "points", "need", "points", "need"][:opponents + 1]),
+                  "--games", "100", "--seed", "2", *TARGET, "--game-tables", str(tables))
+    assert games["game"]["exact"] is False  # type: ignore[index]
+    rates = {r["policy"]: r["win_rate"] for r in games["overall"]}  # type: ignore[index]
+    assert set(rates) == {"win", "points", "need"}
+
+
+def test_an_exact_table_of_four_is_used_where_it_exists(tables: Path,
+                                                        tmp_path: Path) -> None:
+    """With the four-player table beside the three-player one, four players get exact
+    answers: the table's own values, every seat."""
+    import shutil
+
+    shutil.copy(tables / "game-3.msgpack", tmp_path)
+    done = run_sabords("solve-game", "--players", "4", *TARGET, "--out", str(tmp_path),
+                       "--workers", "0")
+    assert done.exit_code == 0, done.stderr
+    win = _json("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0", *TARGET,
+                "--game-tables", str(tmp_path))
+    assert (win["exact"], "loss" in win) == (True, False)
+    table = read_ngame(tmp_path, RULES, 4)
+    assert [p["win"] for p in win["players"]] == table.values["normal"][0].tolist()  # type: ignore[index]
+
+
 @pytest.mark.parametrize("command", [["winprob"], ["advise", "none", "kkmmppsc"],
                                      ["turn", "none"]])
 def test_six_players_or_more_are_refused_naming_2_to_5(command: list[str]) -> None:
@@ -192,6 +243,13 @@ def test_the_web_answers_for_three_players(tables: Path) -> None:
             ("card", "none"), ("dice", "kkmmmpsc"), ("me", "100"), ("opp", "0"),
             ("opp", "200"), ("variant", "target=300")]).json()
         assert len(advice["options"][0]["players"]) == 3
+        four = client.get("/api/winprob", params=[("me", "0"), *[("opp", "0")] * 3,
+                                                  ("variant", "target=300")]).json()
+        assert four["exact"] is False and four["method"] == NEAR
+        advice = client.get("/api/advise", params=[
+            ("card", "none"), ("dice", "kkmmmpsc"), ("me", "100"), *[("opp", "0")] * 4,
+            ("variant", "target=300")]).json()
+        assert advice["game"]["exact"] is False and "players" not in advice["options"][0]
 
 
 def test_whole_games_with_real_dice_win_as_often_as_the_table_says(tables: Path) -> None:

@@ -405,7 +405,7 @@ def test_pirate_magic_wins_at_once(client: TestClient) -> None:
 
 def test_meta_says_which_games_this_server_has(client: TestClient) -> None:
     meta = client.get("/api/meta").json()
-    assert meta["win_players"] == [2, 3] and meta["max_game_target"] == 6000
+    assert meta["win_players"] == [2, 3, 4, 5] and meta["max_game_target"] == 6000
     with TestClient(create_app(Settings(warm=False, solve_on_demand=False))) as off:
         assert off.get("/api/meta").json()["max_game_target"] is None  # solves none
 

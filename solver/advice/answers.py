@@ -72,8 +72,7 @@ class AdviceAnswer:
             expected = self.expected
             data.update({"me": goal.me, "opp": goal.opp, "final": goal.final,
                          "target": self.advice.rules.target,
-                         "game": {"exact": self.solved.game_exact,
-                                  "method": self.solved.game_method},
+                         "game": self.solved.game_dict(),
                          "points_best": [o.as_dict() for o in self.points.options
                                          if o.best][:1]})
             for entry, o in zip(data["options"], self.advice.options, strict=True):
@@ -194,12 +193,15 @@ class WinAnswer:
     cards: dict[str, float]
     others: tuple[int, ...] = ()
     """Three players and more: the totals after `opp`'s, in seat order."""
-    players: tuple[float, ...] = ()
+    players: tuple[float | None, ...] = ()
     """Every player's probability of winning, in seat order from the player (`win` first)."""
     exact: bool = True
     """The game table's values are the game's (:attr:`solver.game.table.GameTable.exact`)."""
     method: str = ""
     """How the game table was solved."""
+    loss: dict[str, Any] | None = None
+    """Near-optimal play: its measured loss; `players` then holds None for every other
+    player (their chances are not estimated) and `win` is the method's estimate."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON of `sabords winprob --json`: ``players`` every seat in seat order from
@@ -213,6 +215,8 @@ class WinAnswer:
             "players": [{"total": t, "win": p} for t, p in zip(totals, self.players,
                                                               strict=True)],
             "exact": self.exact, "method": self.method}
+        if not self.exact:
+            out["loss"] = self.loss
         if self.others:
             out["others"] = list(self.others)
         return out
@@ -228,7 +232,7 @@ def win_answer(rules: Rules, me: int, opp: int, solutions: SolutionSource, *,
     table = solutions.game(rules, 2 + len(others))
     chances, cards = table.chances(me, (opp, *others), final=final)
     return WinAnswer(rules, me, opp, final, chances[0], cards, tuple(others), chances,
-                     exact=table.exact, method=table.method)
+                     exact=table.exact, method=table.method, loss=table.loss)
 
 
 __all__ = [

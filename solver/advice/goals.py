@@ -173,6 +173,15 @@ class GoalSolution:
     """Playing to win: whether the game table's values are the game's
     (:attr:`solver.game.table.GameTable.exact`), and :attr:`game_method` how it was solved."""
     game_method: str = ""
+    game_loss: dict[str, Any] | None = None
+    """Near-optimal play: its measured loss (:attr:`solver.game.table.GameTable.loss`)."""
+
+    def game_dict(self) -> dict[str, Any]:
+        """The JSON's ``game`` of a win answer: ``exact``, ``method``, and near-optimal play's
+        measured ``loss`` (null: nothing measured)."""
+        from ..game.table import how_solved
+
+        return how_solved(self.game_exact, self.game_method, self.game_loss)
 
 
 def solve_goal(card: Card, rules: Rules, goal: Goal, *,
@@ -195,7 +204,7 @@ def solve_goal(card: Card, rules: Rules, goal: Goal, *,
     seats = tuple((o, solve_turn(card, rules.turn_rules(), o, policy=best.policy()))
                   for o in others)
     return GoalSolution(goal, mover, best, seats, game_exact=game.exact,
-                        game_method=game.method)
+                        game_method=game.method, game_loss=game.loss)
 
 
 __all__ = ["AdviceError", "Goal", "GoalSolution", "check_need", "exact_solution_for",

@@ -30,7 +30,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IllegalMoveError, quote
-from ..rules.aims import POINTS
+from ..rules.aims import POINTS, WIN
 from ..rules.dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from ..rules.moves import Reroll
 from ..rules.rulebook import NUM_DICE, Card, Rules
@@ -307,6 +307,7 @@ class TurnPlay:
         return {
             "card": self.card.id,
             **self.goal.as_dict(),
+            **({"game": self.solved.game_dict()} if self.goal.name == WIN else {}),
             "rules_hash": self.rules.hash,
             "phase": s.phase.value,
             "roll": s.roll,

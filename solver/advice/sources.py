@@ -83,11 +83,13 @@ class TablesDirectory:
         return turn_table(card, rules.turn_rules(), self.tables_dir)
 
     def game(self, rules: Rules, players: int = 2) -> GameTable:
-        from ..tables.game import game_tables, read_ngame
+        from ..tables.game import game_tables, read_players
         from ..tables.paths import game_default_dir
 
         if players != 2:
-            return read_ngame(self.game_tables_dir or game_default_dir(rules), rules, players)
+            table: GameTable = read_players(self.game_tables_dir or game_default_dir(rules),
+                                            rules, players)
+            return table
         solving = not game_on_disk(rules, self.game_tables_dir)
         if solving and self.before_game_solve is not None:
             self.before_game_solve(rules)

@@ -30,6 +30,7 @@ from .render import (
     SHOWN_OPTIONS,
     is_probability,
     island_lines,
+    method_lines,
     note_line,
     option_key,
     option_rows,
@@ -204,8 +205,11 @@ def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[
                f"({where})")
     yield f"card      {notation.card(advice.card)}"
     yield f"dice      {notation.dice(advice.dice)}" + ("  (first roll)" if advice.first else "")
-    yield f"value     {100 * advice.value:.2f} % chance to win the game"
-    if goal.others and advice.options:
+    solved = answer.solved
+    estimate = "" if solved.game_exact else " (the method's estimate)"
+    yield f"value     {100 * advice.value:.2f} % chance to win the game{estimate}"
+    yield from method_lines(solved.game_exact, solved.game_method, solved.game_loss)
+    if goal.others and advice.options and solved.seats:
         chances = ", ".join(f"{100 * p:.2f} %" for p in advice.options[0].players)
         yield f"players   {chances} (you first, then in seat order, after the best move)"
     if advice.options:

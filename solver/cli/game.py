@@ -30,7 +30,7 @@ from .app import (
     rules_from,
     solutions_from,
 )
-from .render import end_progress, game_progress, progress_bar
+from .render import end_progress, game_progress, method_lines, progress_bar
 from .streams import say
 
 
@@ -82,7 +82,11 @@ def winprob(
              f"{rules.target} ({what})")
         echo(f"P(win)    {100 * win:.2f} %")
         for seat, (total, p) in enumerate(zip(opp, answer.players[1:], strict=True), 2):
-            echo(f"player {seat} {100 * p:6.2f} %  (total {total})")
+            chance = "     –  " if p is None else f"{100 * p:6.2f} %"
+            echo(f"player {seat} {chance}  (total {total})"
+                 + ("  (not estimated)" if p is None else ""))
+    for line in method_lines(answer.exact, answer.method, answer.loss):
+        echo(line)
     echo("after drawing:")
     names = {card: notes.card(CARDS[card]) for card in cards}
     width = max(10, *map(len, names.values()))
@@ -261,13 +265,17 @@ def game_command(
     check_games(games)
     the_seed = check_seed(seed) if seed is not None else random.SystemRandom().randrange(2**32)
     # the win policy made first: a broken table is refused before the progress bar
-    win = (solutions_from(game_tables=game_tables_dir).game(rules, players).win_play()
-           if WIN in names else None)
+    table = (solutions_from(game_tables=game_tables_dir).game(rules, players)
+             if WIN in names else None)
+    win = None if table is None else table.win_play()
     with progress_bar(games, "playing") as advance:
         result = play_games(names, rules, games=games, seed=the_seed, win=win,
                             progress=advance)
     if as_json:
-        print_json(result.as_dict())
+        from ..game.table import how_solved
+
+        print_json({**result.as_dict(), **({} if table is None else {
+            "game": how_solved(table.exact, table.method, table.loss)})})
         return
     echo(f"{games} games, seed {the_seed}, target {rules.target}, "
          f"{result.mean_turns:.1f} turns a game on average")
@@ -283,4 +291,7 @@ def game_command(
                  f"[{100 * lo:.2f}, {100 * hi:.2f}]")
     echo(f"interval: the 95 % {INTERVAL_METHOD} interval of the win rate (a shared tie counts "
          "1/2)")
+    if table is not None:
+        for line in method_lines(table.exact, table.method, table.loss):
+            echo(line)
     echo(f"rules  {describe_rules(rules)}")

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -132,6 +132,21 @@ def option_key(option: Option) -> tuple[str, str, str, bool]:
 
 
 # -- progress ----------------------------------------------------------------------------------
+
+
+def method_lines(exact: bool, method: str, loss: dict[str, Any] | None) -> Iterator[str]:
+    """How a win answer's game table was made: nothing for an exact table; near-optimal play
+    says so, with its measured loss (or that none was measured)."""
+    if exact:
+        return
+    yield f"method    {method} (not exact)"
+    measured = [] if loss is None else loss.get("measured") or []
+    if not measured:
+        yield "loss      not measured"
+    for entry in measured:
+        yield (f"loss      against exact play, {entry['players']} players at target "
+               f"{entry['target']}: {100 * entry['mean']:.3f} points of P(win) on average, "
+               f"{100 * entry['worst']:.2f} at worst")
 
 
 @contextmanager

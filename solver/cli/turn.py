@@ -36,7 +36,7 @@ from .app import (
     rules_from,
     solutions_from,
 )
-from .render import move_text, note_line, turn_cache_warning, value_text
+from .render import method_lines, move_text, note_line, turn_cache_warning, value_text
 from .streams import say, undecodable, undecodable_line
 
 if TYPE_CHECKING:
@@ -148,6 +148,9 @@ class _Helper:
             turn = ("A turn without a card" if play.card.id == "none" else
                     f"Turn with the {self.notation.card(play.card)} card")
             echo(f"{turn}, playing for {goal} (rules: {describe_rules(play.rules)}).")
+            for said in method_lines(play.solved.game_exact, play.solved.game_method,
+                                     play.solved.game_loss):
+                echo(said)
             echo(f"Type the dice as they fall: letters "
                  f"{' '.join(self.notation.letters.faces)} (or words), one roll a line; "
                  "'help' for more.")
@@ -314,7 +317,9 @@ class _Helper:
         goal = self.play.goal
         if goal.name == WIN:
             final = ", your final turn" if goal.final else ""
-            return (f"the chance to win the game (you {goal.me}, opponent {goal.opp}, target "
+            who = (f"opponent {goal.opp}" if not goal.others else
+                   f"then {', '.join(map(str, goal.opponents))} in seat order")
+            return (f"the chance to win the game (you {goal.me}, {who}, target "
                     f"{self.play.rules.target}{final})")
         if goal.need is not None:
             return f"the chance of at least {goal.need} points"

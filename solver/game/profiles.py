@@ -16,7 +16,7 @@ nobody re-optimises against the points players (the solver's strategy, as it is)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,15 +132,20 @@ def copy_links(seats: Seats, name: str, rows: int) -> list[tuple[Rows, Rows]]:
 def profile_values(table: Any, profile: Sequence[str], *,
                    win: dict[str, FloatArray] | None = None, runner: Any = None,
                    progress: Callable[[str, int, int], None] | None = None,
-                   points: FloatArray | None = None) -> ProfileValues:
-    """The values of `profile` (one of ``win``/``points`` a seat, seat 0 moving first) at
-    every normal-play state (module doc); `win` and `points` the endings of the two ways to
-    play when known (:func:`win_endings`, :func:`points_endings`). The sweeps release the
+                   points: FloatArray | None = None,
+                   ways: Mapping[str, Mapping[str, FloatArray]] | None = None
+                   ) -> ProfileValues:
+    """The values of `profile` (one of ``win``/``points`` a seat, or of the names of `ways`,
+    seat 0 moving first) at every normal-play state (module doc); `win` and `points` the
+    endings of the two ways to play when known (:func:`win_endings`, :func:`points_endings`);
+    `ways`: other ways to play, by name, as their endings per phase (size, n_u), such as a
+    near-optimal method's (:mod:`solver.strategy.measure`). The sweeps release the
     interpreter's lock: several profiles evaluate at once in threads."""
     gm = game_model(table.rules, table.n_dice)
     seats = table.seats()
     players = table.players
-    if len(profile) != players or set(profile) - {WIN, POINTS}:
+    ways = ways or {}
+    if len(profile) != players or set(profile) - {WIN, POINTS, *ways}:
         raise ValueError(f"a profile is {players} of win and points, not {list(profile)}")
     if WIN in profile and win is None:
         win = win_endings(table, gm, seats, runner, progress)
@@ -166,7 +171,8 @@ def profile_values(table: Any, profile: Sequence[str], *,
                 if POINTS in profile else None)
         copies = []
         for c in range(players):
-            ends = win[name] if profile[c] == WIN and win is not None else same
+            ends = (ways[profile[c]][name] if profile[c] in ways
+                    else win[name] if profile[c] == WIN and win is not None else same)
             copies.append((order, ends, *links[c], p_island, Z, c * rows + seats.offset(name),
                            magic, none))
         del links, same

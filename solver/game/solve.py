@@ -91,6 +91,7 @@ class GameSolution:
     exact = True
     """Its values are the game's to within the certified bounds."""
     method = "value iteration, certified bounds"
+    loss = None
 
     def objectives(self, me: int, others: Sequence[int], *,
                    final: bool = False) -> tuple[Objective, ...]:

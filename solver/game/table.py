@@ -10,7 +10,7 @@ simulated games, and never needs to know which.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..engine import Objective
@@ -48,6 +48,12 @@ class GameTable(Protocol):
         """How the table was solved, in a few words (the JSON's ``method``)."""
         ...
 
+    @property
+    def loss(self) -> dict[str, Any] | None:
+        """Near-optimal play: what was measured of its loss (the JSON's ``loss``); None for
+        an exact table."""
+        ...
+
     def objectives(self, me: int, others: Sequence[int], *,
                    final: bool = False) -> tuple[Objective, ...]:
         """The engine objectives of the mover's turn: the mover's own (its best moves
@@ -65,6 +71,12 @@ class GameTable(Protocol):
     def win_play(self) -> WinPlay:
         """The win policy as moves, for whole simulated games (:mod:`.winplay`)."""
         ...
+
+
+def how_solved(exact: bool, method: str, loss: dict[str, Any] | None) -> dict[str, Any]:
+    """The JSON of how a game table was made (a win answer's ``game``): ``exact``, the
+    ``method``, and for near-optimal play its measured ``loss`` (null: nothing measured)."""
+    return {"exact": exact, "method": method, **({} if exact else {"loss": loss})}
 
 
 def check_position(rules: Rules, me: int, others: Sequence[int], *, final: bool = False) -> None:

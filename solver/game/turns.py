@@ -94,14 +94,18 @@ def _digest(code: IntArray, sor: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatArray, *,
             tol: float, eps: float, known: np.ndarray | None = None,
-            links: tuple[IntArray, IntArray] | None = None) -> Improved:
+            links: tuple[IntArray, IntArray] | None = None,
+            utilities: tuple[FloatArray, FloatArray] | None = None) -> Improved:
     """Solve the turns of states `index` of `phase` from the value table `Z` (module doc):
     every card's layered solve to the certified bound `tol`, its pushes until `eps`. With
     `known` (the digests of the states' moves at their last improvement, pushed to the same
     `eps`), the pushes of a state whose moves are those again are left out (its endings are
     the last ones: they depend on its moves only); :attr:`Improved.fresh` says which were
-    pushed. `links`: the states' successors, if known."""
-    u, island_u = mover_utilities(seats, phase, index, Z, links)
+    pushed. `links`: the states' successors, if known. `utilities`: the mover's utilities,
+    as :func:`mover_utilities` gives them, from elsewhere than `Z` (a near-optimal method's,
+    :mod:`.reduced`)."""
+    u, island_u = (mover_utilities(seats, phase, index, Z, links) if utilities is None
+                   else utilities)
     # equal columns are solved once: rows of the transposed table compared as bytes
     rows = np.ascontiguousarray(u.T)
     keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(-1)

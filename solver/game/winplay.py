@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..engine import NO_MOVE, STOP, TIE_TOL, IntArray, kernel
+from ..engine import NO_MOVE, STOP, TIE_TOL, FloatArray, IntArray, kernel
 from ..engine.kernel import LANES, from_lanes, to_lanes
 from ..engine.model import UNUSED, USED
 from ..engine.results import PolicyMoveError
@@ -161,7 +161,7 @@ class SolvedWinPlay:
         with kernel.compiled_whenever_installed():
             for (card, p), states in want.items():
                 index = np.array(sorted(set(states)), dtype=np.int64)
-                u, _ = mover_utilities(self.seats, self.names[p], index, self.Z)
+                u, _ = self.utilities(self.names[p], index)
                 ul = to_lanes(u, LANES)
                 ct = self.gm.cards[card]
                 w0 = ct.worlds[ct.model.worlds[0]]
@@ -180,6 +180,10 @@ class SolvedWinPlay:
                 for j, s in enumerate(index.tolist()):
                     self.moves_of[(p, s, card)] = {w: c[:, j] for w, c in per_world.items()}
 
+    def utilities(self, name: str, index: IntArray) -> tuple[FloatArray, FloatArray]:
+        """The mover's utilities at states `index` of phase `name`, from the table."""
+        return mover_utilities(self.seats, name, index, self.Z)
+
     def moves(self, card: str, world: int, phase: int, position: IntArray,
               column: IntArray) -> tuple[IntArray, Any]:
         orbit = orbit_of_positions(card, self.rules, self.table.n_dice)[position]
@@ -192,5 +196,24 @@ class SolvedWinPlay:
         return np.where(code == STOP, -1, keep), used
 
 
-__all__ = ["FINAL_KIND", "NORMAL_KIND", "SUDDEN_KIND", "SolvedWinPlay", "StoredWinPlay",
-           "WinPlay"]
+class ReducedWinPlay(SolvedWinPlay):
+    """Four or five players on a table of three (:mod:`.reduced`): the turn at each state met,
+    solved from the method's utilities."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+        self.players = table.players
+        self.rules = table.rules.turn_rules()
+        self.gm = game_model(table.rules, table.n_dice)
+        self.seats = table.seats()
+        self.names = list(self.seats.phases)
+        self.code = {name: code for code, name in enumerate(self.names)}
+        self.moves_of = {}
+
+    def utilities(self, name: str, index: IntArray) -> tuple[FloatArray, FloatArray]:
+        out: tuple[FloatArray, FloatArray] = self.table.utilities(name, index)
+        return out
+
+
+__all__ = ["FINAL_KIND", "NORMAL_KIND", "SUDDEN_KIND", "ReducedWinPlay", "SolvedWinPlay",
+           "StoredWinPlay", "WinPlay"]

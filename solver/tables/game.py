@@ -199,8 +199,10 @@ def game_tables(rules: Rules, tables_dir: Path | str | None = None, *,
 # --------------------------------------------------------------------------------------------
 
 
-NGAME_FORMAT_VERSION = 1
-"""The format of ``game-<N>.msgpack``: a change bumps it, and older tables are refused."""
+NGAME_FORMAT_VERSION = 2
+"""The format of ``game-<N>.msgpack``: a change bumps it, and older tables are refused.
+Version 2: the final round's phases with seats that have played are compact (their rows
+:attr:`solver.game.seats.Phase.safe`); version 1 stored every state of their boxes."""
 RECORD_FIELDS = ("iterations", "changed", "tol", "gap", "residual", "sweeps", "turns",
                  "lost", "bound", "cycles", "slack", "settled", "adopted")
 """What a phase's record keeps in the table: everything that does not depend on how the solve
@@ -213,6 +215,50 @@ def ngame_file(players: int) -> str:
 
 def ngame_table_path(directory: Path | str, players: int) -> Path:
     return Path(directory) / ngame_file(players)
+
+
+def read_players(directory: Path | str, rules: Rules, players: int) -> Any:
+    """The game of `players` (three or more) of `rules` from `directory`: its exact table, or
+    for four and five players without one, near-optimal play on the table of three
+    (:class:`solver.game.reduced.ReducedTable`, its measured loss from
+    :func:`near_optimal_loss`). A missing table of three is refused as that table."""
+    from ..game.reduced import SMALL_PLAYERS, ReducedTable
+
+    if players > SMALL_PLAYERS and not ngame_table_path(directory, players).is_file():
+        return ReducedTable(read_ngame(directory, rules, SMALL_PLAYERS), players,
+                            near_optimal_loss(players))
+    return read_ngame(directory, rules, players)
+
+
+def has_players(directory: Path | str, players: int) -> bool:
+    """Whether :func:`read_players` finds a table for `players` in `directory`."""
+    from ..game.reduced import SMALL_PLAYERS
+
+    path = ngame_table_path(directory, players)
+    return path.is_file() or (players > SMALL_PLAYERS
+                              and ngame_table_path(directory, SMALL_PLAYERS).is_file())
+
+
+NEAR_OPTIMAL_FILE = "near-optimal.json"
+"""The measured losses of near-optimal play (``scripts/measure_reduced.py`` writes it beside
+the committed tables)."""
+
+
+def near_optimal_loss(players: int) -> dict[str, Any] | None:
+    """What was measured of near-optimal play for `players` (:mod:`solver.game.reduced`):
+    ``{"measured": [...]}``, each entry a :class:`solver.strategy.measure.Loss` of that many
+    players or of the same method one player down; None if nothing was (or the file is
+    unreadable: the answers then say "not measured")."""
+    import json
+
+    from .paths import committed_dir
+
+    try:
+        entries = json.loads((committed_dir() / NEAR_OPTIMAL_FILE).read_text(encoding="utf-8"))
+        kept = [e for e in entries["losses"] if e["players"] in (players, 3)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {"measured": kept} if kept else None
 
 
 def pack_values(values: FloatArray) -> dict[str, Any]:
@@ -257,6 +303,7 @@ class NGameTable:
     """Its values are those of the equilibrium the policy iteration reaches, to within the
     proved bounds of its records (:mod:`solver.game.nsolve`)."""
     method = "policy iteration on the turns, proved bounds"
+    loss = None
 
     def seats(self) -> Any:
         from ..game.seats import Seats
@@ -400,7 +447,7 @@ def _header(rules: Rules, players: int, n_dice: int, seats: Any) -> dict[str, An
         "k_min": seats.k_min,
         "k_max": seats.k_max,
         "n_ded": seats.n_ded,
-        "phases": {name: {"lo": list(p.lo), "hi": list(p.hi)}
+        "phases": {name: {"lo": list(p.lo), "hi": list(p.hi), "safe": p.safe}
                    for name, p in seats.phases.items()},
     }
 

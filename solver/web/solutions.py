@@ -400,15 +400,16 @@ class Solutions:
         """The game table of `players` under `rules`. Two players: read or solved
         (:func:`solver.tables.game.game_tables`), solved only up to
         :attr:`Settings.max_game_target`; three and more: read from the server's game tables
-        (never solved here: an hour for three players at the default target)."""
+        (never solved here: an hour for three players at the default target), four and five
+        played near-optimally on the table of three where they have none of their own."""
         if players == 2:
             return self.games.get((rules, 2), lambda: self._read_game(rules))
-        from ..tables.game import read_ngame
+        from ..tables.game import read_players
         from ..tables.paths import game_default_dir
 
         directory = self.settings.game_tables_dir or game_default_dir(rules)
         return self.games.get((rules, players), lambda: self._solve(
-            lambda: read_ngame(directory, rules, players)))
+            lambda: read_players(directory, rules, players)))
 
     def _read_game(self, rules: Rules) -> GameSolution:
         from ..advice.sources import game_on_disk
@@ -445,7 +446,7 @@ class Solutions:
         table on disk, or solved on demand."""
         from ..advice.sources import game_on_disk
         from ..game.seats import MAX_PLAYERS
-        from ..tables.game import ngame_table_path
+        from ..tables.game import has_players
         from ..tables.paths import game_default_dir
 
         rules = Rules()
@@ -454,7 +455,7 @@ class Solutions:
         two = [2] if game_on_disk(rules, self.settings.game_tables_dir) or solvable else []
         directory = self.settings.game_tables_dir or game_default_dir(rules)
         more = [n for n in range(3, MAX_PLAYERS + 1)
-                if ngame_table_path(directory, n).is_file()]  # never solved by the server
+                if has_players(directory, n)]  # never solved by the server
         return two + more
 
     def stats(self) -> dict[str, dict[str, int]]:

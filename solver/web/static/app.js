@@ -64,7 +64,13 @@ function renderScores(board) {
     .catch(() => { /* the advice says it */ });
 }
 function winChance(w) {
+  if (w.exact === false) return W.nearOptimalChance(pct(w.win, 1), lossWords(w.loss));
   return w.players ? seatsText(w.players.map((p) => p.win)) : W.chanceNow(pct(w.win, 1));
+}
+// What was measured of near-optimal play (the JSON's `loss`), in a sentence or two.
+function lossWords(loss) {
+  const measured = (loss && loss.measured) || [];
+  return measured.map((m) => W.lossLine(m.players, m.target, num(100 * m.mean, 3), num(100 * m.worst, 2))).join("");
 }
 
 // -- the rules ------------------------------------------------------------------------------------
@@ -156,7 +162,8 @@ function renderAdvice(a, where) {
   say("sentence", sentence(a));
   say("position-line", where);
   const notes = [...a.notes].sort((x, y) => NOTE_ORDER.indexOf(x.code) - NOTE_ORDER.indexOf(y.code));
-  $("notes").replaceChildren(...notes.map((n) => {
+  const near = a.game && a.game.exact === false ? [el("li", { text: t(W.nearOptimalAdvice(lossWords(a.game.loss))) })] : [];
+  $("notes").replaceChildren(...near, ...notes.map((n) => {
     const text = W.notes[n.code];
     return el("li", { text: t(text === undefined ? n.text : typeof text === "function" ? text(diceWords(n.keep)) : text) });
   }));
