@@ -34,7 +34,8 @@ def main() -> None:
     parser.add_argument("--variant", action="append", default=[])
     parser.add_argument("--tables", type=Path, default=None,
                         help="the exact tables' directory (default: where `sabords` finds them)")
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=2,
+                        help="processes (the table's turns on a local Dask cluster)")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     rules = rules_with(args.variant)
@@ -50,7 +51,14 @@ def main() -> None:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    loss = measure_loss(big, small, jobs=args.jobs, progress=say)
+    if args.jobs > 1:  # the table's turns on a local Dask cluster, as the solve runs them
+        from solver.game.cluster import DaskRunner, local_cluster
+
+        with local_cluster(args.jobs) as client:
+            runner = DaskRunner(client, rules, big.players, big.n_dice)
+            loss = measure_loss(big, small, jobs=args.jobs, runner=runner, progress=say)
+    else:
+        loss = measure_loss(big, small, jobs=1, progress=say)
     entry = loss.as_dict()
     print(json.dumps(entry, indent=1))
     if args.write:

@@ -918,9 +918,10 @@ def test_the_page_installs_and_opens_offline(page: Page, browser: Any) -> None:
 
 def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> None:
     """Win for a scoreboard of three players, from the committed three-player table
-    (/api/meta's win_players [2, 3], and the options' `players`: each seat's probability of
-    winning, in seat order from the mover); with a fourth player the page says for which
-    numbers of players Win is computed, and greys it out."""
+    (/api/meta's win_players [2, 3, 4, 5], and the options' `players`: each seat's
+    probability of winning, in seat order from the mover); with a fourth player Win stays
+    (near-optimal play on the three-player table, and the advice says so, in English and in
+    French); with a sixth the page refuses to add one (the game is for 2 to 5)."""
     page.open_details("Player 1")
     page.tap("Add a player")
     assert page.text(browser.find_element(page.By.ID, "many-players")) == ""
@@ -940,9 +941,16 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     assert len(answer["options"][0]["players"]) == 3
     page.open_details("Player 1")
     page.tap("Add a player")
-    note = page.text(browser.find_element(page.By.ID, "many-players"))
-    assert note.startswith("Winning is computed here for 2") and "3 players, not 4" in note, note
-    assert not browser.find_element(page.By.ID, "obj-win").is_enabled()
+    assert page.text(browser.find_element(page.By.ID, "many-players")) == ""
+    assert browser.find_element(page.By.ID, "obj-win").is_enabled()
+    page.tap("Advise")
+    assert "% chance to win" in page.sentence("Advice")
+    notes = page.text(browser.find_element(page.By.ID, "notes"))
+    assert notes.startswith("Near-optimal advice, not exact: with four or five players"), notes
+    assert "Chances of winning" not in page.options("Advice")[0]
+    page.tap("Français")
+    page.until(lambda: page.text(browser.find_element(page.By.ID, "notes")).startswith(
+        "Conseil presque optimal, pas exact"), "the near-optimal note in French")
 
 
 def test_skull_island_says_each_opponents_expected_loss(page: Page, browser: Any) -> None:

@@ -80,14 +80,14 @@ def winprob(
     else:
         echo(f"you {me}, then {', '.join(map(str, opp))} in seat order, target "
              f"{rules.target} ({what})")
-        echo(f"P(win)    {100 * win:.2f} %")
+        echo(f"P(win)    {100 * win:.2f} %" + ("" if answer.exact else "  (an estimate)"))
         for seat, (total, p) in enumerate(zip(opp, answer.players[1:], strict=True), 2):
             chance = "     –  " if p is None else f"{100 * p:6.2f} %"
             echo(f"player {seat} {chance}  (total {total})"
                  + ("  (not estimated)" if p is None else ""))
     for line in method_lines(answer.exact, answer.method, answer.loss):
         echo(line)
-    echo("after drawing:")
+    echo("after drawing:" if answer.exact else "after drawing (estimates):")
     names = {card: notes.card(CARDS[card]) for card in cards}
     width = max(10, *map(len, names.values()))
     for card, p in ranked_cards(cards):  # equal chances in the deck's order

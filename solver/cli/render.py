@@ -140,13 +140,17 @@ def method_lines(exact: bool, method: str, loss: dict[str, Any] | None) -> Itera
     if exact:
         return
     yield f"method    {method} (not exact)"
+    yield ("estimate  the chances shown are the three-player table's estimates, not this "
+           "game's")
     measured = [] if loss is None else loss.get("measured") or []
     if not measured:
         yield "loss      not measured"
     for entry in measured:
-        yield (f"loss      against exact play, {entry['players']} players at target "
-               f"{entry['target']}: {100 * entry['mean']:.3f} points of P(win) on average, "
-               f"{100 * entry['worst']:.2f} at worst")
+        yield (f"loss      measured against exact play, {entry['players']} players at target "
+               f"{entry['target']}: the moves lose {100 * entry['mean']:.3f} points of P(win) "
+               f"on average, {100 * entry['worst']:.2f} at worst; the estimates are "
+               f"{100 * entry['estimate_mean']:.1f} points off on average, "
+               f"{100 * entry['estimate_worst']:.1f} at worst")
 
 
 @contextmanager

@@ -177,7 +177,9 @@ def stable_profile(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
     each mover's best move is the other of the two at the other state's), the profile whose
     largest gain is least, the first of those tried, is kept and each of its movers may leave
     twice its gain (`slack`, recorded as :attr:`PhaseRecord.slack`); :class:`NoEquilibrium`
-    if even that gain is above :data:`MAX_SLACK`."""
+    if even that gain is above :data:`MAX_SLACK`. With more than :data:`MAX_PROFILES` profiles
+    to try (five players at target 500: 51 states, 2^51 profiles), the profile the cycle is
+    at is kept the same way if its largest gain is within :data:`MAX_SLACK`."""
     import itertools
 
     least: tuple[float, tuple[int, ...], FloatArray] | None = None
@@ -186,9 +188,18 @@ def stable_profile(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
         count = 1
         for o in options:
             count *= len(o)
-        if count > MAX_PROFILES:
-            raise NoEquilibrium(f"{name}: best responses cycle at {order.shape[0]} states "
-                                f"({count} profiles of their moves: too many to try)")
+        if count > MAX_PROFILES:  # too many to try: the profile the cycle is at, if its
+            # movers leave little (recorded as the slack, like a least-gain profile's)
+            ev.solve(state.Z)
+            now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
+            gains = _gains(now, digest, order, state.Z, ev.offset)
+            if gains.max(initial=0.0) > MAX_SLACK:
+                raise NoEquilibrium(
+                    f"{name}: best responses cycle at {order.shape[0]} states ({count} "
+                    f"profiles of their moves: too many to try), and the profile they are at "
+                    f"leaves a mover {gains.max():.1e}")
+            slack[order] = np.maximum(slack[order], 2.0 * gains)
+            return
         new = False
         for profile in itertools.product(*(range(len(o)) for o in options)):
             for j, pick in enumerate(profile):

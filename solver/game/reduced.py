@@ -16,8 +16,10 @@ players, its table exact), the mover kept, the others cut to the ``M - 1`` most 
   is the trigger of the small game's final round, the chosen opponents its final turns;
 * the final round, with final turns still to play after the mover's: the most dangerous of
   those players, then the leader of the trigger and the players who have played (as the small
-  game's trigger), then the mover (``M = 3``); with ``M = 2``, the mover is the leader if no
-  one of them is above it, and loses otherwise;
+  game's trigger), then the mover (``M = 3``); with ``M = 2``, a mover at or above the target
+  and the leader's total is the trigger of the small game's last final turn, a mover below a
+  leader at or above the target loses, and with everybody below it (Skull Island) the small
+  game's sudden death values it;
 * the last final turn: the result itself (exact), or sudden death projected as above.
 
 The utility is the mover's probability of winning at the projected state, from the small
@@ -125,11 +127,16 @@ def _after(big: Seats, proj: Projection, phase: Phase, mine: IntArray,
         return proj.value(final_name(1), small)
     if m != 2:
         raise ValueError(f"a small game of {m} players is not one this method uses")
+    # the mover at or above the target leads the small game's last final turn (a tie with the
+    # leader shared, or the leader's under ties=trigger: it reached the target first); below
+    # it, the mover loses to a leader at or above the target, and with everybody pushed below
+    # it by Skull Island the game goes on to sudden death, the small game's
     v = proj.value(final_name(1), np.concatenate([mover, np.maximum(mine, n)[:, None]],
                                                  axis=1))
+    race = proj.value(SUDDEN, np.concatenate([mover, np.minimum(mine, n - 1)[:, None]], axis=1))
     tie = 0.5 if big.ties == "shared" else 0.0
-    out = np.where(mine > lead, v, np.where(mine == lead, tie * v, 0.0))
-    result: FloatArray = out
+    reached = np.where(mine > lead, v, np.where(mine == lead, tie * v, 0.0))
+    result: FloatArray = np.where(mine >= n, reached, np.where(lead >= n, 0.0, race))
     return result
 
 

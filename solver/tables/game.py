@@ -226,7 +226,7 @@ def read_players(directory: Path | str, rules: Rules, players: int) -> Any:
 
     if players > SMALL_PLAYERS and not ngame_table_path(directory, players).is_file():
         return ReducedTable(read_ngame(directory, rules, SMALL_PLAYERS), players,
-                            near_optimal_loss(players))
+                            near_optimal_loss(players, rules.ties))
     return read_ngame(directory, rules, players)
 
 
@@ -244,10 +244,11 @@ NEAR_OPTIMAL_FILE = "near-optimal.json"
 the committed tables)."""
 
 
-def near_optimal_loss(players: int) -> dict[str, Any] | None:
-    """What was measured of near-optimal play for `players` (:mod:`solver.game.reduced`):
-    ``{"measured": [...]}``, each entry a :class:`solver.strategy.measure.Loss` of that many
-    players or of the same method one player down; None if nothing was (or the file is
+def near_optimal_loss(players: int, ties: str) -> dict[str, Any] | None:
+    """What was measured of near-optimal play for `players` under the tie rule `ties`
+    (:mod:`solver.game.reduced`): ``{"measured": [...]}``, each entry a
+    :class:`solver.strategy.measure.Loss` of that many players, or of three (the same method
+    one player down, onto the two-player table); None if nothing was (or the file is
     unreadable: the answers then say "not measured")."""
     import json
 
@@ -255,7 +256,8 @@ def near_optimal_loss(players: int) -> dict[str, Any] | None:
 
     try:
         entries = json.loads((committed_dir() / NEAR_OPTIMAL_FILE).read_text(encoding="utf-8"))
-        kept = [e for e in entries["losses"] if e["players"] in (players, 3)]
+        kept = [e for e in entries["losses"]
+                if e["players"] in (players, 3) and e["ties"] == ties]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return {"measured": kept} if kept else None

@@ -70,7 +70,7 @@ function winChance(w) {
 // What was measured of near-optimal play (the JSON's `loss`), in a sentence or two.
 function lossWords(loss) {
   const measured = (loss && loss.measured) || [];
-  return measured.map((m) => W.lossLine(m.players, m.target, num(100 * m.mean, 3), num(100 * m.worst, 2))).join("");
+  return measured.map((m) => W.lossLine(m.players, m.target, num(100 * m.mean, 3), num(100 * m.worst, 2), num(100 * m.estimate_mean, 1))).join("");
 }
 
 // -- the rules ------------------------------------------------------------------------------------
