@@ -36,8 +36,13 @@ def _package_files() -> set[str]:
     """Every file the installed package must hold, by its path in the wheel."""
     files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "solver").rglob("*")
              if p.is_file() and not IGNORED & set(p.parts) and p.suffix != ".pyc"}
-    files |= {f"solver/tabledata/{p.name}" for p in (ROOT / "tables").glob("*.msgpack")}
+    files |= {f"solver/tabledata/{p.name}" for p in _tables()}
     return files
+
+
+def _tables() -> list[Path]:
+    """The committed tables, and the measured losses of near-optimal play beside them."""
+    return [*(ROOT / "tables").glob("*.msgpack"), *(ROOT / "tables").glob("*.json")]
 
 
 def test_the_package_list_names_every_package_of_the_tree() -> None:
@@ -90,7 +95,7 @@ def test_the_wheel_holds_every_module_asset_and_table(built: dict[str, Path],
     files = _wheel_files(built[which])
     assert files == _package_files()
     with zipfile.ZipFile(built[which]) as z:
-        for table in (ROOT / "tables").glob("*.msgpack"):
+        for table in _tables():
             assert z.read(f"solver/tabledata/{table.name}") == table.read_bytes()
         top_level = next(n for n in z.namelist() if n.endswith("top_level.txt"))
         assert z.read(top_level).decode().split() == ["solver"]
@@ -100,7 +105,7 @@ def test_the_sdist_holds_the_tree_the_tables_and_the_rules(built: dict[str, Path
     with tarfile.open(built["sdist"]) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     expected = {p for p in _package_files() if not p.startswith("solver/tabledata/")}
-    expected |= {f"tables/{p.name}" for p in (ROOT / "tables").glob("*.msgpack")}
+    expected |= {f"tables/{p.name}" for p in _tables()}
     expected |= {"pyproject.toml", "README.md"}
     assert expected <= names, sorted(expected - names)
 
@@ -177,22 +182,17 @@ def test_an_installed_package_never_suggests_make_tables(installed: Path,
     assert len(done.stderr.splitlines()) == 1
 
 
-def test_a_game_of_players_whose_table_does_not_ship_names_the_solve_that_makes_it(
+def test_four_players_are_answered_near_optimally_with_the_loss_that_ships(
         installed: Path, tmp_path: Path) -> None:
-    # four players: no table comes with the package (nor with a checkout: no make target)
+    """No four-player table comes with the package: four players get near-optimal answers
+    from the three-player table, with the measured losses installed beside the tables."""
+    import json
+
     done = _run_installed(installed, tmp_path, "winprob", "--me", "0", "--opp", "0", "--opp",
-                          "0", "--opp", "0")
-    assert done.returncode == 2
-    assert len(done.stderr.splitlines()) == 1
-    assert "reinstall" not in done.stderr and "make tables" not in done.stderr
-    assert "`sabords solve-game --players 4 --out DIR`" in done.stderr
-    assert "--game-tables DIR" in done.stderr
-    from typer.testing import CliRunner
-
-    from solver.cli import app
-
-    here = CliRunner().invoke(app, ["winprob", "--me", "0", "--opp", "0", "--opp", "0",
-                                    "--opp", "0"])
-    assert here.exit_code == 2
-    assert "make tables-4p" not in here.stderr
-    assert "sabords solve-game --players 4" in here.stderr
+                          "0", "--opp", "0", "--json")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["exact"] is False and answer["method"].startswith("near-optimal")
+    shipped = json.loads((ROOT / "tables" / "near-optimal.json").read_text(encoding="utf-8"))
+    assert answer["loss"]["measured"] == [e for e in shipped["losses"]
+                                          if e["players"] in (3, 4)]

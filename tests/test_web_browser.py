@@ -942,12 +942,17 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     page.open_details("Player 1")
     page.tap("Add a player")
     assert page.text(browser.find_element(page.By.ID, "many-players")) == ""
-    assert browser.find_element(page.By.ID, "obj-win").is_enabled()
+    assert browser.find_element(page.By.ID, "obj-win").is_selected()
+    page.tap("New turn")  # the turn again, now for four
+    page.tap("Yes")
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
     page.tap("Advise")
     assert "% chance to win" in page.sentence("Advice")
     notes = page.text(browser.find_element(page.By.ID, "notes"))
     assert notes.startswith("Near-optimal advice, not exact: with four or five players"), notes
     assert "Chances of winning" not in page.options("Advice")[0]
+    page.screenshot("web-four.png", "Advice")
     page.tap("Français")
     page.until(lambda: page.text(browser.find_element(page.By.ID, "notes")).startswith(
         "Conseil presque optimal, pas exact"), "the near-optimal note in French")
@@ -1143,20 +1148,22 @@ def set_totals(page: Page, totals: list[int]) -> None:
 def test_the_points_that_beat_the_leader_are_each_players_own(
         page: Page, browser: Any) -> None:
     """Before: "Play for 3300 points: enough to beat Player 1" chosen by Player 2 stayed 3300
-    for Player 3, who needs 5300 to beat the leader."""
-    set_totals(page, [6200, 3000, 1000, 500])  # four players: no Win, the final round
-    page.tap("Player 2: 3000 points")
+    for Player 3, who needs 4300 (then: 5300 with other totals) to beat the leader."""
+    page.open_details("Rules")  # four players under other rules: no Win, the final round
+    page.type(page.field("Target"), "5000")
+    set_totals(page, [5200, 2000, 1000, 500])
+    page.tap("Player 2: 2000 points")
     page.tap("Play for 3300 points: enough to beat Player 1")
     assert page.field("Points needed (a multiple of 100)").get_attribute("value") == "3300"
     page.tap("Next player")
     assert page.text(browser.find_element(page.By.ID, "board-status")).startswith(
         "Final round: Player 3's final turn.")
     page.until(lambda: page.field("Points needed (a multiple of 100)").get_attribute("value")
-               == "5300", "Player 3's own need")
+               == "4300", "Player 3's own need")
     start_turn(page)
     enter_dice(page, "kmmmpscc", FACES_EN)
     page.tap("Advise")
-    assert "chance of at least 5300 points" in page.sentence("Advice")
+    assert "chance of at least 4300 points" in page.sentence("Advice")
 
 
 def test_next_player_on_the_last_final_turn_ends_the_game(page: Page, browser: Any) -> None:

@@ -70,7 +70,7 @@ function winChance(w) {
 // What was measured of near-optimal play (the JSON's `loss`), in a sentence or two.
 function lossWords(loss) {
   const measured = (loss && loss.measured) || [];
-  return measured.map((m) => W.lossLine(m.players, m.target, num(100 * m.mean, 3), num(100 * m.worst, 2), num(100 * m.estimate_mean, 1))).join("");
+  return measured.map((m) => W.lossLine(m.players, m.target, pct(m.mean, 3), pct(m.worst, 2), pct(m.estimate_mean, 1))).join("");
 }
 
 // -- the rules ------------------------------------------------------------------------------------
@@ -327,7 +327,8 @@ function renderTurn() {
     if (st.chest !== null && cardMeta(turn.card).chest) where += ` ${W.onChest(diceWords(st.chest))}`;
   } else if (ui.position) where = W.position(diceWords(ui.position.dice));
   const advice = practice ? null : following && st ? (phase === "move" ? st.advice : phase === "island" ? ui.island : null) : ui.position;
-  renderAdvice(advice, where);
+  // a turn's advice: how its game was solved is the turn's (`game`, playing to win)
+  renderAdvice(advice && st && st.game && !advice.game ? { ...advice, game: st.game } : advice, where);
   // the turn's status and its grading
   $("turn-section").hidden = practice || !following;
   if (practice || !following) return;

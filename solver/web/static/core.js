@@ -349,7 +349,7 @@ export function moveWords(a, o, named) {
   return W.keepReroll(keep, rolled);
 }
 export function worth(a, o) {
-  if (a.objective === "win") return W.worthWin(pct(o.value, 2));
+  if (a.objective === "win") return a.game && a.game.exact === false ? W.worthWinEstimated(pct(o.value, 2)) : W.worthWin(pct(o.value, 2));
   if (a.objective === "need") return W.worthNeed(pct(o.value, 1), a.need);
   return W.worthPoints(num(o.value, 1));
 }
