@@ -146,9 +146,11 @@ def method_lines(exact: bool, method: str, loss: dict[str, Any] | None) -> Itera
     if not measured:
         yield "loss      not measured"
     for entry in measured:
+        down = (" (the same method onto the two-player table)"
+                if entry.get("small_players") == 2 else "")
         yield (f"loss      measured against exact play, {entry['players']} players at target "
-               f"{entry['target']}: the moves lose {100 * entry['mean']:.3f} points of P(win) "
-               f"on average, {100 * entry['worst']:.2f} at worst; the estimates are "
+               f"{entry['target']}{down}: the moves lose {100 * entry['mean']:.3f} points of "
+               f"P(win) on average, {100 * entry['worst']:.2f} at worst; the estimates are "
                f"{100 * entry['estimate_mean']:.1f} points off on average, "
                f"{100 * entry['estimate_worst']:.1f} at worst")
 

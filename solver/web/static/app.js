@@ -70,7 +70,7 @@ function winChance(w) {
 // What was measured of near-optimal play (the JSON's `loss`), in a sentence or two.
 function lossWords(loss) {
   const measured = (loss && loss.measured) || [];
-  return measured.map((m) => W.lossLine(m.players, m.target, pct(m.mean, 3), pct(m.worst, 2), pct(m.estimate_mean, 1))).join("");
+  return measured.map((m) => W.lossLine(m.players, m.small_players, m.target, pct(m.mean, 3), pct(m.worst, 2), pct(m.estimate_mean, 1))).join("");
 }
 
 // -- the rules ------------------------------------------------------------------------------------
