@@ -192,20 +192,18 @@ def test_four_and_five_players_get_near_optimal_answers_that_say_so(tables: Path
     assert set(rates) == {"win", "points", "need"}
 
 
-def test_an_exact_table_of_four_is_used_where_it_exists(tables: Path,
-                                                        tmp_path: Path) -> None:
+def test_an_exact_table_of_four_is_used_where_it_exists(tmp_path: Path) -> None:
     """With the four-player table beside the three-player one, four players get exact
-    answers: the table's own values, every seat."""
-    import shutil
-
-    shutil.copy(tables / "game-3.msgpack", tmp_path)
-    done = run_sabords("solve-game", "--players", "4", *TARGET, "--out", str(tmp_path),
-                       "--workers", "0")
-    assert done.exit_code == 0, done.stderr
-    win = _json("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0", *TARGET,
+    answers: the table's own values, every seat (target 200: seconds)."""
+    small = ["--variant", "target=200"]
+    for players in ("3", "4"):
+        done = run_sabords("solve-game", "--players", players, *small, "--out", str(tmp_path),
+                           "--workers", "0")
+        assert done.exit_code == 0, done.stderr
+    win = _json("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0", *small,
                 "--game-tables", str(tmp_path))
     assert (win["exact"], "loss" in win) == (True, False)
-    table = read_ngame(tmp_path, RULES, 4)
+    table = read_ngame(tmp_path, Rules(target=200), 4)
     assert [p["win"] for p in win["players"]] == table.values["normal"][0].tolist()  # type: ignore[index]
 
 
