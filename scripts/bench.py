@@ -538,7 +538,7 @@ def bench_nplayer(repeat: int) -> list[Figure]:
                       if line.startswith("P(win) from all totals 0")), "?")
         name = f"solve-game --players {players}, target {target}, {workers} worker(s)"
         walls.setdefault((players, target), {})[workers] = run.wall
-        goal = 180.0 if (players, target, workers) == (3, 2000, 2) else None
+        goal = 150.0 if (players, target, workers) == (3, 2000, 2) else None
         figures += [Figure(f"{name}: wall", run.wall, "s", goal, note=f"P(win) {start}"),
                     Figure(f"{name}: peak memory (process tree)", run.peak_mb, "MiB")]
     for (players, target), by in walls.items():
