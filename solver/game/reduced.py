@@ -194,10 +194,12 @@ class ReducedTable:
         """The measured loss (:mod:`solver.strategy.measure`), as stored beside the tables,
         or None where nothing was measured."""
         self._projection: Projection | None = None
+        self._seats = Seats(players=players, n=self.rules.target // 100, k_min=self.k_min,
+                            k_max=self.k_max, n_ded=self.n_ded, ties=self.rules.ties)
 
     def seats(self) -> Seats:
-        return Seats(players=self.players, n=self.rules.target // 100, k_min=self.k_min,
-                     k_max=self.k_max, n_ded=self.n_ded, ties=self.rules.ties)
+        """The big game's seats (one object: its phases are built once, not per turn)."""
+        return self._seats
 
     def projection(self) -> Projection:
         if self._projection is None:
