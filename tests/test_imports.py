@@ -68,7 +68,22 @@ def test_a_points_answer_imports_no_solver(args: tuple[str, ...]) -> None:
     assert ours == [], f"`sabords {' '.join(args)}` imports {ours}"
 
 
+COLD = ("numpy", "typer", "click")
+"""What a points answer from the committed tables does without: numpy (the table is read as
+numpy-free columns, `solver.tables.fileformat.Column`) and typer with click (the quick path,
+`solver.cli.quick`). Each is a third of the cold start it would cost (`make bench`)."""
+
+
+@pytest.mark.parametrize("args", POINTS, ids=" ".join)
+def test_a_points_answer_imports_neither_numpy_nor_typer(args: tuple[str, ...]) -> None:
+    cold = sorted({m.split(".")[0] for m in _imported(*args)} & set(COLD))
+    assert cold == [], f"`sabords {' '.join(args)}` imports {cold}"
+
+
 def test_the_check_can_fail() -> None:
     # the same check sees the exact values' module when an answer needs them
     modules = _imported("advise", "captain", "kkssscdp", "--exact")
     assert "solver.engine.exact" in modules
+    # and numpy and typer where an answer needs them: a need solved, a help printed
+    assert "numpy" in _imported("advise", "none", "ccccmmpk", "--need", "1000")
+    assert "typer" in _imported("advise", "--help")

@@ -23,9 +23,9 @@ import pytest
 
 from solver.engine import Objective, kernel, solve_turn
 from solver.engine.arrays import turn_value_lanes
+from solver.engine.codes import UNUSED, USED
 from solver.engine.forward import endings
 from solver.engine.kernel import LANES, from_lanes, to_lanes
-from solver.engine.model import UNUSED, USED
 from solver.engine.solve import TIE_TOL, solve_layers
 from solver.game import solve_game
 from solver.game.model import GameUtility, TurnUtility, deck, game_model, lookup, point_range

@@ -194,7 +194,7 @@ def _written(fresh: dict[str, TurnTable], directory: Path, card: str = "skull2")
 def _refusal(path: Path, card: str = "skull2", rules: Rules = DEFAULT) -> str:
     """The refusal's line on the command line (the library's message names no command: it
     carries the table and the rules, and the command line words the fix)."""
-    from solver.cli.app import error_line
+    from solver.cli.wording import error_line
 
     with pytest.raises(StaleTableError) as info:
         read_table(path, CARDS[card], rules)
@@ -333,7 +333,7 @@ def test_exact_part_round_trips(fresh: dict[str, TurnTable]) -> None:
 def test_repository_tables_name_make_tables_as_the_fix(
     fresh: dict[str, TurnTable], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from solver.cli.app import error_line
+    from solver.cli.wording import error_line
 
     monkeypatch.setattr(tablepaths, "committed_dir", lambda: tmp_path)
     with pytest.raises(StaleTableError) as info:

@@ -364,7 +364,7 @@ def assert_same_refusal(body: dict[str, Any], status: int, cli: CliResult) -> No
     """The web's refusal is the command line's, each in its own words: both refuse; the web's
     error is data with a sentence that names no command-line flag; a refusal of the library
     (422, 503) is the library's sentence, which the command line words with its flag."""
-    from solver.cli.app import SUBJECT_WORDS
+    from solver.cli.wording import SUBJECT_WORDS
 
     assert cli.exit_code == 2, cli.stdout
     assert set(body) - {"entry"} == ERROR_KEYS, body

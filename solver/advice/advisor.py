@@ -242,7 +242,7 @@ def exact_values(advice: Advice, exact: ExactSolution) -> ExactValues:
     a reroll is the exact ``keep_value`` of the same partial position as its float value
     (:func:`_valued`), a stop the objective's utility of its points, a bust its payoff's and
     Skull Island the exact first-roll value."""
-    from ..engine import UNUSED, USED, geometry
+    from ..engine.codes import UNUSED, USED, full_index
 
     objective = objective_for(advice.need)
     if advice.objective_name is not None or exact.objective != objective.key():
@@ -250,9 +250,8 @@ def exact_values(advice: Advice, exact: ExactSolution) -> ExactValues:
                          f"{advice.card.id} {objective.key()}")
     if exact.card != advice.card.id:
         raise ValueError(f"the exact solution is for {exact.card}, not {advice.card.id}")
-    g = geometry()
     if advice.kind is Outcome.ISLAND:
-        value = exact.first_value[g.full_index(advice.dice), 0]
+        value = exact.first_value[full_index(advice.dice.counts), 0]
         return ExactValues(value=value, options=())
     if advice.kind is Outcome.BUST:
         assert advice.points is not None
@@ -267,8 +266,10 @@ def exact_values(advice: Advice, exact: ExactSolution) -> ExactValues:
             stop = stop_score(advice.card, advice.dice, advice.rules)
             values.append(Fraction(_utility(objective, stop.points, magic=stop.magic)))
         else:
-            values.append(_keep_value(move, advice.dice, g, here, used))
+            values.append(_keep_value(move, advice.dice, here, used))
     return ExactValues(value=max(values), options=tuple(values))
+
+
 # -- bust risk ---------------------------------------------------------------------------------
 
 
@@ -299,11 +300,7 @@ def bust_probability(card: Card, rules: Rules, skull_dice: int, rolled: int, *,
 
 def _utility(objective: Objective, points: int, *, magic: bool = False) -> float:
     """The objective's value of a turn ending with `points` (pirate magic: `magic`)."""
-    import numpy as np
-
-    arr = np.array([points], dtype=np.int64)
-    column = objective.of_magic(arr) if magic else objective.of_points(arr)
-    return float(column[0, 0])
+    return objective.utility_of(points, magic=magic)
 
 
 TieKey = tuple[bool, bool, int, int]
@@ -317,10 +314,10 @@ def tie_key(dice: Dice, move: Reroll | None) -> TieKey:
     stays (:meth:`solver.engine.Geometry.index`)."""
     if move is None:
         return STOP_KEY
-    from ..engine import geometry
+    from ..engine.codes import partial_index
 
     kept = move.kept_after(dice)
-    return _reroll_key(move, kept, geometry(dice.total).index(kept.counts))
+    return _reroll_key(move, kept, partial_index(kept.counts, dice.total))
 
 
 def _reroll_key(move: Reroll, kept: Dice, index: int) -> TieKey:
@@ -418,11 +415,11 @@ def _check_position(card: Card, dice: Dice, *, sorceress_used: bool, chest: Dice
 def _island_advice(common: dict[str, Any], card: Card, dice: Dice,
                    solution: TurnSolution) -> Advice:
     """Skull Island: nothing to decide; its value and the distribution of the final skulls."""
-    from ..engine import geometry
+    from ..engine.codes import full_index
 
     distribution = island_distribution(card, dice.skulls)
     island = IslandNote(card, dice.skulls, tuple(sorted(distribution.items())))
-    value = float(solution.first_value[geometry().full_index(dice), 0])
+    value = float(solution.first_value[full_index(dice.counts), 0])
     return Advice(**common, value=value, options=(), points=0, island=island,
                   bound=solution.bound)
 
@@ -431,9 +428,8 @@ def _candidates(card: Card, dice: Dice, rules: Rules, solution: TurnSolution,
                 objective: Objective, *, unused: bool) -> list[_Candidate]:
     """Every legal move valued: the stop (first, when allowed) and each legal reroll, its
     value the solution's keep value of what stays on the table and its bust risk."""
-    from ..engine import UNUSED, USED, geometry
+    from ..engine.codes import UNUSED, USED, partial_index
 
-    g = geometry()
     here = solution.worlds[UNUSED if unused else USED].keep_value
     used = solution.worlds[USED].keep_value
     out: list[_Candidate] = []
@@ -449,7 +445,7 @@ def _candidates(card: Card, dice: Dice, rules: Rules, solution: TurnSolution,
             risks[risk] = float(bust_probability(
                 card, rules, kept.skulls, rolled.total,
                 sorceress_unused=unused and not move.sorceress))
-        index = g.index(kept.counts)
+        index = partial_index(kept.counts)
         value = float((used if move.sorceress else here)[index, 0])
         out.append(_Candidate(move, rolled, value, risks[risk], _reroll_key(move, kept, index)))
     return out
@@ -458,7 +454,7 @@ def _candidates(card: Card, dice: Dice, rules: Rules, solution: TurnSolution,
 def _ranked(dice: Dice, candidates: list[_Candidate]) -> tuple[Option, ...]:
     """The options best first, ties (within :data:`TIE_TOL`) in the engine's tie order
     (:func:`tie_key`), each with its regret, whether it is best and the ranks of its ties."""
-    from ..engine import TIE_TOL
+    from ..engine.codes import TIE_TOL
 
     runs = ranked_runs(candidates, value=lambda c: c.value, key=lambda c: c.key, tol=TIE_TOL)
     top = runs[0][0].value
@@ -481,9 +477,8 @@ def _with_seats(card: Card, dice: Dice, rules: Rules, options: tuple[Option, ...
                 unused: bool) -> tuple[Option, ...]:
     """The options with every player's probability of winning after each: the mover's value,
     then each other seat's under the mover's play (its evaluation's keep values)."""
-    from ..engine import UNUSED, USED, geometry
+    from ..engine.codes import UNUSED, USED
 
-    g = geometry()
     out = []
     for option in options:
         chances = [option.value]
@@ -494,18 +489,20 @@ def _with_seats(card: Card, dice: Dice, rules: Rules, options: tuple[Option, ...
                 chances.append(_utility(objective, stop.points, magic=stop.magic))
             else:
                 here = evaluated.worlds[UNUSED if unused else USED].keep_value
-                chances.append(float(_keep_value(move, dice, g, here,
+                chances.append(float(_keep_value(move, dice, here,
                                                  evaluated.worlds[USED].keep_value)))
         out.append(replace(option, players=tuple(chances)))
     return tuple(out)
 
 
-def _keep_value(move: Reroll, dice: Dice, g: Any, keep_value: Any, used_keep_value: Any) -> Any:
+def _keep_value(move: Reroll, dice: Dice, keep_value: Any, used_keep_value: Any) -> Any:
     """The solution's value of a reroll: the keep value of what stays on the table
     (:meth:`~solver.rules.moves.Reroll.kept_after`), in the used world's keep values for a Sorceress
     reroll (a float, or the exact solution's fraction)."""
+    from ..engine.codes import partial_index
+
     table = used_keep_value if move.sorceress else keep_value
-    return table[g.index(move.kept_after(dice).counts), 0]
+    return table[partial_index(move.kept_after(dice).counts, dice.total), 0]
 
 
 __all__ = [

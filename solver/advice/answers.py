@@ -33,7 +33,7 @@ from .goals import AdviceError, Goal, GoalSolution
 
 if TYPE_CHECKING:
     from ..engine.exact import ExactSolution
-    from ..engine.stats import TurnStats
+    from ..engine.results import TurnStats
     from .sources import SolutionSource
 
 
@@ -164,7 +164,7 @@ def ev_answer(rules: Rules, cards: Sequence[Card] | None, solutions: SolutionSou
               exact: bool = False) -> EvAnswer:
     """The answer of `sabords ev` for `cards` (all 12 by default, each once), every card's
     table from `solutions` (the deck's average needs them all)."""
-    from ..engine.stats import STAT_NAMES, deck_average, exact_deck_average
+    from ..engine.results import STAT_NAMES, deck_average, exact_deck_average
 
     chosen = tuple(dict.fromkeys(c.id for c in cards)) if cards else CARD_IDS
     loaded = {c.id: solutions.table(c, rules) for c in CARDS.values()}

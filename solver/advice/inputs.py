@@ -2,8 +2,9 @@
 
 The command line and the web read the same inputs: `sabords advise captain kkmmppsc --need
 1000` and `/api/advise?card=captain&dice=kkmmppsc&need=1000`. Each is an :class:`Input` here,
-from which the command line builds its typer option or argument (:mod:`solver.cli.app`) and
-the web reads its query parameter (:mod:`solver.web.params`), neither through the other.
+from which the command line builds its typer option or argument
+(:mod:`solver.cli.application`) and the web reads its query parameter
+(:mod:`solver.web.params`), neither through the other.
 
 An input's :attr:`~Input.name` is also the `subject` of the library's errors about it
 (:mod:`solver.errors`), so that each front end words an error with its own name for it: the

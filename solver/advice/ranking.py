@@ -42,7 +42,7 @@ def ranked_runs(items: Iterable[T], value: Callable[[T], float], key: Callable[[
     """:func:`ranked`, run by run: each run the values within `tol` of its best (the ties),
     in the order of `key`."""
     if tol is None:
-        from ..engine.results import TIE_TOL  # numpy's import only where values are ranked
+        from ..engine.codes import TIE_TOL
 
         tol = TIE_TOL
     values = [(value(x), x) for x in items]

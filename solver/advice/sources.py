@@ -78,9 +78,11 @@ class TablesDirectory:
     """Called after a game table was solved."""
 
     def table(self, card: Card, rules: Rules) -> TurnTable:
+        """The table read light (:func:`solver.tables.turn.turn_table`): the answers read a
+        few values of it, and a points answer then imports no numpy."""
         from ..tables.turn import turn_table
 
-        return turn_table(card, rules.turn_rules(), self.tables_dir)
+        return turn_table(card, rules.turn_rules(), self.tables_dir, light=True)
 
     def game(self, rules: Rules, players: int = 2) -> GameTable:
         from ..tables.game import game_tables, read_players

@@ -1,19 +1,36 @@
 """The `sabords` command line: it parses and renders, the library decides.
 
-- :mod:`.app`: the application, its error handling (every library error one line on stderr,
-  exit code 2, its subject worded with the command's flag) and the options shared by the
-  commands;
+- :mod:`.main`: the entry point: the quick path of a plain answer (:mod:`.quick`, without
+  typer), else the typer application (:mod:`.commands`, :mod:`.application`);
+- :mod:`.application`: the application, its options shared by the commands, its usage errors;
+  :mod:`.wording`: every library error in one line, and a command's body run under the
+  conventions of the whole command line (typer-free);
 - :mod:`.render`: the renderings shared by the commands (values, options, Skull Island, notes,
-  progress);
+  progress); :mod:`.answers`: the bodies and the text of the answers (advise, ev, score),
+  which both parsers run;
 - one module per group of commands: :mod:`.score` (`score`), :mod:`.solving` (`solve`, `ev`,
   `cache`), :mod:`.advise` (`advise`), :mod:`.turn` (`turn`), :mod:`.simulate` (`simulate`),
   :mod:`.game` (`winprob`, `solve-game`, `game`), :mod:`.serve` (`serve`).
 
 Adding a command: a function decorated with :func:`.app.command` in one of these modules (or a
-new one imported below), with its help text and examples.
+new one imported by :mod:`.commands`), with its help text and examples.
+
+Importing this package imports nothing else (the cold start): ``app`` is made on first use.
 """
 
-from . import advise, game, score, serve, simulate, solving, turn  # noqa: F401  (registers commands)
-from .app import app, main
+from __future__ import annotations
+
+from typing import Any
+
+from .main import main
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from .commands import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["app", "main"]

@@ -14,7 +14,7 @@ from ..advice.ranking import ranked_cards
 from ..errors import quote
 from ..limits import MAX_TARGET, game_cost_text
 from .advise import FinalOption
-from .app import (
+from .application import (
     DIRECTORY,
     GameTablesOption,
     JsonOption,

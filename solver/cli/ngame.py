@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules.rulebook import Rules
-from .app import describe_rules, echo
+from .application import describe_rules, echo
 from .streams import say
 
 

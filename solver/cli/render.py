@@ -14,8 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
-
 from ..rules.aims import POINTS
 from .streams import say
 
@@ -158,6 +156,8 @@ def method_lines(exact: bool, method: str, loss: dict[str, Any] | None) -> Itera
 @contextmanager
 def progress_bar(length: int, label: str) -> Iterator[Callable[[int], None]]:
     """A progress bar on stderr; yields `advance(done)`, the count done so far."""
+    import typer
+
     with typer.progressbar(length=length, label=label, file=sys.stderr,
                            show_pos=True) as bar:
         done = [0]

@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from ..advice.inputs import CARD, FINAL_CHEST, FINAL_DICE, FIRST_AT_END
-from .app import (
+from .application import (
     JsonOption,
     NotationOption,
     VariantOption,
     argument,
     command,
-    describe_rules,
-    echo,
-    notation_from,
     option,
-    print_json,
-    rules_from,
 )
-from .render import island_lines
-
-if TYPE_CHECKING:
-    from ..rules.notation import Notation
-    from ..rules.verdict import Verdict
 
 CardArgument = Annotated[str, argument(CARD)]
-
-SCORE_NOTES: dict[str, str] = {
-    "rescue_ended": "the turn is not over: the Sorceress must reroll a skull die",
-    "island_if_first": "on a first roll these dice go to Skull Island instead (add --first)",
-    "rescue_if_unused": ("if the Sorceress is still unused the turn is not over: she must "
-                         "reroll a skull die"),
-    "chest_on_stop": "the chest only matters on a bust: a stop scores all 8 dice",
-}
-"""The verdict's notes in the `note` lines of the answer."""
 
 
 @command("score")
@@ -64,55 +44,7 @@ def score(
       sabords score coin cccccccc --variant nine_of_a_kind=set --json
       sabords score p ssséééoo --notation braille   # 3 monkeys, 3 swords, 2 coins
     """
-    from ..rules.verdict import score_turn
+    from .answers import score_body
 
-    rules = rules_from(variant)
-    notes = notation_from(notation)
-    the_card = notes.parse_card(card)
-    the_dice = notes.parse_dice(" ".join(dice))
-    the_chest = None if chest is None else notes.parse_dice(chest, n=None)
-    verdict = score_turn(the_card, the_dice, rules, chest=the_chest, first=first)
-    if as_json:
-        print_json(verdict.as_dict())
-        return
-    for line in score_lines(verdict, notes):
-        echo(line)
-
-
-def score_lines(verdict: Verdict, notation: Notation) -> Iterator[str]:
-    """The text answer of `sabords score`."""
-    from ..rules.scoring import Outcome
-
-    v = verdict
-    yield f"card     {notation.card(v.card)}"
-    yield f"dice     {notation.dice(v.dice)}" + ("  (first roll)" if v.first else "")
-    if v.chest is not None:
-        yield f"chest    {notation.dice(v.chest)}"
-    yield f"points   {v.points}"
-    if v.outcome is Outcome.ALIVE:
-        what = ["stop"]
-        if v.full_chest:
-            what.append("full chest")
-        if v.battle_won is not None:
-            what.append(f"battle {'won' if v.battle_won else 'lost'}")
-        if v.card.doubles:
-            what.append("doubled by the captain")
-        yield f"outcome  {', '.join(what)}"
-        if v.magic:
-            yield "         PIRATE MAGIC: nine of a kind wins the game at once"
-    elif v.outcome is Outcome.ISLAND and v.island is not None:
-        yield f"outcome  Skull Island ({v.skulls} skulls): nothing for the player"
-        lines = island_lines(v.island, " " * 9)
-        yield f"island   {next(lines)}"
-        yield from lines
-    else:
-        kind = "rescue position ended here" if v.outcome is Outcome.RESCUE else "bust"
-        extra = ""
-        if v.battle_won is False:
-            extra = f": battle lost, minus {v.card.battle_bonus}"
-        elif v.card.chest and v.chest is not None:
-            extra = ": the dice on the chest still score"
-        yield f"outcome  {kind} ({v.skulls} skulls){extra}"
-    for note in v.notes:
-        yield f"note     {SCORE_NOTES[note.code]}"
-    yield f"rules    {describe_rules(v.rules)}"
+    score_body(card, dice, chest=chest, first=first, variant=variant, notation=notation,
+               as_json=as_json)

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from ..limits import MAX_TARGET, game_cost_text
-from .app import GameTablesOption, TablesOption, command, echo, fail
+from .application import GameTablesOption, TablesOption, command, echo, fail
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 

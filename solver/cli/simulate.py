@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .app import (
+from .application import (
     JsonOption,
     NotationOption,
     VariantOption,

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..advice.inputs import CARD_LIST
-from .app import (
+from .answers import cards_named
+from .application import (
     DIRECTORY,
     ExactOption,
     JsonOption,
@@ -21,25 +22,16 @@ from .app import (
     describe_rules,
     echo,
     fail,
-    notation_from,
     option,
     print_json,
     rules_from,
-    solutions_from,
 )
-from .render import progress_bar, turn_cache_warning
+from .render import progress_bar
 
 if TYPE_CHECKING:
     from ..caches import CacheEntry
-    from ..rules.rulebook import Card
 
 CardsOption = Annotated[list[str] | None, option(CARD_LIST)]
-
-
-def cards_named(cards: list[str], notation: str) -> list[Card]:
-    """The named cards, in the given order, each once."""
-    notes = notation_from(notation)
-    return list(dict.fromkeys(notes.parse_card(c) for c in cards))
 
 
 @command("solve")
@@ -143,41 +135,10 @@ def ev(
       sabords ev --tables /tmp/t --card captain     # from `sabords solve --out /tmp/t`
       sabords ev --notation braille                 # cards by their letters
     """
-    from ..advice.answers import ev_answer
-    from ..rational import decimal_text, fraction_text
-    from ..rules.rulebook import CARDS
+    from .answers import ev_body
 
-    rules = rules_from(variant)
-    notes = notation_from(notation)
-    chosen = cards_named(card, notation) if card else None
-    turn_cache_warning(rules, [c.id for c in chosen] if chosen else CARDS, tables)
-    answer = ev_answer(rules, chosen, solutions_from(tables), exact=exact)
-    if as_json:
-        print_json(answer.as_dict())
-        return
-    stats, deck, exact_ev, exact_deck = answer.stats, answer.deck, answer.exact_ev, \
-        answer.exact_deck
-    echo(f"{'card':<14}{'expected points':>16}{'P(bust)':>10}{'P(Skull Island)':>17}"
-         f"{'island deduction':>18}")
-
-    def row(name: str, values: dict[str, float]) -> str:
-        return (f"{name:<14}{values['ev']:>16.2f}{values['p_bust']:>10.2%}"
-                f"{values['p_island']:>17.2%}{values['island_deduction']:>18.2f}")
-
-    for c in answer.cards:
-        echo(row(notes.card(CARDS[c]), stats[c].as_dict()))
-    echo(row("deck average", deck))
-    echo("island deduction: points each opponent loses to this turn's Skull Island, on average")
-    echo("deck average: over the 35 cards of the deck, weighted by their counts")
-    echo(f"exact: every value is certified to within {answer.bound:.1e} of the true one")
-    if exact_deck is not None:
-        echo("")
-        echo("exact expected points (proved optimal: no move does better, in exact arithmetic)")
-        for name, value in [*((notes.card(CARDS[c]), exact_ev[c]) for c in answer.cards),
-                            ("deck average", exact_deck)]:
-            echo(f"{name:<14}{fraction_text(value)}")
-            echo(f"{'':<14}≈ {decimal_text(value)}")
-    echo(f"rules  {describe_rules(rules)}")
+    ev_body(card, variant=variant, tables=tables, notation=notation, exact=exact,
+            as_json=as_json)
 
 
 def _entry(e: CacheEntry) -> dict[str, object]:

@@ -17,8 +17,9 @@ import typer
 from ..advice.inputs import CARD_DRAWN
 from ..errors import SabordsError, is_digits, shorten, whole_number
 from ..rules.aims import POINTS, WIN
-from .advise import FinalOption, MeOption, NeedOption, OppOption, goal_of
-from .app import (
+from .advise import FinalOption, MeOption, NeedOption, OppOption
+from .answers import goal_of
+from .application import (
     EXIT_INTERRUPTED,
     GameTablesOption,
     JsonOption,

@@ -1,8 +1,11 @@
 """The turn engine: the model of a card's turn, the one turn kernel, and the certified solve.
 
-- :mod:`.geometry`: positions, partial positions, the roll distribution (rules-independent);
+- :mod:`.positions`: positions, partial positions, the roll distribution (rules-independent,
+  :func:`geometry`);
+- :mod:`.codes`: the engine's numbers without numpy (worlds, policy codes, the index of a
+  partial position), for the readers of a table;
 - :mod:`.model`: one card's rules tabulated per world, legality included (:func:`turn_model`);
-- :mod:`.structure`: the rows the kernel sweeps (partial positions, or their orbits);
+- :mod:`.rows`: the rows the kernel sweeps (partial positions, or their orbits, :func:`structure`);
 - :mod:`.objectives`: utilities of a turn's endings (:class:`ExpectedPoints`, :class:`AtLeast`);
 - :mod:`.kernel`: the Bellman sweep, compiled with numba (:mod:`.kernel_numba`), with its
   numpy reference (:mod:`.kernel_numpy`);
@@ -17,16 +20,14 @@
 from __future__ import annotations
 
 # The names are the submodules' own, imported on first use (PEP 562): reading a table and
-# answering from it (the advisor's cold start) imports neither the kernel nor the exact solver.
+# answering from it (the advisor's cold start) imports neither numpy, the kernel nor the exact
+# solver. No submodule has the name of a function of the package (a submodule's import sets
+# the package's attribute of its name): `geometry` is in `.positions`, `structure` in `.rows`.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# Bound here, after their modules: a submodule's import sets the package's attribute of its
-# name, which would hide these two functions of the same names.
-from .geometry import geometry
-from .structure import structure
-
 if TYPE_CHECKING:
+    from .codes import NO_MOVE, STOP, TIE_TOL, UNUSED, USED, WORLD_NAMES
     from .exact import (
         ExactPayoff,
         ExactSolution,
@@ -36,16 +37,7 @@ if TYPE_CHECKING:
         exact_turn,
         solve_exact,
     )
-    from .geometry import (
-        BoolArray,
-        FloatArray,
-        Geometry,
-        IntArray,
-    )
     from .model import (
-        UNUSED,
-        USED,
-        WORLD_NAMES,
         TurnModel,
         symmetries,
         turn_model,
@@ -57,15 +49,20 @@ if TYPE_CHECKING:
         Payoff,
         payoff_for,
     )
+    from .positions import (
+        BoolArray,
+        FloatArray,
+        Geometry,
+        IntArray,
+        geometry,
+    )
     from .results import (
-        NO_MOVE,
-        STOP,
-        TIE_TOL,
         Policy,
         ProofRecord,
         TurnSolution,
         WorldSolution,
     )
+    from .rows import TurnStructure, structure
     from .solve import (
         BETA,
         DEFAULT_TOL,
@@ -79,7 +76,6 @@ if TYPE_CHECKING:
         solve_payoffs,
         solve_turn,
     )
-    from .structure import TurnStructure
 
 _WHERE = {
     "ExactPayoff": "exact",
@@ -90,18 +86,19 @@ _WHERE = {
     "exact_payoff": "exact",
     "exact_turn": "exact",
     "solve_exact": "exact",
-    "BoolArray": "geometry",
-    "FloatArray": "geometry",
-    "Geometry": "geometry",
-    "IntArray": "geometry",
-    "NO_MOVE": "results",
-    "STOP": "results",
+    "BoolArray": "positions",
+    "FloatArray": "positions",
+    "Geometry": "positions",
+    "IntArray": "positions",
+    "geometry": "positions",
+    "NO_MOVE": "codes",
+    "STOP": "codes",
     "Policy": "results",
     "TurnSolution": "results",
     "WorldSolution": "results",
-    "UNUSED": "model",
-    "USED": "model",
-    "WORLD_NAMES": "model",
+    "UNUSED": "codes",
+    "USED": "codes",
+    "WORLD_NAMES": "codes",
     "TurnModel": "model",
     "symmetries": "model",
     "turn_model": "model",
@@ -113,7 +110,7 @@ _WHERE = {
     "BETA": "solve",
     "DEFAULT_TOL": "solve",
     "MAX_SWEEPS": "solve",
-    "TIE_TOL": "results",
+    "TIE_TOL": "codes",
     "ConvergenceError": "solve",
     "finite_horizon_values": "solve",
     "first_values": "solve",
@@ -122,7 +119,8 @@ _WHERE = {
     "solve_payoff": "solve",
     "solve_payoffs": "solve",
     "solve_turn": "solve",
-    "TurnStructure": "structure",
+    "TurnStructure": "rows",
+    "structure": "rows",
 }
 
 __all__ = [

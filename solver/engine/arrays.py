@@ -16,9 +16,9 @@ import numpy as np
 
 from ..rules.scoring import Outcome
 from . import kernel
-from .geometry import BoolArray, FloatArray, IntArray
 from .model import TurnModel
-from .structure import TurnStructure
+from .positions import BoolArray, FloatArray, IntArray
+from .rows import TurnStructure
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,7 @@ import numpy as np
 
 from ..rules.rulebook import CARDS, NUM_DICE, Card, Rules
 from ..rules.scoring import Outcome
+from .codes import NO_MOVE, STOP, UNUSED, USED
 from .exact_linear import (
     DICE_BITS,
     IDX_BITS,
@@ -91,12 +92,12 @@ from .exact_linear import (
     solve_system,
     tie_key,
 )
-from .geometry import BoolArray, FloatArray, IntArray, ObjectArray, first_roll_ways
-from .model import UNUSED, USED, TurnModel, turn_model
+from .model import TurnModel, turn_model
 from .objectives import ExpectedPoints, Objective, payoff_for
-from .results import NO_MOVE, STOP, Policy, ProofRecord, TurnSolution, WorldSolution
+from .positions import BoolArray, FloatArray, IntArray, ObjectArray, first_roll_ways
+from .results import Policy, ProofRecord, TurnSolution, WorldSolution
+from .rows import TurnStructure, structure
 from .solve import solve_payoff
-from .structure import TurnStructure, structure
 
 MAX_ITERATIONS = 100
 """Policy-iteration rounds of one layer before giving up (a bug, not a user error: a round

@@ -18,9 +18,9 @@ from typing import cast
 import numpy as np
 
 from .arrays import bust_probability
-from .geometry import BoolArray, IntArray, ObjectArray, geometry
 from .model import TurnModel
-from .structure import TurnStructure
+from .positions import BoolArray, IntArray, ObjectArray, geometry
+from .rows import TurnStructure
 
 """Arrays of Python :class:`~fractions.Fraction` or ``int`` (exact numbers)."""
 

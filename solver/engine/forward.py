@@ -35,10 +35,10 @@ import numpy as np
 
 from . import kernel
 from .arrays import FirstRoll, WorldArrays
-from .geometry import FloatArray, IntArray
+from .codes import STOP
 from .kernel import SIXTH
-from .results import STOP
-from .structure import TurnStructure
+from .positions import FloatArray, IntArray
+from .rows import TurnStructure
 
 MAX_PUSHES = 10_000
 """Pushes of one layer before giving up (the mass falls by 25/36 a push at worst)."""

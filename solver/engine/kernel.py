@@ -46,11 +46,11 @@ from typing import Any
 import numpy as np
 
 from . import kernel_numpy as knp
-from .geometry import FloatArray, IntArray
 from .kernel_numpy import MODE_BELLMAN as MODE_BELLMAN  # the modes and 1/6, defined once there
 from .kernel_numpy import MODE_EXPECT as MODE_EXPECT
 from .kernel_numpy import MODE_POLICY as MODE_POLICY
 from .kernel_numpy import SIXTH as SIXTH
+from .positions import FloatArray, IntArray
 
 AnyArray = np.ndarray[Any, Any]
 """An array of any dtype (the lane layout carries floats, policy codes and flags alike)."""

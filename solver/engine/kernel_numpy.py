@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .geometry import FloatArray, IntArray
-from .results import NO_MOVE, STOP
+from .codes import NO_MOVE, STOP
+from .positions import FloatArray, IntArray
 
 SIXTH = 1.0 / 6.0
 """The rounded constant 1/6 every expectation over a die is multiplied by."""

@@ -34,11 +34,8 @@ from ..rules.scoring import (
     island_distribution,
     stop_score,
 )
-from .geometry import BoolArray, Geometry, IntArray, geometry
-
-USED, UNUSED = 0, 1
-"""Worlds: the Sorceress spent (or no Sorceress card), or her reroll still available."""
-WORLD_NAMES = ("used", "unused")
+from .codes import UNUSED, card_worlds
+from .positions import BoolArray, Geometry, IntArray, geometry
 
 
 @dataclass(frozen=True)
@@ -113,10 +110,6 @@ class TurnModel:
         return int(skull_dice[live].max()) if live.any() else -1
 
 
-def card_worlds(card: Card) -> tuple[int, ...]:
-    """The worlds of a card's turn, in the order they are solved: ``used`` only, or ``used``
-    then ``unused`` for the Sorceress (her reroll still to come)."""
-    return (USED, UNUSED) if card.sorceress else (USED,)
 
 
 def turn_model(card: Card, rules: Rules, n_dice: int = NUM_DICE) -> TurnModel:

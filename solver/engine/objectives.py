@@ -12,11 +12,11 @@ payoffs, solved by the same code.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .geometry import FloatArray, IntArray
-from .model import TurnModel
+if TYPE_CHECKING:  # numpy is imported where an objective is tabulated, not by a points answer
+    from .model import TurnModel
+    from .positions import FloatArray, IntArray
 
 
 class Objective:
@@ -35,18 +35,36 @@ class Objective:
         return self.of_points(points)
 
     def of_island(self, deduction: IntArray) -> FloatArray:
+        import numpy as np
+
         return self.of_points(np.zeros_like(deduction))
 
     def key(self) -> tuple[object, ...]:
         """Identifies the objective in results and caches."""
         return (type(self).__name__,)
 
+    def utility_of(self, points: int, *, magic: bool = False) -> float:
+        """The utility (column 0) of one turn ending with `points` (pirate magic: `magic`):
+        what the advisor values a stop or a bust at."""
+        import numpy as np
+
+        arr = np.array([points], dtype=np.int64)
+        column = self.of_magic(arr) if magic else self.of_points(arr)
+        return float(column[0, 0])
+
 
 class ExpectedPoints(Objective):
     """Maximise the expected points of the turn (Skull Island is 0 for the player)."""
 
     def of_points(self, points: IntArray) -> FloatArray:
+        import numpy as np
+
         return np.asarray(points, dtype=np.float64)[:, None]
+
+    def utility_of(self, points: int, *, magic: bool = False) -> float:
+        """The points themselves, as :meth:`of_points` gives them (a float64 of an integer),
+        without numpy (a points answer's cold start)."""
+        return float(points)
 
 
 @dataclass(frozen=True)
@@ -57,9 +75,13 @@ class AtLeast(Objective):
     need: int
 
     def of_points(self, points: IntArray) -> FloatArray:
+        import numpy as np
+
         return (np.asarray(points) >= self.need).astype(np.float64)[:, None]
 
     def of_magic(self, points: IntArray) -> FloatArray:
+        import numpy as np
+
         return np.ones((np.asarray(points).shape[0], 1))
 
     def key(self) -> tuple[object, ...]:
@@ -86,6 +108,8 @@ class Payoff:
     @staticmethod
     def stack(parts: list[Payoff]) -> Payoff:
         """The columns of several payoffs side by side (one batch)."""
+        import numpy as np
+
         return Payoff(stop=np.hstack([p.stop for p in parts]),
                       bust=np.hstack([p.bust for p in parts]),
                       first_bust=np.concatenate([p.first_bust for p in parts]),
@@ -98,6 +122,8 @@ def payoff_for(model: TurnModel, objective: Objective) -> Payoff:
     Skull Island's utility is its expectation over the island's exact distribution of
     deductions (:meth:`TurnModel.island_deduction`), summed in increasing deduction order.
     """
+    import numpy as np
+
     stop = np.array(objective.of_points(model.stop_points), dtype=np.float64)
     magic = model.stop_magic
     if magic.any():

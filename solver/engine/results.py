@@ -1,31 +1,29 @@
 """What a turn's solve returns, and what a turn table stores: values, policy, how exact.
 
-Light on purpose (numpy and dataclasses): reading a table and answering from it needs these
-types, not the kernel that made them. The policy codes are the kernel's
+Light on purpose (dataclasses, no numpy at import): reading a table and answering from it
+needs these types, not the kernel that made them. The policy codes are the kernel's
 (:mod:`solver.engine.kernel`): :data:`STOP`, a keep's partial index (a row inside the kernel),
-or :data:`NO_MOVE`.
+or :data:`NO_MOVE` (:mod:`.codes`). A solution read for a points answer holds the table's
+arrays as numpy-free columns (:class:`solver.tables.fileformat.Column`): the same values,
+indexed ``[i, 0]`` the same way.
+
+A turn's statistics (:class:`TurnStats`, :class:`ExactTurnStats`, and their average over the
+deck) are here too: `sabords ev` reads them from the tables, numpy-free; how they are computed
+is :mod:`solver.engine.stats`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, TypeAlias
 
-import numpy as np
-from numpy.typing import NDArray
+from ..rational import fraction_text
+from ..rules.rulebook import CARD_IDS, CARDS, DECK_SIZE, NUM_DICE, Rules, deck_weights
 
-from ..rules.rulebook import NUM_DICE, Rules
-from .geometry import BoolArray, FloatArray, IntArray
-
-STOP = -1
-"""Policy code for stopping; a keep is coded by its row (or its partial index outside the
-kernel); NO_MOVE where nothing is decided (the turn is over)."""
-NO_MOVE = -2
-TIE_TOL = 1e-11
-"""Moves whose values differ by less than this are ties for the policy
-(:mod:`solver.engine.solve`, Ties). It is far below the certified bound, so a tie-broken move
-loses at most TIE_TOL / (1 - BETA), and far above the rounding of the arithmetic, so the policy
-is stable to the last bits. Here, beside the policy codes, for the readers of a solution that
-rank its moves as the policy does (:mod:`solver.advice.advisor`)."""
+if TYPE_CHECKING:
+    from .positions import BoolArray, FloatArray, IntArray
 
 
 class PolicyMoveError(RuntimeError):
@@ -79,7 +77,7 @@ class TurnSolution:
         return {w: (ws.policy[:, :1], ws.sorceress[:, :1]) for w, ws in self.worlds.items()}
 
 
-Policy = dict[int, tuple[IntArray, NDArray[np.bool_]]]
+Policy: TypeAlias = "dict[int, tuple[IntArray, BoolArray]]"
 """Per world: (keep code per position, uses-the-Sorceress per position), column 0 used."""
 
 
@@ -102,3 +100,79 @@ class ProofRecord:
     def as_dict(self) -> dict[str, int]:
         return {"layer_solves": self.layer_solves, "improved": self.improved,
                 "retied": self.retied, "changed": self.changed}
+
+
+STAT_NAMES = ("ev", "p_bust", "p_island", "island_deduction")
+"""The statistics of a turn, in the order `sabords ev` prints them."""
+
+
+@dataclass(frozen=True)
+class TurnStats:
+    """How one card's turn ends under the optimal points policy."""
+
+    ev: float
+    """Expected points of the turn (the solution's turn value)."""
+    p_bust: float
+    """Probability that the turn ends in a bust."""
+    p_island: float
+    """Probability that the turn goes to Skull Island."""
+    island_deduction: float
+    """Expected points each opponent loses to this turn's Skull Island (0 if none)."""
+    bound: float
+    """Certified bound on |p_bust|, |p_island| and |island_deduction| errors (policy
+    evaluation); the bound on `ev` is the solution's."""
+
+    def as_dict(self) -> dict[str, float]:
+        """The four statistics (the keys of `sabords ev --json`)."""
+        return {name: getattr(self, name) for name in STAT_NAMES}
+
+
+@dataclass(frozen=True)
+class ExactTurnStats:
+    """:class:`TurnStats` in exact numbers: how a card's turn ends under the proved optimal
+    points policy (:mod:`solver.engine.exact`)."""
+
+    ev: Fraction
+    p_bust: Fraction
+    p_island: Fraction
+    island_deduction: Fraction
+
+    def as_dict(self) -> dict[str, str]:
+        """The four statistics as fractions, ``"p/q"`` (:func:`solver.rational.fraction_text`)."""
+        return {name: fraction_text(getattr(self, name)) for name in STAT_NAMES}
+
+    def rounded(self) -> TurnStats:
+        """The statistics rounded to the nearest double; the bound is the rounding's (half a
+        unit in the last place of the largest of p_bust, p_island, island_deduction)."""
+        import numpy as np
+
+        from .exact import rounding_bound
+
+        p_bust, p_island, deduction = (float(x) for x in
+                                       (self.p_bust, self.p_island, self.island_deduction))
+        return TurnStats(ev=float(self.ev), p_bust=p_bust, p_island=p_island,
+                         island_deduction=deduction,
+                         bound=rounding_bound([np.array([p_bust, p_island, deduction])]))
+
+
+def exact_deck_average(per_card: Mapping[str, Fraction]) -> Fraction:
+    """The exact average over the 35-card deck (each card weighted by its count / 35) of a
+    per-card value. `per_card` must hold every card of the deck; `none` is ignored."""
+    missing = [c for c in deck_weights() if c not in per_card]
+    if missing:
+        raise KeyError(f"deck average needs every card of the deck; missing {missing}")
+    return sum((Fraction(CARDS[c].count, DECK_SIZE) * per_card[c] for c in CARD_IDS
+                if CARDS[c].count), Fraction(0))
+
+
+def deck_average(per_card: Mapping[str, float]) -> float:
+    """The average over the 35-card deck (with its card counts) of a per-card value.
+
+    `per_card` must hold every card of the deck; `none` (not in the deck) is ignored.
+    Summed in the fixed card order, so equal inputs give equal bits.
+    """
+    weights = deck_weights()
+    missing = [c for c in weights if c not in per_card]
+    if missing:
+        raise KeyError(f"deck average needs every card of the deck; missing {missing}")
+    return sum(weights[c] * per_card[c] for c in CARD_IDS if c in weights)

@@ -61,12 +61,13 @@ from ..rules.rulebook import CARDS, NUM_DICE, Card, Rules
 from ..rules.scoring import Outcome
 from . import kernel
 from .arrays import WorldArrays, first_roll, turn_value_lanes, world_arrays
-from .geometry import BoolArray, FloatArray, IntArray
+from .codes import NO_MOVE, STOP, TIE_TOL, UNUSED, USED
 from .kernel import from_lanes, lane_width, to_lanes
-from .model import UNUSED, USED, TurnModel, turn_model
+from .model import TurnModel, turn_model
 from .objectives import ExpectedPoints, Objective, Payoff, payoff_for
-from .results import NO_MOVE, STOP, TIE_TOL, Policy, TurnSolution, WorldSolution
-from .structure import TurnStructure, structure
+from .positions import BoolArray, FloatArray, IntArray
+from .results import Policy, TurnSolution, WorldSolution
+from .rows import TurnStructure, structure
 
 BETA = (5 / 6) ** 2
 """Largest probability that a reroll stays in its skull layer (no skull among >= 2 dice)."""

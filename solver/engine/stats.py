@@ -26,24 +26,27 @@ gives [0, 0] for no success and runs past 1 for few games.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..rational import fraction_text
-from ..rules.rulebook import CARD_IDS, CARDS, DECK_SIZE, Card, Rules, deck_weights
+from ..rules.rulebook import CARDS, Card, Rules
 from ..rules.scoring import island_deduction, island_distribution
 from .model import TurnModel, turn_model
 from .objectives import Payoff
-from .results import TurnSolution
+from .results import (
+    STAT_NAMES,
+    ExactTurnStats,
+    TurnSolution,
+    TurnStats,
+    deck_average,
+    exact_deck_average,
+)
 
 if TYPE_CHECKING:
     from .exact import ExactPayoff, ExactSolution
 
-STAT_NAMES = ("ev", "p_bust", "p_island", "island_deduction")
 Z_95 = 1.959963984540054
 """The two-sided 95 % quantile of the standard normal distribution, Φ⁻¹(0.975)."""
 INTERVAL_METHOD = "Wilson score"
@@ -68,30 +71,6 @@ def wilson_interval(successes: float, trials: int, z: float = Z_95) -> tuple[flo
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     return max(0.0, centre - half), min(1.0, centre + half)
-"""The statistics of a turn, in the order `sabords ev` prints them."""
-
-
-@dataclass(frozen=True)
-class TurnStats:
-    """How one card's turn ends under the optimal points policy."""
-
-    ev: float
-    """Expected points of the turn (the solution's turn value)."""
-    p_bust: float
-    """Probability that the turn ends in a bust."""
-    p_island: float
-    """Probability that the turn goes to Skull Island."""
-    island_deduction: float
-    """Expected points each opponent loses to this turn's Skull Island (0 if none)."""
-    bound: float
-    """Certified bound on |p_bust|, |p_island| and |island_deduction| errors (policy
-    evaluation); the bound on `ev` is the solution's."""
-
-    def as_dict(self) -> dict[str, float]:
-        """The four statistics (the keys of `sabords ev --json`)."""
-        return {name: getattr(self, name) for name in STAT_NAMES}
-
-
 ENDING_COLUMNS = ("p_bust", "p_island", "island_deduction")
 """The payoff columns of :func:`ending_payoff`, in order."""
 
@@ -154,32 +133,6 @@ def turn_stats(solution: TurnSolution) -> TurnStats:
     )
 
 
-@dataclass(frozen=True)
-class ExactTurnStats:
-    """:class:`TurnStats` in exact numbers: how a card's turn ends under the proved optimal
-    points policy (:mod:`solver.engine.exact`)."""
-
-    ev: Fraction
-    p_bust: Fraction
-    p_island: Fraction
-    island_deduction: Fraction
-
-    def as_dict(self) -> dict[str, str]:
-        """The four statistics as fractions, ``"p/q"`` (:func:`solver.rational.fraction_text`)."""
-        return {name: fraction_text(getattr(self, name)) for name in STAT_NAMES}
-
-    def rounded(self) -> TurnStats:
-        """The statistics rounded to the nearest double; the bound is the rounding's (half a
-        unit in the last place of the largest of p_bust, p_island, island_deduction)."""
-        from .exact import rounding_bound
-
-        p_bust, p_island, deduction = (float(x) for x in
-                                       (self.p_bust, self.p_island, self.island_deduction))
-        return TurnStats(ev=float(self.ev), p_bust=p_bust, p_island=p_island,
-                         island_deduction=deduction,
-                         bound=rounding_bound([np.array([p_bust, p_island, deduction])]))
-
-
 def exact_stats_of(exact: ExactSolution) -> ExactTurnStats:
     """The statistics of an exact solve whose further columns are :func:`exact_ending_payoff`
     (``solve_exact(..., evaluate=exact_ending_payoff(model))``)."""
@@ -197,29 +150,6 @@ def exact_turn_stats(card: Card, rules: Rules) -> tuple[ExactTurnStats, ExactSol
     model = turn_model(card, rules.turn_rules())
     exact, _ = exact_turn(card, rules.turn_rules(), evaluate=exact_ending_payoff(model))
     return exact_stats_of(exact), exact
-
-
-def exact_deck_average(per_card: Mapping[str, Fraction]) -> Fraction:
-    """The exact average over the 35-card deck (each card weighted by its count / 35) of a
-    per-card value. `per_card` must hold every card of the deck; `none` is ignored."""
-    missing = [c for c in deck_weights() if c not in per_card]
-    if missing:
-        raise KeyError(f"deck average needs every card of the deck; missing {missing}")
-    return sum((Fraction(CARDS[c].count, DECK_SIZE) * per_card[c] for c in CARD_IDS
-                if CARDS[c].count), Fraction(0))
-
-
-def deck_average(per_card: Mapping[str, float]) -> float:
-    """The average over the 35-card deck (with its card counts) of a per-card value.
-
-    `per_card` must hold every card of the deck; `none` (not in the deck) is ignored.
-    Summed in the fixed card order, so equal inputs give equal bits.
-    """
-    weights = deck_weights()
-    missing = [c for c in weights if c not in per_card]
-    if missing:
-        raise KeyError(f"deck average needs every card of the deck; missing {missing}")
-    return sum(weights[c] * per_card[c] for c in CARD_IDS if c in weights)
 
 
 __all__ = [

@@ -50,8 +50,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import FloatArray, kernel
+from ..engine.codes import USED
 from ..engine.kernel import LANES, MODE_POLICY, to_lanes
-from ..engine.model import USED
 from ..rules.rulebook import BUST_SKULLS
 from .iterate import (
     BellmanPass,

@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import BoolArray, FloatArray, IntArray, kernel
+from ..engine.codes import UNUSED, USED
 from ..engine.kernel import LANES, MODE_BELLMAN, to_lanes
-from ..engine.model import UNUSED, USED
 from ..engine.solve import MAX_SWEEPS, ConvergenceError
 from .model import GameModel, Lookup
 

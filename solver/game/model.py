@@ -28,7 +28,7 @@ is drawn without replacement; this model does not remember it).
 of each ending is one of the lookups above, so every state is one column of one batched turn
 problem. A column's utility table has a row per number of points ``k_min..k_max`` and a last
 row for pirate magic (worth 1); Skull Island's utilities come by deduction ``0..max_ded``.
-Each card's turn runs on the orbits of its positions (:func:`solver.engine.structure` with
+Each card's turn runs on the orbits of its positions (:func:`solver.engine.rows` with
 ``symmetric=True``) through the engine's one kernel.
 """
 

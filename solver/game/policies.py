@@ -23,10 +23,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..engine import NO_MOVE, STOP, TIE_TOL, BoolArray, FloatArray, IntArray, kernel
+from ..engine.codes import UNUSED, USED
 from ..engine.kernel import LANES, from_lanes, to_lanes
-from ..engine.model import UNUSED, USED, symmetries
+from ..engine.model import symmetries
+from ..engine.rows import TurnStructure
 from ..engine.solve import solve_layers
-from ..engine.structure import TurnStructure
 from ..rules.rulebook import CARDS, Rules
 from .final import final_utilities
 from .iterate import Moves, PhaseState, moves_at

@@ -24,9 +24,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..engine import TIE_TOL, FloatArray, kernel
+from ..engine.codes import UNUSED, USED
 from ..engine.forward import endings as push
 from ..engine.kernel import from_lanes, to_lanes
-from ..engine.model import UNUSED, USED
 from ..engine.objectives import ExpectedPoints
 from ..engine.solve import solve_layers
 from ..rules.aims import POINTS, WIN

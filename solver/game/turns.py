@@ -31,10 +31,9 @@ import numpy as np
 
 from ..engine import TIE_TOL, FloatArray, IntArray, kernel
 from ..engine.arrays import turn_value_lanes
+from ..engine.codes import STOP, UNUSED, USED
 from ..engine.forward import endings
 from ..engine.kernel import LANES, from_lanes, to_lanes
-from ..engine.model import UNUSED, USED
-from ..engine.results import STOP
 from ..engine.solve import solve_layers
 from .model import GameModel
 from .seats import Seats

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ..engine import NO_MOVE, STOP, TIE_TOL, FloatArray, IntArray, kernel
+from ..engine.codes import UNUSED, USED
 from ..engine.kernel import LANES, from_lanes, to_lanes
-from ..engine.model import UNUSED, USED
 from ..engine.results import PolicyMoveError
 from ..engine.solve import solve_layers
 from ..rules.aims import WIN

@@ -8,6 +8,9 @@ data compressed), exact arrays a common denominator and fixed-width numerators
 (:func:`pack_exact`). What the payload holds is the business of :mod:`solver.tables.turn`
 and :mod:`solver.tables.game`; this module only reads and writes the format, and refuses what
 does not fit it with a :class:`~solver.errors.StaleTableError`.
+
+This module imports no numpy: a points answer reads its table as :class:`Column` views
+(:func:`checked_column`); numpy is imported where a numpy array is made or written.
 """
 
 from __future__ import annotations
@@ -15,21 +18,26 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import warnings
 import zlib
+from array import array
 from collections.abc import Callable
 from fractions import Fraction
-from math import lcm
+from math import lcm, prod
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
-import numpy as np
-from numpy.typing import NDArray
 
-from ..engine.geometry import ObjectArray
 from ..errors import CacheWarning, StaleTableError
 from ..rules.rulebook import Rules
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from ..engine.positions import ObjectArray
 
 FORMAT_VERSION = 3
 """The layout of a turn table, bumped whenever it changes; older files are refused
@@ -57,18 +65,75 @@ def refusal(table: str, source: Path | str, rules: Rules, card: str | None = Non
     return refuse
 
 
-def pack_array(array: NDArray[Any]) -> dict[str, Any]:
-    a = np.ascontiguousarray(array)
+def pack_array(values: NDArray[Any]) -> dict[str, Any]:
+    import numpy as np
+
+    a = np.ascontiguousarray(values)
     little = a.astype(a.dtype.newbyteorder("<"), copy=False)
     return {"data": little.tobytes(), "dtype": little.dtype.str, "shape": list(a.shape)}
 
 
 def unpack_array(entry: dict[str, Any]) -> NDArray[Any]:
+    import numpy as np
+
     shape: tuple[int, ...] = tuple(int(n) for n in entry["shape"])
     data = entry["data"]
     if entry.get("zlib"):
         data = zlib.decompress(data)
     return np.frombuffer(data, dtype=np.dtype(entry["dtype"])).reshape(shape)
+
+
+_TYPECODES = {"<f8": "d", "<i8": "q", "|b1": "B"}
+"""The array types of :class:`Column`: little-endian float64 and int64, and bool (a byte)."""
+
+
+class Column:
+    """An array of a table read without numpy: its raw little-endian bytes, its type
+    (``"<f8"``, ``"<i8"`` or ``"|b1"``) and its shape, indexed as the numpy array it also
+    gives (:meth:`numpy`, no copy): ``column[i, j]`` (or ``column[i]`` in one dimension) is
+    the same Python float, int or bool as ``float(a[i, j])``, ``int(...)``, ``bool(...)``.
+    A points answer reads a few dozen values of a table; this spares it numpy's import."""
+
+    __slots__ = ("_values", "data", "dtype", "shape")
+
+    def __init__(self, data: bytes, dtype: str, shape: tuple[int, ...]) -> None:
+        self.data, self.dtype, self.shape = data, dtype, shape
+        values = array(_TYPECODES[dtype])
+        values.frombytes(data)
+        if sys.byteorder == "big" and dtype != "|b1":
+            values.byteswap()
+        self._values = values
+
+    def __getitem__(self, key: int | tuple[int, ...]) -> Any:
+        if isinstance(key, tuple):
+            if len(key) != len(self.shape):
+                raise IndexError(f"{len(key)} indices for {len(self.shape)} dimensions")
+            flat = 0
+            for i, n in zip(key, self.shape, strict=True):
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} out of range {n}")
+                flat = flat * n + (i % n)
+        else:
+            if len(self.shape) != 1:
+                raise IndexError("one index for an array of several dimensions")
+            flat = key
+        value = self._values[flat]
+        return bool(value) if self.dtype == "|b1" else value
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def min(self) -> Any:
+        return min(self._values)
+
+    def max(self) -> Any:
+        return max(self._values)
+
+    def numpy(self) -> NDArray[Any]:
+        """The numpy array of the same bytes (read-only, no copy)."""
+        import numpy as np
+
+        return np.frombuffer(self.data, dtype=np.dtype(self.dtype)).reshape(self.shape)
 
 
 def pack_compressed(array: NDArray[Any]) -> dict[str, Any]:
@@ -124,20 +189,28 @@ def check_exact(entry: Any, name: str, shape: tuple[int, ...],
         raise refuse(f"exact array {name!r} is malformed")
     if got != shape:
         raise refuse(f"exact array {name!r} is {got}, expected {shape}")
-    if len(entry["num"]) != entry["width"] * int(np.prod(shape, dtype=np.int64)):
+    if len(entry["num"]) != entry["width"] * prod(shape):
         raise refuse(f"exact array {name!r} has {len(entry['num'])} bytes, not "
                      f"{entry['width']} per value")
+
+
+def fractions_of(entry: dict[str, Any]) -> list[Fraction]:
+    """The fractions of :func:`pack_exact`, flat (row-major), without numpy."""
+    den, width, data = int(entry["den"]), int(entry["width"]), entry["num"]
+    count = len(data) // width
+    return [Fraction(int.from_bytes(data[i * width:(i + 1) * width], "big", signed=True), den)
+            for i in range(count)]
 
 
 def unpack_exact(entry: dict[str, Any], none_where: NDArray[np.bool_] | None = None
                  ) -> ObjectArray:
     """The fractions of :func:`pack_exact` (None where `none_where`, e.g. where the float
     array is NaN)."""
-    den, width, data = int(entry["den"]), int(entry["width"]), entry["num"]
+    import numpy as np
+
     shape = tuple(int(n) for n in entry["shape"])
-    count = len(data) // width
-    flat = [Fraction(int.from_bytes(data[i * width:(i + 1) * width], "big", signed=True), den)
-            for i in range(count)]
+    flat = fractions_of(entry)
+    count = len(flat)
     out = np.empty(count, dtype=object)
     out[:] = flat
     values = out.reshape(shape)
@@ -207,9 +280,39 @@ def open_table(data: bytes, *, table: str, source: Path | str, rules: Rules, ver
     return payload, refuse
 
 
+def checked_column(entry: dict[str, Any], name: str, shape: tuple[int, ...], dtype: str,
+                   refuse: Refusal) -> Column:
+    """An array of the table as a :class:`Column` (no numpy), refused unless it has the
+    expected shape and type (`dtype`: ``"<f8"``, ``"<i8"`` or ``"|b1"``, as
+    :func:`pack_array` writes them) and its bytes fill that shape."""
+    try:
+        got = tuple(int(n) for n in entry["shape"])
+        kind, data = entry["dtype"], entry["data"]
+        if entry.get("zlib"):
+            data = zlib.decompress(data)
+        if not isinstance(kind, str) or not isinstance(data, bytes):
+            raise TypeError
+    except (KeyError, TypeError, ValueError, zlib.error):
+        raise refuse(f"array {name!r} is malformed") from None
+    if kind != dtype or got != shape:
+        raise refuse(f"array {name!r} is {_type_name(kind)} {got}, expected "
+                     f"{_type_name(dtype)} {shape}")
+    if len(data) != int(dtype[2:]) * prod(shape):
+        raise refuse(f"array {name!r} is malformed")
+    return Column(data, dtype, shape)
+
+
+def _type_name(dtype: object) -> str:
+    """numpy's name of an array type (``"<f8"``: float64), as :func:`checked_array` words it."""
+    names = {"<f8": "float64", "<i8": "int64", "|b1": "bool"}
+    return names.get(dtype, repr(dtype)) if isinstance(dtype, str) else repr(dtype)
+
+
 def checked_array(entry: dict[str, Any], name: str, shape: tuple[int, ...], dtype: str,
                   refuse: Refusal) -> NDArray[Any]:
     """An array of the table, refused unless it has the expected shape and type."""
+    import numpy as np
+
     try:
         a = unpack_array(entry)
     except (KeyError, TypeError, ValueError):

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..engine.geometry import FloatArray, IntArray
-from ..engine.model import WORLD_NAMES
+from ..engine.codes import WORLD_NAMES
+from ..engine.positions import FloatArray, IntArray
 from ..errors import StaleTableError
 from ..rules.rulebook import Rules
 from .fileformat import (

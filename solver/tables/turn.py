@@ -28,7 +28,11 @@ demand and cached under the user's cache directory (:func:`solver.caches.cache_r
 by the kind, the solver and format versions and the rules hash
 (:func:`solver.tables.paths.default_dir`).
 
-This module imports no joblib or scipy on the loading path (the advisor's cold start).
+This module imports no numpy, joblib or scipy on the loading path (the advisor's cold start):
+a table read with ``light=True`` (:func:`turn_table`) holds its arrays as
+:class:`~solver.tables.fileformat.Column` views, indexed as numpy's (``[i, 0]``), which is all a
+points answer reads; without it, numpy arrays of the same bytes. Both are checked by the same
+code (:func:`unpack_table`).
 """
 
 from __future__ import annotations
@@ -39,27 +43,26 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .. import __version__
-from ..engine.geometry import FloatArray, geometry
-from ..engine.model import USED, WORLD_NAMES, TurnModel, card_worlds, turn_model
-from ..engine.objectives import ExpectedPoints, payoff_for
-from ..engine.results import NO_MOVE, ProofRecord, TurnSolution, WorldSolution
-from ..engine.stats import (
+from ..engine.codes import NO_MOVE, USED, WORLD_NAMES, card_worlds, n_full, n_partial
+from ..engine.objectives import ExpectedPoints
+from ..engine.results import (
     STAT_NAMES,
     ExactTurnStats,
+    ProofRecord,
+    TurnSolution,
     TurnStats,
-    exact_ending_payoff,
-    exact_stats_of,
+    WorldSolution,
 )
 from ..errors import StaleTableError
 from ..rules.rulebook import NUM_DICE, Card, Rules
 from .fileformat import (
     FORMAT_VERSION,
+    Column,
     Refusal,
     check_exact,
-    checked_array,
+    checked_column,
+    fractions_of,
     keep_in_cache,
     open_table,
     pack_array,
@@ -74,6 +77,8 @@ from .paths import cached, default_dir
 
 if TYPE_CHECKING:
     from ..engine.exact import ExactSolution
+    from ..engine.model import TurnModel
+    from ..engine.positions import FloatArray
 
 OBJECTIVE = ExpectedPoints()
 """Turn tables hold the expected-points solution (other objectives are solved when needed)."""
@@ -92,7 +97,7 @@ class TurnTable:
     solution: TurnSolution
     """The exact values rounded to the nearest double, the proved policy; its bound is the
     rounding's."""
-    stop_value: FloatArray
+    stop_value: FloatArray | Column
     """(n_full, 1): the points of stopping at each position; NaN where stopping is not
     allowed."""
     stats: TurnStats
@@ -143,7 +148,11 @@ def build_table(card: Card, rules: Rules) -> TurnTable:
 
 def _exact_table(model: TurnModel, floats: TurnSolution) -> TurnTable:
     """The table of a card from its float solution: the exact values from its policy."""
+    import numpy as np
+
     from ..engine.exact import exact_payoff, rounded_solution, solve_exact
+    from ..engine.objectives import payoff_for
+    from ..engine.stats import exact_ending_payoff, exact_stats_of
 
     exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(),
                         OBJECTIVE.key(), evaluate=exact_ending_payoff(model))
@@ -159,12 +168,16 @@ def _exact_table(model: TurnModel, floats: TurnSolution) -> TurnTable:
 
 
 def _exact_table_of(card: Card, rules: Rules, floats: TurnSolution) -> TurnTable:
+    from ..engine.model import turn_model
+
     return _exact_table(turn_model(card, rules), floats)
 
 
 def _encode_exact(exact: ExactSolution, stats: ExactTurnStats, float_bound: float
                   ) -> dict[str, Any]:
     """The ``exact`` part of a turn table (column 0 of the arrays)."""
+    import numpy as np
+
     return {
         "arrays": {
             "first_value": pack_exact(exact.first_value[:, :1]),
@@ -179,7 +192,14 @@ def _encode_exact(exact: ExactSolution, stats: ExactTurnStats, float_bound: floa
     }
 
 
+def _numpy(values: Any) -> Any:
+    """A numpy array of a table's array (a :class:`Column` of a light table, or numpy's)."""
+    return values.numpy() if isinstance(values, Column) else values
+
+
 def _decode_exact(table: TurnTable) -> ExactSolution:
+    import numpy as np
+
     from ..engine.exact import ExactSolution, ExactWorld
 
     data = table.exact_data["arrays"]
@@ -187,9 +207,9 @@ def _decode_exact(table: TurnTable) -> ExactSolution:
     worlds = {}
     for w, ws in sol.worlds.items():
         entry = data["worlds"][WORLD_NAMES[w]]
-        worlds[w] = ExactWorld(value=unpack_exact(entry["value"], np.isnan(ws.value)),
+        worlds[w] = ExactWorld(value=unpack_exact(entry["value"], np.isnan(_numpy(ws.value))),
                                keep_value=unpack_exact(entry["keep_value"]),
-                               policy=ws.policy, sorceress=ws.sorceress)
+                               policy=_numpy(ws.policy), sorceress=_numpy(ws.sorceress))
     return ExactSolution(card=sol.card, rules=sol.rules, objective=sol.objective,
                          worlds=worlds, first_value=unpack_exact(data["first_value"]),
                          turn_value=tuple(unpack_exact(data["turn_value"]).tolist()),
@@ -207,6 +227,7 @@ def build_tables(
     Every card is solved by the same code in whichever process, so the tables are the same
     bit for bit whatever the number of workers.
     """
+    from ..engine.model import turn_model
     from ..engine.solve import solve_cards
 
     turn = rules.turn_rules()
@@ -247,18 +268,18 @@ def pack_table(table: TurnTable) -> bytes:
     }
     worlds = {
         WORLD_NAMES[w]: {
-            "keep_value": pack_array(ws.keep_value),
-            "policy": pack_array(ws.policy),
-            "sorceress": pack_array(ws.sorceress),
-            "value": pack_array(ws.value),
+            "keep_value": pack_array(_numpy(ws.keep_value)),
+            "policy": pack_array(_numpy(ws.policy)),
+            "sorceress": pack_array(_numpy(ws.sorceress)),
+            "value": pack_array(_numpy(ws.value)),
         }
         for w, ws in sol.worlds.items()
     }
     payload = {
         "arrays": {
-            "first_value": pack_array(sol.first_value),
-            "stop_value": pack_array(table.stop_value),
-            "turn_value": pack_array(sol.turn_value),
+            "first_value": pack_array(_numpy(sol.first_value)),
+            "stop_value": pack_array(_numpy(table.stop_value)),
+            "turn_value": pack_array(_numpy(sol.turn_value)),
             "worlds": worlds,
         },
         "header": header,
@@ -269,10 +290,12 @@ def pack_table(table: TurnTable) -> bytes:
     return pack_envelope(payload, FORMAT_VERSION)
 
 
-def unpack_table(data: bytes, *, source: str, card: Card, rules: Rules) -> TurnTable:
+def unpack_table(data: bytes, *, source: str, card: Card, rules: Rules,
+                 light: bool = False) -> TurnTable:
     """Read table bytes, refusing them unless they are intact, made for `card` and `rules`,
     and every array has the shape and type of the geometry it claims (`source` names the
-    file in the refusal)."""
+    file in the refusal). `light`: the arrays as :class:`Column` views, without numpy (a
+    points answer's); else numpy arrays of the same bytes, checked the same way."""
     card_id = card.id
     turn = rules.turn_rules()
     payload, refuse = open_table(data, table="turn", source=source, rules=turn,
@@ -283,7 +306,7 @@ def unpack_table(data: bytes, *, source: str, card: Card, rules: Rules) -> TurnT
             raise refuse(f"made for card {header['card']!r}, not {card_id!r}")
         if header["n_dice"] != NUM_DICE:
             raise refuse(f"made for {header['n_dice']!r} dice, not {NUM_DICE}")
-        return _table_of(payload, card, turn, refuse)
+        return _table_of(payload, card, turn, refuse, light)
     except StaleTableError:
         raise
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
@@ -291,35 +314,38 @@ def unpack_table(data: bytes, *, source: str, card: Card, rules: Rules) -> TurnT
 
 
 def _table_of(payload: dict[str, Any], card: Card, rules: Rules,
-              refuse: Refusal) -> TurnTable:
+              refuse: Refusal, light: bool) -> TurnTable:
     header, arrays, solve = payload["header"], payload["arrays"], payload["solve"]
-    g = geometry(NUM_DICE)
     worlds_of_card = card_worlds(card)
     n_b = 1
-    full, partial = (g.n_full, n_b), (g.n_partial, n_b)
+    full, partial = (n_full(NUM_DICE), n_b), (n_partial(NUM_DICE), n_b)
+
+    def array(entry: dict[str, Any], name: str, shape: tuple[int, ...], dtype: str) -> Any:
+        column = checked_column(entry, name, shape, dtype, refuse)
+        return column if light else column.numpy()
+
     expected_worlds = {WORLD_NAMES[w] for w in worlds_of_card}
     if set(arrays["worlds"]) != expected_worlds:
         raise refuse(f"worlds {sorted(arrays['worlds'])}, expected {sorted(expected_worlds)}")
     worlds = {}
     for name, w in arrays["worlds"].items():
         world = WORLD_NAMES.index(name)
-        policy = checked_array(w["policy"], f"{name}.policy", full, "<i8", refuse)
-        if np.any((policy < NO_MOVE) | (policy >= g.n_partial)):
+        policy = array(w["policy"], f"{name}.policy", full, "<i8")
+        if policy.min() < NO_MOVE or policy.max() >= partial[0]:
             raise refuse(f"array '{name}.policy' holds codes out of range")
         worlds[world] = WorldSolution(
-            value=checked_array(w["value"], f"{name}.value", full, "<f8", refuse),
-            keep_value=checked_array(w["keep_value"], f"{name}.keep_value", partial, "<f8",
-                                     refuse),
+            value=array(w["value"], f"{name}.value", full, "<f8"),
+            keep_value=array(w["keep_value"], f"{name}.keep_value", partial, "<f8"),
             policy=policy,
-            sorceress=checked_array(w["sorceress"], f"{name}.sorceress", full, "|b1", refuse),
+            sorceress=array(w["sorceress"], f"{name}.sorceress", full, "|b1"),
         )
     solution = TurnSolution(
         card=header["card"],
         rules=rules,
         objective=tuple(header["objective"]),
         worlds=dict(sorted(worlds.items())),
-        first_value=checked_array(arrays["first_value"], "first_value", full, "<f8", refuse),
-        turn_value=checked_array(arrays["turn_value"], "turn_value", (n_b,), "<f8", refuse),
+        first_value=array(arrays["first_value"], "first_value", full, "<f8"),
+        turn_value=array(arrays["turn_value"], "turn_value", (n_b,), "<f8"),
         sweeps=int(solve["sweeps"]),
         residual=float(solve["residual"]),
         bound=float(solve["bound"]),
@@ -328,7 +354,7 @@ def _table_of(payload: dict[str, Any], card: Card, rules: Rules,
     stats = payload["stats"]
     table = TurnTable(
         solution=solution,
-        stop_value=checked_array(arrays["stop_value"], "stop_value", full, "<f8", refuse),
+        stop_value=array(arrays["stop_value"], "stop_value", full, "<f8"),
         stats=TurnStats(
             ev=float(stats["ev"]),
             p_bust=float(stats["p_bust"]),
@@ -347,22 +373,22 @@ def _check_exact_part(table: TurnTable, worlds: tuple[int, ...],
                       refuse: Refusal) -> None:
     """Refuse a malformed exact part, or one whose turn value and statistics do not round to
     the table's floats (the arrays are decoded on use only: the cold start)."""
-    g = geometry(NUM_DICE)
+    full, partial = n_full(NUM_DICE), n_partial(NUM_DICE)
     exact = table.exact_data
     arrays = exact["arrays"]
-    check_exact(arrays["first_value"], "first_value", (g.n_full, 1), refuse)
+    check_exact(arrays["first_value"], "first_value", (full, 1), refuse)
     check_exact(arrays["turn_value"], "turn_value", (1,), refuse)
     names = {WORLD_NAMES[w] for w in worlds}
     if set(arrays["worlds"]) != names:
         raise refuse(f"exact worlds {sorted(arrays['worlds'])}, expected {sorted(names)}")
     for name in sorted(names):
-        check_exact(arrays["worlds"][name]["value"], f"{name}.value", (g.n_full, 1), refuse)
+        check_exact(arrays["worlds"][name]["value"], f"{name}.value", (full, 1), refuse)
         check_exact(arrays["worlds"][name]["keep_value"], f"{name}.keep_value",
-                    (g.n_partial, 1), refuse)
+                    (partial, 1), refuse)
     try:
         stats = table.exact_stats()
         _ = table.proof
-        turn = unpack_exact(arrays["turn_value"])[0]
+        turn = fractions_of(arrays["turn_value"])[0]
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         raise refuse("its exact part is malformed") from None
     if float(turn) != float(table.solution.turn_value[0]) or stats.ev != turn:
@@ -385,23 +411,28 @@ def write_table(table: TurnTable, directory: Path | str) -> Path:
     return write_atomically(_table_file(directory, table.card), pack_table(table))
 
 
-def read_table(path: Path | str, card: Card, rules: Rules) -> TurnTable:
-    """Load the table of `card` under `rules` from `path`, or raise :class:`StaleTableError`."""
+def read_table(path: Path | str, card: Card, rules: Rules, *, light: bool = False
+               ) -> TurnTable:
+    """Load the table of `card` under `rules` from `path`, or raise :class:`StaleTableError`
+    (`light`: :func:`unpack_table`)."""
     path = Path(path)
     data = read_file(path, refusal("turn", path, rules.turn_rules(), card.id))
-    return unpack_table(data, source=str(path), card=card, rules=rules)
+    return unpack_table(data, source=str(path), card=card, rules=rules, light=light)
 
 
-def turn_table(card: Card, rules: Rules, tables_dir: Path | str | None = None) -> TurnTable:
+def turn_table(card: Card, rules: Rules, tables_dir: Path | str | None = None, *,
+               light: bool = False) -> TurnTable:
     """The table of `card` under `rules` (see the module docstring for where it comes from).
 
     From `tables_dir` or the repository's tables, a missing or stale table raises
     :class:`StaleTableError`; a missing or stale cached table is solved again and cached.
+    `light`: a table read holds :class:`Column` views (no numpy); one solved now, numpy's.
     """
     if tables_dir is not None:
-        return read_table(table_path(tables_dir, card), card, rules)
+        return read_table(table_path(tables_dir, card), card, rules, light=light)
     directory = default_dir(rules)
-    return cached(directory, lambda: read_table(table_path(directory, card), card, rules),
+    return cached(directory,
+                  lambda: read_table(table_path(directory, card), card, rules, light=light),
                    lambda: build_table(card, rules),
                    lambda t: keep_in_cache(lambda: write_table(t, directory),
                                            table_path(directory, card)))

@@ -24,23 +24,20 @@ imported inside the commands that need them, never at the top of a module of thi
 
 from __future__ import annotations
 
-import errno
 import functools
-import os
 import re
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import click
 import typer
 
 from .. import __version__
-from ..advice.inputs import ALL_INPUTS, EXACT, NOTATION, VARIANT, Input
-from ..errors import SabordsError, StaleTableError, quote, shorten
-from ..rules.rulebook import Rules, rules_with
+from ..advice.inputs import EXACT, NOTATION, VARIANT, Input
+from ..errors import quote, shorten
+from .main import EXIT_INTERRUPTED, main
 from .parameters import DIRECTORY, help_through_echo, restore_argument_help
 from .streams import (
     EXIT_BAD_INPUT,
@@ -48,131 +45,25 @@ from .streams import (
     BrokenPipe,
     OutputError,
     echo,
-    prepare_streams,
     print_json,
-    say,
     undecodable,
     undecodable_line,
 )
-
-if TYPE_CHECKING:
-    from ..advice.sources import TablesDirectory
-    from ..rules.notation import Notation
-
-EXIT_INTERRUPTED = 130
-"""Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
-NOTATION_ENV = "SABORDS_NOTATION"
-"""Environment variable choosing the default notation (``default`` or ``braille``)."""
+from .wording import (
+    NOTATION_ENV,
+    describe_rules,
+    error_line,
+    fail,
+    fix_command,
+    fix_words,
+    notation_from,
+    rules_from,
+    run_command,
+    solutions_from,
+)
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-# -- one line on stderr ------------------------------------------------------------------------
-
-
-def fail(message: str) -> NoReturn:
-    """Print `message` as one line on stderr and exit with code 2."""
-    line = " ".join(message.split())
-    say(f"sabords: error: {line}")
-    raise typer.Exit(EXIT_BAD_INPUT)
-
-
-FLAGS: dict[str, str] = {
-    **{given.name: given.flag for given in ALL_INPUTS
-       if not given.positional and given.name != "variant"},
-    "jobs": "--jobs",
-    "turns": "--turns",
-    "games": "--games",
-    "seed": "--seed",
-    "policy": "--policy",
-    "out": "--out",
-    "scheduler": "--scheduler",
-}
-"""The flag of each error subject (:attr:`solver.errors.SabordsError.subject`): the option of
-each input (:mod:`solver.advice.inputs`) and of the command line's own settings; subjects not here
-(dice, card, variant, move, roll...) are named by the message itself."""
-
-SUBJECT_WORDS: dict[str, str] = {
-    "totals": "--me and --opp go together (both totals), --final with them",
-    "objective": "--need and --me/--opp are two objectives: give one of them",
-}
-"""Subjects that are a combination of flags: the command line's own sentence."""
-
-
-def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
-    """The one line of a library error, its subject worded with this command's flag; a stale
-    table with the command that makes it again (:func:`fix_command`)."""
-    if isinstance(exc, StaleTableError):
-        return f"{exc}; {fix_words(exc)}"
-    subject = exc.subject
-    if subject in SUBJECT_WORDS:
-        return SUBJECT_WORDS[subject]
-    flag = {**FLAGS, **(flags or {})}.get(subject or "")
-    return f"{flag}: {exc}" if flag else str(exc)
-
-
-def fix_words(exc: StaleTableError) -> str:
-    """What makes the refused table again, as a clause of the refusal: a command the user can
-    run where they are (:func:`fix_command`). The committed tables are never overwritten with
-    other rules' tables, and an installed package's are reinstalled, not rebuilt."""
-    from ..tables.paths import in_checkout, is_committed_dir
-
-    rules: Rules = exc.rules
-    directory = Path(exc.path).parent
-    players = _players(exc)
-    if is_committed_dir(directory) and players not in SHIPPED_PLAYERS:
-        return (f"no {players}-player table comes with mille-sabords "
-                f"(docs/playing-to-win.md gives what its solve costs): write one with "
-                f"`sabords solve-game --players {players}{_variants(rules)} --out DIR` and pass "
-                f"--game-tables DIR")
-    if is_committed_dir(directory):
-        if rules != Rules():
-            other = fix_command(exc, "DIR")
-            return (f"{directory} holds the committed tables of the default rules: leave out "
-                    f"the tables directory to solve these rules on demand (cached), or write "
-                    f"them into another directory with `{other}`")
-        if not in_checkout():
-            return ("the tables installed with mille-sabords do not match it: reinstall "
-                    "mille-sabords (with the pip or pipx command that installed it)")
-    what = "it" if exc.table.startswith("game") else "the tables"
-    return f"run `{fix_command(exc)}` to make {what} again"
-
-
-def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> str:
-    """The command that writes the refused table again into `directory` (default: the folder
-    it was read from): `make tables` for the committed tables of a checkout, else `sabords
-    solve --all` (turn tables) or `sabords solve-game` (the game table) with the variants of
-    its rules (the refusal carries them: a turn table's are its turn rules)."""
-    from ..tables.paths import in_checkout, is_committed_dir
-
-    rules: Rules = exc.rules
-    where = Path(exc.path).parent if directory is None else directory
-    players = _players(exc)
-    if (rules == Rules() and is_committed_dir(where) and in_checkout()
-            and players in SHIPPED_PLAYERS):
-        return "make tables" if players == 2 else f"make tables-{players}p"
-    command = ("solve --all" if exc.table == "turn" else "solve-game" if players == 2
-               else f"solve-game --players {players}")
-    return f"sabords {command}{_variants(rules)} --out {where}"
-
-
-SHIPPED_PLAYERS = (2, 3)
-"""The games whose default tables are committed (and installed): `make tables`, `make
-tables-3p`."""
-
-
-def _players(exc: StaleTableError) -> int:
-    return int(exc.table.split("-")[1]) if exc.table.startswith("game-") else 2
-
-
-def _variants(rules: Rules) -> str:
-    return "".join(f" --variant {name}={_shown(value)}"
-                   for name, value in rules.non_defaults().items())
-
-
-def _shown(value: Any) -> str:
-    return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 _QUOTED = re.compile(r"'([^']{61,})'|(\S{61,})")
@@ -329,37 +220,19 @@ app = typer.Typer(
 
 def command(name: str, *, flags: dict[str, str] | None = None,
             fill: dict[str, str] | None = None,
-            **kwargs: Any) -> Callable[[Callable[P, R]], Callable[P, R]]:
+            **kwargs: Any) -> Callable[[Callable[P, None]], Callable[P, None]]:
     """Register a command on `app`: library errors become one line and exit code 2 (their
     subjects worded with `flags`, over :data:`FLAGS`), and so does a closed or full stdout.
     Each ``{key}`` of `fill` in the help text (the docstring) is replaced by its value: a
     figure the code computes."""
 
-    def register(func: Callable[P, R]) -> Callable[P, R]:
+    def register(func: Callable[P, None]) -> Callable[P, None]:
         for key, value in (fill or {}).items():
             func.__doc__ = (func.__doc__ or "").replace("{" + key + "}", value)
 
         @functools.wraps(func)
-        def wrapper(*args: P.args, **kw: P.kwargs) -> R:
-            from .render import cache_warnings_said, unusable_cache
-
-            try:
-                with cache_warnings_said():
-                    return func(*args, **kw)
-            except SabordsError as exc:
-                fail(error_line(exc, flags))
-            except OutputError as exc:
-                fail(f"cannot write the output: {exc}")
-            except BrokenPipe:
-                raise typer.Exit(EXIT_BROKEN_PIPE) from None
-            except OSError as exc:  # a cache directory no directory can be at
-                line = unusable_cache(exc)
-                if line is not None:
-                    fail(line)
-                if exc.filename is None:
-                    raise
-                verb = "cannot write" if exc.errno in _OUTPUT_ERRNOS else "cannot use"
-                fail(f"{verb} {str(exc.filename)!r}: {exc.strerror or exc}")
+        def wrapper(*args: P.args, **kw: P.kwargs) -> None:
+            run_command(lambda: func(*args, **kw), flags)
 
         app.command(name, cls=_Command, **kwargs)(wrapper)
         return wrapper
@@ -419,38 +292,6 @@ GameTablesOption = Annotated[
 ]
 
 
-def rules_from(variants: list[str] | None) -> Rules:
-    """The rules object of the `--variant` options (defaults when none is given)."""
-    return rules_with(variants or [])
-
-
-def solutions_from(tables: Path | None = None, game_tables: Path | None = None
-                   ) -> TablesDirectory:
-    """The solutions of `--tables` and `--game-tables`, a game solve reported on stderr."""
-    from ..advice.sources import TablesDirectory
-    from .render import end_progress, game_progress, game_solve_notice
-
-    return TablesDirectory(tables, game_tables, before_game_solve=game_solve_notice,
-                           progress=game_progress("solving the game tables"),
-                           after_game_solve=lambda _: end_progress())
-
-
-def notation_from(name: str) -> Notation:
-    """The notation of `--notation` (or of $SABORDS_NOTATION)."""
-    from ..rules.notation import get_notation
-
-    try:
-        return get_notation(name)
-    except SabordsError as exc:
-        if os.environ.get(NOTATION_ENV) == name:
-            fail(f"{NOTATION_ENV}={shorten(name)}: {exc}")
-        raise
-
-
-def describe_rules(rules: Rules) -> str:
-    return f"{rules.describe()} (hash {rules.hash})"
-
-
 # -- the root ----------------------------------------------------------------------------------
 
 
@@ -494,64 +335,6 @@ def _root(
              adaptation for blind players, dice m skull, s monkey, p parrot, é (or e)
              sword, o coin, d diamond ('mmsppéod'); cards p t m1 m2 b2 b3 b4 g o d a.
     """
-
-
-_OUTPUT_ERRNOS = frozenset(getattr(errno, name) for name in
-                           ("EPIPE", "ENOSPC", "EBADF", "EIO", "EDQUOT", "EFBIG")
-                           if hasattr(errno, name))
-"""The errors of writing to a full, closed or broken output."""
-
-
-def _stdout_broken() -> int | None:
-    """Flush stdout; the error number if that fails (a full disk, a closed pipe)."""
-    if sys.stdout is None:
-        return None
-    try:
-        sys.stdout.flush()
-    except OSError as exc:
-        return exc.errno or errno.EIO
-    except ValueError:  # closed
-        return None
-    return None
-
-
-def main() -> None:
-    """Entry point of the `sabords` console script and of `python -m solver`."""
-    # numpy's OpenBLAS starts a thread pool when it is imported: about 60 ms of every cold
-    # start (`scripts/bench.py`, advisor section), for nothing, since no command does dense
-    # linear algebra. A value set by the user wins.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    prepare_streams()
-    code: int | str | None = 0
-    try:
-        app(prog_name="sabords")
-    except SystemExit as exc:
-        code = exc.code
-    except KeyboardInterrupt:
-        say("")
-        code = EXIT_INTERRUPTED
-    except OSError as exc:  # the help or the version printed to a full or closed stdout
-        if exc.errno not in _OUTPUT_ERRNOS:
-            raise
-        code = EXIT_BROKEN_PIPE
-        if exc.errno != errno.EPIPE:
-            say(f"sabords: error: cannot write the output: {exc.strerror}")
-            code = EXIT_BAD_INPUT
-    broken = _stdout_broken()
-    if broken is not None and code != EXIT_BROKEN_PIPE:
-        code = EXIT_BROKEN_PIPE
-        if broken != errno.EPIPE:
-            say("sabords: error: cannot write the output")
-            code = EXIT_BAD_INPUT
-    if code not in (0, None) and sys.stdout is not None:
-        # Nothing more may reach a broken stdout at exit (Python's own flush would print
-        # "Exception ignored"): point it at /dev/null.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-    sys.exit(code)
 
 
 __all__ = [

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from ..rules.rulebook import NUM_FACES
-from .geometry import FloatArray, Geometry, IntArray, first_roll_ways, geometry
 from .model import TurnModel, symmetries
+from .positions import FloatArray, Geometry, IntArray, first_roll_ways, geometry
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,9 @@
+"""The typer application with every command registered: importing a command's module
+registers it on :data:`.app.app` (:func:`.app.command`)."""
+
+from __future__ import annotations
+
+from . import advise, game, score, serve, simulate, solving, turn  # noqa: F401  (registers)
+from .application import app
+
+__all__ = ["app"]

@@ -1,0 +1,85 @@
+"""The entry point of `sabords` (the console script, `python -m solver`): the quick path of a
+plain answer first (:mod:`.quick`: no typer, no numpy), else the typer application
+(:mod:`.application`, every command registered by :mod:`.commands`); then the exit code, whatever
+the streams did.
+
+Typer-free: the start of every command.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+
+from .streams import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, prepare_streams, say
+from .wording import OUTPUT_ERRNOS
+
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
+
+
+def _stdout_broken() -> int | None:
+    """Flush stdout; the error number if that fails (a full disk, a closed pipe)."""
+    if sys.stdout is None:
+        return None
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        return exc.errno or errno.EIO
+    except ValueError:  # closed
+        return None
+    return None
+
+
+def _run(args: list[str]) -> None:
+    """Answer `args`: by the quick path when it takes them, else by the typer application."""
+    from .quick import answer
+
+    if answer(args):
+        return
+    from .commands import app
+
+    app(args=args, prog_name="sabords")
+
+
+def main() -> None:
+    """Entry point of the `sabords` console script and of `python -m solver`."""
+    # numpy's OpenBLAS starts a thread pool when it is imported: about 60 ms of every cold
+    # start (`scripts/bench.py`, advisor section), for nothing, since no command does dense
+    # linear algebra. A value set by the user wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    prepare_streams()
+    code: int | str | None = 0
+    try:
+        _run(sys.argv[1:])
+    except SystemExit as exc:
+        code = exc.code
+    except KeyboardInterrupt:
+        say("")
+        code = EXIT_INTERRUPTED
+    except OSError as exc:  # the help or the version printed to a full or closed stdout
+        if exc.errno not in OUTPUT_ERRNOS:
+            raise
+        code = EXIT_BROKEN_PIPE
+        if exc.errno != errno.EPIPE:
+            say(f"sabords: error: cannot write the output: {exc.strerror}")
+            code = EXIT_BAD_INPUT
+    broken = _stdout_broken()
+    if broken is not None and code != EXIT_BROKEN_PIPE:
+        code = EXIT_BROKEN_PIPE
+        if broken != errno.EPIPE:
+            say("sabords: error: cannot write the output")
+            code = EXIT_BAD_INPUT
+    if code not in (0, None) and sys.stdout is not None:
+        # Nothing more may reach a broken stdout at exit (Python's own flush would print
+        # "Exception ignored"): point it at /dev/null.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    sys.exit(code)
+
+
+__all__ = ["EXIT_INTERRUPTED", "main"]

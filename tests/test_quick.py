@@ -1,0 +1,122 @@
+"""The quick path (`solver/cli/quick.py`) answers as typer does, byte for byte.
+
+Every form below is run both ways in this process: through the quick path, and through the
+typer application (the path every other test of the command line takes). Same stdout, same
+stderr, same exit code: the answers, the one-line errors (a bad card, dice, a need that is not
+points, totals without an opponent, a chest on the wrong card...) and the Braille notation.
+The forms the quick path leaves to typer (help, `--name=value`, an unknown option, a number
+out of range...) are checked to be left (`parse` gives None), so that typer answers them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import quick
+from tests.conftest import CliResult, run_sabords
+
+
+def run_quick(*args: str, env: dict[str, str | None] | None = None) -> CliResult | None:
+    """`sabords ARGS` by the quick path in an isolated stdout and stderr (None: it left them
+    to typer)."""
+    with CliRunner().isolation(env=env) as (out, err, _):
+        try:
+            if not quick.answer(list(args)):
+                return None
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        return CliResult(code, out.getvalue().decode(), err.getvalue().decode())
+
+
+ANSWERED = [
+    ("advise", "captain", "kkssscdp"),
+    ("advise", "chest", "kkmpsssc", "--json"),
+    ("advise", "sorceress", "kkmmppsc", "--sorceress-used", "--top", "5"),
+    ("advise", "sorceress", "kkkmmpsc"),
+    ("advise", "sorceress", "kkkmmpsc", "--top", "0", "--json"),
+    ("advise", "captain", "kkkkmmpc", "--first"),
+    ("advise", "chest", "kkkcccdm", "--chest", "cccd"),
+    ("advise", "pirate", "3", "monkey", "3", "sword", "2", "coin"),
+    ("advise", "captain", "--json", "kkssscdp"),  # an option between the arguments
+    ("advise", "t", "mmspééeo", "--notation", "braille"),
+    ("advise", "none", "ccccmmpk", "--need", "1000"),
+    ("advise", "none", "mmmpppsc", "--me", "2000", "--opp", "5500"),
+    ("advise", "none", "mmmpppsc", "--me", "2000", "--opp", "3500", "--opp", "1000"),
+    ("advise", "captain", "ccmmmspk", "--me", "4000", "--opp", "6200", "--final"),
+    ("advise", "skull2", "kkkkkkkk"),
+    ("advise", "battle4", "ssssmmpk", "--json", "--top", "3"),
+    ("score", "none", "ccccsssd"),
+    ("score", "chest", "kkkcccdm", "--chest", "cccd"),
+    ("score", "captain", "kkkkmmpc", "--first", "--json"),
+    ("score", "coin", "cccccccc", "--variant", "nine_of_a_kind=set"),
+    ("score", "p", "ssséééoo", "--notation", "braille"),
+    ("ev",),
+    ("ev", "--card", "captain", "--card", "sorceress"),
+    ("ev", "--exact", "--card", "skull2"),
+    ("ev", "--json"),
+    ("ev", "--notation", "braille"),
+    # errors, one line each and exit code 2, worded as typer's commands word them
+    ("advise", "captian", "kkssscdp"),
+    ("advise", "captain", "kkssscd"),
+    ("advise", "captain", "kkssscdq"),
+    ("advise", "none", "ccccmmpk", "--need", "150"),
+    ("advise", "none", "ccccmmpk", "--me", "100"),
+    ("advise", "captain", "kkssscdp", "--sorceress-used"),
+    ("advise", "captain", "kkssscdp", "--chest", "cc"),
+    ("advise", "none", "ccccmmpk", "--need", "1000", "--me", "0", "--opp", "0"),
+    ("advise", "none", "ccccmmpk", "--notation", "morse"),
+    ("score", "none", "ccccsss"),
+    ("score", "none", "ccccsssd", "--variant", "nine_of_a_kind=maybe"),
+    ("ev", "--card", "joker"),
+]
+
+
+@pytest.mark.parametrize("args", ANSWERED, ids=" ".join)
+def test_the_quick_path_answers_as_typer_does(args: tuple[str, ...]) -> None:
+    quick_result = run_quick(*args)
+    assert quick_result is not None, f"the quick path left `{' '.join(args)}` to typer"
+    assert quick_result == run_sabords(*args)
+
+
+LEFT = [
+    ("advise", "captain", "kkssscdp", "--help"),
+    ("advise", "-h"),
+    ("advise", "captain", "kkssscdp", "--top=5"),
+    ("advise", "captain", "kkssscdp", "--top", "-1"),
+    ("advise", "captain", "kkssscdp", "--top", "+5"),
+    ("advise", "captain", "kkssscdp", "--top", "5", "--top", "5"),
+    ("advise", "captain", "kkssscdp", "--need"),
+    ("advise", "captain", "kkssscdp", "--chest", "-x"),
+    ("advise", "captain", "kkssscdp", "--tables", "/tmp"),
+    ("advise", "captain", "kkssscdp", "--frobnicate"),
+    ("advise", "captain", "--", "-1", "coin"),
+    ("advise", "captain"),
+    ("score", "-1", "ccccsssd"),
+    ("ev", "captain"),
+    ("ev", "--help"),
+    ("winprob", "--me", "0", "--opp", "0"),
+    ("turn", "captain"),
+    ("--version",),
+    (),
+]
+
+
+@pytest.mark.parametrize("args", LEFT, ids=lambda a: " ".join(a) or "(nothing)")
+def test_the_quick_path_leaves_the_rest_to_typer(args: tuple[str, ...]) -> None:
+    assert quick.parse(list(args)) is None
+
+
+def test_the_notation_of_the_environment_is_left_to_typer() -> None:
+    # click reads SABORDS_NOTATION (an empty value too): the quick path does not guess
+    assert run_quick("advise", "captain", "kkssscdp", env={"SABORDS_NOTATION": "braille"}) \
+        is None
+    assert run_quick("advise", "captain", "kkssscdp", env={"SABORDS_NOTATION": None}) \
+        is not None
+
+
+def test_the_check_can_fail() -> None:
+    # the comparison sees a difference where there is one: another card's answer
+    assert run_quick("advise", "captain", "kkssscdp") != run_sabords("advise", "none",
+                                                                      "kkssscdp")
