@@ -47,7 +47,7 @@ class Figure:
         text = f"  {self.name:<52} {value:>10} {self.unit:<3}"
         if self.target is not None:
             verdict = "ok" if self.value <= self.target else "OVER"
-            text += f"  (target <= {self.target:g} {self.unit}: {verdict})"
+            text += f"  (target <= {self.target:.3g} {self.unit}: {verdict})"
         if self.note:
             text += f"  {self.note}"
         return text
@@ -64,17 +64,24 @@ class Run:
     """User + system CPU seconds of the process (less sensitive than wall to a busy machine)."""
 
 
-def fresh_process(code: str, *args: str, env: dict[str, str] | None = None) -> Run:
-    """Run `python -c code args...` in a fresh process from the repository's root."""
+def fresh_process(code: str, *args: str, env: dict[str, str] | None = None,
+                  stdin: bytes = b"") -> Run:
+    """Run `python -c code args...` in a fresh process from the repository's root, `stdin` on
+    its standard input."""
     return _measured([PYTHON, "-c", code, *args], REPO,
-                     {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, "benchmark process")
+                     {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, "benchmark process",
+                     stdin)
 
 
-def _measured(command: list[str], cwd: Path, env: dict[str, str], what: str) -> Run:
+def _measured(command: list[str], cwd: Path, env: dict[str, str], what: str,
+              stdin: bytes = b"") -> Run:
     """Run `command` in a fresh process: its output, wall time, peak memory and CPU."""
-    with tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as given:
+        given.write(stdin)
+        given.seek(0)
         start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
+        proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=given, stdout=subprocess.PIPE,
+                                stderr=err)
         assert proc.stdout is not None
         out = proc.stdout.read().decode()
         proc.stdout.close()
@@ -310,6 +317,10 @@ def _advisor_figures(repeat: int) -> list[Figure]:
         cpu = [r.cpu for r in runs]
         figures.append(Figure(f"{name}: cpu", statistics.median(cpu), "s", None, cpu,
                               "user + system CPU of the process (a busy machine inflates wall)"))
+    turns = [fresh_process(CLI, "turn", "captain", stdin=b"kkssscdp\nquit\n")
+             for _ in range(repeat)]
+    figures += median_figures("`sabords turn captain`: the first roll's advice, then quit",
+                              turns)[:1]
     figures += median_figures("start-up + import numpy (default OpenBLAS threads)",
                               repeated("import numpy", repeat=repeat))[:1]
     runs = [json.loads(fresh_process(ADVISOR_STAGES).stdout) for _ in range(repeat)]

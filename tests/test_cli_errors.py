@@ -427,7 +427,7 @@ def test_the_library_names_no_command_line_flag_in_what_it_raises(
     from solver.rules.notes import NOTE_CODES
 
     cli_app = importlib.import_module("solver.cli.wording")  # where every command words errors
-    cli_turn = importlib.import_module("solver.cli.turn")
+    cli_turn = importlib.import_module("solver.cli.dialogue")
     commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
     flags = {opt for command in commands.values() for param in command.params
              for opt in getattr(param, "opts", ()) if opt.startswith("--")}

@@ -17,10 +17,11 @@ from solver.cli import quick
 from tests.conftest import CliResult, run_sabords
 
 
-def run_quick(*args: str, env: dict[str, str | None] | None = None) -> CliResult | None:
-    """`sabords ARGS` by the quick path in an isolated stdout and stderr (None: it left them
-    to typer)."""
-    with CliRunner().isolation(env=env) as (out, err, _):
+def run_quick(*args: str, env: dict[str, str | None] | None = None,
+              input: str | None = None) -> CliResult | None:
+    """`sabords ARGS` by the quick path in an isolated stdout and stderr, `input` on its
+    standard input (None: it left them to typer)."""
+    with CliRunner().isolation(input=input, env=env) as (out, err, _):
         try:
             if not quick.answer(list(args)):
                 return None
@@ -80,6 +81,27 @@ def test_the_quick_path_answers_as_typer_does(args: tuple[str, ...]) -> None:
     assert quick_result == run_sabords(*args)
 
 
+TURNS = [
+    (("turn", "chest"), "kkmpsssc\n\ncs\nstop\n"),
+    (("turn", "captain"), "kkssscdp\nhelp\n2\nkp\nundo\nmm\nstop\n"),
+    (("turn", "sorceress", "--need", "1500"), "kkkmmpsc\n\nmps\n\n\n\nquit\n"),
+    (("turn", "chest", "--json"), "kkmpsssc\nstop\n"),
+    (("turn", "p", "--notation", "braille"), "mmspééeo\nstop\n"),
+    (("turn", "none", "--me", "2000", "--opp", "5500"), "mmmpppsc\nstop\n"),
+    (("turn", "captain"), "kkssscdp\n"),  # the input ends mid-turn: exit code 2
+    (("turn", "captian"), ""),
+]
+
+
+@pytest.mark.parametrize(("args", "lines"), TURNS, ids=lambda x: " ".join(x)
+                         if isinstance(x, tuple) else repr(x))
+def test_a_turn_goes_the_same_by_the_quick_path(args: tuple[str, ...], lines: str) -> None:
+    quick_result = run_quick(*args, input=lines)
+    assert quick_result is not None
+    assert quick_result == run_sabords(*args, input=lines)
+    assert quick_result.stdout or quick_result.stderr
+
+
 LEFT = [
     ("advise", "captain", "kkssscdp", "--help"),
     ("advise", "-h"),
@@ -97,7 +119,8 @@ LEFT = [
     ("ev", "captain"),
     ("ev", "--help"),
     ("winprob", "--me", "0", "--opp", "0"),
-    ("turn", "captain"),
+    ("turn", "captain", "--tables", "/tmp"),
+    ("turn", "captain", "kkssscdp"),
     ("--version",),
     (),
 ]

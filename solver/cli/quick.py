@@ -1,4 +1,5 @@
-"""The quick path: the plain forms of `sabords advise`, `ev` and `score`, parsed without typer.
+"""The quick path: the plain forms of `sabords advise`, `ev`, `score` and `turn`, parsed
+without typer.
 
 A player at the table waits for each answer from a cold process, and typer (with click) is a
 third of that start-up (`make bench`, advisor section). So :func:`answer` reads the forms a
@@ -55,8 +56,9 @@ class Form:
     none), and its options by flag, each the input it reads and the body's parameter it
     fills."""
 
-    cards_and_dice: bool
-    """The command takes a card and the dice (advise, score); else no argument (ev)."""
+    arguments: str
+    """``"card dice"``: a card, then every word left (advise, score); ``"card"``: a card
+    (turn); ``""``: none (ev)."""
     options: dict[str, tuple[Input, str]]
     body: Callable[[], Callable[..., None]]
     """The command's body (imported when the form is run)."""
@@ -82,6 +84,12 @@ def _ev_body() -> Callable[..., None]:
     return ev_body
 
 
+def _turn_body() -> Callable[..., None]:
+    from .dialogue import turn_body
+
+    return turn_body
+
+
 def _score_body() -> Callable[..., None]:
     from .answers import score_body
 
@@ -89,17 +97,20 @@ def _score_body() -> Callable[..., None]:
 
 
 FORMS: dict[str, Form] = {
-    "advise": Form(True, _options(
+    "advise": Form("card dice", _options(
         (SORCERESS_USED, "sorceress_used"), (NEED, "need"), (FIRST, "first"),
         (CHEST, "chest"), (VARIANT, "variant"), (TOP, "top"), (ME, "me"), (OPP, "opp"),
         (FINAL, "final"), (NOTATION, "notation"), (EXACT, "exact"), (_JSON, "as_json")),
         _advise_body),
-    "score": Form(True, _options(
+    "score": Form("card dice", _options(
         (FINAL_CHEST, "chest"), (FIRST_AT_END, "first"), (VARIANT, "variant"),
         (NOTATION, "notation"), (_JSON, "as_json")), _score_body),
-    "ev": Form(False, _options(
+    "ev": Form("", _options(
         (CARD_LIST, "card"), (VARIANT, "variant"), (NOTATION, "notation"), (EXACT, "exact"),
         (_JSON, "as_json")), _ev_body),
+    "turn": Form("card", _options(
+        (NEED, "need"), (ME, "me"), (OPP, "opp"), (FINAL, "final"), (VARIANT, "variant"),
+        (NOTATION, "notation"), (_JSON, "as_json")), _turn_body),
 }
 """The commands the quick path reads, and their options (`--tables` and `--game-tables`, whose
 folders click checks, are left to typer)."""
@@ -147,7 +158,9 @@ def parse(args: list[str]) -> tuple[Form, list[str], dict[str, Any]] | None:
         else:
             options[name] = parsed
         i += 2
-    if len(positional) < 2 if form.cards_and_dice else positional:
+    wanted = len(form.arguments.split())
+    if len(positional) < wanted if form.arguments == "card dice" else \
+            len(positional) != wanted:
         return None  # an argument missing, or one too many: typer's usage error
     return form, positional, options
 
@@ -175,8 +188,10 @@ def answer(args: list[str]) -> bool:
         return False
     form, positional, options = parsed
     body = form.body()
-    if form.cards_and_dice:
+    if form.arguments == "card dice":
         run_command(lambda: body(positional[0], positional[1:], **options))
+    elif form.arguments == "card":
+        run_command(lambda: body(positional[0], **options))
     else:
         run_command(lambda: body(options.pop("card", None), **options))
     return True
