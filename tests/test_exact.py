@@ -51,7 +51,7 @@ from solver.engine.exact import (
     solve_exact,
     to_floats,
 )
-from solver.engine.exact_linear import solve_system
+from solver.engine.exact_linear import solve_system, strong_components
 from solver.engine.stats import (
     deck_average,
     exact_deck_average,
@@ -536,3 +536,26 @@ def test_advise_exact_refuses_the_win_objective_in_one_line(sabords: Any) -> Non
     result = sabords("advise", "none", "ccccmmpk", "--me", "0", "--opp", "0", "--exact")
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and "--exact" in result.stderr
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_strong_components_are_scipys(seed: int) -> None:
+    # the exact solve's own Tarjan against scipy's connected_components: the same partition
+    # of the nodes, on random graphs from empty to dense, self-loops and repeated edges too
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(seed)
+    for _ in range(100):
+        m = int(rng.integers(1, 80))
+        e = int(rng.integers(0, 4 * m))
+        owner, target = rng.integers(0, m, e), rng.integers(0, m, e)
+        n, comp = strong_components(m, owner, target)
+        n_ref, ref = connected_components(csr_matrix((np.ones(e), (owner, target)),
+                                                     shape=(m, m)),
+                                          directed=True, connection="strong")
+        pairs = set(zip(comp.tolist(), ref.tolist(), strict=True))
+        assert n == n_ref and len(pairs) == n == len(set(comp.tolist()))
+        # numbered as they close: an edge between two components runs to a smaller number
+        cross = comp[owner] != comp[target]
+        assert np.all(comp[owner][cross] > comp[target][cross])

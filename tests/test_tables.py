@@ -143,6 +143,22 @@ def test_one_worker_and_two_give_the_same_bits(fresh: dict[str, TurnTable]) -> N
     assert two == [pack_table(fresh[c.id]) for c in cards]
 
 
+def test_solve_all_in_a_fresh_process_writes_the_committed_bytes(tmp_path: Path) -> None:
+    # `sabords solve --all` as `make tables` runs it: its workers forked from a process of one
+    # thread (OpenBLAS on one thread, as the command line sets it), the largest batch's floats
+    # solved in the parent meanwhile; the files are the committed ones, byte for byte
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    subprocess.run([sys.executable, "-m", "solver", "solve", "--all", "--jobs", "2", "--out",
+                    str(tmp_path)], check=True, capture_output=True, env=env)
+    for card in CARDS.values():
+        name = f"turn-{card.id}.msgpack"
+        assert (tmp_path / name).read_bytes() == (committed_dir() / name).read_bytes(), name
+
+
 # -- the committed tables -----------------------------------------------------------------------
 
 

@@ -131,24 +131,80 @@ def best_subkeep(st: TurnStructure, key: ObjectArray, ok: BoolArray, s: int,
     return m
 
 
+def strong_components(m: int, owner: IntArray, target: IntArray) -> tuple[int, IntArray]:
+    """The strongly connected components of the graph of `m` nodes and edges ``owner[e] ->
+    target[e]``: (how many, each node's component). Tarjan's algorithm, iterative, the nodes
+    and each node's edges in their order (the components are numbered as they close: a
+    component's successors before it).
+
+    Here rather than scipy's ``connected_components``: the graphs of a turn are small (at most
+    a few hundred positions, ten thousand edges: a millisecond or two), and scipy's sparse
+    graphs cost `sabords solve` a sixth of a second to import in every worker.
+    (`tests/test_exact.py` checks it against scipy's on random graphs.)"""
+    order = np.argsort(owner, kind="stable")
+    adj: list[int] = target[order].tolist()
+    ptr: list[int] = np.searchsorted(owner[order], np.arange(m + 1)).tolist()
+    index = [-1] * m
+    low = [0] * m
+    onstack = [False] * m
+    comp = [0] * m
+    stack: list[int] = []
+    n = counter = 0
+    for root in range(m):
+        if index[root] != -1:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        onstack[root] = True
+        work = [(root, ptr[root])]
+        while work:
+            v, i = work[-1]
+            end = ptr[v + 1]
+            while i < end:
+                w = adj[i]
+                i += 1
+                if index[w] == -1:  # descend into w; come back to v's edge i
+                    work[-1] = (v, i)
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    onstack[w] = True
+                    work.append((w, ptr[w]))
+                    break
+                if onstack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            else:  # every edge of v seen
+                work.pop()
+                if low[v] == index[v]:  # v roots a component: pop it
+                    while True:
+                        w = stack.pop()
+                        onstack[w] = False
+                        comp[w] = n
+                        if w == v:
+                            break
+                    n += 1
+                if work:
+                    u = work[-1][0]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+    return n, np.array(comp, dtype=np.int64)
+
+
 def solve_system(diag: IntArray, owner: IntArray, target: IntArray, ways: IntArray,
                  rhs: ObjectArray, den: int) -> ObjectArray:
     """The exact solution X (fractions, (m, B)) of
     ``diag[i] X[i] - sum over edges e from i of ways[e] X[target[e]] = rhs[i] / den``
     (edges ``owner[e] -> target[e]``, integers), for a strictly diagonally dominant system.
 
-    The system is block triangular: its strongly connected components (scipy's
-    ``connected_components``) are solved from the sinks up, a level of the condensation at a
+    The system is block triangular: its strongly connected components
+    (:func:`strong_components`) are solved from the sinks up, a level of the condensation at a
     time, each component by FLINT's ``fmpz_mat.solve`` over the integers (the right side of a
     level collects the levels below it on one common denominator)."""
     import flint
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
 
     m, b = rhs.shape
-    n_comp, comp = connected_components(
-        csr_matrix((np.ones(owner.shape[0]), (owner, target)), shape=(m, m)),
-        directed=True, connection="strong")
+    n_comp, comp = strong_components(m, owner, target)
     inner = comp[owner] == comp[target]
     # depth of each component in the condensation: 0 for a sink, else 1 + its successors'
     cu, cv = comp[owner[~inner]], comp[target[~inner]]

@@ -434,11 +434,7 @@ def solve_cards(
     for bit whatever the cards asked for with it and the number of workers.
     """
     factory = objective_factory or ExpectedPoints
-    wanted = {c.id for c in cards}
-    batches: dict[tuple[object, ...], list[Card]] = {}
-    for card in CARDS.values():
-        batches.setdefault(_batch_key(turn_model(card, rules)), []).append(card)
-    groups = [group for group in batches.values() if wanted & {c.id for c in group}]
+    groups = _batches_of(cards, rules)
     if n_jobs == 1 or len(groups) <= 1:
         solved = [_solve_cards(group, rules, factory, tol) for group in groups]
     else:
@@ -448,6 +444,23 @@ def solve_cards(
             delayed(_solve_cards)(group, rules, factory, tol) for group in groups)
     by_card = {s.card: s for batch in solved for s in batch}
     return {c.id: by_card[c.id] for c in cards}
+
+
+def _batches_of(cards: Sequence[Card], rules: Rules) -> list[list[Card]]:
+    """The batches (all their cards, in the game's card order) holding any of `cards`."""
+    wanted = {c.id for c in cards}
+    batches: dict[tuple[object, ...], list[Card]] = {}
+    for card in CARDS.values():
+        batches.setdefault(_batch_key(turn_model(card, rules)), []).append(card)
+    return [group for group in batches.values() if wanted & {c.id for c in group}]
+
+
+def card_batches(cards: Sequence[Card], rules: Rules) -> list[list[Card]]:
+    """`cards` grouped by the batch :func:`solve_cards` solves each in (the cards of a group
+    in their order in `cards`): a group's float solves are one solve, whichever process
+    makes it."""
+    batches = _batches_of(cards, rules)
+    return [[c for c in cards if any(c.id == b.id for b in group)] for group in batches]
 
 
 def _solve_cards(cards: Sequence[Card], rules: Rules, factory: Callable[[], Objective],

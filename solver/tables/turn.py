@@ -219,37 +219,62 @@ def _decode_exact(table: TurnTable) -> ExactSolution:
 def build_tables(
     cards: Sequence[Card], rules: Rules, *, n_jobs: int = 1
 ) -> Iterator[TurnTable]:
-    """Build the tables of `cards` in order: the float solves of all the cards at once (the
-    cards that share a batch together, :func:`solver.engine.solve_cards`), then each card's
-    exact solve, in parallel over `n_jobs` processes (forked: they inherit what this one has
-    imported and computed).
+    """Build the tables of `cards` in order: each card's float solve (the cards that share a
+    batch together, :func:`solver.engine.solve_cards`), then its exact solve.
 
-    Every card is solved by the same code in whichever process, so the tables are the same
-    bit for bit whatever the number of workers.
+    With `n_jobs` > 1 the work is spread over that many worker processes (forked where that
+    is safe: they inherit what this one has imported): every batch but the largest is solved
+    whole (floats, then its exact solves) by a worker, while this process solves the largest
+    batch's floats; then each of its cards' exact solves goes to a worker. Every card is
+    solved by the same code in whichever process, so the tables are the same bit for bit
+    whatever the number of workers.
     """
-    from ..engine.model import turn_model
-    from ..engine.solve import solve_cards
+    from ..engine.solve import card_batches, solve_cards
 
     turn = rules.turn_rules()
-    floats = solve_cards(cards, turn)
     if n_jobs == 1 or len(cards) <= 1:
+        floats = solve_cards(cards, turn)
         for card in cards:
             yield _exact_table_of(card, turn, floats[card.id])
         return
-    from joblib import Parallel, delayed
+    groups = card_batches(cards, turn)
+    largest = max(groups, key=len)
+    with _workers(n_jobs) as pool:
+        done: dict[str, Any] = {}
+        for group in groups:
+            if group is not largest:
+                batch = pool.submit(_batch_tables, group, turn)
+                for k, card in enumerate(group):
+                    done[card.id] = (batch, k)
+        floats = solve_cards(largest, turn)  # meanwhile, here
+        for card in largest:
+            done[card.id] = (pool.submit(_exact_table_of, card, turn, floats[card.id]), None)
+        for card in cards:
+            future, k = done[card.id]
+            yield future.result() if k is None else future.result()[k]
 
-    # the slowest exact solves first, so that the workers finish together
-    order = sorted(range(len(cards)), key=lambda i: -len(turn_model(cards[i], turn).worlds))
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-    done: dict[int, TurnTable] = {}
-    results = parallel(delayed(_exact_table_of)(cards[i], turn, floats[cards[i].id])
-                       for i in order)
-    next_out = 0
-    for i, table in zip(order, results, strict=True):
-        done[i] = table
-        while next_out in done:
-            yield done.pop(next_out)
-            next_out += 1
+
+def _batch_tables(group: Sequence[Card], rules: Rules) -> list[TurnTable]:
+    """The tables of one batch's cards: its float solve, then each card's exact solve."""
+    from ..engine.solve import solve_cards
+
+    floats = solve_cards(group, rules)
+    return [_exact_table_of(card, rules, floats[card.id]) for card in group]
+
+
+def _workers(n_jobs: int) -> Any:
+    """A pool of `n_jobs` worker processes: forked on Linux when this process runs one
+    thread (a fork copies what is imported and cached, and a single thread holds no lock it
+    could copy), else started afresh."""
+    import multiprocessing
+    import os
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    single = sys.platform == "linux" and len(os.listdir("/proc/self/task")) == 1
+    method = "fork" if single else "spawn"
+    return ProcessPoolExecutor(max_workers=n_jobs,
+                               mp_context=multiprocessing.get_context(method))
 
 
 def pack_table(table: TurnTable) -> bytes:
