@@ -48,7 +48,8 @@ class DaskRunner:
 
     def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
                 tol: float, eps: float, values: bool,
-                known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
+                known: Sequence[np.ndarray] | None = None,
+                margins: bool = True) -> Iterator[tuple[int, Any]]:
         from concurrent.futures import CancelledError
 
         from distributed import as_completed
@@ -59,8 +60,10 @@ class DaskRunner:
             table = scatter(self.client, Z)
             futures = {self.client.submit(improve_block, self.rules, self.players, self.n_dice,
                                           phase, blocks[i], table, tol, eps, values,
-                                          None if known is None else known[i],
-                                          key=f"improve-{phase}-{i}-{table.key}", retries=2): i
+                                          None if known is None else known[i], True,
+                                          margins,
+                                          key=f"improve-{phase}-{i}-{table.key}-{margins:d}",
+                                          retries=2): i
                        for i in sorted(pending)}
             try:
                 for future in as_completed(futures):  # type: ignore[no-untyped-call]

@@ -112,26 +112,30 @@ class Runner(Protocol):
 
     def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
                 tol: float, eps: float, values: bool,
-                known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
+                known: Sequence[np.ndarray] | None = None,
+                margins: bool = True) -> Iterator[tuple[int, Any]]:
         """Improve every block (the indices of its states; with `known`, the digests of their
         moves at their last improvement); yield (block number, result) as each finishes, in
         any order: an :class:`.turns.Improved`, or with `values` (a phase whose endings all
-        lead out of it) the block's values (S, N)."""
+        lead out of it) the block's values (S, N). `margins`: the moves' margins too (only a
+        cyclic phase's next improvement reads them, :func:`.turns.improve`)."""
         ...
 
 
 def improve_block(rules: Rules, players: int, n_dice: int, phase: str, index: IntArray,
                   Z: FloatArray, tol: float, eps: float, values: bool,
-                  known: np.ndarray | None = None, compact: bool = True) -> Any:
+                  known: np.ndarray | None = None, compact: bool = True,
+                  margins: bool = True) -> Any:
     """One block's improvement (a runner's task: every argument is data). With `values` (a
     final-round phase: every ending leads out of it) the block's values. `compact`: the
-    phases' layout (:attr:`.seats.Seats.compact`)."""
+    phases' layout (:attr:`.seats.Seats.compact`). `margins`: :func:`.turns.improve`'s."""
     gm = game_model(rules, n_dice)
     seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties, compact=compact)
     index = np.asarray(index, dtype=np.int64)
     links = seats.successors(phase, index) if values else None
     with kernel.compiled_whenever_installed():
-        got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps, known=known, links=links)
+        got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps, known=known, links=links,
+                      margins=margins and not values)
     if not values:
         return got
     assert links is not None
@@ -156,11 +160,12 @@ class LocalRunner:
 
     def improve(self, phase: str, blocks: Sequence[IntArray], Z: FloatArray,
                 tol: float, eps: float, values: bool,
-                known: Sequence[np.ndarray] | None = None) -> Iterator[tuple[int, Any]]:
+                known: Sequence[np.ndarray] | None = None,
+                margins: bool = True) -> Iterator[tuple[int, Any]]:
         for i, index in enumerate(blocks):
             yield i, improve_block(self.rules, self.players, self.n_dice, phase, index, Z,
                                    tol, eps, values, None if known is None else known[i],
-                                   self.compact)
+                                   self.compact, margins)
 
 
 COARSE = 1e-2
@@ -350,7 +355,7 @@ def last_step(rules: Rules, seats: Seats, name: str, Z: FloatArray, *, n_dice: i
                     settled=float(np.max(np.abs(new - before), initial=0.0)),
                     residual=0.0, turns=1.0, sweeps=0)
     endings = np.zeros((size, gm.n_u))
-    for i, got in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, False):
+    for i, got in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, False, margins=False):
         at = blocks[i]
         endings[at], best[at], digest[at], lost[at] = got.endings, got.best, got.digest, got.lost
     points, island = seats.successors(name, index)

@@ -88,7 +88,8 @@ def win_endings(table: Any, gm: GameModel, seats: Seats, runner: Any = None,
     for name, phase in seats.phases.items():
         ends = np.zeros((phase.size, gm.n_u))
         blocks = blocks_of(np.arange(phase.size), BLOCK)
-        for i, got in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, False):
+        for i, got in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, False,
+                                     margins=False):
             ends[blocks[i]] = got.endings
             if progress is not None:
                 progress(name, i + 1, len(blocks))

@@ -57,7 +57,8 @@ class Improved:
     """(S,): the probability the pushes left unassigned (deck-weighted)."""
     margin: FloatArray
     """(S,): by how much every move value may move without changing a move of the state
-    (:func:`solver.engine.kernel.decision_margins`, the least over its cards and worlds)."""
+    (:func:`solver.engine.kernel.decision_margins`, the least over its cards and worlds); 0
+    where not computed (``margins=False``)."""
     columns: int
     """How many distinct utility columns were solved."""
     fresh: np.ndarray
@@ -94,7 +95,8 @@ def _digest(code: IntArray, sor: np.ndarray, h: np.ndarray) -> np.ndarray:
 def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatArray, *,
             tol: float, eps: float, known: np.ndarray | None = None,
             links: tuple[IntArray, IntArray] | None = None,
-            utilities: tuple[FloatArray, FloatArray] | None = None) -> Improved:
+            utilities: tuple[FloatArray, FloatArray] | None = None,
+            margins: bool = True) -> Improved:
     """Solve the turns of states `index` of `phase` from the value table `Z` (module doc):
     every card's layered solve to the certified bound `tol`, its pushes until `eps`. With
     `known` (the digests of the states' moves at their last improvement, pushed to the same
@@ -102,7 +104,9 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
     the last ones: they depend on its moves only); :attr:`Improved.fresh` says which were
     pushed. `links`: the states' successors, if known. `utilities`: the mover's utilities,
     as :func:`mover_utilities` gives them, from elsewhere than `Z` (a near-optimal method's,
-    :mod:`.reduced`)."""
+    :mod:`.reduced`). `margins`: compute the moves' margins (a sixth of the work: only policy
+    iteration's next improvement reads them; without, :attr:`Improved.margin` is 0, as if
+    every move could change)."""
     u, island_u = (mover_utilities(seats, phase, index, Z, links) if utilities is None
                    else utilities)
     # equal columns are solved once: rows of the transposed table compared as bytes
@@ -135,9 +139,10 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
                 code[world], sor[world], _ = kernel.best_moves(
                     solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok)
                 digest = _digest(code[world], sor[world], digest)
-                margin = np.minimum(margin, from_lanes(kernel.decision_margins(
-                    solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok,
-                    code[world], sor[world]), b))
+                if margins:
+                    margin = np.minimum(margin, from_lanes(kernel.decision_margins(
+                        solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok,
+                        code[world], sor[world]), b))
             moves[card] = code, sor
             turn = turn_value_lanes(solved.values[ct.model.start_world], ct.first,
                                     ul[:, ct.first_bust_row, :], None)
@@ -177,6 +182,8 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
     state_lost = np.zeros(index.shape[0])
     state_mass[where >= 0] = mass[:, where[where >= 0]].T
     state_lost[where >= 0] = lost[where[where >= 0]]
+    if not margins:
+        margin = np.zeros(b)
     return Improved(endings=state_mass, best=best[inverse] + island, digest=digest[inverse],
                     lost=state_lost, margin=margin[inverse], columns=b, sweeps=sweeps,
                     fresh=where >= 0)
