@@ -37,11 +37,11 @@ import typer
 from .. import __version__
 from ..advice.inputs import EXACT, NOTATION, VARIANT, Input
 from ..errors import quote, shorten
-from .main import EXIT_INTERRUPTED, main
 from .parameters import DIRECTORY, help_through_echo, restore_argument_help
 from .streams import (
     EXIT_BAD_INPUT,
     EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
     BrokenPipe,
     OutputError,
     echo,
@@ -359,7 +359,6 @@ __all__ = [
     "fail",
     "fix_command",
     "fix_words",
-    "main",
     "notation_from",
     "option",
     "print_json",

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..errors import SabordsError, is_digits, shorten, whole_number
 from ..rules.aims import POINTS, WIN
 from .answers import goal_of
-from .main import EXIT_INTERRUPTED
 from .render import method_lines, move_text, note_line, turn_cache_warning, value_text
-from .streams import echo, print_json, say, undecodable, undecodable_line
+from .streams import EXIT_INTERRUPTED, echo, print_json, say, undecodable, undecodable_line
 from .wording import (
     describe_rules,
     error_line,

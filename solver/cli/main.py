@@ -12,11 +12,8 @@ import errno
 import os
 import sys
 
-from .streams import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, prepare_streams, say
+from .streams import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, prepare_streams, say
 from .wording import OUTPUT_ERRNOS
-
-EXIT_INTERRUPTED = 130
-"""Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
 def _stdout_broken() -> int | None:
@@ -82,4 +79,4 @@ def main() -> None:
     sys.exit(code)
 
 
-__all__ = ["EXIT_INTERRUPTED", "main"]
+__all__ = ["main"]

@@ -30,6 +30,8 @@ EXIT_BAD_INPUT = 2
 EXIT_BROKEN_PIPE = 141
 """Exit code when the reader of standard output has gone (128 + SIGPIPE), as shells report a
 tool that a closed pipe ended; nothing is said."""
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
 class OutputError(Exception):
@@ -63,8 +65,6 @@ def print_json(data: dict[str, Any], *, indent: int | None = 2) -> None:
     encoding cannot carry are escaped (``\\u00e9``), so the JSON stays whole."""
     unicode = is_utf(getattr(sys.stdout, "encoding", None))
     echo(json.dumps(data, indent=indent, ensure_ascii=not unicode))
-
-
 
 
 def is_utf(encoding: str | None) -> bool:
@@ -194,6 +194,7 @@ def prepare_streams() -> None:
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_BROKEN_PIPE",
+    "EXIT_INTERRUPTED",
     "NEAREST",
     "BrokenPipe",
     "OutputError",

@@ -141,19 +141,6 @@ class ExactTurnStats:
         """The four statistics as fractions, ``"p/q"`` (:func:`solver.rational.fraction_text`)."""
         return {name: fraction_text(getattr(self, name)) for name in STAT_NAMES}
 
-    def rounded(self) -> TurnStats:
-        """The statistics rounded to the nearest double; the bound is the rounding's (half a
-        unit in the last place of the largest of p_bust, p_island, island_deduction)."""
-        import numpy as np
-
-        from .exact import rounding_bound
-
-        p_bust, p_island, deduction = (float(x) for x in
-                                       (self.p_bust, self.p_island, self.island_deduction))
-        return TurnStats(ev=float(self.ev), p_bust=p_bust, p_island=p_island,
-                         island_deduction=deduction,
-                         bound=rounding_bound([np.array([p_bust, p_island, deduction])]))
-
 
 def exact_deck_average(per_card: Mapping[str, Fraction]) -> Fraction:
     """The exact average over the 35-card deck (each card weighted by its count / 35) of a

@@ -133,6 +133,18 @@ def turn_stats(solution: TurnSolution) -> TurnStats:
     )
 
 
+def rounded_stats(stats: ExactTurnStats) -> TurnStats:
+    """The statistics rounded to the nearest double; the bound is the rounding's (half a unit
+    in the last place of the largest of p_bust, p_island, island_deduction)."""
+    from .exact import rounding_bound
+
+    p_bust, p_island, deduction = (float(x) for x in
+                                   (stats.p_bust, stats.p_island, stats.island_deduction))
+    return TurnStats(ev=float(stats.ev), p_bust=p_bust, p_island=p_island,
+                     island_deduction=deduction,
+                     bound=rounding_bound([np.array([p_bust, p_island, deduction])]))
+
+
 def exact_stats_of(exact: ExactSolution) -> ExactTurnStats:
     """The statistics of an exact solve whose further columns are :func:`exact_ending_payoff`
     (``solve_exact(..., evaluate=exact_ending_payoff(model))``)."""
@@ -165,6 +177,7 @@ __all__ = [
     "exact_ending_payoff",
     "exact_stats_of",
     "exact_turn_stats",
+    "rounded_stats",
     "turn_stats",
     "wilson_interval",
 ]

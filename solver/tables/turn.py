@@ -152,7 +152,7 @@ def _exact_table(model: TurnModel, floats: TurnSolution) -> TurnTable:
 
     from ..engine.exact import exact_payoff, rounded_solution, solve_exact
     from ..engine.objectives import payoff_for
-    from ..engine.stats import exact_ending_payoff, exact_stats_of
+    from ..engine.stats import exact_ending_payoff, exact_stats_of, rounded_stats
 
     exact = solve_exact(model, exact_payoff(model, OBJECTIVE), floats.policy(),
                         OBJECTIVE.key(), evaluate=exact_ending_payoff(model))
@@ -161,7 +161,7 @@ def _exact_table(model: TurnModel, floats: TurnSolution) -> TurnTable:
         solution=rounded_solution(exact, floats),
         stop_value=np.where(model.can_stop[USED][:, None], payoff_for(model, OBJECTIVE).stop,
                             np.nan),
-        stats=stats.rounded(),
+        stats=rounded_stats(stats),
         solver_version=__version__,
         exact_data=_encode_exact(exact, stats, floats.bound),
     )
