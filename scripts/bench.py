@@ -113,7 +113,8 @@ def median_figures(name: str, runs: list[Run], *, target: float | None = None,
 # -- sections ---------------------------------------------------------------------------------
 
 SOLVE_ALL = """
-import sys
+import os, sys
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as `sabords` does: its workers are forked
 from solver.engine import solve_cards
 from solver.rules import CARDS, Rules
 solve_cards(list(CARDS.values()), Rules(), n_jobs=int(sys.argv[1]))
@@ -164,11 +165,11 @@ def bench_turn_solver(repeat: int) -> list[Figure]:
     """The 12 default cards, from nothing, in a fresh process."""
     figures = [
         *median_figures("python start-up alone", repeated("pass", repeat=repeat)),
-        *median_figures("start-up + import solver.engine",
-                        repeated("import solver.engine", repeat=repeat)),
+        *median_figures("start-up + import solver.engine.solve",
+                        repeated("import solver.engine.solve", repeat=repeat)),
         *median_figures("solve all 12 cards, serial (incl. start-up)",
                         repeated(SOLVE_ALL, "1", repeat=repeat), target=0.5),
-        *median_figures("solve all 12 cards, joblib 2 workers (incl. start-up)",
+        *median_figures("solve all 12 cards, 2 worker processes (incl. start-up)",
                         repeated(SOLVE_ALL, "2", repeat=repeat), target=0.5),
     ]
     with tempfile.TemporaryDirectory() as out:

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -68,6 +69,9 @@ from .objectives import ExpectedPoints, Objective, Payoff, payoff_for
 from .positions import BoolArray, FloatArray, IntArray
 from .results import Policy, TurnSolution, WorldSolution
 from .rows import TurnStructure, structure
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 BETA = (5 / 6) ** 2
 """Largest probability that a reroll stays in its skull layer (no skull among >= 2 dice)."""
@@ -426,24 +430,39 @@ def solve_cards(
 ) -> dict[str, TurnSolution]:
     """Solve several cards, each in its batch: the cards of the game (``none`` and the deck)
     that share its structure, legality and bust probabilities (:func:`solve_payoffs`), solved
-    together whichever of them are asked for; the batches in parallel with joblib when
+    together whichever of them are asked for; the batches in worker processes when
     `n_jobs` != 1.
 
     A card is solved with the same columns whether it is asked for alone or with others, and
-    each batch whole by the same code in whichever process, so the results are the same bit
-    for bit whatever the cards asked for with it and the number of workers.
+    each batch whole by the same code in whichever process (:func:`worker_pool`), so the
+    results are the same bit for bit whatever the cards asked for with it and the number of
+    workers. `objective_factory` goes to the workers: a class or a module's function.
     """
     factory = objective_factory or ExpectedPoints
     groups = _batches_of(cards, rules)
     if n_jobs == 1 or len(groups) <= 1:
         solved = [_solve_cards(group, rules, factory, tol) for group in groups]
     else:
-        from joblib import Parallel, delayed
-
-        solved = Parallel(n_jobs=n_jobs)(
-            delayed(_solve_cards)(group, rules, factory, tol) for group in groups)
+        with worker_pool(min(n_jobs, len(groups))) as pool:
+            solved = list(pool.map(_solve_cards, groups, [rules] * len(groups),
+                                   [factory] * len(groups), [tol] * len(groups)))
     by_card = {s.card: s for batch in solved for s in batch}
     return {c.id: by_card[c.id] for c in cards}
+
+
+def worker_pool(n_jobs: int) -> ProcessPoolExecutor:
+    """A pool of `n_jobs` worker processes (a :class:`concurrent.futures.ProcessPoolExecutor`)
+    for the turn solves: forked on Linux when this process runs one thread (a fork copies what
+    is imported and cached, in milliseconds, and a single thread holds no lock it could copy),
+    else started afresh (each worker imports what it needs: about a second)."""
+    import multiprocessing
+    import os
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    single = sys.platform == "linux" and len(os.listdir("/proc/self/task")) == 1
+    return ProcessPoolExecutor(max_workers=n_jobs, mp_context=multiprocessing.get_context(
+        "fork" if single else "spawn"))
 
 
 def _batches_of(cards: Sequence[Card], rules: Rules) -> list[list[Card]]:

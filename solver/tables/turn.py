@@ -229,7 +229,7 @@ def build_tables(
     solved by the same code in whichever process, so the tables are the same bit for bit
     whatever the number of workers.
     """
-    from ..engine.solve import card_batches, solve_cards
+    from ..engine.solve import card_batches, solve_cards, worker_pool
 
     turn = rules.turn_rules()
     if n_jobs == 1 or len(cards) <= 1:
@@ -239,7 +239,7 @@ def build_tables(
         return
     groups = card_batches(cards, turn)
     largest = max(groups, key=len)
-    with _workers(n_jobs) as pool:
+    with worker_pool(n_jobs) as pool:
         done: dict[str, Any] = {}
         for group in groups:
             if group is not largest:
@@ -260,21 +260,6 @@ def _batch_tables(group: Sequence[Card], rules: Rules) -> list[TurnTable]:
 
     floats = solve_cards(group, rules)
     return [_exact_table_of(card, rules, floats[card.id]) for card in group]
-
-
-def _workers(n_jobs: int) -> Any:
-    """A pool of `n_jobs` worker processes: forked on Linux when this process runs one
-    thread (a fork copies what is imported and cached, and a single thread holds no lock it
-    could copy), else started afresh."""
-    import multiprocessing
-    import os
-    import sys
-    from concurrent.futures import ProcessPoolExecutor
-
-    single = sys.platform == "linux" and len(os.listdir("/proc/self/task")) == 1
-    method = "fork" if single else "spawn"
-    return ProcessPoolExecutor(max_workers=n_jobs,
-                               mp_context=multiprocessing.get_context(method))
 
 
 def pack_table(table: TurnTable) -> bytes:
