@@ -55,8 +55,8 @@ def solve(
     ] = None,
     jobs: Annotated[
         int | None, typer.Option("--jobs", metavar="N",
-                                 help="Solve the cards exactly in N processes at once "
-                                      "(joblib), at most one per core. Default: every core.")
+                                 help="Solve the cards in N worker processes at once, at "
+                                      "most one per core. Default: every core.")
     ] = None,
     notation: NotationOption = "default",
 ) -> None:
