@@ -76,13 +76,15 @@ class TablesDirectory:
     """The sweeps of a game solve."""
     after_game_solve: Callable[[GameSolution], None] | None = None
     """Called after a game table was solved."""
+    light: bool = False
+    """Read the turn tables light (:func:`solver.tables.turn.turn_table`): their arrays as
+    numpy-free columns, which is all the answers read (a few values each), so that a points
+    answer imports no numpy (the command line's cold start)."""
 
     def table(self, card: Card, rules: Rules) -> TurnTable:
-        """The table read light (:func:`solver.tables.turn.turn_table`): the answers read a
-        few values of it, and a points answer then imports no numpy."""
         from ..tables.turn import turn_table
 
-        return turn_table(card, rules.turn_rules(), self.tables_dir, light=True)
+        return turn_table(card, rules.turn_rules(), self.tables_dir, light=self.light)
 
     def game(self, rules: Rules, players: int = 2) -> GameTable:
         from ..tables.game import game_tables, read_players

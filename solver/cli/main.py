@@ -37,7 +37,7 @@ def _run(args: list[str]) -> None:
         return
     from .commands import app
 
-    app(args=args, prog_name="sabords")
+    app(prog_name="sabords")  # click reads sys.argv itself (and expands it on Windows)
 
 
 def main() -> None:

@@ -46,7 +46,7 @@ from ..advice.inputs import (
     VARIANT,
     Input,
 )
-from .streams import undecodable
+from .streams import EXIT_INTERRUPTED, undecodable
 from .wording import NOTATION_ENV, run_command
 
 
@@ -188,12 +188,15 @@ def answer(args: list[str]) -> bool:
         return False
     form, positional, options = parsed
     body = form.body()
-    if form.arguments == "card dice":
-        run_command(lambda: body(positional[0], positional[1:], **options))
-    elif form.arguments == "card":
-        run_command(lambda: body(positional[0], **options))
-    else:
-        run_command(lambda: body(options.pop("card", None), **options))
+    try:
+        if form.arguments == "card dice":
+            run_command(lambda: body(positional[0], positional[1:], **options))
+        elif form.arguments == "card":
+            run_command(lambda: body(positional[0], **options))
+        else:
+            run_command(lambda: body(options.pop("card", None), **options))
+    except KeyboardInterrupt:  # as typer ends a command that Ctrl-C stopped: quietly, 130
+        raise SystemExit(EXIT_INTERRUPTED) from None
     return True
 
 

@@ -152,7 +152,7 @@ def solutions_from(tables: Path | None = None, game_tables: Path | None = None
 
     return TablesDirectory(tables, game_tables, before_game_solve=game_solve_notice,
                            progress=game_progress("solving the game tables"),
-                           after_game_solve=lambda _: end_progress())
+                           after_game_solve=lambda _: end_progress(), light=True)
 
 
 def notation_from(name: str) -> Notation:

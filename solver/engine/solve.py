@@ -52,7 +52,8 @@ the most dice, then the largest partial index. The same rule is the game's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -71,7 +72,7 @@ from .results import Policy, TurnSolution, WorldSolution
 from .rows import TurnStructure, structure
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Executor
 
 BETA = (5 / 6) ** 2
 """Largest probability that a reroll stays in its skull layer (no skull among >= 2 dice)."""
@@ -450,19 +451,53 @@ def solve_cards(
     return {c.id: by_card[c.id] for c in cards}
 
 
-def worker_pool(n_jobs: int) -> ProcessPoolExecutor:
-    """A pool of `n_jobs` worker processes (a :class:`concurrent.futures.ProcessPoolExecutor`)
-    for the turn solves: forked on Linux when this process runs one thread (a fork copies what
-    is imported and cached, in milliseconds, and a single thread holds no lock it could copy),
-    else started afresh (each worker imports what it needs: about a second)."""
+@contextmanager
+def worker_pool(n_jobs: int) -> Iterator[Executor]:
+    """A pool of `n_jobs` worker processes for the turn solves (a
+    :class:`concurrent.futures.Executor`).
+
+    Forked on Linux when this process runs one thread (a fork copies what is imported and
+    cached, in milliseconds, and a single thread holds no lock it could copy): the workers
+    are forked at once, before this process does anything else, and ignore Ctrl-C (this
+    process stops, and leaves without the tasks not started; those running end within a
+    second). Elsewhere, or with threads running (numpy's OpenBLAS pool, unless
+    ``OPENBLAS_NUM_THREADS=1`` as `sabords` sets it), joblib's loky workers, started afresh
+    (each imports what it needs: about a second), which need no ``__main__`` guard."""
+    if not _fork_is_safe():
+        from joblib.externals.loky import get_reusable_executor
+
+        yield get_reusable_executor(max_workers=n_jobs)
+        return
     import multiprocessing
-    import os
-    import sys
     from concurrent.futures import ProcessPoolExecutor
 
-    single = sys.platform == "linux" and len(os.listdir("/proc/self/task")) == 1
-    return ProcessPoolExecutor(max_workers=n_jobs, mp_context=multiprocessing.get_context(
-        "fork" if single else "spawn"))
+    pool = ProcessPoolExecutor(max_workers=n_jobs, initializer=_ignore_interrupts,
+                               mp_context=multiprocessing.get_context("fork"))
+    try:
+        pool.submit(int).result()  # every worker forked now
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _fork_is_safe() -> bool:
+    """Whether this process can fork its workers: Linux, and one thread running."""
+    import os
+    import sys
+
+    if sys.platform != "linux":
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def _ignore_interrupts() -> None:
+    """A forked worker leaves Ctrl-C to the process that started it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _batches_of(cards: Sequence[Card], rules: Rules) -> list[list[Card]]:

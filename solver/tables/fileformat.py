@@ -92,7 +92,11 @@ class Column:
     (``"<f8"``, ``"<i8"`` or ``"|b1"``) and its shape, indexed as the numpy array it also
     gives (:meth:`numpy`, no copy): ``column[i, j]`` (or ``column[i]`` in one dimension) is
     the same Python float, int or bool as ``float(a[i, j])``, ``int(...)``, ``bool(...)``.
-    A points answer reads a few dozen values of a table; this spares it numpy's import."""
+    A points answer reads a few dozen values of a table; this spares it numpy's import.
+
+    Anything else is numpy's: a slice or an array of indices is read from :meth:`numpy`, and
+    numpy takes a column for its array (``__array__``), so that code written for numpy arrays
+    reads a light table too (importing numpy then)."""
 
     __slots__ = ("_values", "data", "dtype", "shape")
 
@@ -104,24 +108,27 @@ class Column:
             values.byteswap()
         self._values = values
 
-    def __getitem__(self, key: int | tuple[int, ...]) -> Any:
-        if isinstance(key, tuple):
-            if len(key) != len(self.shape):
-                raise IndexError(f"{len(key)} indices for {len(self.shape)} dimensions")
-            flat = 0
-            for i, n in zip(key, self.shape, strict=True):
-                if not -n <= i < n:
-                    raise IndexError(f"index {i} out of range {n}")
-                flat = flat * n + (i % n)
-        else:
-            if len(self.shape) != 1:
-                raise IndexError("one index for an array of several dimensions")
-            flat = key
+    def __getitem__(self, key: Any) -> Any:
+        where = key if isinstance(key, tuple) else (key,)
+        if len(where) != len(self.shape) or not all(type(i) is int for i in where):
+            return self.numpy()[key]  # a slice, a row, indices of numpy's
+        flat = 0
+        for i, n in zip(where, self.shape, strict=True):
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for size {n}")
+            flat = flat * n + (i % n)
         value = self._values[flat]
         return bool(value) if self.dtype == "|b1" else value
 
     def __len__(self) -> int:
         return self.shape[0]
+
+    def __iter__(self) -> Any:
+        return iter(self.numpy())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[Any]:
+        values = self.numpy()
+        return values if dtype is None else values.astype(dtype)
 
     def min(self) -> Any:
         return min(self._values)
