@@ -333,6 +333,41 @@ def test_malformed_exact_part_is_refused(fresh: dict[str, TurnTable], what: str,
         unpack_table(_sealed(payload), source="x", card=CARDS["skull2"], rules=DEFAULT)
 
 
+ARRAY_EDITS = [
+    ("dtype", lambda a: a.update(dtype="<f4"), "array 'used.value' is float32 (1287, 1), "
+                                               "expected float64 (1287, 1)"),
+    ("float64 spelled out", lambda a: a.update(dtype="float64"), "array 'used.value' is"),
+    ("shape", lambda a: a.update(shape=[1286, 1]), "array 'used.value' is float64 (1286, 1)"),
+    ("negative shape", lambda a: a.update(shape=[-1, 1]), "array 'used.value' is"),
+    ("short data", lambda a: a.update(data=a["data"][:-8]), "array 'used.value' is malformed"),
+    ("no data", lambda a: a.pop("data"), "array 'used.value' is malformed"),
+    ("bad zlib", lambda a: a.update(zlib=True), "array 'used.value' is malformed"),
+]
+
+
+@pytest.mark.parametrize("light", [True, False], ids=["light", "numpy"])
+@pytest.mark.parametrize(("what", "edit", "why"), ARRAY_EDITS, ids=[e[0] for e in ARRAY_EDITS])
+def test_a_malformed_array_is_refused_light_or_not(fresh: dict[str, TurnTable], what: str,
+                                                   edit: Any, why: str, light: bool) -> None:
+    # one check for both readings of a table (tables/turn.py, `_table_of`): a points answer's
+    # numpy-free columns refuse what numpy's arrays refuse, in the same words
+    payload = _payload(pack_table(fresh["skull2"]))
+    edit(payload["arrays"]["worlds"]["used"]["value"])
+    with pytest.raises(StaleTableError, match=re.escape(why)):
+        unpack_table(_sealed(payload), source="x", card=CARDS["skull2"], rules=DEFAULT,
+                     light=light)
+
+
+def test_policy_codes_out_of_range_are_refused_light_or_not(fresh: dict[str, TurnTable]) -> None:
+    payload = _payload(pack_table(fresh["skull2"]))
+    policy = payload["arrays"]["worlds"]["used"]["policy"]
+    policy["data"] = (3003).to_bytes(8, "little", signed=True) + policy["data"][8:]
+    for light in (True, False):
+        with pytest.raises(StaleTableError, match="holds codes out of range"):
+            unpack_table(_sealed(payload), source="x", card=CARDS["skull2"], rules=DEFAULT,
+                         light=light)
+
+
 def test_exact_part_round_trips(fresh: dict[str, TurnTable]) -> None:
     for card in ("sorceress", "battle4"):
         table = fresh[card]
@@ -580,3 +615,28 @@ def test_an_installed_package_without_the_repository_solves_default_tables_into_
     assert table_path(cache_dir(rules), CARDS["skull2"]).exists()
     committed = read_table(table_path(committed_dir(), CARDS["skull2"]), CARDS["skull2"], rules)
     assert table.solution.turn_value.tobytes() == committed.solution.turn_value.tobytes()
+
+
+@pytest.mark.parametrize("card", ["sorceress", "chest", "skull2"])
+def test_a_light_table_holds_the_numpy_tables_values(card: str) -> None:
+    # read light (numpy-free columns: a points answer's) and read with numpy: the same values
+    # at every index, the same Python types at [i, 0], and numpy sees the same arrays
+    light = turn_table(CARDS[card], DEFAULT, light=True)
+    full = turn_table(CARDS[card], DEFAULT)
+    pairs = [(light.solution.first_value, full.solution.first_value),
+             (light.stop_value, full.stop_value)]
+    for w, ws in full.solution.worlds.items():
+        lw = light.solution.worlds[w]
+        pairs += [(lw.value, ws.value), (lw.keep_value, ws.keep_value), (lw.policy, ws.policy),
+                  (lw.sorceress, ws.sorceress)]
+    for column, array in pairs:
+        assert np.array_equal(np.asarray(column), array, equal_nan=array.dtype.kind == "f")
+        for i in range(array.shape[0]):
+            a, c = array[i, 0].item(), column[i, 0]
+            assert type(c) is type(a) and (c == a or (a != a and c != c)), (i, a, c)
+        assert column[-1, 0] == array[-1, 0] or array.dtype.kind == "f"
+        assert np.array_equal(column[:, :1], array[:, :1], equal_nan=array.dtype.kind == "f")
+    assert light.solution.turn_value[0] == full.solution.turn_value[0]
+    assert pack_table(light) == pack_table(full)
+    with pytest.raises(IndexError):
+        light.solution.first_value[full.solution.first_value.shape[0], 0]

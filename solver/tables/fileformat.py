@@ -309,10 +309,19 @@ def checked_column(entry: dict[str, Any], name: str, shape: tuple[int, ...], dty
     return Column(data, dtype, shape)
 
 
+_TYPE = re.compile(r"[<>|=]?([fiub])([1-9][0-9]?)")
+
+
 def _type_name(dtype: object) -> str:
-    """numpy's name of an array type (``"<f8"``: float64), as :func:`checked_array` words it."""
-    names = {"<f8": "float64", "<i8": "int64", "|b1": "bool"}
-    return names.get(dtype, repr(dtype)) if isinstance(dtype, str) else repr(dtype)
+    """numpy's name of an array type (``"<f8"``: float64, ``"|b1"``: bool), as
+    :func:`checked_array` words it; any other text as it is written."""
+    match = _TYPE.fullmatch(dtype) if isinstance(dtype, str) else None
+    if match is None:
+        return repr(dtype)
+    kind, size = match.groups()
+    if kind == "b":
+        return "bool"
+    return {"f": "float", "i": "int", "u": "uint"}[kind] + str(8 * int(size))
 
 
 def checked_array(entry: dict[str, Any], name: str, shape: tuple[int, ...], dtype: str,
