@@ -1,5 +1,5 @@
 """The same rules give the same bytes on any machine: the 12 turn tables and a small game
-(target 1000) solved in fresh processes under settings that change how a CPU computes.
+(target 500) solved in fresh processes under settings that change how a CPU computes.
 
 Each setting is one subprocess; all must write exactly the same bytes:
 
@@ -36,11 +36,12 @@ if sys.argv[1] == "absent":
 from solver.engine import kernel
 from solver.game import solve_game
 from solver.rules import CARDS, CARD_IDS, Rules
-from solver.tables.turn import build_table, pack_table
+from solver.tables.turn import build_tables, pack_table
 from solver.tables.game import pack_game
-out = {card: hashlib.sha256(pack_table(build_table(CARDS[card], Rules()))).hexdigest()
-       for card in CARD_IDS}
-out["game"] = hashlib.sha256(pack_game(solve_game(Rules(target=1000)))).hexdigest()
+tables = build_tables([CARDS[card] for card in CARD_IDS], Rules())
+out = {card: hashlib.sha256(pack_table(table)).hexdigest()
+       for card, table in zip(CARD_IDS, tables, strict=True)}
+out["game"] = hashlib.sha256(pack_game(solve_game(Rules(target=500)))).hexdigest()
 out["kernel"] = kernel.implementation(2)
 print(json.dumps(out))
 """
