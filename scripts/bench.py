@@ -337,10 +337,13 @@ from solver.engine import kernel
 from solver.game import solve_game
 from solver.rules import Rules
 start = time.perf_counter()
-sol = solve_game(Rules())
-print(json.dumps({"solve": time.perf_counter() - start, "sweeps": sol.sweeps,
-                  "bound": sol.certified_bound, "win00": float(sol.win[0, 0]),
-                  "numba": kernel.numba_available()}))
+table = solve_game(Rules())
+print(json.dumps({"solve": time.perf_counter() - start,
+                  "sweeps": {k: r.certificate["sweeps"] for k, r in table.records.items()
+                             if r.certificate},
+                  "bound": {k: r.certificate["bound"] for k, r in table.records.items()
+                            if r.certificate},
+                  "win00": table.start()[0], "numba": kernel.numba_available()}))
 """
 
 TURN_FLOATS = """

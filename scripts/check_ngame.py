@@ -26,20 +26,20 @@ import numpy as np
 from solver.engine import kernel
 from solver.game.evaluate import sweep
 from solver.game.model import game_model
-from solver.game.nsolve import blocks_of
 from solver.game.records import FINAL_EPS, FINAL_TOL
+from solver.game.solve import blocks_of
 from solver.game.turns import improve
 from solver.rules import Rules, rules_with
-from solver.tables.game import read_ngame
+from solver.tables.game import read_game
 from solver.tables.paths import committed_dir
 
 
 def check(players: int, tables: Path, block: int, rules: Rules | None = None,
           sample: int | None = None) -> dict[str, dict[str, float]]:
     rules = rules or Rules()
-    table = read_ngame(tables, rules, players)
+    table = read_game(tables, rules, players)
     gm = game_model(rules, table.n_dice)
-    seats = table.seats()
+    seats = table.seats
     Z = table.stacked()
     out: dict[str, dict[str, float]] = {}
     with kernel.compiled_whenever_installed():

@@ -26,7 +26,7 @@ OUT = ROOT / "tables" / "near-optimal.json"
 def main() -> None:
     from solver.rules import rules_with
     from solver.strategy.measure import measure_loss
-    from solver.tables.game import read_ngame
+    from solver.tables.game import read_game
     from solver.tables.paths import game_default_dir
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -40,13 +40,8 @@ def main() -> None:
     args = parser.parse_args()
     rules = rules_with(args.variant)
     tables = args.tables or game_default_dir(rules)
-    big = read_ngame(tables, rules, args.players)
-    if args.players == 3:
-        from solver.tables.game import game_tables, two_player_table
-
-        small = two_player_table(game_tables(rules, args.tables))
-    else:
-        small = read_ngame(tables, rules, 3)
+    big = read_game(tables, rules, args.players)
+    small = read_game(tables, rules, args.players - 1 if args.players == 3 else 3)
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

@@ -23,17 +23,20 @@ GAME_GRID = (0, 1500, 3000, 4500, 5500)
 
 def section_playing_to_win(r: Report) -> str:
     """The two-player game, W over the score grid, win policy against points policy."""
+    from solver.advice.sources import TablesDirectory
     from solver.engine import ExpectedPoints
-    from solver.game import GameUtility, deck, game_model, state_utility, win_probability
+    from solver.game import GameUtility, deck, game_model
     from solver.game.profiles import profile_values, win_endings
-    from solver.tables.game import game_tables, two_player_table
+    from solver.rules.standing import Standing
 
     r.log("game tables")
-    sol = game_tables(r.rules)
-    n, target = sol.n, r.rules.target
-    first = float(sol.win[0, 0])
-    lead = next(d for d in range(n) if sol.win[0, d] < 0.5)
-    heat = r.figure("strategy-win-probability.png", plot_win(sol.win, target),
+    two = TablesDirectory().game(r.rules, 2)
+    target = r.rules.target
+    n = target // 100
+    win = two.values["normal"][:, 0].reshape(n, n)  # type: ignore[attr-defined]
+    first = float(win[0, 0])
+    lead = next(d for d in range(n) if win[0, d] < 0.5)
+    heat = r.figure("strategy-win-probability.png", plot_win(win, target),
                     "Heat map of the probability that the player about to draw wins")
     r.log("win policy against points policy at a few scores")
     optimum = r.deck(r.optimal)
@@ -41,8 +44,7 @@ def section_playing_to_win(r: Report) -> str:
     for me in GAME_GRID:
         ev_row, diff_row = [str(me)], [str(me)]
         for opp in GAME_GRID:
-            a, b = me // 100, opp // 100
-            u = state_utility(sol, a, b)
+            u = two.objectives(Standing.of(r.rules, me, [opp]))[0].utility  # type: ignore[attr-defined]
             ev, differs = 0.0, 0.0
             for card, weight in deck().items():
                 pol = solve_turn(CARDS[card], r.rules.turn_rules(), GameUtility(u)).policy()
@@ -55,12 +57,11 @@ def section_playing_to_win(r: Report) -> str:
         rows_diff.append(diff_row)
     header = ["you \\ opponent", *(str(o) for o in GAME_GRID)]
     r.log("win policy against points policy, exactly (the profile's values)")
-    two = two_player_table(sol)
-    ends = win_endings(two, game_model(r.rules), two.seats())
+    ends = win_endings(two, game_model(r.rules), two.seats)  # type: ignore[attr-defined]
     first_win = float(profile_values(two, ["win", "points"], win=ends).normal[0][0])
     second_win = float(profile_values(two, ["points", "win"], win=ends).normal[0][1])
     win_all = (first_win + second_win) / 2
-    cards = win_probability(sol, 0, 0)[1]
+    cards = two.chances(Standing.of(r.rules, 0, [0])).cards
     order = ranked_cards(cards)
     best_card, worst_card = order[0][0], order[-1][0]
     return f"""
@@ -73,7 +74,7 @@ so, cards drawn independently with the deck's frequencies; `solver/game/`). At t
 
 - **First-player advantage.** The first player wins {pct(first)} of the games (the second
   {pct(1 - first)}; a shared tie counts 1/2). It is worth about a {lead * 100}-point head start:
-  a first player at 0 against {lead * 100} has {pct(float(sol.win[0, lead]))}. Drawing the
+  a first player at 0 against {lead * 100} has {pct(float(win[0, lead]))}. Drawing the
   {best_card} card for the first turn lifts the first player to {pct(cards[best_card])},
   the {worst_card} card drops them to {pct(cards[worst_card])}.
 - **Win policy against points policy.** Exactly (the values of the game where one player
@@ -113,6 +114,7 @@ def section_three_players(r: Report) -> str:
     from solver.game import game_model
     from solver.game.profiles import profile_values, win_endings
     from solver.game.query import state_of
+    from solver.rules.standing import Standing
 
     r.log("the three-player game table")
     game = TablesDirectory().game(r.rules, 3)
@@ -121,7 +123,7 @@ def section_three_players(r: Report) -> str:
     records = game.records
 
     def chance(me: int, *others: int) -> Any:
-        name, index = state_of(game, me, others, final=False)
+        name, index = state_of(game, Standing.of(r.rules, me, others))
         return game.values[name][index]
 
     heads = [(h, chance(0, 0, h)) for h in HEAD_STARTS]
@@ -136,7 +138,7 @@ def section_three_players(r: Report) -> str:
             r.log(f"  {name}: block {done} of {of}")
 
     with local_cluster() as client:
-        ends = win_endings(game, game_model(r.rules), game.seats(),
+        ends = win_endings(game, game_model(r.rules), game.seats,
                            DaskRunner(client, r.rules, 3), progress=progress)
     r.log("evaluating six profiles of play, two at a time (about 12 minutes on 2 cores)")
     from concurrent.futures import ThreadPoolExecutor
@@ -154,9 +156,9 @@ def section_three_players(r: Report) -> str:
     alone = [float(done[i].normal[0][i]) for i in range(3)]
     points_alone = [float(done[3 + i].normal[0][i]) for i in range(3)]
     rows = [[str(h), *(pct(float(p)) for p in v)] for h, v in heads]
-    proofs = [[name, str(rec["iterations"]), f"{rec['bound']:.1e}", f"{rec['gap']:.1e}",
-               f"{rec['turns']:.1f}", str(rec.get("cycles", 0)),
-               f"{rec.get('slack', 0.0):.1e}"] for name, rec in records.items()]
+    proofs = [[name, str(rec.iterations), f"{rec.bound:.1e}", f"{rec.gap:.1e}",
+               f"{rec.turns:.1f}", str(rec.cycles), f"{rec.slack:.1e}"]
+              for name, rec in records.items()]
     if even is None:
         even_text = "more than the target"
     else:
@@ -167,7 +169,7 @@ def section_three_players(r: Report) -> str:
 ## Playing to win (three players)
 
 Three players, each maximising their own probability of winning (`sabords winprob --me A
---opp B --opp C`; the exact game of `solver/game/nsolve.py`, solved by policy iteration on
+--opp B --opp C`; the exact game of `solver/game/solve.py`, solved by policy iteration on
 Dask, `sabords solve-game --players 3`). At the target {target}:
 
 - **From 0, 0, 0.** The first player wins {pct(float(start[0]))}, the second

@@ -20,6 +20,7 @@ Pure Python (every command's start-up path).
 from __future__ import annotations
 
 import os
+from math import prod
 from pathlib import Path
 
 from .errors import SettingsError, quote
@@ -88,21 +89,63 @@ def check_writable(directory: Path | str, what: str = "the tables") -> Path:
     return path
 
 
-def game_cost(target: int) -> tuple[float, float]:
-    """(seconds, bytes): about what solving the two-player game at `target` takes on a 2-core
-    machine. Fitted to measured solves (`sabords solve-game`, numba kernel compiled; peak
+def final_rounds(n: int, players: int, k_max: int = 106, n_ded: int = 17) -> int:
+    """The rows of a game's final round at target `n` units (:class:`solver.game.seats.Seats`'s
+    compact phases, counted without numpy; the defaults are the default rules' point range,
+    a test holds the count to the seats')."""
+    high = n + max(k_max, 1)
+    rows = 0
+    for r in range(1, players):
+        lo = [0] * r + [max(0, n - (players - 1 - r) * (n_ded - 1))] + [0] * (players - 1 - r)
+        hi = [n] * r + [high] * (players - r)
+        safe = n + r * (n_ded - 1) if r < players - 1 and n + r * (n_ded - 1) < high else 0
+        box_hi = hi[:r] + [min(h, safe) if safe else h for h in hi[r:]]
+        box = prod(max(h - low, 0) for low, h in zip(lo, box_hi, strict=True))
+        movers = prod(hi[i] - lo[i] for i in range(r))
+        span = max(max(hi[r:]) - safe, 0) if safe else 0
+        rows += box + movers * (2 ** (players - r) - 1) * span
+    return rows
+
+
+def game_cost(target: int, players: int = 2) -> tuple[float, float]:
+    """(seconds, bytes): about what solving the game of `players` at `target` takes on a
+    2-core machine.
+
+    Two players, fitted to measured solves (`sabords solve-game`, numba kernel compiled; peak
     resident memory by `/usr/bin/time`): targets 2000, 3000, 4000, 6000, 8000, 10000 and 14000
     took 3.0, 5.0, 10.8, 19.9, 30.1, 48.0 and 105.5 s and 0.26, 0.36, 0.47, 0.84, 1.33, 1.92 and
     3.37 GB. Both grow with the square of the target (one column per pair of totals; the
-    sweeps grow slowly too: 85 at 6000, 141 at 14000)."""
-    n = target / 100
-    return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
+    sweeps grow slowly too: 85 at 6000, 141 at 14000).
+
+    Three players and more, from the measured rates (docs/playing-to-win.md): a cyclic phase
+    (normal play, sudden death) about 15 core-ms a state over its improvements, a final-round
+    row about 0.5 core-ms (0.18 to 0.84 measured), on both cores; memory about 0.7 GB and 80
+    bytes a row of every phase of every seat (three players at 2000: 135 s measured, 130 s
+    by the model; at 6000: 3495 s, 3470 s)."""
+    n = target // 100
+    if players == 2:
+        return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
+    cyclic = 2 * n**players
+    final = final_rounds(n, players)
+    return (cyclic * 15e-3 + final * 0.5e-3) / 2, 7e8 + 80.0 * players * (cyclic + final)
 
 
-def game_cost_text(target: int) -> str:
+def duration_text(seconds: float) -> str:
+    """A duration in words: '20 s', '4.5 minutes', '3.2 hours', '12 days'."""
+    if seconds < 100:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} minutes"
+    if seconds < 3 * 86400:
+        return f"{seconds / 3600:.1f} hours"
+    return f"{seconds / 86400:.0f} days"
+
+
+def game_cost_text(target: int, players: int = 2) -> str:
     """:func:`game_cost` in words: 'about 20 s and 0.8 GB on a 2-core machine'."""
-    seconds, memory = game_cost(target)
-    time = f"{seconds:.0f} s" if seconds < 100 else f"{seconds / 60:.1f} minutes"
+    seconds, memory = game_cost(target, players)
+    time = f"{seconds:.0f} s" if seconds < 100 else (
+        f"{seconds / 60:.1f} minutes" if seconds < 2 * 3600 else duration_text(seconds))
     return f"about {time} and {memory / 1e9:.1f} GB on a 2-core machine"
 
 
@@ -114,4 +157,4 @@ def target_cost_words(target: int) -> str:
 
 
 __all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
-           "game_cost", "game_cost_text", "target_cost_words"]
+           "duration_text", "final_rounds", "game_cost", "game_cost_text", "target_cost_words"]

@@ -372,6 +372,7 @@ def test_report_three_player_chapter_reads_the_committed_table() -> None:
     table, are the committed three-player table's (a reread, not a solve)."""
     from solver.advice.sources import TablesDirectory
     from solver.game.query import state_of
+    from solver.rules.standing import Standing
 
     text = REPORT.read_text(encoding="utf-8")
     chapter = text[text.index("## Playing to win (three players)"):]
@@ -385,9 +386,9 @@ def test_report_three_player_chapter_reads_the_committed_table() -> None:
     assert (f"The first player wins {pct(start[0])}, the second\n  {pct(start[1])}, the "
             f"third {pct(start[2])}") in chapter
     for head in (0, 500, 1000, 2000):
-        name, index = state_of(game, 0, (0, head), final=False)
+        name, index = state_of(game, Standing.of(Rules(), 0, (0, head)))
         row = "| " + " | ".join([str(head), *(pct(float(p)) for p in game.values[name][index])])
         assert row + " |" in chapter, head
     for name, rec in game.records.items():
-        assert (f"| {name} | {rec['iterations']} | {rec['bound']:.1e} | {rec['gap']:.1e} |"
+        assert (f"| {name} | {rec.iterations} | {rec.bound:.1e} | {rec.gap:.1e} |"
                 in chapter), name

@@ -111,15 +111,15 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     def build_tables(cards: Any, rules: Rules, n_jobs: int = 1) -> Any:
         return (build_table(c, rules) for c in cards)
 
-    def solve_game(rules: Rules, **kwargs: Any) -> Any:
-        if rules != Rules():
-            raise StaleTableError("not solved in the fuzz", table="game", path="fuzz",
-                                  rules=rules)
-        return gametables.read_game(committed_dir(), rules)
+    def solve_game(rules: Rules, players: int = 2, *args: Any, **kwargs: Any) -> Any:
+        if rules != Rules() or players != 2:
+            raise StaleTableError("not solved in the fuzz", table=f"game-{players}",
+                                  path="fuzz", rules=rules)
+        return gametables.read_game(committed_dir(), rules, 2)
 
     def write_game(sol: Any, directory: Any) -> Any:  # the committed bytes, without packing
-        path = gametables.game_table_path(directory)
-        path.write_bytes(gametables.game_table_path(committed_dir()).read_bytes())
+        path = gametables.game_table_path(directory, sol.players)
+        path.write_bytes(gametables.game_table_path(committed_dir(), sol.players).read_bytes())
         return path
 
     monkeypatch.setattr(gametables, "write_game", write_game)
@@ -127,15 +127,9 @@ def fast_solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(tables, "build_tables", build_tables)
     monkeypatch.setattr(solver.game, "solve_game", solve_game)
 
-    def solve_nplayer(rules: Rules, players: int, *args: Any, **kwargs: Any) -> Any:
-        raise StaleTableError("not solved in the fuzz", table="game", path="fuzz", rules=rules)
-
     import contextlib
 
     import solver.game.cluster as cluster
-    import solver.game.nsolve as nsolve
-
-    monkeypatch.setattr(nsolve, "solve_nplayer", solve_nplayer)  # three players: no solve
     monkeypatch.setattr(cluster, "local_cluster", lambda workers: contextlib.nullcontext(None))
     monkeypatch.setattr(cluster, "CONNECT_SECONDS", 0.3)  # a silent scheduler, given up on
     with tempfile.TemporaryDirectory() as cache:

@@ -1,11 +1,11 @@
-"""The two-player win-probability solver (solver/game/), checked by independent routes.
+"""The game solver (solver/game/) at two players, checked by independent routes.
 
 - The game's turns (orbits of the card's symmetries, kernel sweeps with the game values held)
   converge to the engine's certified turn solve on the same utilities.
 - Consistency: W at every state is the deck-weighted value of its turns solved by the engine on
-  the utilities read from the tables (the fixed-point equation); the stored policy of a few
-  states, evaluated exactly by the engine, reproduces W; the cards' values add up to W; the
-  iteration started from 0, 1/2 and 1 lands within the certified bounds.
+  the utilities the table gives (the fixed-point equation); the moves the win play takes at a
+  few states, evaluated exactly by the engine, reproduce W; the certified start (value
+  iteration) and the improvements from 1/2 give the same table.
 - The certificates: each phase's proven bound holds against a tighter solve, and stays honest for
   a perturbed iterate (it grows to cover the error); it needs no pirate magic.
 - A naive brute force of the whole game (2 dice, target 300: positions, rolls, moves and game
@@ -36,23 +36,23 @@ from solver.engine import AtLeast, kernel, solve_turn, symmetries, turn_model
 from solver.engine.kernel import LANES, to_lanes
 from solver.errors import StaleTableError
 from solver.game import (
+    GameTable,
     GameUtility,
     TurnUtility,
     deck,
     game_model,
     lookup,
-    solve_final,
     solve_game,
-    state_utility,
-    win_probability,
 )
 from solver.game import iterate as it
+from solver.game import solve as solve_module
 from solver.game.certify import certify
-from solver.game.policies import engine_policy
+from solver.game.winplay import NORMAL_KIND
 from solver.rules import CARDS, Rules
 from solver.rules.dice import Dice
 from solver.rules.moves import Reroll, reroll_is_legal, sub_multisets
 from solver.rules.scoring import Outcome, bust_score, classify_roll, island_distribution, stop_score
+from solver.rules.standing import Standing, StandingError
 from solver.strategy.games import play_games
 from solver.tables.game import pack_game, read_game, unpack_game
 
@@ -62,13 +62,28 @@ TOL = 1e-9
 
 
 @pytest.fixture(scope="module")
-def small() -> game.GameSolution:
+def small() -> GameTable:
     return solve_game(Rules(target=500))
 
 
 @pytest.fixture(scope="module")
-def tiny() -> game.GameSolution:
+def tiny() -> GameTable:
     return solve_game(Rules(target=300))
+
+
+def two(table: GameTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The two-player table's phases as matrices: ``W[a, b]`` (normal play, the mover `a`),
+    ``S[a, b]`` (sudden death) and ``G[a' - n, b]`` (the final turn of `b` against the
+    leader's ``a' >= n``)."""
+    n = table.rules.target // 100
+    win = table.values["normal"][:, 0].reshape(n, n)
+    sudden = table.values["sudden"][:, 0].reshape(n, n)
+    beyond = np.ascontiguousarray(table.values["final1"][:, 0].reshape(n, -1).T)
+    return win, sudden, beyond
+
+
+def standing(table: GameTable, a: int, b: int, **round_: bool) -> Standing:
+    return Standing.of(table.rules, a * 100, [b * 100], **round_)
 
 
 def random_utility(columns: int, seed: int = 1) -> TurnUtility:
@@ -121,88 +136,117 @@ def test_symmetries_are_found_not_assumed() -> None:
     assert count("battle2") == 4  # swords count
 
 
-def test_final_table_under_trigger_ties_is_the_engines_at_least() -> None:
+def test_final_turn_under_trigger_ties_is_the_engines_at_least() -> None:
     """With ties=trigger the trailing player needs strictly more than the deficit d: the
-    final-turn table is the engine's AtLeast((d + 1) x 100) objective (island worth 0)."""
-    final = solve_final(Rules(ties="trigger"), tol=1e-11)
+    final turn's utilities are the engine's AtLeast((d + 1) x 100) objective's (Skull
+    Island aside), so its best turn's value is that objective's."""
+    table = solve_game(Rules(target=300, ties="trigger"))
     for card in ("captain", "sorceress", "battle4", "chest"):
-        for d in (1, 6, 25):
-            ref = solve_turn(CARDS[card], Rules(), AtLeast((d + 1) * 100), tol=1e-11).turn_value[0]
-            assert abs(final.cards[card][d] - ref) <= 1e-10, (card, d)
+        for lead, me in ((3, 2), (5, 1), (8, 0)):
+            d = lead - me
+            st = Standing.of(table.rules, me * 100, [lead * 100], final=True)
+            mover, _ = table.objectives(st)
+            points = np.arange(-10, 107) * 100
+            want = AtLeast((d + 1) * 100).of_points(points)[:, 0]
+            assert np.array_equal(mover.of_points(points)[:, 0], want), (card, d)
 
 
 # -- consistency of the tables -------------------------------------------------------------------
 
 
-def engine_state_values(sol: game.GameSolution, phase: str) -> np.ndarray:
-    """Deck-weighted engine turn values at every state, utilities read from the tables."""
-    n = sol.n
-    utilities = [state_utility(sol, a, b, sudden=(phase == "sudden"))
+def engine_state_values(table: GameTable, phase: str) -> np.ndarray:
+    """Deck-weighted engine turn values at every state, the utilities the table gives."""
+    n = table.rules.target // 100
+    utilities = [table.objectives(standing(table, a, b, sudden=(phase == "sudden")))[0]
                  for a in range(n) for b in range(n)]
-    u = TurnUtility.stack(utilities)
+    u = TurnUtility.stack([o.utility for o in utilities])  # type: ignore[attr-defined]
     total = np.zeros(n * n)
     for card, weight in deck().items():
         total += weight * solve_turn(CARDS[card], Rules(), GameUtility(u), tol=1e-11).turn_value
     return total.reshape(n, n)
 
 
-def test_win_at_every_state_is_the_card_weighted_value_of_its_turns(
-        tiny: game.GameSolution) -> None:
-    assert np.max(np.abs(engine_state_values(tiny, "win") - tiny.win)) <= TOL
-    assert np.max(np.abs(engine_state_values(tiny, "sudden") - tiny.sudden)) <= TOL
+def test_win_at_every_state_is_the_card_weighted_value_of_its_turns(tiny: GameTable) -> None:
+    win, sudden, _ = two(tiny)
+    assert np.max(np.abs(engine_state_values(tiny, "win") - win)) <= TOL
+    assert np.max(np.abs(engine_state_values(tiny, "sudden") - sudden)) <= TOL
 
 
-def test_stored_card_values_sum_to_win(small: game.GameSolution) -> None:
-    # each card's value is value iteration's; ``win`` is the last step's evaluation of the
-    # same moves (the n-player solver's, for the same bits), which moves it by ``settled``
-    total = np.zeros_like(small.win)
-    for c, w in deck().items():
-        total = total + w * small.cards[c]
-    settled = small.certificates["normal"]["settled"]
-    assert 0.0 < settled < 1e-11
-    assert np.max(np.abs(total - small.win)) <= settled + 1e-15
+def test_the_last_step_moves_value_iteration_below_its_bound(small: GameTable) -> None:
+    # each cyclic phase's values are value iteration's, its moves' turns evaluated afresh (the
+    # last step of the policy iteration), which moves them by ``settled``
+    for phase in ("sudden", "normal"):
+        record = small.records[phase]
+        assert record.certificate is not None
+        assert 0.0 <= record.settled < 1e-11
+        assert record.certificate["bound"] < 1e-9
 
 
-def test_state_utility_matches_the_solver_lookup(small: game.GameSolution) -> None:
-    n = small.n
+def test_value_iterations_lookups_are_the_tables_utilities(small: GameTable) -> None:
+    n = 5
     gm = game_model(Rules(target=500))
     look = lookup(game.NORMAL, gm)
-    g = small.beyond
-    z = np.concatenate([small.win.ravel(), g.ravel()])
-    # two routes to the final turn past the target: the last step's (the n-player solver's
-    # final1, what the table keeps) and the final-turn table by deficit with Skull Island's
-    # sudden death (final_values), each within its bound
-    other = game.final_values(small.final.value, small.sudden, gm)
-    assert np.max(np.abs(other - g)) <= (small.certificates["normal"]["beyond"]
-                                         + small.certified_bound["final"])
+    win, _, g = two(small)
+    z = np.concatenate([win.ravel(), g.ravel()])
     for a, b in ((0, 0), (4, 1), (2, 3)):
-        u = state_utility(small, a, b)
+        mover, _ = small.objectives(standing(small, a, b))
+        u = mover.utility  # type: ignore[attr-defined]
         assert np.array_equal(u.points[:, 0], 1.0 - z[look.points[:, a * n + b]])
         assert np.array_equal(u.island[:, 0], 1.0 - z[look.island[:, a * n + b]])
 
 
+def engine_policy(play: object, card: str, phase: int, column: int, n_dice: int = 8
+                  ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The win play's moves at one state as the engine's policy arrays of `card` (per world:
+    the partial index of the keep, or STOP / NO_MOVE, and the Sorceress flag, per position)."""
+    from solver.engine import NO_MOVE, STOP
+
+    rules = Rules()
+    model = turn_model(CARDS[card], rules, n_dice)
+    positions = np.arange(model.n_full)
+    live_any = np.zeros(model.n_full, dtype=bool)
+    for w in model.worlds:
+        live_any |= model.live[w]
+    out = {}
+    for w in model.worlds:
+        keep = np.full(model.n_full, NO_MOVE, dtype=np.int64)
+        sor = np.zeros(model.n_full, dtype=bool)
+        at = np.flatnonzero(model.live[w])
+        if at.shape[0]:
+            got, used = play.moves(card, w, phase, at, np.full(at.shape[0], column))  # type: ignore[attr-defined]
+            keep[at] = np.where(got == -1, STOP, got)
+            sor[at] = used
+        out[w] = (keep[:, None], sor[:, None])
+    del positions, live_any
+    return out
+
+
 @pytest.mark.parametrize("state", [(0, 0), (3, 1), (1, 4)])
-def test_the_stored_policy_evaluated_exactly_reproduces_win(
-        small: game.GameSolution, state: tuple[int, int]) -> None:
+def test_the_win_plays_moves_evaluated_exactly_reproduce_win(
+        small: GameTable, state: tuple[int, int]) -> None:
     a, b = state
-    u = state_utility(small, a, b)
+    win, _, _ = two(small)
+    mover, _ = small.objectives(standing(small, a, b))
+    play = small.win_play()
+    phase, column = play.locate(np.array([[a, b]]), np.array([NORMAL_KIND]), np.array([0]))
+    cards = list(deck())
+    play.prepare(np.repeat(phase, len(cards)), np.repeat(column, len(cards)), cards)
     total = 0.0
     for card, weight in deck().items():
-        policy = engine_policy(small.policies[game.NORMAL], Rules(target=500), card,
-                               a * small.n + b, 8)
-        evaluated = solve_turn(CARDS[card], Rules(), GameUtility(u), policy=policy, tol=1e-11)
-        assert abs(evaluated.turn_value[0] - small.cards[card][a, b]) <= TOL
+        policy = engine_policy(play, card, int(phase[0]), int(column[0]))
+        evaluated = solve_turn(CARDS[card], Rules(), mover, policy=policy, tol=1e-11)
         total += weight * evaluated.turn_value[0]
-    assert abs(total - small.win[a, b]) <= TOL
+    assert abs(total - win[a, b]) <= TOL
 
 
-def test_start_values_zero_half_one_give_the_same_tables(tiny: game.GameSolution) -> None:
-    for start in (0.0, 1.0):
-        other = solve_game(Rules(target=300), start_value=start)
-        for phase, a, b in (("normal", other.win, tiny.win),
-                            ("sudden", other.sudden, tiny.sudden)):
-            bound = other.certified_bound[phase] + tiny.certified_bound[phase]
-            assert np.max(np.abs(a - b)) <= bound, phase
+def test_the_certified_start_and_the_improvements_give_the_same_table(
+        tiny: GameTable) -> None:
+    """Two players' cyclic phases start from value iteration's certified values; started from
+    1/2 as for more players, the policy iteration reaches the same table, bit for bit."""
+    other = solve_game(Rules(target=300), certified=False)
+    for phase in tiny.values:
+        assert np.array_equal(other.values[phase], tiny.values[phase]), phase
+    assert other.records["normal"].iterations > 1
 
 
 # -- the certificates (solver/game/certify.py) ---------------------------------------------------
@@ -217,18 +261,17 @@ def test_magic_probability_is_a_magic_first_roll() -> None:
     assert game_model(Rules(nine_of_a_kind="set")).magic_probability() == 0.0
 
 
-def test_certified_bounds_hold_against_a_tighter_solve(small: game.GameSolution) -> None:
+def test_certified_bounds_hold_against_a_tighter_solve(small: GameTable,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # Both solves are certified: their tables can differ by at most the sum of the bounds
     # (that the bound is not vacuous: test_certificate_covers_a_perturbed_iterate).
-    tight = solve_game(Rules(target=500), tol=1e-14)
-    for phase, loose_table, tight_table in (("normal", small.win, tight.win),
-                                            ("sudden", small.sudden, tight.sudden),
-                                            ("final", small.final.value[1:],
-                                             tight.final.value[1:])):
-        bound = small.certified_bound[phase]
+    monkeypatch.setattr(solve_module, "VI_TOL", 1e-14)
+    tight = solve_game(Rules(target=500))
+    for phase in ("normal", "sudden"):
+        bound = small.records[phase].certificate["bound"]  # type: ignore[index]
         assert bound <= 1e-9, phase
-        gap = float(np.max(np.abs(loose_table - tight_table)))
-        assert gap <= bound + tight.certified_bound[phase], phase
+        gap = float(np.max(np.abs(small.values[phase] - tight.values[phase])))
+        assert gap <= bound + tight.records[phase].certificate["bound"], phase  # type: ignore[index]
 
 
 def _converged_sudden(target: int) -> it.PhaseState:
@@ -254,44 +297,56 @@ def test_certificate_covers_a_perturbed_iterate() -> None:
 def test_a_certificate_without_pirate_magic() -> None:
     # The residual bound needs no uniqueness argument: with nine_of_a_kind=set (no magic)
     # every phase is still certified, and the brute force below agrees too.
-    sol = solve_game(Rules(target=300, nine_of_a_kind="set"))
-    assert max(sol.certified_bound.values()) <= 1e-9
+    table = solve_game(Rules(target=300, nine_of_a_kind="set"))
+    assert max(r.certificate["bound"] for r in table.records.values()  # type: ignore[index]
+               if r.certificate) <= 1e-9
 
 
-def test_first_player_advantage_and_symmetry_facts(small: game.GameSolution) -> None:
+def test_first_player_advantage_and_symmetry_facts(small: GameTable) -> None:
     # Moving first at equal totals is an advantage; more points of one's own never hurt.
-    assert all(small.win[a, a] > 0.5 for a in range(small.n))
-    assert np.all(np.diff(small.win, axis=0) > 0)  # more for the mover: better
-    assert np.all(np.diff(small.win, axis=1) < 0)  # more for the opponent: worse
+    win, _, _ = two(small)
+    assert all(win[a, a] > 0.5 for a in range(5))
+    assert np.all(np.diff(win, axis=0) > 0)  # more for the mover: better
+    assert np.all(np.diff(win, axis=1) < 0)  # more for the opponent: worse
 
 
 # -- tables on disk ------------------------------------------------------------------------------
 
 
-def test_game_table_round_trip_is_bit_exact_and_refuses_other_rules(
-        tiny: game.GameSolution) -> None:
+def test_game_table_round_trip_is_bit_exact_and_refuses_other_rules(tiny: GameTable) -> None:
     data = pack_game(tiny)
-    back = unpack_game(data, Rules(target=300), source="t")
-    assert np.array_equal(back.win, tiny.win) and np.array_equal(back.sudden, tiny.sudden)
-    for phase, policy in tiny.policies.items():
-        for key, codes in policy.codes.items():
-            assert np.array_equal(back.policies[phase].codes[key], codes)
+    back = unpack_game(data, Rules(target=300), 2, source="t")
+    for phase in tiny.values:
+        assert np.array_equal(back.values[phase], tiny.values[phase])
+    assert back.records["normal"].certificate == tiny.records["normal"].certificate
     assert pack_game(back) == data
     with pytest.raises(StaleTableError, match="other rules"):
-        unpack_game(data, Rules(target=300, ties="trigger"), source="t")
+        unpack_game(data, Rules(target=300, ties="trigger"), 2, source="t")
+    with pytest.raises(StaleTableError, match="of 2 players, not 3"):
+        unpack_game(data, Rules(target=300), 3, source="t")
     broken = bytearray(data)
     broken[-5] ^= 0xFF
     with pytest.raises(StaleTableError):
-        unpack_game(bytes(broken), Rules(target=300), source="t")
+        unpack_game(bytes(broken), Rules(target=300), 2, source="t")
 
 
-def test_win_probability_checks_totals(tiny: game.GameSolution) -> None:
-    with pytest.raises(game.GameError, match="multiple of 100"):
-        win_probability(tiny, 150, 0)
-    with pytest.raises(game.GameError, match="final turn"):
-        win_probability(tiny, 0, 300)
-    p, cards = win_probability(tiny, 100, 200)
-    assert p == tiny.win[1, 2] and set(cards) == set(deck())
+def test_the_two_player_table_of_earlier_versions_is_refused_with_its_reason(
+        tmp_path: Path, tiny: GameTable) -> None:
+    (tmp_path / "game.msgpack").write_bytes(b"old")
+    with pytest.raises(StaleTableError, match="game.msgpack beside it is the two-player table "
+                                              "of an earlier version"):
+        read_game(tmp_path, Rules(target=300), 2)
+
+
+def test_a_standing_is_checked_when_made_and_the_table_answers_it(tiny: GameTable) -> None:
+    rules = Rules(target=300)
+    with pytest.raises(StandingError, match="multiple of 100"):
+        Standing.of(rules, 150, [0])
+    with pytest.raises(StandingError, match="final turn"):
+        Standing.of(rules, 0, [300])
+    chances = tiny.chances(Standing.of(rules, 100, [200]))
+    win, _, _ = two(tiny)
+    assert chances.seats == (win[1, 2], 1.0 - win[1, 2]) and set(chances.cards) == set(deck())
 
 
 # -- brute force: 2 dice, target 300 -------------------------------------------------------------
@@ -432,19 +487,19 @@ def brute_force_game(rules: Rules) -> tuple[dict[tuple[int, int], float], ...]:
 @pytest.mark.parametrize("ties", ["shared", "trigger"])
 def test_bruteforce_two_dice_game_agrees(ties: str) -> None:
     rules = Rules(target=300, ties=ties)
-    sol = solve_game(rules, n_dice=N_DICE)
+    table = solve_game(rules, n_dice=N_DICE)
     win, sudden = brute_force_game(rules)
+    w, s, _ = two(table)
     for (a, b), value in win.items():
-        assert abs(sol.win[a, b] - value) <= TOL, (a, b)
+        assert abs(w[a, b] - value) <= TOL, (a, b)
     for (a, b), value in sudden.items():
-        assert abs(sol.sudden[a, b] - value) <= TOL, (a, b)
+        assert abs(s[a, b] - value) <= TOL, (a, b)
 
 
 # -- Monte Carlo: whole games ----------------------------------------------------------------------
 
 
-def test_monte_carlo_games_between_win_policies_match_exact_value(
-        small: game.GameSolution) -> None:
+def test_monte_carlo_games_between_win_policies_match_exact_value(small: GameTable) -> None:
     """Both seats play the win policy: seat 1's expected score (a shared tie is 1/2) is W(0, 0).
 
     40 000 games, z-test with the sample variance, |z| < 5 (false alarm 5.7e-7): the standard
@@ -455,8 +510,9 @@ def test_monte_carlo_games_between_win_policies_match_exact_value(
     first = next(s for s in result.seats if s.seat == 1)
     p = first.rate
     se = math.sqrt(p * (1 - p) / first.games)  # >= the true one: a score s in {0, 1/2, 1}
-    z = (p - small.win[0, 0]) / se
-    assert abs(z) < 5, (p, small.win[0, 0], z)
+    w00 = small.start()[0]
+    z = (p - w00) / se
+    assert abs(z) < 5, (p, w00, z)
 
 
 # -- the command line ----------------------------------------------------------------------------
@@ -471,11 +527,16 @@ def test_cli_winprob_json_reads_the_committed_table(sabords: Callable[..., CliRe
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert list(data)[:6] == ["me", "target", "opp", "rules_hash", "win", "cards"]
-    sol = read_game(game_default_dir(Rules()), Rules())
-    assert data["win"] == sol.win[20, 55] and data["rules_hash"] == Rules().hash
-    # (each card's value is value iteration's, ``win`` the last step's: solver.game.solve)
+    table = read_game(game_default_dir(Rules()), Rules(), 2)
+    assert data["win"] == two(table)[0][20, 55] and data["rules_hash"] == Rules().hash
+    # (each card's value is its best turn's from the table's values, certified to the turn
+    # solve's tolerance; the table's value is their deck-weighted sum to within the solve's
+    # measured gap)
+    from solver.engine.solve import DEFAULT_TOL
+
+    gap = table.records["normal"].gap
     assert abs(sum(deck()[c] * p for c, p in data["cards"].items()) - data["win"]) <= (
-        sol.certificates["normal"]["settled"] + 1e-15)
+        DEFAULT_TOL + gap)
 
 
 def test_cli_advise_win_lists_win_probability_and_expected_points(

@@ -1,5 +1,5 @@
 """The game of three players and more: the seats model, the turns' endings, and the
-policy iteration of :mod:`solver.game.nsolve`, met by routes that share none of its code:
+policy iteration of :mod:`solver.game.solve`, met by routes that share none of its code:
 
 - the two-player game's lookups are the seats model's successors, and its policy iteration
   gives the certified two-player solve's table (a different algorithm) bit for bit, with the
@@ -27,25 +27,24 @@ from solver.engine.codes import UNUSED, USED
 from solver.engine.forward import endings
 from solver.engine.kernel import LANES, from_lanes, to_lanes
 from solver.engine.solve import TIE_TOL, solve_layers
-from solver.game import solve_game
+from solver.game import GameTable, solve_game
 from solver.game.model import GameUtility, TurnUtility, deck, game_model, lookup, point_range
-from solver.game.nsolve import LocalRunner, blocks_of, solve_nplayer
-from solver.game.records import FINAL_EPS, FINAL_TOL, NGameSolution
+from solver.game.records import FINAL_EPS, FINAL_TOL
 from solver.game.seats import NORMAL, SUDDEN, seats_of
+from solver.game.solve import LocalRunner, blocks_of
 from solver.rules import CARDS, Rules, floor_total
-from solver.tables.game import two_player_table
 
 from .test_engine_bruteforce import Level, Naive, Utility
 
 
 @pytest.fixture(scope="module")
-def three() -> NGameSolution:
-    return solve_nplayer(Rules(target=300), 3, n_dice=3)
+def three() -> GameTable:
+    return solve_game(Rules(target=300), 3, n_dice=3)
 
 
 @pytest.fixture(scope="module")
-def four() -> NGameSolution:
-    return solve_nplayer(Rules(target=400), 4, n_dice=3)
+def four() -> GameTable:
+    return solve_game(Rules(target=400), 4, n_dice=3)
 
 
 # -- the seats model ------------------------------------------------------------------------
@@ -61,8 +60,8 @@ def test_the_compact_final_round_is_the_dense_one_bit_for_bit(players: int, targ
     every state of every phase the values of the dense layout, where every state of the box
     is its own row (the layout of format 1): the same bits, every seat."""
     rules = Rules(target=target, ties=ties)
-    compact = solve_nplayer(rules, players, n_dice=3)
-    dense = solve_nplayer(rules, players, n_dice=3, compact=False)
+    compact = solve_game(rules, players, n_dice=3)
+    dense = solve_game(rules, players, n_dice=3, compact=False)
     smaller = 0
     for name, box in dense.seats.phases.items():
         phase = compact.seats.phases[name]
@@ -199,13 +198,13 @@ def test_the_final_round_in_blocks_of_shared_columns_gives_the_same_bits(
         monkeypatch: pytest.MonkeyPatch, block: int) -> None:
     """The final round's states grouped by their utility columns (each distinct column solved
     once) give the values of blocks of consecutive states, bit for bit, solving fewer."""
-    import solver.game.nsolve as ns
+    import solver.game.solve as ns
 
     rules = Rules(target=500)
-    grouped = solve_nplayer(rules, 3, n_dice=5, block=block)
+    grouped = solve_game(rules, 3, n_dice=5, block=block)
     monkeypatch.setattr(ns, "column_blocks", lambda seats, name, Z, size: blocks_of(
         np.arange(seats.phases[name].size, dtype=np.int64), size))
-    plain = solve_nplayer(rules, 3, n_dice=5, block=block)
+    plain = solve_game(rules, 3, n_dice=5, block=block)
     for name, values in plain.values.items():
         assert np.array_equal(grouped.values[name], values), name
         assert grouped.records[name].as_dict() | {"columns": 0} == (
@@ -218,7 +217,7 @@ def test_the_final_round_in_blocks_of_shared_columns_gives_the_same_bits(
 def test_a_final_round_block_s_values_compiled_are_the_plain_sweep_s() -> None:
     """improve_block's values come from the compiled sweep: the plain one's bits."""
     from solver.game.evaluate import _sweep_fn, sweep
-    from solver.game.nsolve import start_table
+    from solver.game.solve import start_table
     from solver.game.turns import improve
 
     if _sweep_fn() is sweep:
@@ -241,7 +240,7 @@ def test_a_final_round_block_s_values_compiled_are_the_plain_sweep_s() -> None:
 
 
 def test_column_blocks_hold_every_state_once_by_column() -> None:
-    from solver.game.nsolve import GROUP_STATES, column_blocks, start_table
+    from solver.game.solve import GROUP_STATES, column_blocks, start_table
 
     rules = Rules(target=500)
     gm = game_model(rules, 5)
@@ -266,26 +265,25 @@ def warm_1000() -> Any:
     return solve_game(Rules(target=1000))
 
 
-def test_two_player_policy_iteration_gives_the_two_player_table_bit_for_bit(
+def test_two_player_policy_iteration_gives_the_certified_start_s_table_bit_for_bit(
         warm_1000: Any) -> None:
-    # "run with n = 2 it must give today's two-player table bit for bit". Two
-    # algorithms (value iteration with every turn's positions kept, policy iteration on the
-    # turns) reach the same moves at every state, and both end a phase with the same last step
-    # (nsolve.last_step: those moves' turns, evaluated afresh), so every value is the same bits
+    # Two players' cyclic phases start from value iteration's certified values (one
+    # improvement and the last step after); from 1/2, as for more players, the policy
+    # iteration reaches the same moves at every state, and both end a phase with the same last
+    # step (solve.last_step: those moves' turns, evaluated afresh), so every value is the same
+    # bits
     rules = Rules(target=1000)
-    warm = warm_1000
-    sol = solve_nplayer(rules, 2)
+    two = warm_1000
+    sol = solve_game(rules, 2, certified=False)
     assert max(r.bound for r in sol.records.values()) < 1e-11
-    for name, two in (("normal", warm.win), ("sudden", warm.sudden),
-                      ("final1", warm.beyond.T)):  # final1: (the mover b, the leader a' - n)
+    assert all(r.certificate is None for r in sol.records.values())
+    for name in ("normal", "sudden", "final1"):
         mine = sol.values[name]
-        assert mine.shape == (two.size, 2), name
-        assert np.array_equal(mine[:, 0], np.ascontiguousarray(two).reshape(-1)), name
+        assert np.array_equal(mine, two.values[name]), name
         assert np.array_equal(mine[:, 1], 1.0 - mine[:, 0]), name
     # and the same moves at every state of every phase: each state's turn solved from either
     # table's values has the same digest of its moves (the values being the same bits, this
     # checks the digests are the moves': solved twice, the same)
-    two = two_player_table(warm)
     runner = LocalRunner(rules, 2)
     for name, phase in sol.seats.phases.items():
         blocks = blocks_of(np.arange(phase.size), 512)
@@ -297,10 +295,10 @@ def test_two_player_policy_iteration_gives_the_two_player_table_bit_for_bit(
             digests.append(got)
         assert np.count_nonzero(digests[0]) == phase.size, name
         assert np.array_equal(digests[0], digests[1]), name
-    # the two-player solve's bounds take its last step's change into account
-    assert warm.certificates[NORMAL]["settled"] > 0.0
-    assert warm.certified_bound[NORMAL] >= (warm.certificates[NORMAL]["bound"]
-                                            + warm.certificates[NORMAL]["settled"])
+    # the certified start's bound takes its last step's change into account
+    record = two.records[NORMAL]
+    assert record.settled > 0.0 and record.certificate is not None
+    assert record.certificate["bound"] > record.settled
 
 
 def test_a_near_tie_kept_through_the_iteration_is_settled_by_the_tie_rule(
@@ -313,14 +311,14 @@ def test_a_near_tie_kept_through_the_iteration_is_settled_by_the_tie_rule(
 
     rules = Rules(target=1000)
     monkeypatch.setattr(cycles, "ADOPT", 0.0)
-    kept = solve_nplayer(rules, 2)
+    kept = solve_game(rules, 2, certified=False)
     assert kept.records[NORMAL].adopted == 0
     got = kept.values[NORMAL][:, 0]
-    want = warm_1000.win.reshape(-1)
+    want = warm_1000.values[NORMAL][:, 0]
     assert not np.array_equal(got, want)
     assert np.abs(got - want).max() <= 1e-11
     monkeypatch.setattr(cycles, "ADOPT", 1e-10)
-    assert solve_nplayer(rules, 2).records[NORMAL].adopted > 0
+    assert solve_game(rules, 2, certified=False).records[NORMAL].adopted > 0
 
 
 class _Seat(Objective):
@@ -342,7 +340,7 @@ class _Seat(Objective):
         return ("seat", id(self))
 
 
-def _plain_turns(sol: NGameSolution, name: str, s: int) -> np.ndarray:
+def _plain_turns(sol: GameTable, name: str, s: int) -> np.ndarray:
     """Every seat's value at state `s` from the engine's plain turn solve of each card: the
     mover's best turn, and the policy evaluation of that turn for every other seat."""
     seats, Z, players = sol.seats, sol.stacked(), sol.players
@@ -366,7 +364,7 @@ def _plain_turns(sol: NGameSolution, name: str, s: int) -> np.ndarray:
 @pytest.mark.parametrize("game", ["three", "four"])
 def test_every_phase_is_what_each_state_s_plain_turn_solve_gives(
         game: str, request: pytest.FixtureRequest) -> None:
-    sol: NGameSolution = request.getfixturevalue(game)
+    sol: GameTable = request.getfixturevalue(game)
     assert all(r.bound < 1e-11 for r in sol.records.values())
     for name, phase in sol.seats.phases.items():
         for s in np.linspace(0, phase.size - 1, 7).astype(int).tolist():
@@ -375,7 +373,7 @@ def test_every_phase_is_what_each_state_s_plain_turn_solve_gives(
             assert abs(sol.values[name][s].sum() - 1.0) <= 1e-14
 
 
-def test_the_mover_s_value_is_the_naive_expectimax_s(three: NGameSolution) -> None:
+def test_the_mover_s_value_is_the_naive_expectimax_s(three: GameTable) -> None:
     sol, seats, Z = three, three.seats, three.stacked()
     rules = sol.rules.turn_rules()
     last = sol.players - 1
@@ -409,27 +407,26 @@ def test_the_committed_three_player_table_is_met_by_each_state_s_plain_turn_solv
     sample states of every phase the engine's plain turn solve of each card from the table's
     values gives the table's value of every seat back (the fixed point, to its proved
     bound)."""
-    from solver.tables.game import read_ngame
+    from solver.tables.game import read_game
     from solver.tables.paths import committed_dir
 
     rules = Rules()
-    table = read_ngame(committed_dir(), rules, 3)
+    table = read_game(committed_dir(), rules, 3)
     ranges = point_range(rules)
     assert (table.k_min, table.k_max, table.n_ded) == (ranges.k_min, ranges.k_max,
                                                         ranges.n_ded)
     for name, record in table.records.items():
-        assert record["changed"][-1] == 0 or record["iterations"] == 1, name
-        assert record["bound"] < 1e-9, name
-        assert record["gap"] <= 1e-11, name
-    sol = NGameSolution(rules=rules, players=3, seats=table.seats(), values=table.values,
-                        records={}, n_dice=table.n_dice)
+        assert record.changed[-1] == 0 or record.iterations == 1, name
+        assert record.bound < 1e-9, name
+        assert record.gap <= 1e-11, name
+    sol = table
     for name, s in (("normal", 0), ("normal", 20 * 3600 + 35 * 60 + 10), ("final1", 4321),
                     ("final2", 100_000), ("sudden", 5 * 3600 + 58 * 60 + 59)):
         got = _plain_turns(sol, name, s)  # (1.5e-13 to 4e-15 measured)
         assert np.abs(got - table.values[name][s]).max() <= 1e-11, (name, s)
 
 
-def test_a_block_pushed_in_part_pads_its_lanes_with_stops(three: NGameSolution) -> None:
+def test_a_block_pushed_in_part_pads_its_lanes_with_stops(three: GameTable) -> None:
     """Before: the lanes padding the states pushed again (their moves new) carried the code
     0, no move where a position has no plain keep (two skulls of three dice: only the
     Sorceress's reroll): the compiled pushes read past the pair list and wrote elsewhere

@@ -18,8 +18,9 @@ from starlette.testclient import TestClient
 
 from solver.game import deck
 from solver.rules import Rules
+from solver.rules.standing import Standing
 from solver.strategy.games import play_n_games
-from solver.tables.game import read_ngame
+from solver.tables.game import read_game
 from solver.web import create_app
 from solver.web.solutions import Settings
 
@@ -46,7 +47,7 @@ def _json(*args: str) -> dict[str, object]:
 
 
 def test_winprob_gives_every_seat_s_chance_from_the_table(tables: Path) -> None:
-    table = read_ngame(tables, RULES, 3)
+    table = read_game(tables, RULES, 3)
     answer = _json("winprob", "--me", "0", "--opp", "0", "--opp", "0", *TARGET,
                    "--game-tables", str(tables))
     players = answer["players"]
@@ -84,8 +85,8 @@ def test_a_final_round_and_its_refusals(tables: Path) -> None:
     # Island pushed them back (the only reading with three players): the last final turn.
     pushed = _json("winprob", "--me", "100", "--opp", "200", "--opp", "200", "--final",
                    *TARGET, "--game-tables", str(tables))
-    table = read_ngame(tables, RULES, 3)
-    final1 = table.seats().phases["final1"]
+    table = read_game(tables, RULES, 3)
+    final1 = table.seats.phases["final1"]
     index = int(final1.encode(np.array([[1, 2, 2]]))[0])
     assert [p["win"] for p in pushed["players"]] == table.values["final1"][index].tolist()
     done = run_sabords("winprob", "--me", "100", "--opp", "300", "--opp", "200", *TARGET,
@@ -95,7 +96,7 @@ def test_a_final_round_and_its_refusals(tables: Path) -> None:
     # what is missing (their near-optimal play is read from it)
     done = run_sabords("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0",
                        *TARGET, "--game-tables", str(tables / "none"))
-    assert_one_line_error(done, "game-3.msgpack", "solve-game --players 3")
+    assert_one_line_error(done, "game-4.msgpack", "3-player game", "solve-game --players 3")
 
 
 class _Table:
@@ -109,10 +110,7 @@ class _Table:
         self.rules = Rules()
         self.players = players
         r = point_range(self.rules)
-        self._seats = Seats(players, 60, r.k_min, r.k_max, r.n_ded, "shared")
-
-    def seats(self) -> object:
-        return self._seats
+        self.seats = Seats(players, 60, r.k_min, r.k_max, r.n_ded, "shared")
 
 
 def test_a_final_round_s_trigger_pushed_back_by_skull_island() -> None:
@@ -120,22 +118,29 @@ def test_a_final_round_s_trigger_pushed_back_by_skull_island() -> None:
     from solver.game.query import state_of
 
     three = _Table(3)
+
+    def final(others: tuple[int, ...], trigger: int | None = None) -> Standing:
+        return Standing.of(Rules(), 2500, others, final=True, trigger=trigger)
+
     # the state of the issue: 5600 is the trigger pushed back (4400 at least: two's turn
     # deducts at most 1600), 2000 played after it; this is the last final turn
-    assert state_of(three, 2500, (5600, 2000), final=True)[0] == "final1"
-    assert state_of(three, 2500, (6200, 2000), final=True)[0] == "final1"
-    assert state_of(three, 2500, (2000, 6200), final=True)[0] == "final2"
+    assert state_of(three, final((5600, 2000)))[0] == "final1"
+    assert state_of(three, final((6200, 2000)))[0] == "final1"
+    assert state_of(three, final((2000, 6200)))[0] == "final2"
     for others, kind in [((2000, 5600), "not_final"),  # the seat to play next was not pushed
                          ((4300, 2000), "not_final"),  # more than one turn's deduction
                          ((16600, 2000), "final_round")]:  # more than a turn can reach
         with pytest.raises(GameError) as refused:
-            state_of(three, 2500, others, final=True)
+            state_of(three, final(others))
         assert refused.value.kind == kind, (others, refused.value)
-    # four players: seat 1 or seat 2 may be the trigger pushed back: the totals cannot say
+    # four players: seat 1 or seat 2 may be the trigger pushed back: the totals cannot say,
+    # the standing says it
     with pytest.raises(GameError) as which:
-        state_of(_Table(4), 2500, (5500, 5500, 3000), final=True)
+        state_of(_Table(4), final((5500, 5500, 3000)))
     assert which.value.kind == "which_trigger"
     assert which.value.values["seats"] == [2, 3]  # players numbered from you, player 1
+    assert state_of(_Table(4), final((5500, 5500, 3000), trigger=1))[0] == "final1"
+    assert state_of(_Table(4), final((5500, 5500, 3000), trigger=2))[0] == "final2"
 
 
 def test_two_and_three_players_refuse_a_final_total_no_game_reaches() -> None:
@@ -147,10 +152,10 @@ def test_two_and_three_players_refuse_a_final_total_no_game_reaches() -> None:
 
 
 def test_every_win_answer_says_its_table_is_exact_and_how_it_was_solved(tables: Path) -> None:
-    """`"exact": true` and the method, for two players (value iteration) and three (policy
+    """`"exact": true` and the method, for two players and three (the one solver: policy
     iteration): a near-optimal table would say false."""
     three = ["--opp", "0", "--opp", "100", *TARGET, "--game-tables", str(tables)]
-    for opp, method in ((["--opp", "0", *TARGET], "value iteration, certified bounds"),
+    for opp, method in ((["--opp", "0", *TARGET], "policy iteration on the turns, proved bounds"),
                         (three, "policy iteration on the turns, proved bounds")):
         win = _json("winprob", "--me", "0", *opp)
         assert (win["exact"], win["method"]) == (True, method)
@@ -203,7 +208,7 @@ def test_an_exact_table_of_four_is_used_where_it_exists(tmp_path: Path) -> None:
     win = _json("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0", *small,
                 "--game-tables", str(tmp_path))
     assert (win["exact"], "loss" in win) == (True, False)
-    table = read_ngame(tmp_path, Rules(target=200), 4)
+    table = read_game(tmp_path, Rules(target=200), 4)
     assert [p["win"] for p in win["players"]] == table.values["normal"][0].tolist()  # type: ignore[index]
 
 
@@ -253,7 +258,7 @@ def test_the_web_answers_for_three_players(tables: Path) -> None:
 
 
 def test_whole_games_with_real_dice_win_as_often_as_the_table_says(tables: Path) -> None:
-    table = read_ngame(tables, RULES, 3)
+    table = read_game(tables, RULES, 3)
     games = 6000
     score, _ = play_n_games(["win", "win", "win"], RULES, games=games, seed=7, win=table.win_play())
     expected = table.values["normal"][0]
@@ -272,8 +277,8 @@ def win_turns(tables: Path) -> dict[str, np.ndarray]:
     from solver.game import game_model
     from solver.game.profiles import win_endings
 
-    table = read_ngame(tables, RULES, 3)
-    return win_endings(table, game_model(RULES), table.seats())
+    table = read_game(tables, RULES, 3)
+    return win_endings(table, game_model(RULES), table.seats)
 
 
 def test_a_profile_of_win_players_has_the_table_s_values(
@@ -282,7 +287,7 @@ def test_a_profile_of_win_players_has_the_table_s_values(
     the table's win turns is the table's own game, so its values are the table's."""
     from solver.game.profiles import profile_values
 
-    table = read_ngame(tables, RULES, 3)
+    table = read_game(tables, RULES, 3)
     got = profile_values(table, ["win"] * 3, win=win_turns)
     assert got.residual <= 1e-15
     assert np.abs(got.normal - table.values["normal"]).max() <= 1e-10
@@ -299,7 +304,7 @@ def test_profiles_of_win_and_points_players_win_as_often_in_whole_games(
     from solver.game import game_model
     from solver.game.profiles import points_endings, profile_values
 
-    table = read_ngame(tables, RULES, 3)
+    table = read_game(tables, RULES, 3)
     ends, points = win_turns, points_endings(game_model(RULES))
     names = ["points", "win", "win"]
     rotations = [[names[(i - g) % 3] for i in range(3)] for g in range(3)]  # play_n_games'
@@ -342,17 +347,17 @@ def test_an_answer_decodes_only_the_phases_its_turn_leads_to_and_the_same_bits(
     of its endings), not the others; a phase read late has the bits of one read with all."""
     from solver.game.query import card_chances, state_of
 
-    lazy = read_ngame(tables, RULES, 3)
-    name, index = state_of(lazy, 100, [0, 200], final=False)
+    lazy = read_game(tables, RULES, 3)
+    name, index = state_of(lazy, Standing.of(RULES, 100, [0, 200]))
     chances = card_chances(lazy, name, index)
     assert lazy.values.decoded == {"normal", "final2"}  # type: ignore[attr-defined]
-    whole = read_ngame(tables, RULES, 3)
+    whole = read_game(tables, RULES, 3)
     Z = whole.stacked()
-    assert whole.values.decoded == set(whole.seats().phases)  # type: ignore[attr-defined]
+    assert whole.values.decoded == set(whole.seats.phases)  # type: ignore[attr-defined]
     assert card_chances(whole, name, index).keys() == chances.keys()
     for card, got in card_chances(whole, name, index).items():
         assert np.array_equal(got, chances[card]), card
-    for phase in whole.seats().phases:
+    for phase in whole.seats.phases:
         assert np.array_equal(lazy.values[phase], whole.values[phase]), phase
         v = lazy.values[phase]
         assert np.array_equal(v[:, 2], 1.0 - (v[:, 0] + v[:, 1]))  # the solve's own sum
@@ -363,18 +368,16 @@ def test_an_answer_decodes_only_the_phases_its_turn_leads_to_and_the_same_bits(
 
 def test_a_phase_that_holds_no_probabilities_is_refused_when_an_answer_reads_it(
         tables: Path, tmp_path: Path) -> None:
-    from types import SimpleNamespace
+    from dataclasses import replace
 
-    from solver.tables.game import ngame_table_path, pack_ngame
+    from solver.tables.game import game_table_path, pack_game
 
-    table = read_ngame(tables, RULES, 3)
+    table = read_game(tables, RULES, 3)
     values = {name: np.array(v) for name, v in table.values.items()}
     values["final2"][5, 0] = 1.5  # not a probability, in a phase normal play leads to
-    broken = SimpleNamespace(
-        rules=RULES, players=3, n_dice=table.n_dice, seats=table.seats(), values=values,
-        records={n: SimpleNamespace(as_dict=lambda r=r: r) for n, r in table.records.items()})
-    ngame_table_path(tmp_path, 3).write_bytes(pack_ngame(broken))
-    read_ngame(tmp_path, RULES, 3)  # the file itself is whole: read, its phases not yet
+    broken = replace(table, values=values)
+    game_table_path(tmp_path, 3).write_bytes(pack_game(broken))
+    read_game(tmp_path, RULES, 3)  # the file itself is whole: read, its phases not yet
     done = run_sabords("advise", "none", "kkmmmpsc", "--me", "100", "--opp", "0", "--opp",
                        "200", *TARGET, "--game-tables", str(tmp_path))
     assert_one_line_error(done, "final2", "outside [0, 1]")
@@ -387,7 +390,7 @@ def test_a_profile_s_links_are_the_same_for_any_block_of_states(
     rows the whole phase at once gives."""
     from solver.game import profiles
 
-    seats = read_ngame(tables, RULES, 3).seats()
+    seats = read_game(tables, RULES, 3).seats
     rows = seats.offset("terminal")
     for name, phase in seats.phases.items():
         whole = profiles.copy_links(seats, name, rows)

@@ -14,18 +14,18 @@ from typing import Any
 import pytest
 
 from solver.game.cluster import DaskRunner, local_cluster
-from solver.game.nsolve import solve_nplayer
 from solver.game.records import Checkpoint
+from solver.game.solve import solve_game
 from solver.rules import Rules
 from solver.tables.checkpoints import load_checkpoint, save_checkpoint
-from solver.tables.game import pack_ngame
+from solver.tables.game import pack_game
 
 RULES = Rules(target=500)
 PLAYERS, DICE = 3, 4
 
 
 def _solve(runner: Any = None, **kwargs: Any) -> bytes:
-    return pack_ngame(solve_nplayer(RULES, PLAYERS, runner, n_dice=DICE, **kwargs))
+    return pack_game(solve_game(RULES, PLAYERS, runner, n_dice=DICE, **kwargs))
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +46,9 @@ def test_four_players_on_dask_in_small_blocks_give_the_bytes_of_this_process() -
     """Four players (three dice, target 400: the compact final round, phases with seats that
     have played and rows of a lead) on two workers, in blocks of 64 states."""
     rules = Rules(target=400)
-    here = pack_ngame(solve_nplayer(rules, 4, n_dice=3))
+    here = pack_game(solve_game(rules, 4, n_dice=3))
     with local_cluster(2) as client:
-        there = pack_ngame(solve_nplayer(rules, 4, DaskRunner(client, rules, 4, 3), n_dice=3,
+        there = pack_game(solve_game(rules, 4, DaskRunner(client, rules, 4, 3), n_dice=3,
                                          block=64))
     assert there == here
 

@@ -14,32 +14,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.game.model import point_range
-from solver.game.nsolve import solve_nplayer
-from solver.game.records import NGameSolution
+from solver.game import GameTable
 from solver.game.reduced import Projection, dangerous, reduced_utilities
+from solver.game.solve import solve_game
 from solver.game.turns import mover_utilities
 from solver.rules import Rules
 from solver.strategy.measure import measure_loss
-from solver.tables.game import NGameTable
 
 
-def stacked(sol: NGameSolution) -> np.ndarray:
+def stacked(sol: GameTable) -> np.ndarray:
     seats = sol.seats
     return np.concatenate([*(sol.values[p] for p in seats.phases), seats.terminal])
 
 
-def as_table(sol: NGameSolution) -> NGameTable:
-    ranges = point_range(sol.rules, sol.n_dice)
-    return NGameTable(rules=sol.rules, players=sol.players, n_dice=sol.n_dice,
-                      k_min=ranges.k_min, k_max=ranges.k_max, n_ded=ranges.n_ded,
-                      values=sol.values, records={})
-
-
 @pytest.fixture(scope="module")
-def four() -> tuple[NGameSolution, NGameSolution]:
+def four() -> tuple[GameTable, GameTable]:
     rules = Rules(target=400)
-    return solve_nplayer(rules, 4, n_dice=3), solve_nplayer(rules, 3, n_dice=3)
+    return solve_game(rules, 4, n_dice=3), solve_game(rules, 3, n_dice=3)
 
 
 def test_the_most_dangerous_are_the_highest_totals_a_tie_to_who_plays_sooner() -> None:
@@ -53,7 +44,7 @@ def test_on_a_game_of_its_own_size_the_method_s_utilities_are_the_table_s(ties: 
     """Three players projected onto three: every opponent is kept, every successor is the
     game's own state, so every utility of every ending is the exact table's (the method's code
     paths of every phase, the last final turn's results and sudden death included)."""
-    sol = solve_nplayer(Rules(target=500, ties=ties), 3, n_dice=3)
+    sol = solve_game(Rules(target=500, ties=ties), 3, n_dice=3)
     Z = stacked(sol)
     proj = Projection(sol.seats, Z)
     for name, phase in sol.seats.phases.items():
@@ -65,14 +56,14 @@ def test_on_a_game_of_its_own_size_the_method_s_utilities_are_the_table_s(ties: 
 
 
 def test_nobody_gains_by_the_method_and_it_loses_little(
-        four: tuple[NGameSolution, NGameSolution]) -> None:
+        four: tuple[GameTable, GameTable]) -> None:
     """Four players, the method on the three-player table: the table's own play evaluated as
     a profile gives the table back (the evaluation is the game's); the exact table is an
     equilibrium, so a seat that plays the method gains nothing anywhere (within the noise);
     and it loses something (the method is not the table) but little: measured here 0.04
     points of P(win) on average in normal play, 0.34 at worst (three dice, target 400)."""
     big, small = four
-    loss = measure_loss(as_table(big), as_table(small))
+    loss = measure_loss(big, small)
     assert loss.noise < 1e-9 and loss.residual <= 1e-13
     assert loss.least > -1e-9  # nobody gains
     assert 0 < loss.mean < 0.002 and loss.worst < 0.01
@@ -81,6 +72,6 @@ def test_nobody_gains_by_the_method_and_it_loses_little(
 
 
 def test_a_seat_that_plays_the_method_on_its_own_size_loses_nothing() -> None:
-    sol = as_table(solve_nplayer(Rules(target=300), 3, n_dice=3))
+    sol = solve_game(Rules(target=300), 3, n_dice=3)
     loss = measure_loss(sol, sol)
     assert abs(loss.mean) < 1e-9 and abs(loss.worst) < 1e-9 and loss.least > -1e-9

@@ -15,8 +15,8 @@ import re
 
 import pytest
 
-from solver.advice.goals import Goal, solution_for
-from solver.advice.play import Phase, TurnPlay, new_turn
+from solver.advice.goals import solution_for
+from solver.advice.play import Phase, new_turn
 from solver.errors import IllegalMoveError
 from solver.rules import CARD_IDS, CARDS, Rules, get_card
 from solver.rules.dice import BRAILLE_LETTERS, Dice
@@ -188,13 +188,15 @@ def test_the_braille_letters_are_read_and_the_grading_is_the_same() -> None:
     assert braille.graded().as_dict() == default.graded().as_dict()
 
 
-def test_a_win_goal_needs_the_game_table_and_checks_the_totals() -> None:
+def test_a_win_goal_needs_both_totals_and_checks_them_when_made() -> None:
+    from solver.advice.goals import goal_of
+
     with pytest.raises(ValueError, match="totals"):
-        Goal(me=100)
+        goal_of(RULES, me=100)
     with pytest.raises(ValueError, match="two objectives"):
-        Goal(need=500, me=0, opp=0)
+        goal_of(RULES, need=500, me=0, opp=[0])
     with pytest.raises(ValueError, match="multiple of 100"):
-        TurnPlay.new(CARDS["none"], RULES, Goal(me=150, opp=0))
+        goal_of(RULES, me=150, opp=[0])
 
 
 # -- `sabords turn` ---------------------------------------------------------------------------

@@ -253,13 +253,13 @@ def test_winprob_is_the_command_lines_json(client: TestClient, sabords: Run) -> 
 def random_turn(rng: random.Random, card: str, goal: Query) -> list[str]:
     """The entries of a turn played to its end with random dice and random legal moves (the
     library's TurnPlay keeps it legal), as a player types them."""
-    from solver.advice.goals import Goal
+    from solver.advice.goals import goal_of
     from solver.web.solutions import Solutions
 
     g = dict(goal)
-    the_goal = Goal(need=int(g["need"]) if "need" in g else None,
-                    me=int(g["me"]) if "me" in g else None,
-                    opp=int(g["opp"]) if "opp" in g else None, final=g.get("final") == "true")
+    the_goal = goal_of(Rules(), int(g["need"]) if "need" in g else None,
+                       int(g["me"]) if "me" in g else None,
+                       [int(g["opp"])] if "opp" in g else [], final=g.get("final") == "true")
     play = TurnPlay(CARDS[card], Rules(),
                     Solutions(Settings(warm=False)).goal(CARDS[card], Rules(), the_goal))
     entries: list[str] = []
@@ -477,7 +477,9 @@ def test_every_fuzzed_query_is_the_command_lines_answer(
         path: str, data: st.DataObject, cold_app: TestClient, sabords: Run,
         fast_solves: None) -> None:  # noqa: F811
     query = data.draw(st.composite(lambda draw: fuzz_query(draw, path))(), label="query")
-    cold_app.app.state.solutions.__init__(Settings(warm=False))  # type: ignore[attr-defined]
+    # solved in this process, as the command line solves (its solves replaced by the fuzz's)
+    cold_app.app.state.solutions.__init__(  # type: ignore[attr-defined]
+        Settings(warm=False, solve_process=False))
     response = cold_app.get(path, params=query)
     cli = sabords(*cli_args(_command(path), query), "--json")
     assert response.status_code != 500
@@ -830,15 +832,21 @@ def test_rules_has_its_own_parameters() -> None:
 
 @pytest.mark.parametrize(("query", "expected"), [
     ([("total", "2000"), ("total", "5500")], {"final": False, "beat": None, "leader": 1,
-                                               "goal": {"me": 2000, "opp": 5500,
-                                                        "final": False}}),
+                                               "goal": {"me": 2000, "opp": [5500],
+                                                        "final": False, "trigger": None,
+                                                        "sudden": False}}),
     ([("total", "4000"), ("total", "6200"), ("mover", "0")],
-     {"final": True, "beat": 2300, "tie": 2200, "goal": {"me": 4000, "opp": 6200,
-                                                          "final": True}}),
+     {"final": True, "beat": 2300, "tie": 2200, "goal": {"me": 4000, "opp": [6200],
+                                                          "final": True, "trigger": 2,
+                                                          "sudden": False}}),
     ([("total", "4000"), ("total", "6200"), ("variant", "ties=trigger")],
      {"final": True, "beat": 2300, "tie": None}),
+    # three players, the win question of the mover (player 1 of its own view), the trigger
+    # numbered from it: the totals in seat order after it are 100, then the trigger's 6000
     ([("total", "100"), ("total", "6000"), ("total", "5900"), ("mover", "2")],
-     {"final": True, "beat": 200, "leader": 1, "goal": None}),
+     {"final": True, "beat": 200, "leader": 1,
+      "goal": {"me": 5900, "opp": [100, 6000], "final": True, "trigger": 3,
+               "sudden": False}}),
 ])
 def test_scores_say_whose_turn_is_final_and_what_beats_the_leader(
         client: TestClient, query: Query, expected: dict[str, Any]) -> None:

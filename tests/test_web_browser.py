@@ -846,8 +846,10 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
     assert mine and all(e["graded"]["objective"] in ("win", "need") for e in mine)
     for e in mine:
         query = [(k, str(v).lower() if isinstance(v, bool) else str(v))
-                 for k, v in e["params"].items() if k != "variant" and v is not None]
-        query += [("variant", v) for v in e["params"]["variant"]]
+                 for k, v in e["params"].items()
+                 if not isinstance(v, list) and v is not None]
+        query += [(k, str(x)) for k, v in e["params"].items() if isinstance(v, list)
+                  for x in v]
         replayed = api(page.server, "turn", [*query, *(("entry", x) for x in e["entries"])])
         assert replayed["graded"] == e["graded"]
     costs = [d["cost"] for e in mine for d in e["graded"]["decisions"]]

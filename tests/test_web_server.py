@@ -309,7 +309,9 @@ def test_skull_island_in_the_final_turn_brings_sudden_death() -> None:
     sudden = final.after(deduction=300)
     assert (sudden.totals, sudden.sudden, sudden.trigger, sudden.over) == ((5700, 3000), True,
                                                                           None, False)
-    assert sudden.beat == 300 and sudden.goal() is None  # the points that win at once
+    assert sudden.beat == 300  # the points that win at once, and the win question of it:
+    assert sudden.goal() == {"me": 5700, "opp": [3000], "final": False, "trigger": None,
+                             "sudden": True}
     on = sudden.after(points=200)
     assert not on.over and on.sudden and on.mover == 1
     won = on.after(points=3000)

@@ -386,8 +386,6 @@ def advise(position: Position, solved: GoalSolution) -> Advice:
     options = _ranked(dice, candidates)
     if solved.seats:
         options = _with_seats(card, dice, rules, options, solved.seats, unused=unused)
-    elif goal.name == WIN and not goal.others:
-        options = tuple(replace(o, players=(o.value, 1.0 - o.value)) for o in options)
     stop = candidates[0] if candidates and candidates[0].move is None else None
     return Advice(**common, value=options[0].value + options[0].regret, options=options,
                   points=None if stop is None else stop.points, bound=solution.bound)

@@ -3,37 +3,39 @@
 One place assembles what `sabords advise`, `sabords ev` and `sabords winprob` answer (and
 `sabords score`, which is :meth:`solver.rules.verdict.Verdict.as_dict`), so that the command line
 (:mod:`solver.cli`) and the web API (:mod:`solver.web`) give the same JSON from the same
-library calls: each front end only parses its inputs, asks here with its source of solutions
-(:class:`solver.advice.sources.SolutionSource`: the command line's tables directory, the server's
-bounded caches) and renders.
+library calls: each front end only reads its inputs into a request (:mod:`.requests`), asks
+here with it and its source of solutions (:class:`solver.advice.sources.SolutionSource`: the
+command line's tables directory, the server's bounded caches) and renders.
 
 - :class:`AdviceAnswer` (:func:`advice_answer`): a position's ranked options for a goal; for
   the win goal also each option's expected points and the best move for points, and with an
   exact solution the exact value of every option.
 - :class:`EvAnswer` (:func:`ev_answer`): each card's expected points and ending odds under the
   optimal points policy, the deck's average, optionally their exact values.
-- :class:`WinAnswer` (:func:`win_answer`): the probability of winning the game from two totals,
-  overall and after drawing each card.
+- :class:`WinAnswer` (:func:`win_answer`): every player's probability of winning the game from
+  a standing, and the player's after drawing each card.
 
 Prints nothing and raises the library's errors (:mod:`solver.errors`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ..rules.aims import WIN
-from ..rules.dice import Dice
 from ..rules.rulebook import CARD_IDS, CARDS, Card, Rules
 from .advisor import Advice, ExactValues, Position, advise
-from .goals import AdviceError, Goal, GoalSolution
+from .goals import Goal, GoalSolution
 
 if TYPE_CHECKING:
     from ..engine.exact import ExactSolution
     from ..engine.results import TurnStats
+    from ..game.table import Chances, Game
+    from ..rules.standing import Standing
+    from .requests import AdviceRequest, EvRequest, WinRequest
     from .sources import SolutionSource
 
 
@@ -67,11 +69,10 @@ class AdviceAnswer:
 
         data = self.advice.as_dict(sentence)
         goal = self.solved.goal
-        if goal.name == WIN:
+        if goal.standing is not None:
             assert self.points is not None
             expected = self.expected
-            data.update({"me": goal.me, "opp": goal.opp, "final": goal.final,
-                         "target": self.advice.rules.target,
+            data.update({**goal.standing.as_dict(), "target": self.advice.rules.target,
                          "game": self.solved.game_dict(),
                          "points_best": [o.as_dict() for o in self.points.options
                                          if o.best][:1]})
@@ -86,28 +87,22 @@ class AdviceAnswer:
         return data
 
 
-def advice_answer(card: Card, dice: Dice, rules: Rules, goal: Goal, solutions: SolutionSource,
-                  *, sorceress_used: bool = False, chest: Dice | None = None,
-                  first: bool = False, exact: bool = False) -> AdviceAnswer:
-    """The answer of `sabords advise` for the position and `goal`, its solutions from
-    `solutions`. For the win goal also the position's advice for expected points; with
-    `exact` (points or a need) the exact value of every option, proved optimal. The goal is
-    checked first, then solved (the game table read first for a win), then the position."""
+def advice_answer(request: AdviceRequest, solutions: SolutionSource) -> AdviceAnswer:
+    """The answer of `sabords advise` to `request`, its solutions from `solutions`. For the
+    win goal also the position's advice for expected points; with `exact` (points or a need)
+    the exact value of every option, proved optimal. The goal is solved first (the game table
+    read first for a win), then the position."""
     from .advisor import exact_values
 
-    goal.check(rules)
-    if exact and goal.name == WIN:
-        raise AdviceError("exact values are for expected points and a need; the chances of "
-                          "winning come from the game table's floats", subject="exact",
-                          kind="exact_win")
+    card, rules, goal = request.card, request.rules, request.goal
     solved = solutions.goal(card, rules, goal)
-    position = Position(card, dice, rules, sorceress_used=sorceress_used, chest=chest,
-                        first=first)
+    position = Position(card, request.dice, rules, sorceress_used=request.sorceress_used,
+                        chest=request.chest, first=request.first)
     advice = advise(position, solved)
     if goal.name == WIN:
         points = solutions.goal(card, rules, Goal())
         return AdviceAnswer(advice, solved, points=advise(position, points))
-    if not exact:
+    if not request.exact:
         return AdviceAnswer(advice, solved)
     return AdviceAnswer(advice, solved, exact=exact_values(advice, _exact(card, rules, solved,
                                                                           solutions)))
@@ -160,13 +155,13 @@ class EvAnswer:
         return data
 
 
-def ev_answer(rules: Rules, cards: Sequence[Card] | None, solutions: SolutionSource, *,
-              exact: bool = False) -> EvAnswer:
-    """The answer of `sabords ev` for `cards` (all 12 by default, each once), every card's
+def ev_answer(request: EvRequest, solutions: SolutionSource) -> EvAnswer:
+    """The answer of `sabords ev` for the request's cards (all 12 by default), every card's
     table from `solutions` (the deck's average needs them all)."""
     from ..engine.results import STAT_NAMES, deck_average, exact_deck_average
 
-    chosen = tuple(dict.fromkeys(c.id for c in cards)) if cards else CARD_IDS
+    rules, exact = request.rules, request.exact
+    chosen = tuple(c.id for c in request.cards) if request.cards else CARD_IDS
     loaded = {c.id: solutions.table(c, rules) for c in CARDS.values()}
     stats = {c: t.stats for c, t in loaded.items()}
     bound = max(max(t.solution.bound, t.stats.bound) for t in loaded.values())
@@ -183,56 +178,54 @@ def ev_answer(rules: Rules, cards: Sequence[Card] | None, solutions: SolutionSou
 
 @dataclass(frozen=True)
 class WinAnswer:
-    """What `sabords winprob` answers: P(win) about to draw, and after drawing each card."""
+    """What `sabords winprob` answers: every player's chance of winning about to draw, and the
+    player's after drawing each card."""
 
-    rules: Rules
-    me: int
-    opp: int
-    final: bool
-    win: float
-    cards: dict[str, float]
-    others: tuple[int, ...] = ()
-    """Three players and more: the totals after `opp`'s, in seat order."""
-    players: tuple[float | None, ...] = ()
-    """Every player's probability of winning, in seat order from the player (`win` first)."""
-    exact: bool = True
-    """The game table's values are the game's (:attr:`solver.game.table.GameTable.exact`)."""
-    method: str = ""
-    """How the game table was solved."""
-    loss: dict[str, Any] | None = None
-    """Near-optimal play: its measured loss; `players` then holds None for every other
-    player (their chances are not estimated) and `win` is the method's estimate."""
+    standing: Standing
+    chances: Chances
+    game: Game
+    """The game the chances come from (exact, or near-optimal with a measured error)."""
+
+    @property
+    def rules(self) -> Rules:
+        return self.standing.rules
+
+    @property
+    def win(self) -> float:
+        return self.chances.mover
+
+    @property
+    def cards(self) -> dict[str, float]:
+        return self.chances.cards
+
+    @property
+    def players(self) -> tuple[float, ...]:
+        """Every player's probability of winning, in seat order from the player."""
+        return self.chances.seats
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON of `sabords winprob --json`: ``players`` every seat in seat order from
-        the player, with its total and probability of winning; ``exact`` and ``method``, how
-        the game table was solved."""
-        totals = (self.me, self.opp, *self.others)
-        out: dict[str, Any] = {
-            "me": self.me, "target": self.rules.target, "opp": self.opp,
-            "rules_hash": self.rules.hash, "win": self.win, "cards": self.cards,
-            "final": self.final,
-            "players": [{"total": t, "win": p} for t, p in zip(totals, self.players,
-                                                              strict=True)],
-            "exact": self.exact, "method": self.method}
-        if not self.exact:
-            out["loss"] = self.loss
-        if self.others:
-            out["others"] = list(self.others)
-        return out
+        """The JSON of `sabords winprob --json`: the standing (``me``, ``opp``, ``others``,
+        ``final``...), ``win`` and ``cards`` the player's, ``players`` every seat in seat
+        order from the player, with its total and probability of winning; ``exact`` and
+        ``method``, how the values were made (and near-optimal play's measured ``loss``)."""
+        from ..game.table import how_solved
+
+        st = self.standing
+        said = st.as_dict()
+        return {"me": st.me, "target": self.rules.target, "opp": said.pop("opp"),
+                "rules_hash": self.rules.hash, "win": self.win, "cards": self.cards,
+                "final": said.pop("final"),
+                "players": [{"total": t, "win": p} for t, p in zip(st.totals, self.players,
+                                                                  strict=True)],
+                **how_solved(self.game), **{k: v for k, v in said.items() if k != "me"}}
 
 
-def win_answer(rules: Rules, me: int, opp: int, solutions: SolutionSource, *,
-               final: bool = False, others: Sequence[int] = ()) -> WinAnswer:
-    """The answer of `sabords winprob`: the totals checked, then the game table of `rules`
-    (of two players, or of ``2 + len(others)``) from `solutions`."""
-    from ..game.table import check_position
-
-    check_position(rules, me, (opp, *others), final=final)  # before a table is read or solved
-    table = solutions.game(rules, 2 + len(others))
-    chances, cards = table.chances(me, (opp, *others), final=final)
-    return WinAnswer(rules, me, opp, final, chances[0], cards, tuple(others), chances,
-                     exact=table.exact, method=table.method, loss=table.loss)
+def win_answer(request: WinRequest, solutions: SolutionSource) -> WinAnswer:
+    """The answer of `sabords winprob` to `request`: the game of its players from
+    `solutions`, asked about its standing."""
+    standing = request.standing
+    game = solutions.game(standing.rules, standing.players)
+    return WinAnswer(standing, game.chances(standing), game)
 
 
 __all__ = [

@@ -9,6 +9,7 @@ tables, a need solved now, a win from the game table of its players
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,8 @@ from ..rules.rulebook import Card, Rules
 if TYPE_CHECKING:
     from ..engine import Objective, TurnSolution
     from ..engine.exact import ExactSolution
-    from ..game.table import GameTable
+    from ..game.table import Game
+    from ..rules.standing import Standing
 
 
 class AdviceError(RulesError):
@@ -103,26 +105,16 @@ def exact_solution_for(
 @dataclass(frozen=True)
 class Goal:
     """What a turn is played for: expected points (the default), the probability of at least
-    `need` points, or the probability of winning the game at totals `me` and `opp` (`final`:
-    the last turn, the opponent at or above the target). Checked when made."""
+    `need` points, or the probability of winning the game from its `standing` (the totals in
+    seat order from the player, and the round: :class:`~solver.rules.standing.Standing`,
+    checked against its rules when made). Checked when made."""
 
     need: int | None = None
-    me: int | None = None
-    opp: int | None = None
-    final: bool = False
-    others: tuple[int, ...] = ()
-    """The totals of the players after the opponent `opp` in seat order (three players and
-    more: `opp` is the next player's)."""
+    standing: Standing | None = None
 
     def __post_init__(self) -> None:
         check_need(self.need)
-        if (self.me is None) != (self.opp is None) or (self.final and self.me is None):
-            raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
-                              "final turn too)", subject="totals", kind="both_totals")
-        if self.others and self.opp is None:
-            raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
-                              "final turn too)", subject="totals", kind="both_totals")
-        if self.need is not None and self.me is not None:
+        if self.need is not None and self.standing is not None:
             raise AdviceError("the points needed and the totals of the game are two "
                               "objectives: give one of them", subject="objective",
                               kind="two_objectives")
@@ -130,33 +122,53 @@ class Goal:
     @property
     def name(self) -> Aim:
         """:data:`POINTS`, :data:`NEED` or :data:`WIN`."""
-        return WIN if self.me is not None else POINTS if self.need is None else NEED
+        return WIN if self.standing is not None else POINTS if self.need is None else NEED
 
     @property
     def players(self) -> int:
-        """The players of a win goal (2 without `others`)."""
-        return 2 + len(self.others)
+        """The players of a win goal."""
+        return 2 if self.standing is None else self.standing.players
+
+    @property
+    def me(self) -> int | None:
+        return None if self.standing is None else self.standing.me
 
     @property
     def opponents(self) -> tuple[int, ...]:
         """The other players' totals in seat order after the player's."""
-        return () if self.opp is None else (self.opp, *self.others)
+        return () if self.standing is None else self.standing.others
 
-    def check(self, rules: Rules) -> None:
-        """Raise :class:`solver.game.GameError` unless the totals are a state of the game under
-        `rules` (before the game tables are read or solved; with three players or more, when
-        the table is read)."""
-        if self.me is not None and self.opp is not None:
-            from ..game.table import check_position
-
-            check_position(rules, self.me, self.opponents, final=self.final)
+    @property
+    def final(self) -> bool:
+        return self.standing is not None and self.standing.final
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"objective": self.name, "need": self.need, "me": self.me,
-                               "opp": self.opp, "final": self.final}
-        if self.others:
-            out["others"] = list(self.others)
+        out: dict[str, Any] = {"objective": self.name, "need": self.need, "me": None,
+                               "opp": None, "final": False}
+        if self.standing is not None:
+            out.update(self.standing.as_dict())
         return out
+
+
+def goal_of(rules: Rules, need: int | None = None, me: int | None = None,
+            opp: Sequence[int] = (), *, final: bool = False, trigger: int | None = None,
+            sudden: bool = False) -> Goal:
+    """The goal a player asks for: `need` points, or with `me` and the opponents' totals
+    `opp` (in seat order after the player) winning the game (`final`: a final turn; `trigger`:
+    the player, numbered from the player's 1, who reached the target first; `sudden`: sudden
+    death); expected points without either."""
+    from ..rules.standing import Standing
+
+    if (me is None) != (not opp) or ((final or trigger is not None or sudden) and me is None):
+        raise AdviceError("playing to win needs both totals, yours and the opponent's (a "
+                          "final turn too)", subject="totals", kind="both_totals")
+    if me is None:
+        return Goal(need=need)
+    if need is not None:
+        raise AdviceError("the points needed and the totals of the game are two objectives: "
+                          "give one of them", subject="objective", kind="two_objectives")
+    return Goal(standing=Standing.of(rules, me, opp, final=final, sudden=sudden,
+                                     trigger=None if trigger is None else trigger - 1))
 
 
 @dataclass(frozen=True)
@@ -169,43 +181,43 @@ class GoalSolution:
     seats: tuple[tuple[Objective, TurnSolution], ...] = ()
     """Three players and more: every other seat's objective and the evaluation of the mover's
     play for it (its probability of winning after each move)."""
-    game_exact: bool = True
-    """Playing to win: whether the game table's values are the game's
-    (:attr:`solver.game.table.GameTable.exact`), and :attr:`game_method` how it was solved."""
-    game_method: str = ""
-    game_loss: dict[str, Any] | None = None
-    """Near-optimal play: its measured loss (:attr:`solver.game.table.GameTable.loss`)."""
+    game: Game | None = None
+    """Playing to win: the game whose values the turn was solved from (exact, or near-optimal
+    with a measured error: :attr:`solver.game.table.Game.exact`)."""
+
+    @property
+    def game_exact(self) -> bool:
+        return self.game is None or self.game.exact
 
     def game_dict(self) -> dict[str, Any]:
         """The JSON's ``game`` of a win answer: ``exact``, ``method``, and near-optimal play's
         measured ``loss`` (null: nothing measured)."""
         from ..game.table import how_solved
 
-        return how_solved(self.game_exact, self.game_method, self.game_loss)
+        assert self.game is not None
+        return how_solved(self.game)
 
 
 def solve_goal(card: Card, rules: Rules, goal: Goal, *,
                tables_dir: Path | str | None = None,
-               game: GameTable | None = None) -> GoalSolution:
+               game: Game | None = None) -> GoalSolution:
     """The solved turn behind advice for `goal`: expected points from the policy tables
     (`tables_dir`, see :func:`solution_for`), a `need` solved now, or winning the game from the
     game table `game` of the goal's players (required for that goal)."""
     if goal.name != WIN:
         return GoalSolution(goal, objective_for(goal.need),
                             solution_for(card, rules, goal.need, tables_dir=tables_dir))
-    assert goal.me is not None and goal.opp is not None
+    assert goal.standing is not None
     if game is None:
         raise ValueError("playing to win needs the game table")
     from ..engine import solve_turn
 
-    goal.check(rules)
-    mover, *others = game.objectives(goal.me, goal.opponents, final=goal.final)
+    mover, *others = game.objectives(goal.standing)
     best = solve_turn(card, rules.turn_rules(), mover)
     seats = tuple((o, solve_turn(card, rules.turn_rules(), o, policy=best.policy()))
                   for o in others)
-    return GoalSolution(goal, mover, best, seats, game_exact=game.exact,
-                        game_method=game.method, game_loss=game.loss)
+    return GoalSolution(goal, mover, best, seats, game=game)
 
 
 __all__ = ["AdviceError", "Goal", "GoalSolution", "check_need", "exact_solution_for",
-           "objective_for", "solution_for", "solve_goal"]
+           "goal_of", "objective_for", "solution_for", "solve_goal"]

@@ -112,8 +112,17 @@ OPP_TOTAL = Input("opp", LIST, (
 FINAL = Input("final", FLAG, (
     "Your final turn: an opponent has reached the target (their total at or above it). With three "
     "players or more, the first opponent in seat order at or above the target triggered the "
-    "final round: those between you and them still have their final turns."),
+    "final round (unless --trigger says who did): those between you and them still have their "
+    "final turns."),
     "the final turn")
+WIN_TRIGGER = Input("trigger", INT, (
+    "Your final turn: the player who reached the target first, numbered as the answers "
+    "number the players (you 1, the first --opp 2, the next 3...); needed only when Skull "
+    "Island pushed them back below the target. Implies --final."),
+    "the player who reached the target first", metavar="PLAYER", minimum=2, maximum=5)
+SUDDEN_DEATH = Input("sudden", FLAG, (
+    "Sudden death: the final round ended with everybody below the target (Skull Island); the "
+    "next player to end a turn at or above it wins at once."), "sudden death")
 TOP = Input("top", INT, "Show the K best options (0: all).", "the number of options shown",
             metavar="K", minimum=0)
 VARIANT = Input("variant", LIST, (
@@ -188,6 +197,8 @@ __all__ = [
     "TOP",
     "TOTAL",
     "TRIGGER",
+    "SUDDEN_DEATH",
+    "WIN_TRIGGER",
     "VARIANT",
     "Input",
 ]

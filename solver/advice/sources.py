@@ -28,8 +28,8 @@ from ..rules.rulebook import Card, Rules
 from .goals import Goal, GoalSolution, objective_for, solve_goal
 
 if TYPE_CHECKING:
-    from ..game import GameSolution, ProgressFn
-    from ..game.table import GameTable
+    from ..game import ProgressFn
+    from ..game.table import Game, GameTable
     from ..tables.turn import TurnTable
 
 
@@ -40,24 +40,15 @@ class SolutionSource(Protocol):
         """`card`'s expected-points turn table under the turn rules of `rules`."""
         ...
 
-    def game(self, rules: Rules, players: int = 2) -> GameTable:
-        """The game table of `players` under `rules` (target and ties included): the
-        two-player game read or solved; three players and more read, never solved here (an
-        hour for three players at the default target: `sabords solve-game --players`)."""
+    def game(self, rules: Rules, players: int) -> Game:
+        """The game of `players` under `rules` (target and ties included): its table read,
+        or solved where that is cheap, or near-optimal play for four and five players
+        (:func:`solver.tables.game.game_of`)."""
         ...
 
     def goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
         """`card`'s turn solved for `goal` (a win goal reads the game table first)."""
         ...
-
-
-def game_on_disk(rules: Rules, directory: Path | None) -> bool:
-    """Whether the game table of `rules` is read rather than solved: from `directory` (always
-    read: a missing table there is refused), or the default place of these rules."""
-    from ..tables.game import game_table_path
-    from ..tables.paths import game_default_dir
-
-    return directory is not None or game_table_path(game_default_dir(rules)).is_file()
 
 
 @dataclass
@@ -70,11 +61,11 @@ class TablesDirectory:
     """The turn tables' directory (None: the committed tables or the cache)."""
     game_tables_dir: Path | None = None
     """The game table's directory (None: as for turn tables)."""
-    before_game_solve: Callable[[Rules], None] | None = None
-    """Called before a game table is solved (not read)."""
+    before_game_solve: Callable[[Rules, int], None] | None = None
+    """Called before a game table is solved (not read), with its rules and players."""
     progress: ProgressFn | None = None
-    """The sweeps of a game solve."""
-    after_game_solve: Callable[[GameSolution], None] | None = None
+    """The progress of a game solve."""
+    after_game_solve: Callable[[GameTable], None] | None = None
     """Called after a game table was solved."""
     light: bool = False
     """Read the turn tables light (:func:`solver.tables.turn.turn_table`): their arrays as
@@ -86,28 +77,26 @@ class TablesDirectory:
 
         return turn_table(card, rules.turn_rules(), self.tables_dir, light=self.light)
 
-    def game(self, rules: Rules, players: int = 2) -> GameTable:
-        from ..tables.game import game_tables, read_players
-        from ..tables.paths import game_default_dir
+    def game(self, rules: Rules, players: int) -> Game:
+        from ..tables.game import game_of
 
-        if players != 2:
-            table: GameTable = read_players(self.game_tables_dir or game_default_dir(rules),
-                                            rules, players)
-            return table
-        solving = not game_on_disk(rules, self.game_tables_dir)
-        if solving and self.before_game_solve is not None:
-            self.before_game_solve(rules)
-        sol = game_tables(rules, self.game_tables_dir, progress=self.progress)
-        if sol.seconds and self.after_game_solve is not None:  # solved now, not read
-            self.after_game_solve(sol)
-        return sol
+        return game_of(rules, players, self.game_tables_dir, solve=self._solve)
+
+    def _solve(self, rules: Rules, players: int) -> GameTable:
+        from ..game import solve_game
+
+        if self.before_game_solve is not None:
+            self.before_game_solve(rules, players)
+        table = solve_game(rules, players, progress=self.progress)
+        if self.after_game_solve is not None:
+            self.after_game_solve(table)
+        return table
 
     def goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
-        goal.check(rules)
         if goal.name == POINTS:
             return GoalSolution(goal, objective_for(None), self.table(card, rules).solution)
         game = self.game(rules, goal.players) if goal.name == WIN else None
         return solve_goal(card, rules, goal, tables_dir=self.tables_dir, game=game)
 
 
-__all__ = ["SolutionSource", "TablesDirectory", "game_on_disk"]
+__all__ = ["SolutionSource", "TablesDirectory"]

@@ -6,7 +6,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from ..advice.inputs import CHEST, DICE, FINAL, FIRST, ME, NEED, OPP, SORCERESS_USED, TOP
+from ..advice.inputs import (
+    CHEST,
+    DICE,
+    FINAL,
+    FIRST,
+    ME,
+    NEED,
+    OPP,
+    SORCERESS_USED,
+    SUDDEN_DEATH,
+    TOP,
+    WIN_TRIGGER,
+)
 from .application import (
     ExactOption,
     GameTablesOption,
@@ -27,6 +39,8 @@ NeedOption = Annotated[int | None, option(NEED)]
 MeOption = Annotated[int | None, option(ME)]
 OppOption = Annotated[list[int] | None, option(OPP)]
 FinalOption = Annotated[bool, option(FINAL)]
+TriggerOption = Annotated[int | None, option(WIN_TRIGGER)]
+SuddenOption = Annotated[bool, option(SUDDEN_DEATH)]
 DiceArgument = Annotated[list[str], argument(DICE)]
 
 
@@ -45,6 +59,8 @@ def advise(
     me: MeOption = None,
     opp: OppOption = None,
     final: FinalOption = False,
+    trigger: TriggerOption = None,
+    sudden: SuddenOption = False,
     game_tables: GameTablesOption = None,
     notation: NotationOption = "default",
     exact: ExactOption = False,
@@ -75,6 +91,8 @@ def advise(
       sabords advise pirate 3 monkey 3 sword 2 coin --json
       sabords advise none mmmpppsc --me 2000 --opp 5500      # play to win the game
       sabords advise captain ccmmmspk --me 4000 --opp 6200 --final
+      sabords advise none mmmpppsc --me 5000 --opp 5900 --opp 4000 --trigger 2
+      sabords advise none mmmpppsc --me 5000 --opp 5500 --sudden
       sabords advise t mmspééeo --notation braille
       sabords advise sorceress kkmmppsc --variant sorceress_alone=off
       sabords advise captain kkmmppsc --tables /tmp/t      # from `solve --all --out /tmp/t`
@@ -82,9 +100,12 @@ def advise(
     """
     from .answers import advise_body
 
-    advise_body(card, dice, sorceress_used=sorceress_used, need=need, first=first, chest=chest,
-                variant=variant, top=top, tables=tables, me=me, opp=opp, final=final,
-                game_tables=game_tables, notation=notation, exact=exact, as_json=as_json)
+    advise_body({"card": card, "dice": dice, "sorceress_used": sorceress_used, "need": need,
+                 "first": first, "chest": chest, "variant": variant, "top": top,
+                 "tables": tables, "me": me, "opp": opp, "final": final, "trigger": trigger,
+                 "sudden": sudden, "game_tables": game_tables, "notation": notation,
+                 "exact": exact, "json": as_json})
 
 
-__all__ = ["DiceArgument", "FinalOption", "MeOption", "NeedOption", "OppOption", "advise"]
+__all__ = ["DiceArgument", "FinalOption", "MeOption", "NeedOption", "OppOption",
+           "SuddenOption", "TriggerOption", "advise"]

@@ -1,7 +1,9 @@
 """The answers' bodies and their text, typer-free: `sabords advise`, `ev` and `score`.
 
-Each body takes the command's parameters as typer gives them (lists for the repeatable
-options, None where not given) and prints its answer; both parsers run it, under the
+Each body takes the command's inputs by name (:data:`solver.advice.requests.Given`: lists for
+the repeatable ones, None where not given, and the command line's own options: ``top``,
+``json``, ``tables``, ``game_tables``), reads them into the command's request once
+(:mod:`solver.advice.requests`) and prints its answer; both parsers run it, under the
 conventions of :func:`.wording.run_command`: typer's (:mod:`.advise`, :mod:`.solving`,
 :mod:`.score`, which hold the help texts) and the quick path's (:mod:`.quick`, the plain
 forms of these commands without typer's import).
@@ -10,7 +12,6 @@ forms of these commands without typer's import).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..rules.aims import WIN
@@ -26,45 +27,35 @@ from .render import (
     value_text,
 )
 from .streams import echo, print_json
-from .wording import describe_rules, notation_from, rules_from, solutions_from
+from .wording import describe_rules, notation_from, solutions_from
 
 if TYPE_CHECKING:
     from ..advice.advisor import Advice, ExactValues
     from ..advice.answers import AdviceAnswer
-    from ..advice.goals import Goal
+    from ..advice.requests import Given
     from ..rules.notation import Notation
     from ..rules.rulebook import Card
+    from ..rules.standing import Standing
     from ..rules.verdict import Verdict
 
 
 # -- advise ------------------------------------------------------------------------------------
 
 
-def advise_body(card: str, dice: list[str], *, sorceress_used: bool = False,
-                need: int | None = None, first: bool = False, chest: str | None = None,
-                variant: list[str] | None = None, top: int | None = None,
-                tables: Path | None = None, me: int | None = None,
-                opp: list[int] | None = None, final: bool = False,
-                game_tables: Path | None = None, notation: str = "default",
-                exact: bool = False, as_json: bool = False) -> None:
+def advise_body(given: Given) -> None:
     """`sabords advise` (its help is :func:`.advise.advise`'s)."""
     from ..advice.answers import advice_answer
+    from ..advice.requests import AdviceRequest
     from ..words.sentences import advice_sentence
 
-    rules = rules_from(variant)
-    notes = notation_from(notation)
-    the_card = notes.parse_card(card)
-    the_dice = notes.parse_dice(" ".join(dice))
-    the_chest = None if chest is None else notes.parse_dice(chest, n=None)
-    goal = goal_of(need, me, opp, final)
-    goal.check(rules)  # before the warning of a cache that cannot be written
-    turn_cache_warning(rules, [the_card.id], tables)
-    answer = advice_answer(the_card, the_dice, rules, goal, solutions_from(tables, game_tables),
-                           sorceress_used=sorceress_used, chest=the_chest, first=first,
-                           exact=exact)
-    if as_json:
+    request = AdviceRequest.read(with_notation(given))
+    notes, top, tables = request.notation, given.get("top"), given.get("tables")
+    turn_cache_warning(request.rules, [request.card.id], tables)
+    answer = advice_answer(request, solutions_from(tables, given.get("game_tables")))
+    if given.get("json"):
         print_json(answer.as_dict(advice_sentence, top))
         return
+    goal = request.goal
     shown = SHOWN_OPTIONS if top is None else (top or len(answer.advice.options))
     lines = win_lines(answer, shown, notes) if goal.name == WIN else \
         advice_lines(answer.advice, shown, notes)
@@ -116,13 +107,26 @@ def advice_lines(advice: Advice, shown: int, notation: Notation) -> Iterator[str
     yield f"rules     {describe_rules(a.rules)}"
 
 
-def goal_of(need: int | None, me: int | None, opp: list[int] | None, final: bool) -> Goal:
-    """The goal of `--need` / `--me --opp [--opp...] [--final]`."""
-    from ..advice.goals import Goal
+def with_notation(given: Given) -> Given:
+    """The inputs with the notation of `--notation` (or of $SABORDS_NOTATION, whose errors the
+    command line words its own way) resolved."""
+    return {**given, "notation": notation_from(given.get("notation") or "default")}
 
-    opps = opp or []
-    return Goal(need=need, me=me, opp=opps[0] if opps else None, final=final,
-                others=tuple(opps[1:]))
+
+def standing_words(standing: Standing, where: str | None = None) -> str:
+    """The totals and the round, as the win answers' first line says them (`where`: the
+    round in the command's words)."""
+    target = standing.rules.target
+    two = standing.players == 2  # "opponent" rather than a list of one
+    if where is None:
+        where = ("sudden death" if standing.sudden else
+                 ("final turn, the opponent reached the target" if two else "final round")
+                 if standing.final else "normal play")
+    if standing.trigger is not None and not two:
+        where += f", player {standing.trigger + 1} reached the target first"
+    who = (f"opponent {standing.others[0]}" if two
+           else f"then {', '.join(str(t) for t in standing.others)} in seat order")
+    return f"you {standing.me}, {who}, target {target} ({where})"
 
 
 def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[str]:
@@ -131,7 +135,7 @@ def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[
     from ..words.sentences import advice_sentence
 
     advice, points, goal = answer.advice, answer.points, answer.solved.goal
-    assert points is not None
+    assert points is not None and goal.standing is not None
     yield advice_sentence(advice, notation.letters)
     for note in advice.notes:
         yield f"  {note_line(note, notation)}"
@@ -140,22 +144,15 @@ def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[
         yield f"  For expected points the best move would differ: " \
               f"{advice_sentence(points, notation.letters)}"
     yield ""
-    if goal.others:
-        where = "final round" if goal.final else "normal play"
-        others = ", ".join(str(t) for t in goal.opponents)
-        yield (f"score     you {goal.me}, then {others} in seat order, target "
-               f"{advice.rules.target} ({where})")
-    else:
-        where = "final turn, the opponent reached the target" if goal.final else "normal play"
-        yield (f"score     you {goal.me}, opponent {goal.opp}, target {advice.rules.target} "
-               f"({where})")
+    yield f"score     {standing_words(goal.standing)}"
     yield f"card      {notation.card(advice.card)}"
     yield f"dice      {notation.dice(advice.dice)}" + ("  (first roll)" if advice.first else "")
     solved = answer.solved
     estimate = "" if solved.game_exact else " (the method's estimate)"
     yield f"value     {100 * advice.value:.2f} % chance to win the game{estimate}"
-    yield from method_lines(solved.game_exact, solved.game_method, solved.game_loss)
-    if goal.others and advice.options and solved.seats:
+    if solved.game is not None:
+        yield from method_lines(solved.game)
+    if advice.options and solved.seats:
         chances = ", ".join(f"{100 * p:.2f} %" for p in advice.options[0].players)
         yield f"players   {chances} (you first, then in seat order, after the best move)"
     if advice.options:
@@ -177,22 +174,17 @@ SCORE_NOTES: dict[str, str] = {
 """The verdict's notes in the `note` lines of the answer."""
 
 
-def score_body(card: str, dice: list[str], *, chest: str | None = None, first: bool = False,
-               variant: list[str] | None = None, notation: str = "default",
-               as_json: bool = False) -> None:
+def score_body(given: Given) -> None:
     """`sabords score` (its help is :func:`.score.score`'s)."""
+    from ..advice.requests import ScoreRequest
     from ..rules.verdict import score_turn
 
-    rules = rules_from(variant)
-    notes = notation_from(notation)
-    the_card = notes.parse_card(card)
-    the_dice = notes.parse_dice(" ".join(dice))
-    the_chest = None if chest is None else notes.parse_dice(chest, n=None)
-    verdict = score_turn(the_card, the_dice, rules, chest=the_chest, first=first)
-    if as_json:
+    r = ScoreRequest.read(with_notation(given))
+    verdict = score_turn(r.card, r.dice, r.rules, chest=r.chest, first=r.first)
+    if given.get("json"):
         print_json(verdict.as_dict())
         return
-    for line in score_lines(verdict, notes):
+    for line in score_lines(verdict, r.notation):
         echo(line)
 
 
@@ -244,20 +236,18 @@ def cards_named(cards: list[str], notation: str) -> list[Card]:
     return list(dict.fromkeys(notes.parse_card(c) for c in cards))
 
 
-def ev_body(card: list[str] | None, *, variant: list[str] | None = None,
-            tables: Path | None = None, notation: str = "default", exact: bool = False,
-            as_json: bool = False) -> None:
+def ev_body(given: Given) -> None:
     """`sabords ev` (its help is :func:`.solving.ev`'s)."""
     from ..advice.answers import ev_answer
+    from ..advice.requests import EvRequest
     from ..rational import decimal_text, fraction_text
     from ..rules.rulebook import CARDS
 
-    rules = rules_from(variant)
-    notes = notation_from(notation)
-    chosen = cards_named(card, notation) if card else None
-    turn_cache_warning(rules, [c.id for c in chosen] if chosen else CARDS, tables)
-    answer = ev_answer(rules, chosen, solutions_from(tables), exact=exact)
-    if as_json:
+    request = EvRequest.read(with_notation(given))
+    rules, notes, tables = request.rules, request.notation, given.get("tables")
+    turn_cache_warning(rules, [c.id for c in request.cards] if request.cards else CARDS, tables)
+    answer = ev_answer(request, solutions_from(tables))
+    if given.get("json"):
         print_json(answer.as_dict())
         return
     stats, deck, exact_ev, exact_deck = answer.stats, answer.deck, answer.exact_ev, \
@@ -286,4 +276,4 @@ def ev_body(card: list[str] | None, *, variant: list[str] | None = None,
 
 
 __all__ = ["SCORE_NOTES", "advice_lines", "advise_body", "cards_named", "ev_body", "exact_lines",
-           "goal_of", "score_body", "score_lines", "win_lines"]
+           "score_body", "score_lines", "standing_words", "win_lines", "with_notation"]

@@ -283,10 +283,11 @@ GameTablesOption = Annotated[
         metavar="DIR",
         click_type=DIRECTORY,
         help=(
-            "Read the game table from DIR (game.msgpack for two players, game-N.msgpack for N; "
-            "written by `sabords solve-game --out DIR`). Default: the repository's tables/ for "
-            "the default rules; for two players, other variants (target, ties...) are solved on "
-            "first use and cached (`sabords cache`)."
+            "Read the game table from DIR (game-N.msgpack for N players, written by `sabords "
+            "solve-game --players N --out DIR`). Default: the repository's tables/ for the "
+            "default rules; other variants (target, ties...) are solved on first use and "
+            "cached (`sabords cache`) when that takes five minutes or less (every two-player "
+            "game, three players at small targets)."
         ),
     ),
 ]

@@ -12,26 +12,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import SabordsError, is_digits, shorten, whole_number
-from ..rules.aims import POINTS, WIN
-from .answers import goal_of
+from ..rules.aims import POINTS
+from .answers import with_notation
 from .render import method_lines, move_text, note_line, turn_cache_warning, value_text
 from .streams import EXIT_INTERRUPTED, echo, print_json, say, undecodable, undecodable_line
-from .wording import (
-    describe_rules,
-    error_line,
-    fail,
-    notation_from,
-    rules_from,
-    solutions_from,
-)
+from .wording import describe_rules, error_line, fail, solutions_from
 
 if TYPE_CHECKING:
     from ..advice.advisor import Advice
     from ..advice.play import GradedTurn, TurnPlay
+    from ..advice.requests import Given
     from ..rules.notation import Notation
 
 SHOWN = 4
@@ -46,23 +39,18 @@ SKIPPED_NOTES = ("chest_ignored", "island_if_first", "chest_unknown")
 """Notes about the inputs of `advise`: the helper tracks the chest and the first roll."""
 
 
-def turn_body(card: str, *, need: int | None = None, me: int | None = None,
-              opp: list[int] | None = None, final: bool = False,
-              variant: list[str] | None = None, tables: Path | None = None,
-              game_tables: Path | None = None, notation: str = "default",
-              as_json: bool = False) -> None:
+def turn_body(given: Given) -> None:
     """`sabords turn` (its help is :func:`.turn.turn`'s)."""
     from ..advice.play import TurnPlay
+    from ..advice.requests import TurnRequest
 
-    rules = rules_from(variant)
-    notes = notation_from(notation)
-    the_card = notes.parse_card(card)
-    goal = goal_of(need, me, opp, final)
-    goal.check(rules)  # before the warning of a cache that cannot be written
-    turn_cache_warning(rules, [the_card.id], tables)
-    play = TurnPlay.new(the_card, rules, goal, solutions=solutions_from(tables, game_tables),
-                        letters=notes.letters)
-    helper = _Helper(play, notes, as_json, sys.stdin)  # the CliRunner swaps sys.stdin
+    request = TurnRequest.read(with_notation(given))
+    tables, as_json = given.get("tables"), bool(given.get("json"))
+    turn_cache_warning(request.rules, [request.card.id], tables)
+    play = TurnPlay.new(request.card, request.rules, request.goal,
+                        solutions=solutions_from(tables, given.get("game_tables")),
+                        letters=request.notation.letters)
+    helper = _Helper(play, request.notation, as_json, sys.stdin)  # the CliRunner swaps stdin
     try:
         helper.run()
     except KeyboardInterrupt:
@@ -102,9 +90,9 @@ class _Helper:
             turn = ("A turn without a card" if play.card.id == "none" else
                     f"Turn with the {self.notation.card(play.card)} card")
             echo(f"{turn}, playing for {goal} (rules: {describe_rules(play.rules)}).")
-            for said in method_lines(play.solved.game_exact, play.solved.game_method,
-                                     play.solved.game_loss):
-                echo(said)
+            if play.solved.game is not None:
+                for said in method_lines(play.solved.game):
+                    echo(said)
             echo(f"Type the dice as they fall: letters "
                  f"{' '.join(self.notation.letters.faces)} (or words), one roll a line; "
                  "'help' for more.")
@@ -269,12 +257,16 @@ class _Helper:
 
     def goal_words(self) -> str:
         goal = self.play.goal
-        if goal.name == WIN:
-            final = ", your final turn" if goal.final else ""
-            who = (f"opponent {goal.opp}" if not goal.others else
-                   f"then {', '.join(map(str, goal.opponents))} in seat order")
-            return (f"the chance to win the game (you {goal.me}, {who}, target "
-                    f"{self.play.rules.target}{final})")
+        st = goal.standing
+        if st is not None:
+            final = (", sudden death" if st.sudden else ", your final turn" if st.final
+                     else "")
+            if st.trigger is not None:
+                final += f" (player {st.trigger + 1} reached the target first)"
+            who = (f"opponent {st.others[0]}" if st.players == 2 else
+                   f"then {', '.join(map(str, st.others))} in seat order")
+            return (f"the chance to win the game (you {st.me}, {who}, target "
+                    f"{st.rules.target}{final})")
         if goal.need is not None:
             return f"the chance of at least {goal.need} points"
         return "expected points"

@@ -1,11 +1,12 @@
-"""Playing to win (:mod:`solver.game`): `sabords winprob` reads the game table, `sabords
-solve-game` writes it, `sabords game` plays whole games between policies, one a
-seat (:mod:`solver.strategy.games`)."""
+"""Playing to win (:mod:`solver.game`): `sabords winprob` asks the game, `sabords solve-game`
+writes its table, `sabords game` plays whole games between policies, one a seat
+(:mod:`solver.strategy.games`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,7 +14,7 @@ from ..advice.inputs import MY_TOTAL, OPP_TOTAL
 from ..advice.ranking import ranked_cards
 from ..errors import quote
 from ..limits import MAX_TARGET, game_cost_text
-from .advise import FinalOption
+from .advise import FinalOption, SuddenOption, TriggerOption
 from .application import (
     DIRECTORY,
     GameTablesOption,
@@ -24,14 +25,16 @@ from .application import (
     describe_rules,
     echo,
     fail,
-    notation_from,
     option,
     print_json,
     rules_from,
     solutions_from,
 )
-from .render import end_progress, game_progress, method_lines, progress_bar
+from .render import SolveProgress, method_lines, players_words, progress_bar
 from .streams import say
+
+if TYPE_CHECKING:
+    from ..game import GameTable
 
 
 @command("winprob")
@@ -39,6 +42,8 @@ def winprob(
     me: Annotated[int, option(MY_TOTAL)],
     opp: Annotated[list[int], option(OPP_TOTAL)],
     final: FinalOption = False,
+    trigger: TriggerOption = None,
+    sudden: SuddenOption = False,
     variant: VariantOption = None,
     game_tables_dir: GameTablesOption = None,
     notation: NotationOption = "default",
@@ -48,8 +53,7 @@ def winprob(
 
     Every player plays to win, each maximising their own chance (--opp once per opponent, in
     seat order after you; two players: the game's optimum), cards drawn independently with
-    the deck's frequencies; also your probability after drawing each card, and with three
-    players or more every player's.
+    the deck's frequencies; every player's probability, and yours after drawing each card.
 
     \b
     Examples:
@@ -61,38 +65,40 @@ def winprob(
       sabords winprob --me 0 --opp 0 --notation braille    # cards by their letters
       sabords winprob --me 0 --opp 0 --opp 0         # three players: you move first
       sabords winprob --me 3000 --opp 6300 --opp 4500 --final
+      sabords winprob --me 3000 --opp 5800 --opp 4500 --trigger 2   # pushed back
+      sabords winprob --me 3000 --opp 5800 --sudden  # sudden death
     """
     from ..advice.answers import win_answer
+    from ..advice.requests import WinRequest
     from ..rules.rulebook import CARDS
+    from .answers import standing_words, with_notation
 
-    rules = rules_from(variant)
-    notes = notation_from(notation)
-    answer = win_answer(rules, me, opp[0], solutions_from(game_tables=game_tables_dir),
-                        final=final, others=tuple(opp[1:]))
-    win, cards = answer.win, answer.cards
+    request = WinRequest.read(with_notation({
+        "me": me, "opp": opp, "final": final, "trigger": trigger, "sudden": sudden,
+        "variant": variant, "notation": notation}))
+    answer = win_answer(request, solutions_from(game_tables=game_tables_dir))
     if as_json:
         print_json(answer.as_dict())
         return
-    what = "your final turn" if final else "about to draw"
-    if len(opp) == 1:
-        echo(f"you {me}, opponent {opp[0]}, target {rules.target} ({what})")
-        echo(f"P(win)    {100 * win:.2f} %")
-    else:
-        echo(f"you {me}, then {', '.join(map(str, opp))} in seat order, target "
-             f"{rules.target} ({what})")
-        echo(f"P(win)    {100 * win:.2f} %" + ("" if answer.exact else "  (an estimate)"))
-        for seat, (total, p) in enumerate(zip(opp, answer.players[1:], strict=True), 2):
-            chance = "     –  " if p is None else f"{100 * p:6.2f} %"
-            echo(f"player {seat} {chance}  (total {total})"
-                 + ("  (not estimated)" if p is None else ""))
-    for line in method_lines(answer.exact, answer.method, answer.loss):
+    standing, notes = request.standing, request.notation
+    what = ("sudden death" if standing.sudden else "your final turn" if standing.final
+            else "about to draw")
+    echo(f"{standing_words(standing, what)}")
+    estimate = "" if answer.game.exact else "  (an estimate)"
+    echo(f"P(win)    {100 * answer.win:.2f} %{estimate}")
+    for seat, (total, p) in enumerate(zip(standing.others, answer.players[1:], strict=True), 2):
+        chance = "     –  " if p is None else f"{100 * p:6.2f} %"
+        echo(f"player {seat} {chance}  (total {total})" + ("  (not estimated)" if p is None
+                                                           else ""))
+    for line in method_lines(answer.game):
         echo(line)
-    echo("after drawing:" if answer.exact else "after drawing (estimates):")
+    echo("after drawing:" if answer.game.exact else "after drawing (estimates):")
+    cards = answer.cards
     names = {card: notes.card(CARDS[card]) for card in cards}
     width = max(10, *map(len, names.values()))
     for card, p in ranked_cards(cards):  # equal chances in the deck's order
         echo(f"  {names[card]:<{width}} {100 * p:6.2f} %")
-    echo(f"rules     {describe_rules(rules)}")
+    echo(f"rules     {describe_rules(request.rules)}")
 
 
 BLOCK = 4096
@@ -100,7 +106,8 @@ BLOCK = 4096
 
 
 @command("solve-game", fill={"cost_6000": game_cost_text(6000), "max_target": str(MAX_TARGET),
-                            "cost_max": game_cost_text(MAX_TARGET)})
+                            "cost_max": game_cost_text(MAX_TARGET),
+                            "cost_3": game_cost_text(6000, 3)})
 def solve_game_command(
     variant: VariantOption = None,
     out: Annotated[
@@ -112,40 +119,39 @@ def solve_game_command(
     ] = None,
     players: Annotated[int, typer.Option(
         "--players", metavar="N", min=2, max=5,
-        help="Players at the table, 2 to 5. Three and more are solved on Dask.")] = 2,
+        help="Players at the table, 2 to 5.")] = 2,
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", metavar="ADDRESS",
         help="Run on the Dask cluster of this scheduler (tcp://HOST:8786) instead of a local "
-             "one (three players and more).")] = None,
+             "one.")] = None,
     workers: Annotated[int | None, typer.Option(
         "--workers", metavar="K", min=0,
-        help="Workers of the local Dask cluster, at most one a core (default: one a core; 0: "
-             "no Dask, in this process). Three players and more.")] = None,
+        help="Workers of the local Dask cluster, at most one a core (default: one a core, or "
+             "none for a game solved in two minutes or less; 0: no Dask, in this "
+             "process).")] = None,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Continue the solve interrupted in DIR from its last checkpoint "
                          "(the same bytes as a solve never interrupted).")] = False,
     block: Annotated[int | None, typer.Option(
         "--block", metavar="S", min=64, max=1_000_000,
-        help="States a task solves (any size gives the same bytes; default 4096). Three "
-             "players and more.")] = None,
+        help="States a task solves (any size gives the same bytes; default 4096).")] = None,
 ) -> None:
-    """Solve the game of --players players (win probabilities at every score) and write its
-    table.
+    """Solve the game of --players players (every player's chance of winning at every score)
+    and write its table (game-N.msgpack).
 
-    Two players (the default): the table holds W(me, opp) for every pair of totals below the
-    target, the sudden-death values, the final-turn table by deficit and each card's value;
-    its header names the rules
-    (target and ties included) and their hash. The same rules give the same bytes. Each phase
-    prints its sweeps, last residual and certified bound (a proven bound on every value, or
-    none where the rules leave the proof no progress to count on; see
-    solver/game/certify.py). The default target 6000 takes {cost_6000}, the largest,
-    {max_target}, {cost_max} (the cost model of solver/limits.py, fitted to `make bench`'s
-    measurements): the time and the memory grow with the square of the target.
+    Every player maximises their own chance of winning; the solve is policy iteration on the
+    turns (solver/game/solve.py), phase by phase: sudden death, the final round, normal play.
+    Each phase prints its improvements, the moves its last one changed, its proved bound (every
+    value within it of the exact value of the table's strategies) and its measured gap (by how
+    much a mover's best turn beats the table's); two players' phases start from value
+    iteration, whose certified bound (every value within it of the game's value) is printed
+    too. The table's header names the rules (target and ties included) and their hash; the
+    same rules give the same bytes, for any --workers, --scheduler and --block. A checkpoint
+    after each improvement lets --resume continue an interrupted solve.
 
-    With --players 3 (or more) it solves the game of that many players by policy iteration
-    on Dask (solver/game/nsolve.py): a LocalCluster of one worker a core, or the cluster of
-    --scheduler; a checkpoint after each improvement lets --resume continue an interrupted
-    solve. Three players at the default target take about an hour on 2 cores.
+    Two players at the default target 6000 take {cost_6000}, at the largest target,
+    {max_target}, {cost_max}; three players at 6000 {cost_3} (the cost model of
+    solver/limits.py, fitted to `make bench`'s measurements).
 
     \b
     Examples:
@@ -157,20 +163,10 @@ def solve_game_command(
       sabords solve-game --players 3 --out /tmp/t3 --resume
       sabords solve-game --players 3 --variant target=1000 --workers 0 --block 512 --out /tmp/t
     """
-    from ..game import solve_game
     from ..limits import check_writable, cores
-    from ..tables.fileformat import write_compared
-    from ..tables.game import game_table_path, write_game
+    from ..tables.build import Start, build_game
     from ..tables.paths import check_output, game_default_dir
 
-    if players == 2:
-        given = [flag for flag, value in (("--scheduler", scheduler), ("--workers", workers),
-                                          ("--block", block)) if value is not None]
-        given += ["--resume"] if resume else []
-        if given:
-            fail("the two-player game is solved in this process, in seconds: "
-                 f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for three "
-                 "players and more")
     if workers is not None and scheduler is not None:
         fail("--workers sizes the local Dask cluster, which --scheduler replaces: give one "
              "of them")
@@ -178,7 +174,7 @@ def solve_game_command(
         fail(f"--workers: the local Dask cluster has one worker a core at most: 0 (no Dask) "
              f"to {cores()} on this machine, not {workers}")
     rules = rules_from(variant)
-    if scheduler is not None and players > 2:
+    if scheduler is not None:
         from ..game.cluster import scheduler_address
 
         scheduler = scheduler_address(scheduler)  # refused now, not after a wait
@@ -186,31 +182,51 @@ def solve_game_command(
         check_output(rules, out, "game")
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
-    if players > 2:
-        from .ngame import solve_players
 
-        solve_players(rules, players, directory, scheduler=scheduler, workers=workers,
-                      resume=resume, block=BLOCK if block is None else block)
-        return
-    say(f"solving the two-player game for {rules.describe()}: "
-        f"{game_cost_text(rules.target)}")
-    sol = solve_game(rules, progress=game_progress("solving"))
-    end_progress()
-    path = game_table_path(directory)
-    try:
-        change = write_compared(path, lambda: write_game(sol, directory))
-    except OSError as exc:
-        fail(f"cannot write the game table into {str(directory)!r}: {exc.strerror}")
-    for phase in ("final", "sudden", "normal"):
-        certified = sol.certified_bound.get(phase, float("inf"))
-        settled = sol.certificates.get(phase, {}).get("settled")
-        echo(f"{phase:<7} sweeps {sol.sweeps[phase]:4d}  residual {sol.residual[phase]:.1e}"
-             + (f"  last step {settled:.1e}" if settled is not None else "")
-             + (f"  certified bound {certified:.1e}" if certified < float("inf")
-                else "  certified bound: none (the progress bound failed)"))
-    echo(f"P(first player wins) {sol.win[0, 0]:.6f}  ({sol.seconds:.1f} s)")
-    echo(f"table   {path} ({change})")
+    def started(s: Start) -> None:
+        say(f"solving the {players_words(players)} game for {rules.describe()} "
+            f"({game_cost_text(rules.target, players)}): "
+            + ", ".join(f"{n} {size:,} states" for n, size in s.sizes.items())
+            + (f"; resuming {s.resumed} ({', '.join(s.done) or 'no phase'} done)"
+               if s.resumed is not None else ""))
+
+    def unsaved(path: Path, exc: OSError) -> None:
+        say(f"sabords: warning: cannot write the checkpoint {str(path)!r}: "
+            f"{exc.strerror or exc}; the solve goes on, but cannot be resumed")
+
+    built = build_game(rules, players, directory, scheduler=scheduler, workers=workers,
+                       resume=resume, block=BLOCK if block is None else block, started=started,
+                       progress=SolveProgress(), unsaved=unsaved)
+    for line in solve_lines(built.solution):
+        echo(line)
+    echo(f"table   {built.path} ({built.change}), {built.seconds:.1f} s")
     echo(f"rules   {describe_rules(rules)}")
+
+
+def solve_lines(table: GameTable) -> Iterator[str]:
+    """What a solve proved and measured, a phase a line, then every seat's chance from 0."""
+    for name, r in table.records.items():
+        cert = r.certificate
+        yield (f"{name:<7} {r.iterations:2d} improvement{'s' if r.iterations != 1 else ' '}"
+               f"  moves changed {r.changed[-1]}  proved bound {r.bound:.1e}  measured gap "
+               f"{r.gap:.1e}"
+               + (f"  near ties settled by the tie rule at {r.adopted} states" if r.adopted
+                  else "")
+               + (f"  cycle at {r.cycles} states, measured slack {r.slack:.1e}" if r.cycles
+                  else "")
+               + (f"  value iteration {cert['sweeps']:.0f} sweeps, certified bound "
+                  f"{cert['bound']:.1e}" if cert else ""))
+    yield ("P(win) from all totals 0, in seat order: "
+           + ", ".join(f"{100 * p:.4f} %" for p in table.start()))
+    yield ("proved: every value is within its phase's bound of the exact value of the table's "
+           "strategies")
+    if any(r.certificate for r in table.records.values()):
+        yield ("proved: the certified bound, every value of the phase within it of the game's "
+               "value")
+    yield "measured: the gap, by how much a mover's best turn beats the table's at its values"
+    if any(r.cycles for r in table.records.values()):
+        yield ("measured: the slack, what a mover could still gain at the states where best "
+               "responses went round in a cycle (no pure equilibrium there)")
 
 
 @command("game", flags={"policy": "--policies"})
@@ -238,9 +254,8 @@ def game_command(
 
     Each policy's win rate (a shared tie counts 1/2) with its 95 % Wilson score interval,
     overall and by seat (seat 1 moves first). The policies move one seat on every game, so that
-    each plays every seat as often. The win policy needs the game table of the players: with
-    two it plays the moves the table stores, with more it solves each state's turns when first
-    met.
+    each plays every seat as often. The win policy needs the game of the players (its table, or
+    near-optimal play for four and five): it solves each state's turns when first met.
 
     \b
     Examples:
@@ -275,7 +290,7 @@ def game_command(
         from ..game.table import how_solved
 
         print_json({**result.as_dict(), **({} if table is None else {
-            "game": how_solved(table.exact, table.method, table.loss)})})
+            "game": how_solved(table)})})
         return
     echo(f"{games} games, seed {the_seed}, target {rules.target}, "
          f"{result.mean_turns:.1f} turns a game on average")
@@ -292,6 +307,6 @@ def game_command(
     echo(f"interval: the 95 % {INTERVAL_METHOD} interval of the win rate (a shared tie counts "
          "1/2)")
     if table is not None:
-        for line in method_lines(table.exact, table.method, table.loss):
+        for line in method_lines(table):
             echo(line)
     echo(f"rules  {describe_rules(rules)}")

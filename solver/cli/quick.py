@@ -42,8 +42,10 @@ from ..advice.inputs import (
     NOTATION,
     OPP,
     SORCERESS_USED,
+    SUDDEN_DEATH,
     TOP,
     VARIANT,
+    WIN_TRIGGER,
     Input,
 )
 from .streams import EXIT_INTERRUPTED, undecodable
@@ -60,6 +62,7 @@ class Form:
     """``"card dice"``: a card, then every word left (advise, score); ``"card"``: a card
     (turn); ``""``: none (ev)."""
     options: dict[str, tuple[Input, str]]
+    """By flag: the input and its name in the body's inputs (:mod:`solver.advice.requests`)."""
     body: Callable[[], Callable[..., None]]
     """The command's body (imported when the form is run)."""
 
@@ -100,17 +103,18 @@ FORMS: dict[str, Form] = {
     "advise": Form("card dice", _options(
         (SORCERESS_USED, "sorceress_used"), (NEED, "need"), (FIRST, "first"),
         (CHEST, "chest"), (VARIANT, "variant"), (TOP, "top"), (ME, "me"), (OPP, "opp"),
-        (FINAL, "final"), (NOTATION, "notation"), (EXACT, "exact"), (_JSON, "as_json")),
-        _advise_body),
+        (FINAL, "final"), (WIN_TRIGGER, "trigger"), (SUDDEN_DEATH, "sudden"),
+        (NOTATION, "notation"), (EXACT, "exact"), (_JSON, "json")), _advise_body),
     "score": Form("card dice", _options(
         (FINAL_CHEST, "chest"), (FIRST_AT_END, "first"), (VARIANT, "variant"),
-        (NOTATION, "notation"), (_JSON, "as_json")), _score_body),
+        (NOTATION, "notation"), (_JSON, "json")), _score_body),
     "ev": Form("", _options(
         (CARD_LIST, "card"), (VARIANT, "variant"), (NOTATION, "notation"), (EXACT, "exact"),
-        (_JSON, "as_json")), _ev_body),
+        (_JSON, "json")), _ev_body),
     "turn": Form("card", _options(
-        (NEED, "need"), (ME, "me"), (OPP, "opp"), (FINAL, "final"), (VARIANT, "variant"),
-        (NOTATION, "notation"), (_JSON, "as_json")), _turn_body),
+        (NEED, "need"), (ME, "me"), (OPP, "opp"), (FINAL, "final"), (WIN_TRIGGER, "trigger"),
+        (SUDDEN_DEATH, "sudden"), (VARIANT, "variant"), (NOTATION, "notation"),
+        (_JSON, "json")), _turn_body),
 }
 """The commands the quick path reads, and their options (`--tables` and `--game-tables`, whose
 folders click checks, are left to typer)."""
@@ -188,13 +192,13 @@ def answer(args: list[str]) -> bool:
         return False
     form, positional, options = parsed
     body = form.body()
+    given = dict(options)
+    if form.arguments:
+        given["card"] = positional[0]
+    if form.arguments == "card dice":
+        given["dice"] = positional[1:]
     try:
-        if form.arguments == "card dice":
-            run_command(lambda: body(positional[0], positional[1:], **options))
-        elif form.arguments == "card":
-            run_command(lambda: body(positional[0], **options))
-        else:
-            run_command(lambda: body(options.pop("card", None), **options))
+        run_command(lambda: body(given))
     except KeyboardInterrupt:  # as typer ends a command that Ctrl-C stopped: quietly, 130
         raise SystemExit(EXIT_INTERRUPTED) from None
     return True

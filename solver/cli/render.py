@@ -8,17 +8,20 @@ probabilities as percentages with 2 decimals, bust risks with 1.
 from __future__ import annotations
 
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..rules.aims import POINTS
 from .streams import say
 
 if TYPE_CHECKING:
     from ..advice.advisor import Advice, Option
+    from ..game.records import Progress
+    from ..game.table import Game
     from ..rules.dice import Dice
     from ..rules.notation import Notation
     from ..rules.notes import Note
@@ -132,11 +135,12 @@ def option_key(option: Option) -> tuple[str, str, str, bool]:
 # -- progress ----------------------------------------------------------------------------------
 
 
-def method_lines(exact: bool, method: str, loss: dict[str, Any] | None) -> Iterator[str]:
-    """How a win answer's game table was made: nothing for an exact table; near-optimal play
+def method_lines(game: Game) -> Iterator[str]:
+    """How a win answer's game values were made: nothing for an exact table; near-optimal play
     says so, with its measured loss (or that none was measured)."""
-    if exact:
+    if game.exact:
         return
+    method, loss = game.method, game.loss
     yield f"method    {method} (not exact)"
     yield ("estimate  the chances shown are the three-player table's estimates, not this "
            "game's")
@@ -169,22 +173,47 @@ def progress_bar(length: int, label: str) -> Iterator[Callable[[int], None]]:
         yield advance
 
 
-def game_progress(label: str) -> Callable[[str, int, float], None]:
-    """A stderr progress report of the sweeps of a game solve: one line redrawn on a
-    terminal; into a log, each phase's first report and a line every 25 sweeps."""
-    live = sys.stderr.isatty()
-    phases: set[str] = set()
+class SolveProgress:
+    """A game solve's progress on stderr (:class:`solver.game.records.Progress`): one line
+    redrawn on a terminal (into a log, a line a finished step): the phase, the improvement
+    and its blocks, the time it has taken and an estimate of the time it has left; after
+    each, the largest change of a value and the moves it changed (two players' value
+    iteration: its sweep and residual)."""
 
-    def report(phase: str, sweep: int, residual: float) -> None:
-        text = f"{label}: {phase} sweep {sweep}, residual {residual:.1e}"
-        if live:
-            sys.stderr.write(f"\r{text}   ")
-        elif sweep % 25 == 0 or phase not in phases:
-            sys.stderr.write(f"{text}\n")
-        phases.add(phase)
-        sys.stderr.flush()
+    def __init__(self, label: str = "") -> None:
+        self.live = sys.stderr.isatty()
+        self.started = time.perf_counter()
+        self.label = f"{label}: " if label else ""
 
-    return report
+    def __call__(self, p: Progress) -> None:
+        from ..game.records import VALUE_ITERATION
+
+        try:
+            if p.step == VALUE_ITERATION:
+                if p.change is None:
+                    if self.live:
+                        sys.stderr.write(f"\r{self.label}{p.phase} value iteration: sweep "
+                                         f"{p.iteration}, {p.seconds:.0f} s   ")
+                else:
+                    text = (f"{self.label}{p.phase} value iteration: {p.iteration} sweeps, "
+                            f"{p.seconds:.1f} s, residual {p.change:.1e}")
+                    sys.stderr.write(("\r" if self.live else "") + text + "\n")
+            elif p.change is None:
+                if not self.live:
+                    return
+                rate = p.seconds / p.done if p.done else 0.0
+                left = rate * (p.blocks - p.done)
+                sys.stderr.write(f"\r{self.label}{p.phase} improvement {p.iteration}: block "
+                                 f"{p.done} of {p.blocks}, {p.seconds:.0f} s, about "
+                                 f"{left:.0f} s left   ")
+            else:
+                text = (f"{self.label}{p.phase} improvement {p.iteration}: {p.seconds:.1f} s, "
+                        f"largest change {p.change:.1e}, moves changed at {p.changed} states "
+                        f"({time.perf_counter() - self.started:.0f} s in all)")
+                sys.stderr.write(("\r" if self.live else "") + text + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):  # a closed or full stderr: the solve goes on quietly
+            pass
 
 
 def end_progress() -> None:
@@ -270,16 +299,21 @@ def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | Non
     cache_warning([where / f"turn-{card}.msgpack" for card in cards])
 
 
-def game_solve_notice(rules: Rules) -> None:
+def game_solve_notice(rules: Rules, players: int) -> None:
     """Before a game table is solved (not read): what the solve will take (the cost model's
     figure) and whether it will be cached (:func:`cache_warning`), on stderr."""
     from ..limits import game_cost_text
     from ..tables.game import game_table_path
     from ..tables.paths import game_default_dir
 
-    cached = cache_warning([game_table_path(game_default_dir(rules))])
-    say(f"solving the two-player game for {rules.describe()}: {game_cost_text(rules.target)}"
-        + (", once (then cached)" if cached else ""))
+    cached = cache_warning([game_table_path(game_default_dir(rules), players)])
+    say(f"solving the {players_words(players)} game for {rules.describe()}: "
+        f"{game_cost_text(rules.target, players)}" + (", once (then cached)" if cached else ""))
+
+
+def players_words(players: int) -> str:
+    """'two-player', 'three-player'... (the game of that many)."""
+    return {2: "two", 3: "three", 4: "four", 5: "five"}.get(players, str(players)) + "-player"
 
 
 __all__ = [
@@ -287,8 +321,9 @@ __all__ = [
     "SHOWN_OPTIONS",
     "cache_warning",
     "end_progress",
-    "game_progress",
+    "SolveProgress",
     "game_solve_notice",
+    "players_words",
     "island_lines",
     "letters_of",
     "move_text",

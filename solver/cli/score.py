@@ -46,5 +46,5 @@ def score(
     """
     from .answers import score_body
 
-    score_body(card, dice, chest=chest, first=first, variant=variant, notation=notation,
-               as_json=as_json)
+    score_body({"card": card, "dice": dice, "chest": chest, "first": first, "variant": variant,
+                "notation": notation, "json": as_json})

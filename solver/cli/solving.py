@@ -137,8 +137,8 @@ def ev(
     """
     from .answers import ev_body
 
-    ev_body(card, variant=variant, tables=tables, notation=notation, exact=exact,
-            as_json=as_json)
+    ev_body({"card": card, "variant": variant, "tables": tables, "notation": notation,
+             "exact": exact, "json": as_json})
 
 
 def _entry(e: CacheEntry) -> dict[str, object]:

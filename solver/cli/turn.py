@@ -6,7 +6,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from ..advice.inputs import CARD_DRAWN
-from .advise import FinalOption, MeOption, NeedOption, OppOption
+from .advise import (
+    FinalOption,
+    MeOption,
+    NeedOption,
+    OppOption,
+    SuddenOption,
+    TriggerOption,
+)
 from .application import (
     GameTablesOption,
     JsonOption,
@@ -25,6 +32,8 @@ def turn(
     me: MeOption = None,
     opp: OppOption = None,
     final: FinalOption = False,
+    trigger: TriggerOption = None,
+    sudden: SuddenOption = False,
     variant: VariantOption = None,
     tables: TablesOption = None,
     game_tables: GameTablesOption = None,
@@ -56,14 +65,17 @@ def turn(
       sabords turn none --me 2000 --opp 5500
       sabords turn p --notation braille
       sabords turn captain --me 4000 --opp 6200 --final    # your last turn
+      sabords turn none --me 4000 --opp 5800 --opp 3000 --trigger 2  # pushed back
+      sabords turn none --me 4000 --opp 5800 --sudden      # sudden death
       sabords turn sorceress --variant sorceress_alone=off --tables /tmp/t
       sabords turn none --me 0 --opp 0 --game-tables /tmp/g
       printf 'kkmpsssc\\nstop\\n' | sabords turn chest --json   # one JSON object a line
     """
     from .dialogue import turn_body
 
-    turn_body(card, need=need, me=me, opp=opp, final=final, variant=variant, tables=tables,
-              game_tables=game_tables, notation=notation, as_json=as_json)
+    turn_body({"card": card, "need": need, "me": me, "opp": opp, "final": final,
+               "trigger": trigger, "sudden": sudden, "variant": variant, "tables": tables,
+               "game_tables": game_tables, "notation": notation, "json": as_json})
 
 
 __all__ = ["turn"]

@@ -85,7 +85,12 @@ def fix_words(exc: StaleTableError) -> str:
     rules: Rules = exc.rules
     directory = Path(exc.path).parent
     players = _players(exc)
-    if is_committed_dir(directory) and players not in SHIPPED_PLAYERS:
+    small = exc.values.get("small")
+    if small and not is_committed_dir(directory):  # four or five: the table of three, or theirs
+        fewer = StaleTableError("", table=small["table"], path=small["path"], rules=rules)
+        return (f"run `{fix_command(fewer)}` for near-optimal play ({small['cost']}), or "
+                f"`{fix_command(exc)}` for exact play")
+    if is_committed_dir(directory) and players and players not in SHIPPED_PLAYERS:
         return (f"no {players}-player table comes with mille-sabords "
                 f"(docs/playing-to-win.md gives what its solve costs): write one with "
                 f"`sabords solve-game --players {players}{_variants(rules)} --out DIR` and pass "
@@ -113,21 +118,22 @@ def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> st
     rules: Rules = exc.rules
     where = Path(exc.path).parent if directory is None else directory
     players = _players(exc)
-    if (rules == Rules() and is_committed_dir(where) and in_checkout()
-            and players in SHIPPED_PLAYERS):
-        return "make tables" if players == 2 else f"make tables-{players}p"
-    command = ("solve --all" if exc.table == "turn" else "solve-game" if players == 2
-               else f"solve-game --players {players}")
+    if rules == Rules() and is_committed_dir(where) and in_checkout():
+        if exc.table == "turn":
+            return "make tables"
+        if players in SHIPPED_PLAYERS:
+            return SHIPPED_PLAYERS[players]
+    command = ("solve --all" if exc.table == "turn" else f"solve-game --players {players}")
     return f"sabords {command}{_variants(rules)} --out {where}"
 
 
-SHIPPED_PLAYERS = (2, 3)
-"""The games whose default tables are committed (and installed): `make tables`, `make
-tables-3p`."""
+SHIPPED_PLAYERS = {2: "make tables", 3: "make tables-3p"}
+"""The games whose default tables are committed (and installed), and the target that makes
+each again in a checkout."""
 
 
 def _players(exc: StaleTableError) -> int:
-    return int(exc.table.split("-")[1]) if exc.table.startswith("game-") else 2
+    return int(exc.table.split("-")[1]) if exc.table.startswith("game-") else 0
 
 
 def _variants(rules: Rules) -> str:
@@ -148,11 +154,10 @@ def solutions_from(tables: Path | None = None, game_tables: Path | None = None
                    ) -> TablesDirectory:
     """The solutions of `--tables` and `--game-tables`, a game solve reported on stderr."""
     from ..advice.sources import TablesDirectory
-    from .render import end_progress, game_progress, game_solve_notice
+    from .render import SolveProgress, game_solve_notice
 
     return TablesDirectory(tables, game_tables, before_game_solve=game_solve_notice,
-                           progress=game_progress("solving the game tables"),
-                           after_game_solve=lambda _: end_progress(), light=True)
+                           progress=SolveProgress("solving the game table"), light=True)
 
 
 def notation_from(name: str) -> Notation:

@@ -431,7 +431,7 @@ def decision_margins(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w:
     of the value it is compared with is a tie that the same rule breaks the same way while
     the two move together (they are equal but for the rounding: the same dice, or the same
     endings), and is left out: a tie of two moves that part is found by the improvement that
-    solves every state (:mod:`solver.game.nsolve`)."""
+    solves every state (:mod:`solver.game.solve`)."""
     c_, _, width = q.shape
     out = np.empty((c_, width))
     k = compiled(c_)

@@ -1,33 +1,26 @@
-"""Playing to win: the game of 2 to 5 players, its states and its solvers (no table I/O).
+"""Playing to win: the game of 2 to 5 players, its one solver and its one table (no table I/O).
 
-- :mod:`.seats`: the game of any number of players as data: every phase's states and where
-  each ending of a turn leads;
+The way through, in order:
+
+- :mod:`.seats`: the game as data: every phase's states and where each ending of a turn leads;
 - :mod:`.model`: every card's turn in the game (the deck, the point range, a state's utility);
-- :mod:`.table`: one way to ask a solved game, whatever its players (:class:`GameTable`);
-- :mod:`.query`: a position's state, its seats' objectives and its chances per card.
+- :mod:`.solve`: :func:`solve_game`, the one solver: policy iteration on the turns, every
+  phase in order; its improvements (:mod:`.turns`), evaluations (:mod:`.evaluate`), cycles of
+  best responses (:mod:`.cycles`) and records (:mod:`.records`), its improvements on a Dask
+  cluster (:mod:`.cluster`); two players' first values from value iteration (:mod:`.iterate`),
+  certified (:mod:`.certify`);
+- :mod:`.table`: :class:`GameTable`, the one table, what the solver returns and the file gives
+  back; :class:`Game`, what playing to win asks of a game; :mod:`.query`, a standing's state,
+  its seats' objectives and its chances per card;
+- :mod:`.winplay`: the win policy as the moves of whole simulated games; :mod:`.profiles`:
+  every seat's exact chance under a profile of ways to play;
+- :mod:`.reduced`: four and five players without an exact table: near-optimal play on the
+  table of three.
 
-Two players, solved exactly by value iteration with a proof (the fast route for ``N = 2``):
-
-- :mod:`.final`: the final turn, by deficit (the engine's certified layered solve);
-- :mod:`.iterate`: the batched iteration of a phase (normal play, sudden death);
-- :mod:`.certify`: the proven bound of a phase, from the residual;
-- :mod:`.solve`: the three phases in order (:class:`GameSolution`).
-
-Any number of players, by policy iteration on the turns (:mod:`.nsolve`; the same bytes as the
-two-player route at ``N = 2``):
-
-- :mod:`.turns`: every state's best turn, from the value table;
-- :mod:`.evaluate`: a phase's values under fixed turns;
-- :mod:`.cycles`: states where best responses go round in a cycle;
-- :mod:`.records`: what a solve records, proves and checkpoints;
-- :mod:`.cluster`: the improvements on a Dask cluster.
-
-And the policies of whole simulated games (:mod:`.policies`, :mod:`.profiles`). The tables are
-read and written by :mod:`solver.tables.game`.
+The question is a :class:`solver.rules.standing.Standing`; the tables are read and written by
+:mod:`solver.tables.game`.
 """
 
-from .final import FinalTable, solve_final
-from .iterate import ProgressFn
 from .model import (
     UNIT,
     GameError,
@@ -35,41 +28,37 @@ from .model import (
     GameUtility,
     Lookup,
     TurnUtility,
-    check_totals,
     deck,
-    final_values,
     game_model,
     lookup,
     point_range,
-    tail_rows,
 )
+from .records import PhaseRecord, Progress, ProgressFn
 from .seats import FINAL, NORMAL, SUDDEN, PointRange
-from .solve import GameSolution, solve_game, state_utility, win_objective, win_probability
+from .solve import solve_game
+from .table import Chances, Game, GameTable, how_solved
 
 __all__ = [
     "FINAL",
     "NORMAL",
     "SUDDEN",
     "UNIT",
-    "FinalTable",
+    "Chances",
+    "Game",
     "GameError",
     "GameModel",
-    "GameSolution",
+    "GameTable",
     "GameUtility",
     "Lookup",
+    "PhaseRecord",
     "PointRange",
+    "Progress",
     "ProgressFn",
     "TurnUtility",
-    "check_totals",
     "deck",
-    "final_values",
     "game_model",
+    "how_solved",
     "lookup",
     "point_range",
-    "solve_final",
     "solve_game",
-    "state_utility",
-    "tail_rows",
-    "win_objective",
-    "win_probability",
 ]

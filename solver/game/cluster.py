@@ -1,8 +1,8 @@
 """The n-player game's improvements on a Dask cluster (``dask.distributed``).
 
-:class:`DaskRunner` is a runner of :mod:`.nsolve`: each improvement scatters the value table
+:class:`DaskRunner` is a runner of :mod:`.solve`: each improvement scatters the value table
 ``Z`` to the cluster (the workers copy it as their tasks need it), submits one task a
-block of states (:func:`.nsolve.improve_block`, a pure function of its arguments) and yields
+block of states (:func:`.solve.improve_block`, a pure function of its arguments) and yields
 the blocks as they finish. A worker that dies in the middle of a block loses only that block:
 the scheduler runs it again elsewhere, and since a block's numbers depend on its states alone
 the table is the same bits; a worker gone between improvements fails the next scatter until
@@ -37,7 +37,7 @@ from ..engine import FloatArray, IntArray
 from ..engine.kernel import THREADS_ENV
 from ..errors import SettingsError, is_digits, quote, whole_number
 from ..rules.rulebook import NUM_DICE, Rules
-from .nsolve import improve_block
+from .solve import improve_block
 
 
 class DaskRunner:

@@ -1,4 +1,4 @@
-"""Where best responses go round in a cycle, and a cyclic phase's end (:mod:`.nsolve`, module
+"""Where best responses go round in a cycle, and a cyclic phase's end (:mod:`.solve`, module
 doc: *what is proved and what is measured*, *the same bits*).
 
 A cyclic phase is evaluated by :class:`PhaseEquations`. Its end, :func:`settle`, evaluates its

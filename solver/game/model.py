@@ -50,16 +50,17 @@ from ..engine import (
     turn_model,
 )
 from ..engine.arrays import FirstRoll, WorldArrays, first_roll, world_arrays
-from ..errors import RulesError, quote
 from ..rules.rulebook import CARDS, NUM_DICE, Rules, deck_weights
+from ..rules.standing import StandingError
 from .seats import NORMAL, SUDDEN, PointRange, Seats, final_name
 
 UNIT = 100
 """Totals and points are multiples of 100; the tables count in these units."""
 
 
-class GameError(RulesError):
-    """Totals that are not a game state (not multiples of 100, negative, past the target)."""
+GameError = StandingError
+"""Totals that are not a game state (not multiples of 100, negative, past the target): the
+standing's own error (:class:`solver.rules.standing.StandingError`)."""
 
 
 def deck(n_dice: int = NUM_DICE) -> dict[str, float]:
@@ -230,56 +231,6 @@ def lookup(phase: str, gm: GameModel) -> Lookup:
         return out
 
     return Lookup(n=n, points=index(points), island=index(island))
-
-
-def tail_rows(gm: GameModel | PointRange) -> int:
-    """Rows of G(a', b): the leader's a' from n to n - 1 + max(k_max, 1)."""
-    return max(gm.k_max, 1)
-
-
-def final_values(final: FloatArray, sudden: FloatArray, gm: GameModel) -> FloatArray:
-    """G(a', b) for a' = n .. n - 1 + k_max (rows) and b < n: the trailing player's chance.
-
-    `final[d]` is the final-turn table by deficit (d >= 1; deficits past its end are worth its
-    last value: only pirate magic wins). Skull Island: the leader loses d units with
-    probability ``deductions[d]``; below the target, sudden death with the leader to move.
-    """
-    n = gm.n
-    lead, trail = np.meshgrid(np.arange(n, n + tail_rows(gm)), np.arange(n), indexing="ij")
-    deficit = np.minimum(lead - trail, final.shape[0] - 1)
-    g = final[deficit].copy()
-    for d, p in enumerate(gm.island_deductions().tolist()):
-        if p == 0.0:
-            continue
-        left = lead - d
-        below = left < n
-        s = sudden[np.clip(left, 0, n - 1), trail]
-        g = g + p * np.where(below, 1.0 - s, 0.0)
-    return np.asarray(g, dtype=np.float64)
-
-
-def check_totals(rules: Rules, me: int, opp: int, *, final: bool = False) -> tuple[int, int]:
-    """The totals in units, or :class:`GameError`. With `final`, `opp` (the leader) is at or
-    above the target and `me` below it."""
-    for who, subject, x in (("your total", "me", me), ("the opponent's total", "opp", opp)):
-        if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x % UNIT:
-            raise GameError(f"{who} must be a non-negative multiple of 100, not {quote(x)}",
-                            subject=subject, kind="not_points",
-                            values={"value": x if isinstance(x, int) else str(x), "unit": UNIT})
-    values = {"me": me, "opp": opp, "target": rules.target}
-    if me >= rules.target:
-        raise GameError(f"your total {me} is at or above the target {rules.target}: the game "
-                        f"is over (the target is the variant target=N)", subject="me",
-                        kind="game_over", values=values)
-    if final and opp < rules.target:
-        raise GameError(f"a final turn comes after the opponent reached the target "
-                        f"{rules.target}: their total must be at least {rules.target}, "
-                        f"not {opp}", subject="opp", kind="not_final", values=values)
-    if not final and opp >= rules.target:
-        raise GameError(f"the opponent's total {opp} is at or above the target "
-                        f"{rules.target}: this is your final turn", subject="opp",
-                        kind="final_turn", values=values)
-    return me // UNIT, opp // UNIT
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,9 +32,9 @@ from ..engine.solve import solve_layers
 from ..rules.aims import POINTS, WIN
 from .evaluate import _sweep_fn, order_of
 from .model import UNIT, GameModel, game_model
-from .nsolve import blocks_of
 from .records import BLOCK, FINAL_EPS, FINAL_TOL
 from .seats import NORMAL, SUDDEN, Seats
+from .solve import blocks_of
 
 EVAL_TOL = 1e-15
 
@@ -78,9 +78,9 @@ class ProfileValues:
 def win_endings(table: Any, gm: GameModel, seats: Seats, runner: Any = None,
                 progress: Callable[[str, int, int], None] | None = None) -> dict[str, FloatArray]:
     """Per phase (size, n_u): the endings of the mover's win turn at every state, from the
-    table's values (the solver's turns), by `runner` (:mod:`.nsolve`: this process by
+    table's values (the solver's turns), by `runner` (:mod:`.solve`: this process by
     default, or a Dask cluster's)."""
-    from .nsolve import LocalRunner
+    from .solve import LocalRunner
 
     runner = runner or LocalRunner(table.rules, table.players, table.n_dice)
     Z = table.stacked()
@@ -143,7 +143,7 @@ def profile_values(table: Any, profile: Sequence[str], *,
     near-optimal method's (:mod:`solver.strategy.measure`). The sweeps release the
     interpreter's lock: several profiles evaluate at once in threads."""
     gm = game_model(table.rules, table.n_dice)
-    seats = table.seats()
+    seats = table.seats
     players = table.players
     ways = ways or {}
     if len(profile) != players or set(profile) - {WIN, POINTS, *ways}:

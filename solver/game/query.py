@@ -1,67 +1,62 @@
-"""What the table of a game of three players and more answers: the state of given totals, every
-seat's probability of winning there, and the utilities of the mover's turn (the advisor's
-objective) and of every other seat's (their probabilities under the mover's play).
+"""What a game table answers about a standing (:class:`~solver.rules.standing.Standing`): its
+state, every seat's probability of winning there, and the utilities of the mover's turn (the
+advisor's objective) and of every other seat's (their probabilities under the mover's play).
 
-A state is given as the player's own total, the others' in seat order after them, and whether
-the final round is on. In the final round the trigger (:mod:`.seats`) is the first of the
-others, in seat order, at or above the target: the players between the mover and the trigger
-have their final turns still to play (so they are below it), those after it have played
-theirs. When nobody is at the target, Skull Island pushed the trigger back during the final
-round; that needs a final turn played after the trigger's, so the trigger is one of the others
-but the last, and whichever of them the table's final round holds (with three players, always
-the first of the others). Sudden death (after a final round that Skull Island pushed back
-below the target) is a phase of the table too, but not one these answers are asked for.
+A standing's state: normal play, sudden death, or the final round's phase of its trigger
+(:mod:`.seats`: ``final{r}`` when the trigger is seat ``r`` from the mover: the players
+between the mover and the trigger have their final turns still to play, those after it have
+played theirs). The trigger is the standing's, or read from the totals: the first of the
+others, in seat order, at or above the target. When nobody is at the target, Skull Island
+pushed the trigger back during the final round; that needs a final turn played after the
+trigger's, so the trigger is one of the others but the last, and whichever of them the
+table's final round holds (with three players, always the first of the others); where the
+totals leave two possible, the standing must say which.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..engine import FloatArray, IntArray, Objective, solve_turn
-from ..errors import quote
 from ..rules.rulebook import CARDS, Card, Rules
 from .model import UNIT, GameError, GameUtility, TurnUtility, deck
-from .seats import NORMAL, final_name
+from .seats import NORMAL, SUDDEN, final_name
+
+if TYPE_CHECKING:
+    from ..rules.standing import Standing
+    from .table import GameTable
 
 
-def state_of(table: Any, me: int, others: Sequence[int], *, final: bool) -> tuple[str, int]:
-    """The phase and index of the state with totals `me` then `others` (points, seat order
-    after the mover), or a :class:`GameError` saying what is wrong with them."""
+def state_of(table: Any, standing: Standing) -> tuple[str, int]:
+    """The phase and index of the state of `standing` in `table`'s game (a
+    :class:`~.table.GameTable`, or a near-optimal game's seats), or a
+    :class:`~solver.rules.standing.StandingError` saying what is wrong with it: the standing
+    was checked against its rules when made, this checks what needs the table."""
     rules: Rules = table.rules
     target = rules.target
-    players = 1 + len(others)
+    players = standing.players
+    if standing.rules != rules:
+        raise ValueError("a standing of other rules than the table's")
     if players != table.players:
         raise GameError(f"this table is of {table.players} players, not {players}",
                         subject="opp", kind="players",
                         values={"players": players, "table": table.players})
-    totals = [me, *others]
-    for i, x in enumerate(totals):
-        subject = "me" if i == 0 else "opp"
-        if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x % UNIT:
-            who = "your total" if i == 0 else f"the total of player {i + 1}"
-            raise GameError(f"{who} must be a non-negative multiple of 100, not {quote(x)}",
-                            subject=subject, kind="not_points",
-                            values={"value": x if isinstance(x, int) else str(x),
-                                    "unit": UNIT})
-    values = {"me": me, "opp": list(others), "target": target}
-    if me >= target:
-        raise GameError(f"your total {me} is at or above the target {target}: the game is "
-                        f"over (the target is the variant target=N)", subject="me",
-                        kind="game_over", values=values)
-    reached = [i for i, x in enumerate(others, 1) if x >= target]
-    seats = table.seats()
-    if not final:
-        if reached:
-            raise GameError(f"player {reached[0] + 1}'s total {others[reached[0] - 1]} is at "
-                            f"or above the target {target}: this is a final turn",
-                            subject="opp", kind="final_turn", values=values)
-        phase = seats.phases[NORMAL]
-        return NORMAL, int(phase.encode(np.array([totals]) // UNIT)[0])
+    totals = list(standing.totals)
+    values: dict[str, Any] = {"me": standing.me, "opp": list(standing.others),
+                              "target": target}
+    seats = table.seats
     units = np.array([totals]) // UNIT
-    if reached:
+    if standing.sudden:
+        return SUDDEN, int(seats.phases[SUDDEN].encode(units)[0])
+    if not standing.final:
+        return NORMAL, int(seats.phases[NORMAL].encode(units)[0])
+    reached = [i for i, x in enumerate(standing.others, 1) if x >= target]
+    if standing.trigger is not None:
+        trigger = standing.trigger
+    elif reached:
         trigger = reached[0]
     else:  # pushed back by Skull Island: a seat with a final turn played after it
         pushed = [r for r in range(1, players - 1)
@@ -113,11 +108,11 @@ class SeatUtility(Objective):
         return self._key
 
 
-def utilities(table: Any, phase: str, index: int) -> list[Objective]:
+def utilities(table: GameTable, phase: str, index: int) -> list[Objective]:
     """Every seat's objective for the mover's turn at the state: the mover's (seat 0, a
     :class:`~.model.GameUtility`: its moves maximise it), then each other seat's
     (:class:`SeatUtility`)."""
-    seats = table.seats()
+    seats = table.seats
     points, island = seats.successors(phase, np.array([index], dtype=np.int64))
     Z = table.stacked(np.concatenate([points.ravel(), island.ravel()]))  # (those phases)
     players = table.players
@@ -131,7 +126,7 @@ def utilities(table: Any, phase: str, index: int) -> list[Objective]:
     return out
 
 
-def card_chances(table: Any, phase: str, index: int, cards: Sequence[Card] | None = None, *,
+def card_chances(table: GameTable, phase: str, index: int, cards: Sequence[Card] | None = None, *,
                  seats: int | None = None) -> dict[str, FloatArray]:
     """Per card (the deck's, or `cards`): every seat's probability of winning once the mover
     has drawn it (the mover's best turn, the others' under it); the first `seats` seats only

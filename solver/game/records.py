@@ -1,7 +1,7 @@
-"""The records of an n-player game solve (:mod:`.nsolve`): its precisions, where it is
-(:class:`Progress`), how each phase was solved and what is proved about it
-(:class:`PhaseRecord`), the solution (:class:`NGameSolution`) and the state a solve goes on
-from after an interruption (:class:`Checkpoint`, with a cyclic phase's :class:`CyclicWork`)."""
+"""The records of a game solve (:mod:`.solve`): its precisions, where it is (:class:`Progress`),
+how each phase was solved and what is proved about it (:class:`PhaseRecord`) and the state a
+solve goes on from after an interruption (:class:`Checkpoint`, with a cyclic phase's
+:class:`CyclicWork`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from typing import Any
 import numpy as np
 
 from ..engine import FloatArray, IntArray
-from ..rules.rulebook import NUM_DICE, Rules
-from .seats import Seats
 
 FINAL_TOL = 1e-12
 """The certified bound of the last improvements' turn solves."""
@@ -31,6 +29,11 @@ BLOCK = 4096
 
 ProgressFn = Callable[["Progress"], None]
 
+IMPROVEMENT = "improvement"
+VALUE_ITERATION = "value iteration"
+"""The steps a solve reports (:attr:`Progress.step`): a phase's improvements, and two players'
+value iteration (its sweeps)."""
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -47,6 +50,9 @@ class Progress:
     """The last evaluation's largest change of a value (None during an improvement)."""
     changed: int | None = None
     """States whose moves the last improvement changed."""
+    step: str = IMPROVEMENT
+    """:data:`IMPROVEMENT` (`iteration` the improvement, `done` of `blocks` its blocks), or
+    :data:`VALUE_ITERATION` (`iteration` its sweep; with `change`, its last residual)."""
 
 
 @dataclass
@@ -85,32 +91,26 @@ class PhaseRecord:
     the values are those of the settled moves evaluated afresh, :func:`.cycles.settle`)."""
     adopted: int = 0
     """States whose near ties the phase's end settled by the tie rule (:func:`.cycles.settle`)."""
+    certificate: dict[str, float] | None = None
+    """Two players' cyclic phases (:func:`.solve._certified`): value iteration's ``sweeps``
+    and ``residual``, and ``bound``, proved: max |value - the game's value| over the phase
+    (with the figures of :class:`.certify.PhaseCertificate` it comes from)."""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "iterations": self.iterations, "changed": self.changed,
-                "tol": self.tol, "gap": self.gap, "residual": self.residual,
-                "sweeps": self.sweeps, "turns": self.turns, "lost": self.lost,
-                "bound": self.bound, "columns": self.columns, "cycles": self.cycles,
-                "slack": self.slack, "settled": self.settled, "adopted": self.adopted}
+        out = {"name": self.name, "iterations": self.iterations, "changed": self.changed,
+               "tol": self.tol, "gap": self.gap, "residual": self.residual,
+               "sweeps": self.sweeps, "turns": self.turns, "lost": self.lost,
+               "bound": self.bound, "columns": self.columns, "cycles": self.cycles,
+               "slack": self.slack, "settled": self.settled, "adopted": self.adopted}
+        if self.certificate is not None:
+            out["certificate"] = dict(self.certificate)
+        return out
 
-
-@dataclass
-class NGameSolution:
-    """Every phase's values of an ``N``-player game (seat 0 the mover), and their records."""
-
-    rules: Rules
-    players: int
-    seats: Seats
-    values: dict[str, FloatArray]
-    """Per phase, (size, N): every state's value of every seat (the phase's box order)."""
-    records: dict[str, PhaseRecord]
-    n_dice: int = NUM_DICE
-
-    def stacked(self, rows: IntArray | None = None) -> FloatArray:
-        """The value table ``Z`` (every phase, then the terminal rows; `rows`, the rows a
-        caller will read, as a table read from a file takes them, changes nothing here)."""
-        return np.concatenate([*(self.values[p] for p in self.seats.phases),
-                               self.seats.terminal])
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> PhaseRecord:
+        """A record from :meth:`as_dict` (a table keeps all but ``name`` and ``columns``)."""
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**fields)
 
 
 @dataclass

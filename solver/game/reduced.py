@@ -36,12 +36,16 @@ every state, and by whole games against players of points and of "need".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..engine import FloatArray, IntArray
 from .seats import NORMAL, SUDDEN, Phase, Seats, final_name
+from .table import Chances
+
+if TYPE_CHECKING:
+    from ..rules.standing import Standing
 
 SMALL_PLAYERS = 3
 """The players of the small game whose table values the ending of a turn of four or five."""
@@ -163,9 +167,9 @@ def reduced_utilities(big: Seats, proj: Projection, name: str, index: IntArray
 
 
 def projection_of(table: Any) -> Projection:
-    """The projection onto an exact game table (:class:`solver.tables.game.NGameTable`, two
+    """The projection onto an exact game table (:class:`solver.game.GameTable`, two
     or three players)."""
-    return Projection(small=table.seats(), table=table)
+    return Projection(small=table.seats, table=table)
 
 
 __all__ = ["SMALL_PLAYERS", "Projection", "dangerous", "projection_of", "reduced_utilities"]
@@ -197,6 +201,7 @@ class ReducedTable:
         self._seats = Seats(players=players, n=self.rules.target // 100, k_min=self.k_min,
                             k_max=self.k_max, n_ded=self.n_ded, ties=self.rules.ties)
 
+    @property
     def seats(self) -> Seats:
         """The big game's seats (one object: its phases are built once, not per turn)."""
         return self._seats
@@ -208,28 +213,27 @@ class ReducedTable:
 
     def utilities(self, name: str, index: IntArray) -> tuple[FloatArray, FloatArray]:
         """The mover's utilities at states `index` of phase `name` (:func:`reduced_utilities`)."""
-        return reduced_utilities(self.seats(), self.projection(), name, index)
+        return reduced_utilities(self.seats, self.projection(), name, index)
 
-    def objectives(self, me: int, others: Any, *, final: bool = False) -> tuple[Any, ...]:
+    def objectives(self, standing: Standing) -> tuple[Any, ...]:
         """The mover's objective only: the others' chances are not estimated."""
         from .model import GameUtility, TurnUtility
         from .query import state_of
 
-        phase, index = state_of(self, me, others, final=final)
+        phase, index = state_of(self, standing)
         u, island = self.utilities(phase, np.array([index], dtype=np.int64))
         utility = TurnUtility(self.k_min, u[:-1], island)
         key = ("near-optimal", self.players, phase, index, self.rules.hash)
         return (GameUtility(utility, key=key),)
 
-    def chances(self, me: int, others: Any, *, final: bool = False
-                ) -> tuple[tuple[float | None, ...], dict[str, float]]:
+    def chances(self, standing: Standing) -> Chances:
         """The mover's estimate (its best turn's expected utility: the small game's values,
         not the big game's), after each card and over the deck; None for every other seat."""
         from ..engine import solve_turn
         from ..rules.rulebook import CARDS
         from .model import deck
 
-        (mover,) = self.objectives(me, others, final=final)
+        (mover,) = self.objectives(standing)
         rules = self.rules.turn_rules()
         weights = deck(self.n_dice)
         cards = {c: float(solve_turn(CARDS[c], rules, mover, n_dice=self.n_dice)
@@ -237,7 +241,7 @@ class ReducedTable:
         total = 0.0
         for card, weight in weights.items():  # in the deck's order, as the solves sum them
             total += weight * cards[card]
-        return (total, *([None] * (self.players - 1))), cards
+        return Chances((total, *([None] * (self.players - 1))), cards)  # type: ignore[arg-type]
 
     def win_play(self) -> Any:
         from .winplay import ReducedWinPlay

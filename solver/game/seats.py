@@ -27,8 +27,8 @@ Skull Island deducts from every other seat; pirate magic wins at once. The termi
 next state like every other ending, so that *every* ending is a row of one stacked value table
 ``Z`` (:meth:`Seats.offset`), read through the same rotation.
 
-With two players this is the game of :mod:`.model` (``final1`` is its final turn ``G``), whose
-two-player solve reads its lookups from here (:func:`.model.lookup`).
+With two players, ``final1`` is the final turn ``G`` of :mod:`.model`'s lookups, which value
+iteration reads from here (:func:`.model.lookup`).
 """
 
 from __future__ import annotations
@@ -40,11 +40,10 @@ from math import prod
 import numpy as np
 
 from ..engine import FloatArray, IntArray
+from ..rules.standing import MAX_PLAYERS
 
 NORMAL, FINAL, SUDDEN = "normal", "final", "sudden"
-"""The kinds of phases of the game (module doc); with two players, its three phases."""
-PHASES = (FINAL, SUDDEN, NORMAL)
-"""The two-player phases in the order they are solved: each needs the ones before it."""
+"""The kinds of phases of the game (module doc)."""
 
 
 @dataclass(frozen=True)
@@ -57,10 +56,6 @@ class PointRange:
     """The least and the most points (units) a turn can end with, over the deck."""
     n_ded: int
     """Deductions of Skull Island are 0..n_ded - 1 units."""
-
-
-MAX_PLAYERS = 5
-"""The most players a game has (the rulebooks' 2 to 5)."""
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,14 @@ seat order). A :class:`WinPlay` finds those states in its table (:meth:`WinPlay.
 phase code and a column), gets their turns ready (:meth:`WinPlay.prepare`) and gives the moves
 at the positions met (:meth:`WinPlay.moves`, as every policy of the turn simulator does).
 
-- :class:`StoredWinPlay`, two players: the moves the table stores for every state
-  (:mod:`.policies`, chosen by the kernel's one tie rule when the table was solved): nothing is
-  solved while the games are played.
-- :class:`SolvedWinPlay`, three players and more: each state's turn solved from the table's
-  values the first time a game meets it, for every state of a round of turns at once.
+- :class:`TableWinPlay`: each state's turn solved from the table's values (by the kernel's
+  one tie rule) the first time a game meets it, for every state of a round of turns at once;
+- :class:`ReducedWinPlay`: the same from near-optimal play's utilities (:mod:`.reduced`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -30,17 +28,14 @@ from ..rules.aims import WIN
 from .model import game_model
 from .policies import SORCERESS_CODE, actual_keep, orbit_of_positions
 from .records import FINAL_TOL
-from .seats import FINAL, NORMAL, SUDDEN, final_name
+from .seats import NORMAL, SUDDEN, final_name
 from .turns import mover_utilities
 
 if TYPE_CHECKING:
-    from ..rules.rulebook import Rules
-    from .policies import PhasePolicy
+    from .table import GameTable
 
 NORMAL_KIND, FINAL_KIND, SUDDEN_KIND = 0, 1, 2
 """The kind of a game's phase, as a simulator of whole games keeps it."""
-KINDS = (NORMAL, FINAL, SUDDEN)
-"""The phases of the two-player table by kind (its stored policies are named so)."""
 
 
 class WinPlay(Protocol):
@@ -65,76 +60,17 @@ class WinPlay(Protocol):
         ...
 
 
-class StoredPolicyTable(Protocol):
-    """What :class:`StoredWinPlay` reads of a two-player table
-    (:class:`solver.game.GameSolution`)."""
-
-    @property
-    def rules(self) -> Rules: ...
-
-    @property
-    def n(self) -> int: ...
-
-    @property
-    def k_max(self) -> int: ...
-
-    @property
-    def n_dice(self) -> int: ...
-
-    @property
-    def policies(self) -> Mapping[str, PhasePolicy]: ...
-
-
-class StoredWinPlay:
-    """Two players: the table's stored policy at every state (module doc). Every phase's
-    policy is decoded and checked when made (a table read from disk decodes a phase when first
-    asked, :class:`solver.tables.game.StoredPolicies`), so a broken table is refused before a
-    game is played."""
-
-    name: str = WIN
-    players: int = 2
-
-    def __init__(self, sol: StoredPolicyTable) -> None:
-        self.sol = sol
-        self.rules = sol.rules.turn_rules()
-        self.n = sol.n
-        self.max_deficit = sol.k_max + 1
-        for phase in sol.policies:
-            sol.policies[phase]
-
-    def locate(self, frame: IntArray, kind: IntArray, left: IntArray) -> tuple[IntArray,
-                                                                              IntArray]:
-        me, opp = frame[:, 0], frame[:, 1]
-        column = np.where(kind == FINAL_KIND, np.minimum(opp - me, max(self.max_deficit, 1)) - 1,
-                          me * self.n + opp)
-        return kind.astype(np.int64), column.astype(np.int64)
-
-    def prepare(self, phase: IntArray, column: IntArray, cards: Sequence[str]) -> None:
-        pass  # every state's moves are in the table
-
-    def moves(self, card: str, world: int, phase: int, position: IntArray,
-              column: IntArray) -> tuple[IntArray, Any]:
-        codes = self.sol.policies[KINDS[phase]].codes[(card, world)]
-        orbit = orbit_of_positions(card, self.rules, self.sol.n_dice)[position]
-        code = codes[orbit, column].astype(np.int64)
-        if np.any(code == NO_MOVE):
-            raise PolicyMoveError(f"{card}: the win policy has no move at a live position")
-        keep, sor = actual_keep(self.rules, card, self.sol.n_dice, position, code)
-        return np.where(code == STOP, -1, keep), sor
-
-
-class SolvedWinPlay:
-    """Three players and more: the turn at each state met, solved from the table of N players
-    (module doc)."""
+class TableWinPlay:
+    """The turn at each state met, solved from a game table (module doc)."""
 
     name: str = WIN
 
-    def __init__(self, table: Any) -> None:
-        self.table = table
+    def __init__(self, table: GameTable) -> None:
+        self.table: Any = table
         self.players: int = table.players
         self.rules = table.rules.turn_rules()
         self.gm = game_model(table.rules, table.n_dice)
-        self.seats = table.seats()
+        self.seats = table.seats
         self.names = list(self.seats.phases)
         self.code = {name: code for code, name in enumerate(self.names)}
         self.Z = table.stacked()
@@ -196,7 +132,7 @@ class SolvedWinPlay:
         return np.where(code == STOP, -1, keep), used
 
 
-class ReducedWinPlay(SolvedWinPlay):
+class ReducedWinPlay(TableWinPlay):
     """Four or five players on a table of three (:mod:`.reduced`): the turn at each state met,
     solved from the method's utilities."""
 
@@ -205,7 +141,7 @@ class ReducedWinPlay(SolvedWinPlay):
         self.players = table.players
         self.rules = table.rules.turn_rules()
         self.gm = game_model(table.rules, table.n_dice)
-        self.seats = table.seats()
+        self.seats = table.seats
         self.names = list(self.seats.phases)
         self.code = {name: code for code, name in enumerate(self.names)}
         self.moves_of = {}
@@ -215,5 +151,5 @@ class ReducedWinPlay(SolvedWinPlay):
         return out
 
 
-__all__ = ["FINAL_KIND", "NORMAL_KIND", "SUDDEN_KIND", "ReducedWinPlay", "SolvedWinPlay",
-           "StoredWinPlay", "WinPlay"]
+__all__ = ["FINAL_KIND", "NORMAL_KIND", "SUDDEN_KIND", "ReducedWinPlay", "TableWinPlay",
+           "WinPlay"]

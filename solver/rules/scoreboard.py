@@ -10,9 +10,9 @@ for and what it does to the totals, so that it computes no rule itself:
   have pushed everybody back below it: a final turn that ends below the target wins nothing);
   under ``ties=shared`` one unit less **ties** (the tie is shared) when the leader is at the
   target; under ``ties=trigger`` a tie is the leader's;
-- with two players, the **goal** of playing to win (:class:`solver.advice.advisor.Goal`: the totals
-and
-  whether the turn is the final one);
+- the **goal** of playing to win: the mover's :class:`~solver.rules.standing.Standing` (the
+  totals in seat order from the mover, the final round and who triggered it, sudden death),
+  as the win question's inputs (:meth:`Scoreboard.goal`);
 - a turn's **points** move the mover's total, Skull Island's **deduction** every other total,
   never below 0 (:func:`solver.rules.floor_total`); then the next player moves;
 - the **end of the game**: the player who first ends a turn at or above the target (the
@@ -40,6 +40,7 @@ from typing import Any
 
 from ..errors import RulesError, quote
 from .rulebook import UNIT, Rules, floor_total
+from .standing import Standing, StandingError
 
 MAX_POINTS = 100_000
 """The largest total (and turn's points, either sign) the scoreboard takes: more than any game
@@ -166,12 +167,32 @@ class Scoreboard:
             return None
         return beat - UNIT
 
-    def goal(self) -> dict[str, Any] | None:
-        """Two players: the totals of playing to win (the goal's ``me``, ``opp``, ``final``);
-        None in sudden death (the win goal has no sudden death: :attr:`beat` is the need)."""
-        if len(self.totals) != 2 or self.over or self.sudden or self.me >= self.rules.target:
+    def standing(self) -> Standing | None:
+        """The mover's standing (:class:`~solver.rules.standing.Standing`: the totals in seat
+        order from the mover, the round, the trigger seen from the mover), or None when the
+        game is over or is no game of 2 to 5 players."""
+        if self.over:
             return None
-        return {"me": self.me, "opp": self.totals[1 - self.mover], "final": self.final}
+        n = len(self.totals)
+        totals = tuple(self.totals[(self.mover + k) % n] for k in range(n))
+        trigger = (None if not self.final or self.trigger is None
+                   else (self.trigger - self.mover) % n)
+        try:
+            return Standing(self.rules, totals, final=self.final, trigger=trigger,
+                            sudden=self.sudden)
+        except StandingError:
+            return None
+
+    def goal(self) -> dict[str, Any] | None:
+        """The win question of the mover, as the answers' inputs (``me``, ``opp`` the others'
+        totals in seat order after the mover, ``final``, ``trigger`` the player who reached
+        the target first numbered from the mover's 1, ``sudden``): :meth:`standing`."""
+        st = self.standing()
+        if st is None:
+            return None
+        return {"me": st.me, "opp": list(st.others), "final": st.final,
+                "trigger": None if st.trigger is None else st.trigger + 1,
+                "sudden": st.sudden}
 
     def after(self, *, points: int | None = None, deduction: int | None = None,
               magic: bool = False) -> Scoreboard:

@@ -13,8 +13,8 @@ under ``ties=trigger`` won by the first to have reached the target); if nobody i
 then, sudden death from the trigger on: the next player to end a turn at or above it wins.
 
 Policies: ``win`` (the move that maximises the player's probability of winning, from the game
-table of the players, :meth:`solver.game.table.GameTable.win_play`: with two players the moves
-the table stores for every state, with more the turn solved at each state met), ``points`` (the
+game of the players, :meth:`solver.game.table.Game.win_play`: the turn solved from its values at
+each state met), ``points`` (the
 expected-points optimum, the same at every score), ``need`` (the probability of passing the
 leader this turn: the points missing plus 100; the leader plays for points) and the heuristics
 of :mod:`solver.strategy.policies` (``first-roll``, ``two-skulls``, ``greedy``,

@@ -24,11 +24,11 @@ import numpy as np
 
 from ..engine import FloatArray, IntArray, kernel
 from ..game.model import game_model, point_range
-from ..game.nsolve import blocks_of
 from ..game.profiles import profile_values, win_endings
 from ..game.records import BLOCK, FINAL_EPS, FINAL_TOL
 from ..game.reduced import Projection, reduced_utilities
 from ..game.seats import NORMAL, seats_of
+from ..game.solve import blocks_of
 from ..game.turns import improve
 from ..rules.aims import WIN
 from ..rules.rulebook import Rules
@@ -57,7 +57,7 @@ def endings_of(table: Any, small: Any, name: str, *, jobs: int = 1, block: int =
     """The method's play at every state of phase `name` of `table`'s game, on the exact table
     `small` of fewer players: (size, n_u) the endings, (size,) the mover's value of its best
     turn; `jobs` processes at once."""
-    size = table.seats().phases[name].size
+    size = table.seats.phases[name].size
     small_Z = np.asarray(small.stacked())
     args = (table.rules, table.players, table.n_dice, name)
     blocks = blocks_of(np.arange(size, dtype=np.int64), block)
@@ -111,13 +111,13 @@ def measure_loss(table: Any, small: Any, *, jobs: int = 1, runner: Any = None,
                  progress: Callable[[str], None] | None = None) -> Loss:
     """The loss of the method with the exact table `small` of fewer players against the exact
     table `table` (module doc). `runner`: where the table's turns are solved
-    (:mod:`solver.game.nsolve`; this process by default)."""
+    (:mod:`solver.game.solve`; this process by default)."""
     import time
 
     t0 = time.perf_counter()
     players = table.players
     gm = game_model(table.rules, table.n_dice)
-    seats = table.seats()
+    seats = table.seats
 
     def said(name: str, done: int, blocks: int) -> None:
         if progress is not None and done == blocks:

@@ -1,7 +1,7 @@
-"""Building the game table of three players and more: where the solve runs (this process, a
-local Dask cluster or a scheduler's), its checkpoint after each improvement, ``--resume``, and
-the table written (:func:`build_ngame`). The front ends only word what it reports: the command
-line its progress line and its closing lines.
+"""Building a game table: where the solve runs (this process, a local Dask cluster or a
+scheduler's), its checkpoint after each improvement, ``--resume``, and the table written
+(:func:`build_game`). The front ends only word what it reports: the command line its progress
+line and its closing lines.
 """
 
 from __future__ import annotations
@@ -11,14 +11,22 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SettingsError
-from ..game.records import Checkpoint, NGameSolution, ProgressFn
+from ..game.records import Checkpoint, ProgressFn
 from ..rules.rulebook import Rules
 from .checkpoints import checkpoint_path, load_checkpoint, save_checkpoint
 from .fileformat import write_compared
-from .game import ngame_table_path, write_ngame
+from .game import game_table_path, write_game
+
+if TYPE_CHECKING:
+    from ..game import GameTable
+
+IN_PROCESS_SECONDS = 120.0
+"""Without a number of workers, a game whose solve takes at most about this long
+(:func:`solver.limits.game_cost`) is solved in this process: a local Dask cluster's start
+costs seconds and its copies of the table memory."""
 
 
 class BuildError(SettingsError):
@@ -42,29 +50,31 @@ class Built:
     file, whether the file is ``"new"``, ``"unchanged"`` or ``"changed"``, and the seconds the
     solve took."""
 
-    solution: NGameSolution
+    solution: GameTable
     path: Path
     change: str
     seconds: float
 
 
-def build_ngame(rules: Rules, players: int, directory: Path, *, scheduler: str | None = None,
-                workers: int | None = None, resume: bool = False, block: int,
+def build_game(rules: Rules, players: int, directory: Path, *, scheduler: str | None = None,
+               workers: int | None = None, resume: bool = False, block: int,
                 started: Callable[[Start], None] | None = None,
                 progress: ProgressFn | None = None,
                 unsaved: Callable[[Path, OSError], None] | None = None) -> Built:
     """Solve the `players`-player game of `rules` and write its table into `directory`.
 
     The solve runs on the scheduler at `scheduler`, else on `workers` local Dask workers (0: in
-    this process; None: one a core). After each improvement its state is saved beside the
+    this process; None: one a core, or in this process for a game solved in about
+    :data:`IN_PROCESS_SECONDS` or less). After each improvement its state is saved beside the
     table (:func:`.checkpoints.checkpoint_path`); `resume` continues from it, and a finished
     build removes it. A checkpoint that cannot be written (a full disk) is reported once to
     `unsaved` and the solve goes on without a point to resume.
     """
-    from ..game import game_model, point_range
+    from ..game import game_model, point_range, solve_game
     from ..game.cycles import NoEquilibrium
-    from ..game.nsolve import LocalRunner, Runner, solve_nplayer
     from ..game.seats import seats_of
+    from ..game.solve import LocalRunner, Runner
+    from ..limits import game_cost
 
     gm = game_model(rules)
     seats = seats_of(players, point_range(rules), gm.n, rules.ties)
@@ -96,7 +106,8 @@ def build_ngame(rules: Rules, players: int, directory: Path, *, scheduler: str |
         from ..game.cluster import connect
 
         where = connect(scheduler)
-    elif workers == 0:
+    elif workers == 0 or (workers is None
+                          and game_cost(rules.target, players)[0] <= IN_PROCESS_SECONDS):
         where = nullcontext(None)
     else:
         from ..game.cluster import local_cluster
@@ -112,15 +123,15 @@ def build_ngame(rules: Rules, players: int, directory: Path, *, scheduler: str |
 
             runner = DaskRunner(client, rules, players)
         try:
-            sol = solve_nplayer(rules, players, runner, block=block, progress=progress,
-                                checkpoint=checkpoint, resume=state)
+            sol = solve_game(rules, players, runner, block=block, progress=progress,
+                             checkpoint=checkpoint, resume=state)
         except NoEquilibrium as exc:
             kept = "" if failing else f" (the checkpoint {saved} keeps the phases done)"
             raise BuildError(f"{exc}: no table written{kept}") from None
     seconds = time.perf_counter() - began
-    path = ngame_table_path(directory, players)
+    path = game_table_path(directory, players)
     try:
-        change = write_compared(path, lambda: write_ngame(sol, directory))
+        change = write_compared(path, lambda: write_game(sol, directory))
     except OSError as exc:
         raise BuildError(f"cannot write the game table into {str(directory)!r}: "
                          f"{exc.strerror}") from None

@@ -29,7 +29,7 @@ _T = TypeVar("_T")
 
 COMMITTED_PACKAGE = "solver.tabledata"
 """The package whose data are the committed tables, in an installed wheel."""
-_ANY_TABLE = "game.msgpack"
+_ANY_TABLE = "game-2.msgpack"
 """A file of the committed tables, to turn the package's resources into a directory."""
 
 

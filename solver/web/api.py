@@ -13,9 +13,9 @@ endpoint           the command's ``--json``   the library
 ``/api/meta``      (what the page needs)      cards, faces, letters, variants, sizes
 =================  =========================  =============================================
 
-A handler reads its query (:mod:`solver.web.params`, the inputs of :mod:`solver.advice.inputs`),
-reads the values in the game's terms (the rules, the notation, the card, the dice, the goal, in the
-order the command line reads them, so that the first error is the same), asks
+A handler reads its query (:mod:`solver.web.params`, the inputs of :mod:`solver.advice.inputs`)
+into the command's request (:mod:`solver.advice.requests`: the values in the game's terms, in
+the order the command line reads them, so that the first error is the same), asks
 :mod:`solver.advice.answers` with the server's solutions (:class:`solver.web.solutions.Solutions`,
 a :class:`solver.advice.sources.SolutionSource`) and answers the library's dictionary as JSON: the
 same library calls as the command line's, whose `--json` is the same object. `/api/turn` is
@@ -44,13 +44,10 @@ from ..words.sentences import advice_sentence
 from .params import BadRequest, Endpoint, Limits, read_query
 
 if TYPE_CHECKING:
-    from ..advice.goals import Goal
-    from ..rules.dice import Dice
-    from ..rules.notation import Notation
-    from ..rules.rulebook import Card, Rules
+    from ..rules.rulebook import Rules
     from .solutions import Solutions
 
-GOAL = (I.NEED, I.ME, I.OPP, I.FINAL)
+GOAL = (I.NEED, I.ME, I.OPP, I.FINAL, I.WIN_TRIGGER, I.SUDDEN_DEATH)
 
 ADVISE = Endpoint("/api/advise", "Every legal option from the dice showing, best first", (
     I.CARD, I.DICE, I.SORCERESS_USED, I.FIRST, I.CHEST, *GOAL, I.TOP, I.VARIANT, I.NOTATION),
@@ -60,8 +57,9 @@ SCORE = Endpoint("/api/score", "What a turn's last dice are worth", (
     command="score")
 EV = Endpoint("/api/ev", "Optimal expected points of a turn per card", (
     I.CARD_LIST, I.VARIANT, I.EXACT, I.NOTATION), command="ev")
-WINPROB = Endpoint("/api/winprob", "Your probability of winning the game", (
-    I.MY_TOTAL, I.OPP_TOTAL, I.FINAL, I.VARIANT), command="winprob")
+WINPROB = Endpoint("/api/winprob", "Every player's probability of winning the game", (
+    I.MY_TOTAL, I.OPP_TOTAL, I.FINAL, I.WIN_TRIGGER, I.SUDDEN_DEATH, I.VARIANT),
+    command="winprob")
 TURN = Endpoint("/api/turn", "A whole turn, replayed entry by entry, and its grading", (
     I.CARD_DRAWN, *GOAL, I.VARIANT, I.NOTATION, I.ENTRY), command="turn")
 RULES = Endpoint("/api/rules", "The rules of the variants given, and their hash", (I.VARIANT,))
@@ -102,7 +100,7 @@ def error_words(exc: SabordsError) -> str:
     """A library error in the web's words: the library's sentence in the game's terms, a
     missing or stale table as the server's want of it."""
     if isinstance(exc, StaleTableError):
-        what = ("turn table" if exc.table == "turn" else "game table" if exc.table == "game"
+        what = ("turn table" if exc.table == "turn"
                 else f"table of the {exc.table.split('-')[1]}-player game")
         card = f" of the {exc.card} card" if exc.card else ""
         return (f"this server has no {what}{card} for these rules (rules hash "
@@ -110,91 +108,57 @@ def error_words(exc: SabordsError) -> str:
     return exc.message
 
 
-# -- reading the game's values, as the commands do ---------------------------------------------
+# -- the answers: each query read into its request, as the command line reads its inputs -----
 
 
 def _rules(q: dict[str, Any]) -> Rules:
-    from ..rules.rulebook import rules_with
+    from ..advice.requests import read_rules
 
-    return rules_with(q["variant"])
-
-
-def _notation(q: dict[str, Any]) -> Notation:
-    from ..rules.notation import get_notation
-
-    return get_notation(q["notation"] or "default")
-
-
-def _goal(q: dict[str, Any], rules: Rules) -> Goal:
-    from ..advice.goals import Goal
-
-    opps = list(q["opp"] or [])
-    goal = Goal(need=q["need"], me=q["me"], opp=opps[0] if opps else None, final=q["final"],
-                others=tuple(opps[1:]))
-    goal.check(rules)
-    return goal
-
-
-def _position(q: dict[str, Any]) -> tuple[Card, Dice, Dice | None]:
-    """The card, the dice and the chest's dice of a query, in its notation."""
-    notes = _notation(q)
-    card = notes.parse_card(q["card"])
-    dice = notes.parse_dice(q["dice"])
-    chest = None if q["chest"] is None else notes.parse_dice(q["chest"], n=None)
-    return card, dice, chest
-
-
-# -- the answers -------------------------------------------------------------------------------
+    return read_rules(q)
 
 
 def advise(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords advise --json`."""
     from ..advice.answers import advice_answer
+    from ..advice.requests import AdviceRequest
 
-    rules = _rules(q)
-    card, dice, chest = _position(q)
-    answer = advice_answer(card, dice, rules, _goal(q, rules), solutions,
-                           sorceress_used=q["sorceress_used"], chest=chest, first=q["first"])
+    answer = advice_answer(AdviceRequest.read(q), solutions)
     return answer.as_dict(advice_sentence, q["top"])
 
 
 def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords score --json`."""
+    from ..advice.requests import ScoreRequest
     from ..rules.verdict import score_turn
 
-    rules = _rules(q)
-    card, dice, chest = _position(q)
-    return score_turn(card, dice, rules, chest=chest, first=q["first"]).as_dict()
+    r = ScoreRequest.read(q)
+    return score_turn(r.card, r.dice, r.rules, chest=r.chest, first=r.first).as_dict()
 
 
 def ev(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords ev --json`."""
     from ..advice.answers import ev_answer
+    from ..advice.requests import EvRequest
 
-    rules = _rules(q)
-    notes = _notation(q)
-    cards = [notes.parse_card(c) for c in q["card"]] or None
-    return ev_answer(rules, cards, solutions, exact=q["exact"]).as_dict()
+    return ev_answer(EvRequest.read(q), solutions).as_dict()
 
 
 def winprob(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """`sabords winprob --json`."""
     from ..advice.answers import win_answer
+    from ..advice.requests import WinRequest
 
-    opps = list(q["opp"])
-    return win_answer(_rules(q), q["me"], opps[0], solutions, final=q["final"],
-                      others=tuple(opps[1:])).as_dict()
+    return win_answer(WinRequest.read(q), solutions).as_dict()
 
 
 def turn(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """The state of `sabords turn --json` after the entries (its last line)."""
     from ..advice.play import Phase, TurnPlay
+    from ..advice.requests import TurnRequest
 
-    rules = _rules(q)
-    notes = _notation(q)
-    card = notes.parse_card(q["card"])
-    play = TurnPlay.new(card, rules, _goal(q, rules), solutions=solutions,
-                        letters=notes.letters)
+    r = TurnRequest.read(q)
+    play = TurnPlay.new(r.card, r.rules, r.goal, solutions=solutions,
+                        letters=r.notation.letters)
     for index, entry in enumerate(q["entry"]):
         try:
             if play.phase is Phase.MOVE:
@@ -262,10 +226,12 @@ def needs_solving(endpoint: Endpoint, items: list[tuple[str, str]], solutions: S
     except BadRequest:
         return False, None
     if endpoint in (ADVISE, TURN):
+        from ..advice.requests import read_goal, read_notation
+
         try:
             the_rules = _rules(q)
-            card = _notation(q).parse_card(q["card"])
-            goal = _goal(q, the_rules)
+            card = read_notation(q).parse_card(q["card"])
+            goal = read_goal(q, the_rules)
         except SabordsError:
             return False, q  # an error answers at once
         return (solutions.cached_goal(card, the_rules, goal) is None

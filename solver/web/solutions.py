@@ -44,15 +44,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..advice.goals import Goal, GoalSolution, objective_for, solve_goal
 from ..errors import SettingsError
-from ..limits import game_cost
+from ..limits import game_cost, game_cost_text
 from ..rules.aims import NEED, POINTS
 from ..rules.rulebook import CARDS, Card, Rules
 from .cache import BoundedCache
 from .solving import SolverProcess
 
 if TYPE_CHECKING:
-    from ..game import GameSolution
-    from ..game.table import GameTable
+    from ..game import Game, GameTable
     from ..tables.turn import TurnTable
 
 T = TypeVar("T")
@@ -310,7 +309,7 @@ class Solutions:
             settings.turn_tables)
         self.goals: BoundedCache[tuple[str, Rules, Goal], GoalSolution] = BoundedCache(
             settings.goal_solutions)
-        self.games: BoundedCache[tuple[Rules, int], GameTable] = BoundedCache(
+        self.games: BoundedCache[tuple[Rules, int], Game] = BoundedCache(
             settings.game_tables)
         self.answers: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(settings.answers)
         # a turn table takes about a second in the solving process, its start included (a
@@ -376,7 +375,6 @@ class Solutions:
         its table, a need or a win solved now (or found in the cache)."""
         if goal.name == POINTS:
             return GoalSolution(goal, objective_for(None), self.table(card, rules).solution)
-        goal.check(rules)
         key_rules = rules.turn_rules() if goal.name == NEED else rules
         found = self.goals.peek((card.id, key_rules, goal))
         if found is not None:
@@ -396,67 +394,77 @@ class Solutions:
 
     # -- the game ------------------------------------------------------------------------------
 
-    def game(self, rules: Rules, players: int = 2) -> GameTable:
-        """The game table of `players` under `rules`. Two players: read or solved
-        (:func:`solver.tables.game.game_tables`), solved only up to
-        :attr:`Settings.max_game_target`; three and more: read from the server's game tables
-        (never solved here: an hour for three players at the default target), four and five
-        played near-optimally on the table of three where they have none of their own."""
-        if players == 2:
-            return self.games.get((rules, 2), lambda: self._read_game(rules))
-        from ..tables.game import read_players
+    def game(self, rules: Rules, players: int) -> Game:
+        """The game of `players` under `rules` (:func:`solver.tables.game.game_of`): its table
+        read from the server's game tables, or solved on demand in the solving process when
+        that takes at most what the two-player game of :attr:`Settings.max_game_target` takes,
+        or for four and five players near-optimal play on the table of three."""
+        return self.games.get((rules, players), lambda: self._game(rules, players))
+
+    def _budget(self) -> float:
+        """The longest solve (seconds, the cost model's) this server makes on demand."""
+        return game_cost(self.settings.max_game_target)[0]
+
+    def _game(self, rules: Rules, players: int) -> Game:
+        from ..errors import StaleTableError
+        from ..tables.game import game_of
+
+        try:
+            return game_of(rules, players, self.settings.game_tables_dir,
+                           solve=self._solve_game, within=self._budget())
+        except StaleTableError as exc:
+            if (self.settings.solve_on_demand and self.settings.game_tables_dir is None
+                    and exc.reason.startswith("no such file")):
+                limit = self.settings.max_game_target
+                raise GameTooLarge(
+                    f"this server solves a game on demand when it takes no longer than the "
+                    f"two-player game of target={limit}; the {players}-player game of "
+                    f"target={rules.target} takes {game_cost_text(rules.target, players)} and "
+                    f"is not solved here (its keeper can make its table on the server)",
+                    subject="variant", kind="game_too_large",
+                    values={"target": rules.target, "players": players,
+                            "max_game_target": limit}) from None
+            raise
+
+    def _solve_game(self, rules: Rules, players: int) -> GameTable:
+        from ..game import solve_game
         from ..tables.paths import game_default_dir
 
-        directory = self.settings.game_tables_dir or game_default_dir(rules)
-        return self.games.get((rules, players), lambda: self._solve(
-            lambda: read_players(directory, rules, players)))
-
-    def _read_game(self, rules: Rules) -> GameSolution:
-        from ..advice.sources import game_on_disk
-        from ..tables.game import game_tables
-        from ..tables.paths import game_default_dir
-
-        directory = self.settings.game_tables_dir
-        limit = self.settings.max_game_target
-        if not game_on_disk(rules, directory) and rules.target > limit:
-            raise GameTooLarge(
-                f"this server solves the two-player game on demand up to target={limit}; the "
-                f"game of target={rules.target} is not solved here (its keeper can make its "
-                f"table on the server)", subject="variant", kind="game_too_large",
-                values={"target": rules.target, "max_game_target": limit})
-        if game_on_disk(rules, directory):
-            return game_tables(rules, directory)
         solver = self.solver
-        solve = ((lambda: game_tables(rules, directory)) if solver is None
-                 else lambda: solver.game(rules))
+        solve = ((lambda: solve_game(rules, players)) if solver is None
+                 else lambda: solver.game(rules, players))
         return self._solve_table("game table", rules, game_default_dir(rules), solve,
-                                 {"table": "game"}, cost=game_cost(rules.target)[0])
+                                 {"table": f"game-{players}"},
+                                 cost=game_cost(rules.target, players)[0])
 
     # -- start-up ------------------------------------------------------------------------------
 
     def warm_up(self) -> None:
-        """Read the default rules' twelve turn tables and the game table."""
+        """Read the default rules' twelve turn tables and the two-player game's table."""
         rules = Rules()
         for card in CARDS.values():
             self.table(card, rules)
-        self.game(rules)
+        self.game(rules, 2)
 
     def win_players(self) -> list[int]:
         """The numbers of players whose game this server answers for the default rules: its
-        table on disk, or solved on demand."""
-        from ..advice.sources import game_on_disk
-        from ..game.seats import MAX_PLAYERS
-        from ..tables.game import has_players
+        table on disk, solved on demand, or near-optimal play on the table of three."""
+        from ..game.reduced import SMALL_PLAYERS
+        from ..rules.standing import MAX_PLAYERS
+        from ..tables.game import game_table_path
         from ..tables.paths import game_default_dir
 
         rules = Rules()
-        solvable = (self.settings.solve_on_demand
-                    and rules.target <= self.settings.max_game_target)
-        two = [2] if game_on_disk(rules, self.settings.game_tables_dir) or solvable else []
         directory = self.settings.game_tables_dir or game_default_dir(rules)
-        more = [n for n in range(3, MAX_PLAYERS + 1)
-                if has_players(directory, n)]  # never solved by the server
-        return two + more
+        solvable = (self.settings.solve_on_demand and self.settings.game_tables_dir is None)
+
+        def has(n: int) -> bool:
+            return game_table_path(directory, n).is_file() or (
+                solvable and game_cost(rules.target, n)[0] <= self._budget())
+
+        exact = [n for n in range(2, MAX_PLAYERS + 1) if has(n)]
+        near = list(range(SMALL_PLAYERS + 1, MAX_PLAYERS + 1)) if has(SMALL_PLAYERS) else []
+        return sorted(set(exact) | set(near))
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {"turn_tables": self.tables.stats(), "goal_solutions": self.goals.stats(),

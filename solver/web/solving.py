@@ -1,7 +1,7 @@
 """The server's solving process: tables solved on demand away from the answers.
 
-A table solved on demand (a card's turn table under new turn variants, a two-player game under
-a new target or tie rule) takes from a second to a minute of pure computation, and the game up
+A table solved on demand (a card's turn table under new turn variants, a game under a new
+target or tie rule) takes from a second to a minute of pure computation, and the game up
 to about a gigabyte. Solved in a thread of the serving process it would hold the interpreter
 (the answers wait their turn for it) and leave the process at the solve's peak memory. So it is
 solved in one process of its own (:class:`SolverProcess`):
@@ -13,7 +13,7 @@ solved in one process of its own (:class:`SolverProcess`):
   only reads the table it sends back (its packed bytes, the same as the file on disk), into its
   bounded caches;
 - **the same table**: the process solves through the library (:func:`solver.tables.turn.
-  turn_table`, :func:`solver.tables.game.game_tables`), which also writes it into the cache
+  turn_table`, :func:`solver.game.solve_game`), and writes it into the cache
   directory as a solve in the serving process would; an unwritable cache costs only the next
   solve.
 
@@ -34,7 +34,7 @@ from ..errors import SettingsError
 from ..rules.rulebook import CARDS, Card, Rules
 
 if TYPE_CHECKING:
-    from ..game import GameSolution
+    from ..game import GameTable
     from ..tables.turn import TurnTable
 
 KEEP_MB = 256
@@ -83,10 +83,16 @@ def _turn_bytes(card_id: str, rules: Rules) -> tuple[bytes, dict[str, int]]:
     return pack_table(turn_table(CARDS[card_id], rules)), _who()
 
 
-def _game_bytes(rules: Rules) -> tuple[bytes, dict[str, int]]:
-    from ..tables.game import game_tables, pack_game
+def _game_bytes(rules: Rules, players: int) -> tuple[bytes, dict[str, int]]:
+    from ..game import solve_game
+    from ..tables.fileformat import keep_in_cache
+    from ..tables.game import game_table_path, pack_game, write_game
+    from ..tables.paths import game_default_dir
 
-    return pack_game(game_tables(rules)), _who()
+    table = solve_game(rules, players)
+    directory = game_default_dir(rules)
+    keep_in_cache(lambda: write_game(table, directory), game_table_path(directory, players))
+    return pack_game(table), _who()
 
 
 class SolverProcess:
@@ -132,12 +138,13 @@ class SolverProcess:
         return unpack_table(data, source="the server's solving process", card=card,
                             rules=rules)
 
-    def game(self, rules: Rules) -> GameSolution:
-        """The two-player game table of `rules`, solved in the process."""
+    def game(self, rules: Rules, players: int) -> GameTable:
+        """The game table of `players` under `rules`, solved in the process (and cached on
+        disk there)."""
         from ..tables.game import unpack_game
 
-        data = self._run(_game_bytes, rules)
-        return unpack_game(data, rules, source="the server's solving process")
+        data = self._run(_game_bytes, rules, players)
+        return unpack_game(data, rules, players, source="the server's solving process")
 
     def close(self, *, now: bool = False) -> None:
         """Stop the process (a new one starts at the next solve); `now`: without waiting for a

@@ -53,13 +53,12 @@ function renderScores(board) {
   if (S.objective !== "win") return;
   const goal = winGoal(board);
   if (!goal) return;
-  const opps = Array.isArray(goal.opp) ? goal.opp : [goal.opp];
-  const others = opps.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
+  const others = goal.opp.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
   const text = W.winTotals(playerName(board.mover), goal.me, others, goal.final);
   const key = JSON.stringify([goal, variantParams()]);
   if (ui.winKey === key && ui.win) { say("win-totals", `${text} ${winChance(ui.win)}`); return; }
   say("win-totals", text);
-  api("/api/winprob", { me: goal.me, opp: opps, final: goal.final, variant: variantParams() })
+  api("/api/winprob", { ...goal, variant: variantParams() })
     .then((w) => { ui.win = w; ui.winKey = key; say("win-totals", `${text} ${winChance(w)}`); })
     .catch(() => { /* the advice says it */ });
 }

@@ -311,14 +311,11 @@ export function rulesWords() {
   });
   return items.length ? items.join("; ") : W.defaultRules;
 }
-// The goal of playing to win from the scoreboard: my total, the others' in seat order after me.
+// The question of playing to win, as the server reads the scoreboard (/api/scores's goal): the
+// mover's total, the others' in seat order after the mover, the final round and who triggered
+// it (numbered from the mover's 1), sudden death; null once the game is over.
 export function winGoal(board) {
-  const ps = players();
-  if (board.over || board.sudden) return null;
-  if (ps.length === 2 && board.goal) return board.goal;
-  const opp = [];
-  for (let k = 1; k < ps.length; k++) opp.push(board.totals[(board.mover + k) % ps.length]);
-  return { me: board.totals[board.mover], opp, final: board.final };
+  return board.goal || null;
 }
 export async function goalParams() {
   if (S.objective === "points") return {};
