@@ -74,10 +74,8 @@ def exact_tables(model: TurnModel, st: TurnStructure, world: int) -> ExactTables
         full = st.partial[st.full_row] - model.geometry.full_offset
         cached = model.cache[key] = ExactTables(
             level=level,
-            pow6_level=np.array([[6**int(d)] for d in level.tolist()], dtype=object)
-            .reshape(-1, 1),
-            bust_ways=np.array(bust_probability(model, st, world).tolist(), dtype=object)
-            .reshape(-1, 1),
+            pow6_level=(6 ** level.astype(np.int64)).astype(object).reshape(-1, 1),
+            bust_ways=bust_probability(model, st, world).astype(object).reshape(-1, 1),
             keep_ok=model.keep_legal[world][st.partial],
             sorceress_ok=model.sorceress_legal[st.partial],
             live=model.live[world][full],
