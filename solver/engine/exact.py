@@ -23,14 +23,15 @@ with :math:`w(o)` the number of the :math:`6^r` ordered outcomes showing :math:`
 (or the layer's stops and Sorceress moves, whose values are known), and the matrix is
 :math:`6^r I - W` with :math:`W` the no-skull outcomes landing on the layer's other rerolls,
 strictly diagonally dominant (a reroll stays with probability at most 25/36), so invertible.
-It is block triangular: its strongly connected components (a reroll returns to a position only
-through a few others: at most about 20 positions under the default rules) are solved from the
-sinks up, a level of the condensation at a time, the right side of each on a common
-denominator with the components below it (:func:`.exact_linear.solve_system`). A component's
-solution is its matrix's exact inverse, by FLINT (``fmpz_mat.inv``, python-flint), times its
-right side: the 12 default cards' systems hold 1960 components of several positions but only
-35 distinct matrices, so each inverse is made once and applied to every component of a
-level that shares it in one integer product; a lone position is a division.
+Positions that make the same keep have the same equation but for their own value, so they
+have the same value, the keep's value: the system is solved with one unknown per distinct keep
+(2893 keeps for the 10012 rerolling positions of the 12 default cards). It is block
+triangular: its strongly connected components are solved from the sinks up, a level of the
+condensation at a time, the right side of each on a common denominator with the components
+below it (:func:`.exact_linear.solve_system`). Under the default rules every keep is a
+component of its own, solved by a division; keeps that reach one another, where a policy
+makes any, are solved together, as their matrix's exact inverse by FLINT (``fmpz_mat.inv``,
+python-flint) times their right side.
 
 **Numbers.**  No rational object is made while solving: every array of exact numbers is
 integers over one common denominator, kept at the least one (numpy adds and multiplies
@@ -539,24 +540,35 @@ def _solve_unknowns(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _W
                     ) -> tuple[ObjectArray, int]:
     """The values of the layer's positions that reroll without the Sorceress: the linear
     system of the module doc, as integers over a multiple of ``ws.den``. ``ws.s_num`` holds S
-    with those values 0."""
+    with those values 0.
+
+    Positions that make the same keep have the same equation but for their own value, so
+    the same value, the keep's: the system is solved with one unknown per distinct keep (for
+    the default rules, 2893 keeps for 10012 positions; and each keep its own strongly
+    connected component, solved by a division)."""
     n, g = model.n_dice, model.geometry
-    m = unknown.shape[0]
-    keeps = ws.code[unknown]
+    keeps_of = ws.code[unknown]
+    order = np.argsort(keeps_of, kind="stable")
+    new = np.concatenate(([True], keeps_of[order][1:] != keeps_of[order][:-1]))
+    keep_of = np.empty(unknown.shape[0], dtype=np.int64)  # each position's keep, numbered
+    keep_of[order] = np.cumsum(new) - 1
+    keeps = keeps_of[order][new]
+    m = keeps.shape[0]
     rows = st.row_of_partial[keeps]
-    # the no-skull outcomes of each keep that land on an unknown position: the matrix W
+    # the no-skull outcomes of each keep that land on a position of the system: the matrix W
     starts, lens = g.ptr[keeps], g.ptr[keeps + 1] - g.ptr[keeps]
     owner = np.repeat(np.arange(m), lens)
     entry = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
     stay = g.rolled_skulls[entry] == 0
     owner, entry = owner[stay], entry[stay]
-    fo_local[unknown] = np.arange(m)
+    fo_local[unknown] = keep_of
     target = fo_local[st.full_of_position[g.col[entry]]]
     fo_local[unknown] = -1
     hit = target >= 0
     rhs = ws.s_num[rows] + tb.bust_ways[rows] * u.bust[rows] * (ws.den // u.den)
-    return solve_system(6 ** (n - g.total[keeps]), owner[hit], target[hit],
-                        roll_ways(n)[entry[hit]], rhs, ws.den)
+    num, den = solve_system(6 ** (n - g.total[keeps]), owner[hit], target[hit],
+                            roll_ways(n)[entry[hit]], rhs, ws.den)
+    return num[keep_of], den
 
 
 def _improve(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,

@@ -249,10 +249,8 @@ def build_tables(
         return
     groups = card_batches(cards, turn)
     largest = max(groups, key=len)
-    # the exact solves' own imports (FLINT, the exact solver) once, here: workers forked
-    # from this process inherit them instead of importing them each
-    import flint  # noqa: F401
-
+    # the exact solver imported once, here: workers forked from this process inherit it
+    # instead of importing it each (FLINT is imported by a solve that needs it only)
     from ..engine import exact  # noqa: F401
     with worker_pool(n_jobs) as pool:
         done: dict[str, Any] = {}
