@@ -414,6 +414,11 @@ def solve_exact(
         raise ValueError("the exact solve's keys hold at most 4095 partial positions")
     full = st.partial[st.full_row] - g.full_offset
     stop_n, bust_n = pay.stop[full], pay.bust[st.partial]
+    # a column without a stop or bust utility (Skull Island's: it follows the first roll
+    # only) is 0 at every position and keep of the layers: they solve the others only
+    cols = np.flatnonzero((stop_n != 0).any(axis=0) | (bust_n != 0).any(axis=0)
+                          | (np.arange(b) == 0))
+    stop_n, bust_n = stop_n[:, cols], bust_n[:, cols]
     least = least_denominator(np.concatenate([stop_n, bust_n]), pay.den)
     u = _Utilities(stop=on_denominator(stop_n, pay.den, least),
                    bust=on_denominator(bust_n, pay.den, least), den=least)
@@ -424,8 +429,9 @@ def solve_exact(
         tb = exact_tables(model, st, world)
         code, sor = _initial_policy(model, st, policy, world)
         given = code.copy(), sor.copy()
-        ws = _World(code=code, sor=sor, s_num=np.zeros((st.n_rows + 1, b), dtype=object),
-                    den=u.den, t_num=np.zeros((st.n_rows, b), dtype=object))
+        ws = _World(code=code, sor=sor,
+                    s_num=np.zeros((st.n_rows + 1, cols.shape[0]), dtype=object), den=u.den,
+                    t_num=np.zeros((st.n_rows, cols.shape[0]), dtype=object))
         used = worlds.get(USED) if world == UNUSED else None
         for s in range(st.max_skulls, -1, -1):
             for round_ in range(MAX_ITERATIONS):
@@ -444,7 +450,7 @@ def solve_exact(
         worlds[world] = ws
     proof = ProofRecord(layer_solves=layer_solves, improved=improved, retied=retied,
                         changed=changed)
-    return _result(model, st, pay, key, worlds, proof)
+    return _result(model, st, pay, cols, key, worlds, proof)
 
 
 def _initial_policy(model: TurnModel, st: TurnStructure, policy: Policy,
@@ -633,8 +639,11 @@ def _key_values(keys: ObjectArray, factor: int) -> ObjectArray:
     return np.where(found, (np.where(found, keys, 0) >> KEY_SHIFT) * factor, NEG)
 
 
-def _result(model: TurnModel, st: TurnStructure, pay: ExactPayoff, key: tuple[object, ...],
-            worlds: dict[int, _World], proof: ProofRecord) -> ExactSolution:
+def _result(model: TurnModel, st: TurnStructure, pay: ExactPayoff, cols: IntArray,
+            key: tuple[object, ...], worlds: dict[int, _World], proof: ProofRecord
+            ) -> ExactSolution:
+    """The solution of the solved worlds (their columns `cols` of the payoff's; the others
+    0 in the layers)."""
     g = model.geometry
     n, b = model.n_dice, pay.columns
     scale = 6**n
@@ -646,14 +655,14 @@ def _result(model: TurnModel, st: TurnStructure, pay: ExactPayoff, key: tuple[ob
     for world, ws in worlds.items():
         live = model.live[world]
         value = np.zeros((g.n_full, b), dtype=object)
-        value[live] = ws.s_num[st.full_row[orbit[live]]]
+        value[np.ix_(np.flatnonzero(live), cols)] = ws.s_num[st.full_row[orbit[live]]]
         # the keep values: T on each block's t_den * 6**n; beyond the structure every roll
         # busts
         keep_den = lcm(pay.den, *(d * scale for d in ws.t_den.values()))
         factor = np.array([keep_den // (ws.t_den[k] * scale) if k in ws.t_den else 0
                            for k in range(st.max_skulls + 1)], dtype=object)
         keep = pay.bust * (keep_den // pay.den)
-        keep[inside] = ws.t_num[rows] * factor[blocks][:, None]
+        keep[np.ix_(np.flatnonzero(inside), cols)] = ws.t_num[rows] * factor[blocks][:, None]
         policy = np.full((g.n_full, 1), NO_MOVE, dtype=np.int64)
         sor = np.zeros((g.n_full, 1), dtype=bool)
         policy[live, 0] = ws.code[orbit[live]]
