@@ -448,8 +448,7 @@ print(json.dumps(out))
 
 
 def bench_exact(repeat: int) -> list[Figure]:
-    """The 12 cards solved and proved exactly (serial, in one process), and the exact turn
-    tables' size."""
+    """The 12 cards' exact values and proofs (serial, one process) and the tables' size."""
     runs = repeated(EXACT_SOLVE, repeat=repeat)
     figures = median_figures("12 cards solved and proved exactly (process, incl. start-up)",
                              runs, target=10.0)
