@@ -23,7 +23,7 @@ import json
 from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
-from math import comb
+from math import comb, lcm
 from typing import Any
 
 import numpy as np
@@ -51,7 +51,7 @@ from solver.engine.exact import (
     solve_exact,
     to_floats,
 )
-from solver.engine.exact_linear import solve_system, strong_components
+from solver.engine.exact_linear import doubles_over, solve_system, strong_components
 from solver.engine.stats import (
     deck_average,
     exact_deck_average,
@@ -62,11 +62,13 @@ from solver.engine.stats import (
 from solver.rational import decimal_is_exact, decimal_text, exact_text, fraction_text
 from solver.rules import CARD_IDS, CARDS, DECK_SIZE, Rules, rules_with
 from solver.rules.dice import Dice
+from solver.tables.fileformat import fractions_of, pack_exact, pack_exact_ints
 from solver.tables.paths import committed_dir
 from solver.tables.turn import exact_solution, exact_stats, turn_table
 
 from .conftest import advise_at, dice
 from .test_engine_bruteforce import (
+    DEDUCTION,
     FACES,
     POINTS,
     SKULL,
@@ -192,6 +194,75 @@ def test_reduced_games_are_exactly_the_naive_fixed_point(card: str, variants: tu
                 pos, rolled_for(pos, g.counts[code].tolist()), unused, bust)[0]
             assert v == want, pos
     assert walker.turn_value(bust)[0] == exact.turn_value[1]
+
+
+ISLAND = Utility("island", lambda p, m: Fraction(0), lambda p: Fraction(0),
+                 lambda d: Fraction(1))
+"""P(Skull Island) as a utility."""
+FILLER = 2
+"""A face for the dice a keep rolls (a parrot: not a skull, so the Sorceress stays as she
+is): their faces before the roll do not matter."""
+
+EVERY_ARRAY = [("none", (), "points"), ("chest", (), "points"), ("sorceress", (), "points"),
+               ("sorceress", ("sorceress_rescue=off",), "at_least_600"),
+               ("battle2", (), "at_least_600"), ("skull1", ("card_skulls_block_chest=off",),
+                                                 "points")]
+
+
+@pytest.mark.parametrize(("card", "variants", "objective"), EVERY_ARRAY,
+                         ids=[f"{c}-{'+'.join(v) or 'default'}-{o}" for c, v, o in EVERY_ARRAY])
+def test_every_exact_array_is_the_naive_fraction_reference(card: str, variants: tuple[str, ...],
+                                                           objective: str) -> None:
+    # The exact solve works on integers over common denominators (FLINT's inverses for the
+    # linear systems) and makes Fractions only at the end: every array it returns against
+    # plain Fraction arithmetic on ordered dice, column by column (the objective and the
+    # three ending payoffs), exactly and as Fractions (None where the turn is over).
+    n = 4
+    rules = rules_with(list(variants))
+    utility, obj = (POINTS, ExpectedPoints()) if objective == "points" else (
+        at_least(600), AtLeast(600))
+    model = turn_model(CARDS[card], rules, n)
+    exact, _ = exact_turn(CARDS[card], rules, obj, n_dice=n, evaluate=exact_ending_payoff(model))
+    naive = Naive(card, rules, n, [utility, BUST, ISLAND, DEDUCTION])
+    g = geometry(n)
+    values = {}
+    for unused in naive.worlds():
+        value = exact.worlds[UNUSED if unused else USED].value
+        layer = {}
+        for pos in positions(n):
+            row = tuple(value[g.full_index(Dice.from_faces(pos))])
+            if naive.state(pos, first=False, unused=unused) == "bust":
+                assert row == (None,) * 4, pos
+            else:
+                assert all(type(v) is Fraction for v in row), pos
+                layer[pos] = row
+        values[unused] = layer
+    level = Level.of(values)
+    # every keep, legal or not: keep the partial position and roll the other dice
+    for unused in naive.worlds():
+        keep = exact.worlds[UNUSED if unused else USED].keep_value
+        for index, counts in enumerate(g.counts.tolist()):
+            kept = tuple(f for f in FACES for _ in range(counts[f]))
+            rolled = n - len(kept)
+            if rolled:
+                want = naive.option_value(kept + (FILLER,) * rolled,
+                                          frozenset(range(len(kept), n)), unused, level)
+            elif naive.state(kept, first=False, unused=unused) == "bust":
+                want = naive.bust_utility(kept)
+            else:
+                want = level.value[unused][kept]
+            got = tuple(keep[index])
+            assert got == want and all(type(v) is Fraction for v in got), (unused, kept)
+    # the first roll and the turn
+    start = naive.card.sorceress
+    for pos in positions(n):
+        state = naive.state(pos, first=True, unused=start)
+        want = (naive.island_utility(pos) if state == "island" else
+                naive.bust_utility(None) if state == "bust" else level.value[start][pos])
+        got = tuple(exact.first_value[g.full_index(Dice.from_faces(pos))])
+        assert got == want and all(type(v) is Fraction for v in got), pos
+    assert exact.turn_value == naive.turn_value(level)
+    assert all(type(v) is Fraction for v in exact.turn_value)
 
 
 @pytest.mark.parametrize("card", ["none", "sorceress", "skull1"])
@@ -367,12 +438,66 @@ def test_the_block_triangular_solve_is_the_dense_solve() -> None:
     ways = np.array([5, 10, 25, 1, 10, 3, 2])
     rhs = np.array([[7, 1], [0, 2], [3, 3], [11, 4], [5, 5], [-6, 6]], dtype=object)
     den = 10
-    x = solve_system(diag, owner, target, ways, rhs, den)
+    num, x_den = solve_system(diag, owner, target, ways, rhs, den)
+    x = num * Fraction(1, x_den)
     a = np.diag(diag).astype(object)
     for i, j, w in zip(owner, target, ways, strict=True):
         a[i, j] -= w
     residual = a.dot(x) - rhs / Fraction(den)
     assert all(v == 0 for v in residual.reshape(-1).tolist())
+    # on the least common denominator of the solution and `den`
+    assert x_den == lcm(den, *(v.denominator for v in x.reshape(-1).tolist()))
+    assert all(type(v) is int for v in num.reshape(-1).tolist())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_block_triangular_systems_are_solved_exactly(seed: int) -> None:
+    # strictly diagonally dominant systems with cycles, self-loops, repeated edges and lone
+    # unknowns (the components by a division, by FLINT's inverses, level by level): the
+    # residual is exactly 0 and the denominator the least one
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        m, b = int(rng.integers(1, 30)), int(rng.integers(1, 4))
+        e = int(rng.integers(0, 3 * m))
+        owner, target = rng.integers(0, m, e), rng.integers(0, m, e)
+        ways = rng.integers(1, 20, e)
+        diag = np.bincount(owner, weights=ways, minlength=m).astype(np.int64) + \
+            rng.integers(1, 50, m)
+        rhs = np.array([int(v) * 10**12 + 7 for v in rng.integers(-10**6, 10**6, (m, b))
+                        .reshape(-1)], dtype=object).reshape(m, b)
+        den = int(rng.integers(1, 10**6))
+        num, x_den = solve_system(diag, owner, target, ways, rhs, den)
+        x = num * Fraction(1, x_den)
+        a = np.diag(diag).astype(object)
+        np.add.at(a, (owner, target), -ways.astype(object))
+        assert all(v == 0 for v in (a.dot(x) - rhs / Fraction(den)).reshape(-1).tolist())
+        assert x_den == lcm(den, *(v.denominator for v in x.reshape(-1).tolist()))
+
+
+def test_doubles_are_their_exact_values_over_one_denominator() -> None:
+    # the payoffs' doubles as integers over their least common denominator, vectorised: each
+    # the exact value Fraction(double) gives, subnormals and huge doubles too
+    rng = np.random.default_rng(3)
+    for values in (np.array([0.0, -0.0, 3.0, -1200.0, 2.0**61]),
+                   rng.normal(size=50) * 10.0 ** rng.integers(-30, 30, 50),
+                   np.array([0.1, 1e-300, 5e-324, 1e300, -2.5]).reshape(5, 1)):
+        num, den = doubles_over(values)
+        exact = [Fraction(x) for x in values.reshape(-1).tolist()]
+        assert [Fraction(v, den) for v in num.reshape(-1).tolist()] == exact
+        assert num.shape == values.shape and den == lcm(1, *(x.denominator for x in exact))
+    with pytest.raises(ValueError, match="finite"):
+        doubles_over(np.array([1.0, np.nan]))
+
+
+def test_exact_arrays_pack_to_the_same_bytes_on_any_denominator() -> None:
+    # a table's exact array is the same bytes whichever common denominator its numbers came on
+    values = [Fraction(3, 4), Fraction(-5, 6), None, Fraction(0), Fraction(7)]
+    packed = pack_exact(np.array(values, dtype=object))
+    assert packed["den"] == "12"
+    for den in (12, 24, 12 * 10**30):
+        nums = [0 if v is None else int(v * den) for v in values]
+        assert pack_exact_ints(nums, den, (5,)) == packed
+    assert fractions_of(packed) == [Fraction(0) if v is None else v for v in values]
 
 
 # --------------------------------------------------------------------------------------------

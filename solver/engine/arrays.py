@@ -44,19 +44,28 @@ class WorldArrays:
 def bust_probability(model: TurnModel, st: TurnStructure, world: int) -> IntArray:
     """For each row, how many of the ``6**r`` ordered outcomes of rolling its ``r`` missing
     dice end the turn (a bust): counted one die at a time, a child beyond the structure
-    bringing all its completions. The probability is the count over ``6**r``, exactly."""
-    n_dice = st.n_dice
+    bringing all its completions. The probability is the count over ``6**r``, exactly.
+
+    Vectorised a level of a block at a time, and kept with the structure (read-only) for
+    each set of positions where the turn is over: the cards of one batch count once."""
     dead_full = ~model.live[world][st.partial[st.full_row] - model.geometry.full_offset]
-    count = [0] * (st.n_rows + 1)
-    for i, r in enumerate(st.full_row.tolist()):
-        count[r] = int(dead_full[i])
-    level = st.counts.sum(axis=1).tolist()
-    child = st.child.tolist()
-    for s in range(st.max_skulls, -1, -1):
-        for r in range(int(st.level_lo[s, n_dice]) - 1, int(st.level_lo[s, s]) - 1, -1):
-            beyond = 6 ** (n_dice - level[r] - 1)
-            count[r] = sum(beyond if c == st.n_rows else count[c] for c in child[r])
-    return np.array(count[: st.n_rows], dtype=np.int64)
+    key = "bust-ways-" + dead_full.tobytes().hex()
+    cached = st.cache.get(key)
+    if cached is None:
+        n_dice = st.n_dice
+        count = np.zeros(st.n_rows + 1, dtype=np.int64)  # the sentinel's is never read
+        count[st.full_row] = dead_full
+        for s in range(st.max_skulls, -1, -1):
+            for d in range(n_dice - 1, s - 1, -1):
+                lo, hi = int(st.level_lo[s, d]), int(st.level_lo[s, d + 1])
+                if hi > lo:
+                    child = st.child[lo:hi]
+                    count[lo:hi] = np.where(child == st.n_rows, 6 ** (n_dice - d - 1),
+                                            count[child]).sum(axis=1)
+        cached = count[: st.n_rows]
+        cached.flags.writeable = False
+        st.cache[key] = cached
+    return cached
 
 
 def world_arrays(model: TurnModel, st: TurnStructure, world: int, stop_idx: IntArray,
@@ -73,9 +82,9 @@ def world_arrays(model: TurnModel, st: TurnStructure, world: int, stop_idx: IntA
             keep_ok=np.concatenate([model.keep_legal[world][st.partial], sentinel_false]),
             sorceress_ok=np.concatenate([model.sorceress_legal[st.partial], sentinel_false]),
             # int / int is correctly rounded: the exact probability to the nearest double
-            p_bust=np.array([n / 6 ** (st.n_dice - d) for n, d in
-                             zip(bust_probability(model, st, world).tolist(),
-                                 st.counts.sum(axis=1).tolist(), strict=True)]),
+            # (so is numpy's division of these doubles: both are integers below 2**53)
+            p_bust=bust_probability(model, st, world).astype(np.float64)
+            / (6 ** (st.n_dice - st.counts.sum(axis=1))).astype(np.float64),
             stop_idx=np.zeros(0, dtype=np.int64),
             bust_idx=np.zeros(0, dtype=np.int64),
         )

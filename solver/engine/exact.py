@@ -23,11 +23,22 @@ with :math:`w(o)` the number of the :math:`6^r` ordered outcomes showing :math:`
 (or the layer's stops and Sorceress moves, whose values are known), and the matrix is
 :math:`6^r I - W` with :math:`W` the no-skull outcomes landing on the layer's other rerolls,
 strictly diagonally dominant (a reroll stays with probability at most 25/36), so invertible.
-It is block triangular: its strongly connected components (a reroll returns to a position only
-through a few others: at most about 20 positions under the default rules) are solved from the
-sinks up, each exactly over the integers by FLINT (``fmpz_mat.solve``, python-flint: Dixon's
-p-adic lifting), the right side of each on a common denominator with the components below it
-(:func:`.exact_linear.solve_system`; a layer of 443 unknowns takes about 30 ms).
+Positions that make the same keep have the same equation but for their own value, so they
+have the same value, the keep's value: the system is solved with one unknown per distinct keep
+(2893 keeps for the 10012 rerolling positions of the 12 default cards). It is block
+triangular: its strongly connected components are solved from the sinks up, a level of the
+condensation at a time, the right side of each on a common denominator with the components
+below it (:func:`.exact_linear.solve_system`). Under the default rules every keep is a
+component of its own, solved by a division; keeps that reach one another, where a policy
+makes any, are solved together, as their matrix's exact inverse by FLINT (``fmpz_mat.inv``,
+python-flint) times their right side.
+
+**Numbers.**  No rational object is made while solving: every array of exact numbers is
+integers over one common denominator, kept at the least one (numpy adds and multiplies
+arrays of Python integers at about 25 ns an entry, where a :class:`~fractions.Fraction`, or
+FLINT's ``fmpq`` alike, spends about a microsecond on each entry's reduction). The results
+hold them so (:class:`ExactArray`): a table is written from the integers and its floats
+rounded from them; the fractions are made on first use (:attr:`ExactWorld.value`, ...).
 
 **Keep values, exactly and vectorised.**  Over a common denominator :math:`D` of the values of
 the layers solved, every partial position's value is an integer: with
@@ -70,6 +81,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from math import lcm
 from typing import Any
 
@@ -85,9 +97,10 @@ from .exact_linear import (
     NEG,
     ExactTables,
     best_subkeep,
-    common_denominator,
+    doubles_over,
     exact_tables,
-    ints_on,
+    least_denominator,
+    on_denominator,
     roll_ways,
     solve_system,
     tie_key,
@@ -113,23 +126,80 @@ class ExactnessError(RuntimeError):
 
 
 # --------------------------------------------------------------------------------------------
+# Exact arrays
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ExactArray:
+    """An array of exact numbers as integers over one common denominator: ``num / den``, None
+    where `none` (its numerator 0). The fractions themselves (:attr:`fractions`) are made on
+    first use only: a table is written from the integers (:meth:`flat`), its floats rounded
+    from them (:meth:`floats`)."""
+
+    num: ObjectArray
+    """Python integers."""
+    den: int
+    """A positive multiple of the least common denominator of the numbers."""
+    none: BoolArray | None = None
+    """Where there is no number (the shape of `num`); None: a number everywhere."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.num.shape)
+
+    def head(self, columns: int) -> ExactArray:
+        """The first `columns` columns."""
+        return ExactArray(self.num[:, :columns], self.den,
+                          None if self.none is None else self.none[:, :columns])
+
+    def flat(self) -> list[int]:
+        """The numerators, row-major, 0 where there is no number."""
+        return self.num.reshape(-1).tolist()  # type: ignore[no-any-return]
+
+    @cached_property
+    def fractions(self) -> ObjectArray:
+        """The numbers as :class:`~fractions.Fraction` (None where there is none)."""
+        den = self.den
+        out = np.empty(self.num.shape, dtype=object)
+        flat = out.reshape(-1)
+        for i, v in enumerate(self.flat()):
+            flat[i] = Fraction(v, den)
+        if self.none is not None:
+            out[self.none] = None
+        return out
+
+    def floats(self) -> FloatArray:
+        """The numbers rounded to the nearest double (``int / int`` is correctly rounded),
+        NaN where there is none."""
+        den = self.den
+        out = np.array([v / den for v in self.flat()], dtype=np.float64).reshape(self.shape)
+        if self.none is not None:
+            out[self.none] = np.nan
+        return out
+
+
+# --------------------------------------------------------------------------------------------
 # Exact payoffs
 # --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ExactPayoff:
-    """Utilities of every way a turn ends, as fractions, one column per payoff
-    (:class:`.objectives.Payoff` in exact numbers)."""
+    """Utilities of every way a turn ends, exactly, one column per payoff
+    (:class:`.objectives.Payoff` in exact numbers): the stops and busts as integers over one
+    denominator `den`, the first-roll endings as fractions."""
 
     stop: ObjectArray
-    """(n_full, B): stopping at each position (where stopping is allowed)."""
+    """(n_full, B): stopping at each position (where stopping is allowed), over `den`."""
     bust: ObjectArray
-    """(n_partial, B): busting with the dice of this partial position not rolled."""
+    """(n_partial, B): busting with the dice of this partial position not rolled, over
+    `den`."""
+    den: int
     first_bust: tuple[Fraction, ...]
     """(B,): busting on the first roll."""
     island: ObjectArray
-    """(n_dice + 1, B): a first roll with s skull dice going to Skull Island."""
+    """(n_dice + 1, B) fractions: a first roll with s skull dice going to Skull Island."""
 
     @property
     def columns(self) -> int:
@@ -138,8 +208,10 @@ class ExactPayoff:
     @staticmethod
     def stack(parts: Sequence[ExactPayoff]) -> ExactPayoff:
         """The columns of several payoffs side by side."""
-        return ExactPayoff(stop=np.hstack([p.stop for p in parts]),
-                           bust=np.hstack([p.bust for p in parts]),
+        den = lcm(*(p.den for p in parts))
+        return ExactPayoff(stop=np.hstack([p.stop * (den // p.den) for p in parts]),
+                           bust=np.hstack([p.bust * (den // p.den) for p in parts]),
+                           den=den,
                            first_bust=tuple(x for p in parts for x in p.first_bust),
                            island=np.hstack([p.island for p in parts]))
 
@@ -167,8 +239,11 @@ def exact_payoff(model: TurnModel, objective: Objective) -> ExactPayoff:
         for b in range(float_payoff.columns):
             island[s, b] = sum((p * utility[i, b] for i, (_, p) in enumerate(dist)),
                                Fraction(0))
-    return ExactPayoff(stop=fractions_of(float_payoff.stop),
-                       bust=fractions_of(float_payoff.bust),
+    n_stop = float_payoff.stop.size
+    num, den = doubles_over(np.concatenate([float_payoff.stop.reshape(-1),
+                                            float_payoff.bust.reshape(-1)]))
+    return ExactPayoff(stop=num[:n_stop].reshape(float_payoff.stop.shape),
+                       bust=num[n_stop:].reshape(float_payoff.bust.shape), den=den,
                        first_bust=tuple(fractions_of(float_payoff.first_bust).tolist()),
                        island=island)
 
@@ -182,15 +257,26 @@ def exact_payoff(model: TurnModel, objective: Objective) -> ExactPayoff:
 class ExactWorld:
     """Exact values and the proved policy of one world (Sorceress used / unused)."""
 
-    value: ObjectArray
-    """(n_full, B): value of each position after a reroll; None where the turn is over."""
-    keep_value: ObjectArray
-    """(n_partial, B): value of keeping partial position (s, K) and rolling the other dice,
-    legal or not (as :attr:`.solve.WorldSolution.keep_value`)."""
+    values: ExactArray
+    """(n_full, B): :attr:`value` as integers over one denominator."""
+    keep_values: ExactArray
+    """(n_partial, B): :attr:`keep_value` as integers over one denominator."""
     policy: IntArray
     """(n_full, 1): STOP, the partial index of the keep, or NO_MOVE (the objective's column)."""
     sorceress: BoolArray
     """(n_full, 1): the move uses the Sorceress (its keep is then in the used world)."""
+
+    @property
+    def value(self) -> ObjectArray:
+        """(n_full, B) fractions: value of each position after a reroll; None where the turn
+        is over."""
+        return self.values.fractions
+
+    @property
+    def keep_value(self) -> ObjectArray:
+        """(n_partial, B) fractions: value of keeping partial position (s, K) and rolling the
+        other dice, legal or not (as :attr:`.solve.WorldSolution.keep_value`)."""
+        return self.keep_values.fractions
 
 
 @dataclass(frozen=True)
@@ -205,8 +291,8 @@ class ExactSolution:
     rules: Rules
     objective: tuple[object, ...]
     worlds: dict[int, ExactWorld]
-    first_value: ObjectArray
-    """(n_full, B): value of each position as the first roll (island and bust included)."""
+    first_values: ExactArray
+    """(n_full, B): :attr:`first_value` as integers over one denominator."""
     turn_value: tuple[Fraction, ...]
     """(B,): the value of the turn before the first roll."""
     proof: ProofRecord
@@ -216,6 +302,12 @@ class ExactSolution:
     @property
     def start_world(self) -> int:
         return max(self.worlds)
+
+    @property
+    def first_value(self) -> ObjectArray:
+        """(n_full, B) fractions: value of each position as the first roll (island and bust
+        included)."""
+        return self.first_values.fractions
 
     @property
     def value(self) -> Fraction:
@@ -250,11 +342,11 @@ def rounded_solution(exact: ExactSolution, solution: TurnSolution,
     its bound. The first `columns` columns are kept."""
     worlds = {}
     for w, ew in exact.worlds.items():
-        worlds[w] = WorldSolution(value=to_floats(ew.value[:, :columns]),
-                                  keep_value=to_floats(ew.keep_value[:, :columns]),
+        worlds[w] = WorldSolution(value=ew.values.head(columns).floats(),
+                                  keep_value=ew.keep_values.head(columns).floats(),
                                   policy=np.repeat(ew.policy, columns, axis=1),
                                   sorceress=np.repeat(ew.sorceress, columns, axis=1))
-    first = to_floats(exact.first_value[:, :columns])
+    first = exact.first_values.head(columns).floats()
     turn = to_floats(np.array(exact.turn_value[:columns], dtype=object))
     arrays = [first, turn, *(a for ws in worlds.values() for a in (ws.value, ws.keep_value))]
     return TurnSolution(card=solution.card, rules=solution.rules, objective=solution.objective,
@@ -272,19 +364,30 @@ def rounded_solution(exact: ExactSolution, solution: TurnSolution,
 class _World:
     """The exact state of one world while its layers are solved."""
 
-    values: ObjectArray
-    """(n_fo, B) fractions (0 where the turn is over)."""
     code: IntArray
     """(n_fo,): STOP, NO_MOVE or a partial index."""
     sor: BoolArray
     s_num: ObjectArray
-    """(n_rows + 1, B): S of the rows solved so far, on the denominator `den`."""
+    """(n_rows + 1, B): S of the rows solved so far, on the denominator `den`; at a full
+    orbit's row, its value times `den` (0 where the turn is over)."""
     den: int
     t_num: ObjectArray
     """(n_rows, B): T of each row, on ``t_den[block] * 6**n``."""
     t_den: dict[int, int] = field(default_factory=dict)
     keys: ObjectArray | None = None
     """(n_rows,): the tie-break keys of column 0 (for the Sorceress's recursion)."""
+
+
+@dataclass(frozen=True)
+class _Utilities:
+    """The payoff on the structure's rows, integers over the least common denominator
+    `den` of the utilities a layer reads."""
+
+    stop: ObjectArray
+    """(n_fo, B): stopping at each full orbit."""
+    bust: ObjectArray
+    """(n_rows, B): busting with the row's dice kept."""
+    den: int
 
 
 def solve_exact(
@@ -310,10 +413,15 @@ def solve_exact(
     if g.n_partial >= 1 << IDX_BITS or n >= 1 << DICE_BITS:
         raise ValueError("the exact solve's keys hold at most 4095 partial positions")
     full = st.partial[st.full_row] - g.full_offset
-    stop_u = pay.stop[full]
-    bust_u = pay.bust[st.partial]
-    pay_den = lcm(common_denominator(stop_u), common_denominator(bust_u))
-    scale = 6**n
+    stop_n, bust_n = pay.stop[full], pay.bust[st.partial]
+    # a column without a stop or bust utility (Skull Island's: it follows the first roll
+    # only) is 0 at every position and keep of the layers: they solve the others only
+    cols = np.flatnonzero((stop_n != 0).any(axis=0) | (bust_n != 0).any(axis=0)
+                          | (np.arange(b) == 0))
+    stop_n, bust_n = stop_n[:, cols], bust_n[:, cols]
+    least = least_denominator(np.concatenate([stop_n, bust_n]), pay.den)
+    u = _Utilities(stop=on_denominator(stop_n, pay.den, least),
+                   bust=on_denominator(bust_n, pay.den, least), den=least)
     fo_local = np.full(st.n_fo, -1, dtype=np.int64)
     layer_solves = improved = retied = changed = 0
     worlds: dict[int, _World] = {}
@@ -321,15 +429,15 @@ def solve_exact(
         tb = exact_tables(model, st, world)
         code, sor = _initial_policy(model, st, policy, world)
         given = code.copy(), sor.copy()
-        ws = _World(values=np.full((st.n_fo, b), Fraction(0), dtype=object), code=code,
-                    sor=sor, s_num=np.zeros((st.n_rows + 1, b), dtype=object), den=pay_den,
-                    t_num=np.zeros((st.n_rows, b), dtype=object))
+        ws = _World(code=code, sor=sor,
+                    s_num=np.zeros((st.n_rows + 1, cols.shape[0]), dtype=object), den=u.den,
+                    t_num=np.zeros((st.n_rows, cols.shape[0]), dtype=object))
         used = worlds.get(USED) if world == UNUSED else None
         for s in range(st.max_skulls, -1, -1):
             for round_ in range(MAX_ITERATIONS):
-                _evaluate_layer(model, st, tb, ws, used, s, stop_u, bust_u, fo_local)
+                _evaluate_layer(model, st, tb, ws, used, s, u, fo_local)
                 layer_solves += 1
-                better, retie = _improve(model, st, tb, ws, used, s, stop_u, scale)
+                better, retie = _improve(model, st, tb, ws, used, s, u)
                 if round_ == 0:
                     improved += better
                     retied += retie
@@ -342,7 +450,7 @@ def solve_exact(
         worlds[world] = ws
     proof = ProofRecord(layer_solves=layer_solves, improved=improved, retied=retied,
                         changed=changed)
-    return _result(model, st, pay, key, worlds, proof)
+    return _result(model, st, pay, cols, key, worlds, proof)
 
 
 def _initial_policy(model: TurnModel, st: TurnStructure, policy: Policy,
@@ -393,81 +501,91 @@ def _set_den(ws: _World, den: int, st: TurnStructure, s: int) -> None:
 
 
 def _evaluate_layer(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
-                    used: _World | None, s: int, stop_u: ObjectArray, bust_u: ObjectArray,
-                    fo_local: IntArray) -> None:
+                    used: _World | None, s: int, u: _Utilities, fo_local: IntArray) -> None:
     """Solve the layer of `s` skull dice exactly under the world's policy, then its rows'
     S and T (module doc)."""
     n = model.n_dice
-    g = model.geometry
     lo, hi = st.layer(s)
     code, sor, live = ws.code[lo:hi], ws.sor[lo:hi], tb.live[lo:hi]
-    values = ws.values
-    values[lo:hi] = Fraction(0)
-    stops = np.flatnonzero(live & (code == STOP)) + lo
-    values[stops] = stop_u[stops]
-    sorc = np.flatnonzero(live & (code >= 0) & sor) + lo
+    frows = st.full_row[lo:hi]
+    # the known values first (stops, and the Sorceress's keeps of the used world), on a
+    # common denominator with the solved layers
+    known: list[tuple[IntArray, ObjectArray, int]] = []
+    stops = np.flatnonzero(live & (code == STOP))
+    if stops.shape[0]:
+        known.append((stops, u.stop[stops + lo], u.den))
+    sorc = np.flatnonzero(live & (code >= 0) & sor)
     if sorc.shape[0]:
         assert used is not None
-        rows = st.row_of_partial[ws.code[sorc]]
-        values[sorc] = _keep_fractions(used, st, rows, n)
-    unknown = np.flatnonzero(live & (code >= 0) & ~sor) + lo
-    # the known values first, on a common denominator with the solved layers
-    _set_den(ws, lcm(ws.den, common_denominator(values[lo:hi])), st, s)
-    frows = st.full_row[lo:hi]
-    ws.s_num[frows] = ints_on(values[lo:hi], ws.den)
+        rows = st.row_of_partial[code[sorc]]
+        known.append((sorc, used.t_num[rows], used.t_den[s - 1] * 6**n))
+    _set_den(ws, lcm(ws.den, *(least_denominator(num, d) for _, num, d in known)), st, s)
+    values = np.zeros((hi - lo, ws.s_num.shape[1]), dtype=object)
+    for where, num, d in known:
+        values[where] = on_denominator(num, d, ws.den)
+    ws.s_num[frows] = values
     _expectation_block(st, ws, s, n)
+    unknown = np.flatnonzero(live & (code >= 0) & ~sor) + lo
     if unknown.shape[0]:
-        x = _solve_unknowns(model, st, tb, ws, unknown, bust_u, fo_local, n, g)
-        values[unknown] = x
-        _set_den(ws, lcm(ws.den, common_denominator(x)), st, s)
-        ws.s_num[frows] = ints_on(values[lo:hi], ws.den)
+        x_num, x_den = _solve_unknowns(model, st, tb, ws, unknown, u, fo_local)
+        factor = x_den // ws.den  # x_den is a multiple of ws.den
+        _set_den(ws, x_den, st, s)
+        values *= factor
+        values[unknown - lo] = x_num
+        ws.s_num[frows] = values
         _expectation_block(st, ws, s, n)
     # T of the block's rows: the keep values on ws.den * 6**n
     rlo, rhi = int(st.block_lo[s]), int(st.block_hi[s])
     ws.t_num[rlo:rhi] = tb.pow6_level[rlo:rhi] * (
-        ws.s_num[rlo:rhi] + tb.bust_ways[rlo:rhi] * ints_on(bust_u[rlo:rhi], ws.den))
+        ws.s_num[rlo:rhi] + tb.bust_ways[rlo:rhi] * u.bust[rlo:rhi] * (ws.den // u.den))
     ws.t_den[s] = ws.den
 
 
-def _keep_fractions(ws: _World, st: TurnStructure, rows: IntArray, n: int) -> ObjectArray:
-    """The exact keep values of `rows` (all columns) from the world's T."""
-    blocks = st.counts[rows, 0]
-    out = np.empty((rows.shape[0], ws.t_num.shape[1]), dtype=object)
-    for i, (r, blk) in enumerate(zip(rows.tolist(), blocks.tolist(), strict=True)):
-        den = ws.t_den[blk] * 6**n
-        for j in range(out.shape[1]):
-            out[i, j] = Fraction(ws.t_num[r, j], den)
-    return out
-
-
 def _solve_unknowns(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
-                    unknown: IntArray, bust_u: ObjectArray, fo_local: IntArray, n: int,
-                    g: Any) -> ObjectArray:
+                    unknown: IntArray, u: _Utilities, fo_local: IntArray
+                    ) -> tuple[ObjectArray, int]:
     """The values of the layer's positions that reroll without the Sorceress: the linear
-    system of the module doc. ``ws.s_num`` holds S with those values 0."""
-    m = unknown.shape[0]
-    keeps = ws.code[unknown]
+    system of the module doc, as integers over a multiple of ``ws.den``. ``ws.s_num`` holds S
+    with those values 0.
+
+    Positions that make the same keep have the same equation but for their own value, so
+    the same value, the keep's: the system is solved with one unknown per distinct keep (for
+    the default rules, 2893 keeps for 10012 positions; and each keep its own strongly
+    connected component, solved by a division)."""
+    n, g = model.n_dice, model.geometry
+    keeps_of = ws.code[unknown]
+    order = np.argsort(keeps_of, kind="stable")
+    new = np.concatenate(([True], keeps_of[order][1:] != keeps_of[order][:-1]))
+    keep_of = np.empty(unknown.shape[0], dtype=np.int64)  # each position's keep, numbered
+    keep_of[order] = np.cumsum(new) - 1
+    keeps = keeps_of[order][new]
+    m = keeps.shape[0]
     rows = st.row_of_partial[keeps]
-    # the no-skull outcomes of each keep that land on an unknown position: the matrix W
+    # the no-skull outcomes of each keep that land on a position of the system: the matrix W
     starts, lens = g.ptr[keeps], g.ptr[keeps + 1] - g.ptr[keeps]
     owner = np.repeat(np.arange(m), lens)
     entry = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
     stay = g.rolled_skulls[entry] == 0
     owner, entry = owner[stay], entry[stay]
-    fo_local[unknown] = np.arange(m)
+    fo_local[unknown] = keep_of
     target = fo_local[st.full_of_position[g.col[entry]]]
     fo_local[unknown] = -1
     hit = target >= 0
-    rhs = ws.s_num[rows] + tb.bust_ways[rows] * ints_on(bust_u[rows], ws.den)
-    return solve_system(6 ** (n - g.total[keeps]), owner[hit], target[hit],
-                        roll_ways(n)[entry[hit]], rhs, ws.den)
+    rhs = ws.s_num[rows] + tb.bust_ways[rows] * u.bust[rows] * (ws.den // u.den)
+    num, den = solve_system(6 ** (n - g.total[keeps]), owner[hit], target[hit],
+                            roll_ways(n)[entry[hit]], rhs, ws.den)
+    return num[keep_of], den
 
 
 def _improve(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
-             used: _World | None, s: int, stop_u: ObjectArray, scale: int) -> tuple[int, int]:
+             used: _World | None, s: int, u: _Utilities) -> tuple[int, int]:
     """The proof of the layer: every live position's best legal move, exactly, against the
     policy's value. Sets the policy to the best moves (tie-break rule) and returns (positions
-    where a move is strictly better, positions re-tied among exactly equal moves)."""
+    where a move is strictly better, positions re-tied among exactly equal moves).
+
+    Every value compared is an integer over one common denominator: the plain keeps' (on
+    ``t_den[s] * 6**n``), the Sorceress's (on the used world's), the stops' and the
+    policy's."""
     lo, hi = st.layer(s)
     n = model.n_dice
     rlo, rhi = int(st.block_lo[s]), int(st.block_hi[s])
@@ -477,20 +595,24 @@ def _improve(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
     key_sentinel = np.append(keys, NEG)
     best_plain = best_subkeep(st, key_sentinel, np.append(tb.keep_ok, False), s, n)
     plain_key = best_plain[st.full_row[lo:hi]]
-    plain_val = _key_values(plain_key, ws.t_den[s] * scale)
-    if used is not None and s >= 1 and used.keys is not None:
+    plain_den = ws.t_den[s] * 6**n
+    sorceress = used is not None and s >= 1 and used.keys is not None
+    sor_den = used.t_den[s - 1] * 6**n if sorceress and used is not None else 1
+    common = lcm(plain_den, sor_den, u.den, ws.den)
+    plain_val = _key_values(plain_key, common // plain_den)
+    if sorceress and used is not None and used.keys is not None:
         used_keys = np.append(used.keys, NEG)
         best_sor = best_subkeep(st, used_keys, np.append(tb.sorceress_ok, False), s - 1, n)
         sor_key = best_sor[st.sor_src[lo:hi]]
-        sor_val = _key_values(sor_key, used.t_den[s - 1] * scale)
+        sor_val = _key_values(sor_key, common // sor_den)
     else:
         sor_key = np.full(hi - lo, NEG, dtype=object)
         sor_val = sor_key
     live = tb.live[lo:hi]
-    stop_val = np.where(tb.can_stop[lo:hi], stop_u[lo:hi, 0], NEG)
+    stop_val = np.where(tb.can_stop[lo:hi], u.stop[lo:hi, 0] * (common // u.den), NEG)
     move = np.where(sor_val > plain_val, sor_val, plain_val)
     best = np.where(stop_val >= move, stop_val, move)
-    chosen = ws.values[lo:hi, 0]
+    chosen = ws.s_num[st.full_row[lo:hi], 0] * (common // ws.den)
     better = live & (best > chosen).astype(bool)
     if np.any(live & (best < chosen).astype(bool)):
         raise ExactnessError(f"{model.card.id}: a policy value above every legal move")
@@ -499,8 +621,9 @@ def _improve(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
     stop = tb.can_stop[lo:hi] & (stop_val >= move).astype(bool)
     use_sor = ~stop & (sor_val > plain_val).astype(bool)
     pick = np.where(use_sor, sor_key, plain_key)
-    new_code = np.where(stop, STOP, np.array([(k & (1 << IDX_BITS) - 1) if k != NEG else
-                                              NO_MOVE for k in pick.tolist()], dtype=np.int64))
+    found = (pick != NEG).astype(bool)
+    index = np.where(found, np.where(found, pick, 0) & ((1 << IDX_BITS) - 1), NO_MOVE)
+    new_code = np.where(live & ~stop, index.astype(np.int64), STOP)
     new_code = np.where(live, new_code, NO_MOVE)
     new_sor = live & use_sor
     changed = (new_code != ws.code[lo:hi]) | (new_sor != ws.sor[lo:hi])
@@ -509,45 +632,65 @@ def _improve(model: TurnModel, st: TurnStructure, tb: ExactTables, ws: _World,
     return n_better, int(np.count_nonzero(changed & ~better))
 
 
-def _key_values(keys: ObjectArray, den: int) -> ObjectArray:
-    """The keep values of best-keep keys (-inf where there is none)."""
-    return np.array([k if k == NEG else Fraction(k >> KEY_SHIFT, den)
-                     for k in keys.tolist()], dtype=object)
+def _key_values(keys: ObjectArray, factor: int) -> ObjectArray:
+    """The keep values of best-keep keys as integers, ``T * factor`` (-inf where there is
+    none)."""
+    found = (keys != NEG).astype(bool)
+    return np.where(found, (np.where(found, keys, 0) >> KEY_SHIFT) * factor, NEG)
 
 
-def _result(model: TurnModel, st: TurnStructure, pay: ExactPayoff, key: tuple[object, ...],
-            worlds: dict[int, _World], proof: ProofRecord) -> ExactSolution:
+def _result(model: TurnModel, st: TurnStructure, pay: ExactPayoff, cols: IntArray,
+            key: tuple[object, ...], worlds: dict[int, _World], proof: ProofRecord
+            ) -> ExactSolution:
+    """The solution of the solved worlds (their columns `cols` of the payoff's; the others
+    0 in the layers)."""
     g = model.geometry
     n, b = model.n_dice, pay.columns
+    scale = 6**n
     out: dict[int, ExactWorld] = {}
     orbit = st.full_of_position
     inside = st.row_of_partial < st.n_rows
+    rows = st.row_of_partial[inside]
+    blocks = st.counts[rows, 0]
     for world, ws in worlds.items():
         live = model.live[world]
-        value = np.full((g.n_full, b), None, dtype=object)
-        value[live] = ws.values[orbit[live]]
-        keep = np.array(pay.bust, dtype=object)  # beyond the structure every roll busts
-        rows = st.row_of_partial[inside]
-        keep[inside] = _keep_fractions(ws, st, rows, n)
+        value = np.zeros((g.n_full, b), dtype=object)
+        value[np.ix_(np.flatnonzero(live), cols)] = ws.s_num[st.full_row[orbit[live]]]
+        # the keep values: T on each block's t_den * 6**n; beyond the structure every roll
+        # busts
+        keep_den = lcm(pay.den, *(d * scale for d in ws.t_den.values()))
+        factor = np.array([keep_den // (ws.t_den[k] * scale) if k in ws.t_den else 0
+                           for k in range(st.max_skulls + 1)], dtype=object)
+        keep = pay.bust * (keep_den // pay.den)
+        keep[np.ix_(np.flatnonzero(inside), cols)] = ws.t_num[rows] * factor[blocks][:, None]
         policy = np.full((g.n_full, 1), NO_MOVE, dtype=np.int64)
         sor = np.zeros((g.n_full, 1), dtype=bool)
         policy[live, 0] = ws.code[orbit[live]]
         sor[live, 0] = ws.sor[orbit[live]]
-        out[world] = ExactWorld(value=value, keep_value=keep, policy=policy, sorceress=sor)
-    start = model.start_world
-    first = np.array(out[start].value, dtype=object)
-    skull_dice = g.full_counts[:, 0]
-    for y, o in enumerate(model.first_outcome.tolist()):
-        if o is Outcome.BUST:
-            first[y] = pay.first_bust
-        elif o is Outcome.ISLAND:
-            first[y] = pay.island[skull_dice[y]]
-    ways = first_roll_ways(n).tolist()
-    turn = tuple(
-        sum((w * v for w, v in zip(ways, first[:, j].tolist(), strict=True)), Fraction(0))
-        / 6**n for j in range(b))
+        none = np.repeat(~live[:, None], b, axis=1)
+        out[world] = ExactWorld(values=ExactArray(value, ws.den, none),
+                                keep_values=ExactArray(keep, keep_den),
+                                policy=policy, sorceress=sor)
+    # the first roll: the start world's values, its busts and Skull Islands
+    start = out[model.start_world].values
+    outcome = model.first_outcome.tolist()
+    bust = np.array([o is Outcome.BUST for o in outcome], dtype=bool)
+    island = np.array([o is Outcome.ISLAND for o in outcome], dtype=bool)
+    ends = [*pay.first_bust, *pay.island.reshape(-1).tolist()]
+    first_den = lcm(start.den, *(v.denominator for v in ends))
+    first = start.num * (first_den // start.den)
+    first[bust] = [v.numerator * (first_den // v.denominator) for v in pay.first_bust]
+    island_num = np.array([v.numerator * (first_den // v.denominator)
+                           for v in pay.island.reshape(-1).tolist()],
+                          dtype=object).reshape(pay.island.shape)
+    first[island] = island_num[g.full_counts[island, 0]]
+    assert start.none is not None
+    first_none = start.none & ~(bust | island)[:, None]
+    totals = first_roll_ways(n).astype(object).dot(first)
+    turn = tuple(Fraction(int(t), first_den * scale) for t in totals.tolist())
     return ExactSolution(card=model.card.id, rules=model.rules, objective=key, worlds=out,
-                         first_value=first, turn_value=turn, proof=proof, n_dice=n)
+                         first_values=ExactArray(first, first_den, first_none),
+                         turn_value=turn, proof=proof, n_dice=n)
 
 
 def exact_from(solution: TurnSolution, objective: Objective | None = None, *,

@@ -88,13 +88,13 @@ def exact_ending_payoff(model: TurnModel) -> ExactPayoff:
 
     g = model.geometry
     zero, one = Fraction(0), Fraction(1)
-    bust = np.full((g.n_partial, 3), zero, dtype=object)
-    bust[:, 0] = one
+    bust = np.zeros((g.n_partial, 3), dtype=object)  # integers over 1
+    bust[:, 0] = 1
     island = np.full((model.n_dice + 1, 3), zero, dtype=object)
     for skull_dice in range(model.n_dice + 1):
         island[skull_dice, 1] = one
         island[skull_dice, 2] = _island_deduction(model, skull_dice)
-    return ExactPayoff(stop=np.full((model.n_full, 3), zero, dtype=object), bust=bust,
+    return ExactPayoff(stop=np.zeros((model.n_full, 3), dtype=object), bust=bust, den=1,
                        first_bust=(one, zero, zero), island=island)
 
 

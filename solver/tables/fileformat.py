@@ -24,7 +24,7 @@ import zlib
 from array import array
 from collections.abc import Callable
 from fractions import Fraction
-from math import lcm, prod
+from math import gcd, lcm, prod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +34,6 @@ from ..errors import CacheWarning, StaleTableError
 from ..rules.rulebook import Rules
 
 if TYPE_CHECKING:
-    import numpy as np
     from numpy.typing import NDArray
 
     from ..engine.positions import ObjectArray
@@ -171,11 +170,25 @@ def pack_exact(values: ObjectArray) -> dict[str, Any]:
     same bytes."""
     flat = values.reshape(-1).tolist()
     den = lcm(1, *{v.denominator for v in flat if v is not None})
-    nums = [0 if v is None else v.numerator * (den // v.denominator) for v in flat]
-    width = max(1, *((abs(n).bit_length() + 8) // 8 for n in nums))
-    return {"den": str(den), "num": b"".join(n.to_bytes(width, "big", signed=True)
-                                             for n in nums),
-            "shape": list(values.shape), "width": width}
+    return pack_exact_ints([0 if v is None else v.numerator * (den // v.denominator)
+                            for v in flat], den, tuple(values.shape))
+
+
+def pack_exact_ints(nums: list[int], den: int, shape: tuple[int, ...]) -> dict[str, Any]:
+    """The numbers ``nums[i] / den`` (row-major, `den` positive, 0 where there is no value)
+    as :func:`pack_exact` stores them: first brought to their least common denominator,
+    ``den / gcd(den, nums...)``, so that the same numbers give the same bytes whichever
+    common denominator they come on."""
+    g = gcd(den, *nums)
+    if g > 1:
+        den //= g
+        nums = [v // g for v in nums]
+    # the bytes of the largest magnitude and a sign bit (the width of each alone, at most)
+    top = max(max(nums, default=0), -min(nums, default=0))
+    width = (top.bit_length() + 8) // 8 or 1
+    return {"den": str(den), "num": b"".join([n.to_bytes(width, "big", signed=True)
+                                              for n in nums]),
+            "shape": list(shape), "width": width}
 
 
 _DECIMAL = re.compile(r"[1-9][0-9]*")
@@ -201,29 +214,18 @@ def check_exact(entry: Any, name: str, shape: tuple[int, ...],
                      f"{entry['width']} per value")
 
 
+def exact_ints(entry: dict[str, Any]) -> tuple[list[int], int]:
+    """The numbers of :func:`pack_exact` as integers over one denominator, flat (row-major),
+    without numpy: ``(nums, den)``."""
+    den, width, data = int(entry["den"]), int(entry["width"]), entry["num"]
+    return [int.from_bytes(data[i:i + width], "big", signed=True)
+            for i in range(0, len(data) - width + 1, width)], den
+
+
 def fractions_of(entry: dict[str, Any]) -> list[Fraction]:
     """The fractions of :func:`pack_exact`, flat (row-major), without numpy."""
-    den, width, data = int(entry["den"]), int(entry["width"]), entry["num"]
-    count = len(data) // width
-    return [Fraction(int.from_bytes(data[i * width:(i + 1) * width], "big", signed=True), den)
-            for i in range(count)]
-
-
-def unpack_exact(entry: dict[str, Any], none_where: NDArray[np.bool_] | None = None
-                 ) -> ObjectArray:
-    """The fractions of :func:`pack_exact` (None where `none_where`, e.g. where the float
-    array is NaN)."""
-    import numpy as np
-
-    shape = tuple(int(n) for n in entry["shape"])
-    flat = fractions_of(entry)
-    count = len(flat)
-    out = np.empty(count, dtype=object)
-    out[:] = flat
-    values = out.reshape(shape)
-    if none_where is not None:
-        values[none_where] = None
-    return values
+    nums, den = exact_ints(entry)
+    return [Fraction(v, den) for v in nums]
 
 
 def pack_envelope(payload: dict[str, Any], version: int) -> bytes:

@@ -62,21 +62,22 @@ from .fileformat import (
     Refusal,
     check_exact,
     checked_column,
+    exact_ints,
     fractions_of,
     keep_in_cache,
     open_table,
     pack_array,
     pack_envelope,
     pack_exact,
+    pack_exact_ints,
     read_file,
     refusal,
-    unpack_exact,
     write_atomically,
 )
 from .paths import cached, default_dir
 
 if TYPE_CHECKING:
-    from ..engine.exact import ExactSolution
+    from ..engine.exact import ExactArray, ExactSolution
     from ..engine.model import TurnModel
     from ..engine.positions import FloatArray
 
@@ -178,12 +179,16 @@ def _encode_exact(exact: ExactSolution, stats: ExactTurnStats, float_bound: floa
     """The ``exact`` part of a turn table (column 0 of the arrays)."""
     import numpy as np
 
+    def column(values: ExactArray) -> dict[str, Any]:
+        head = values.head(1)
+        return pack_exact_ints(head.flat(), head.den, head.shape)
+
     return {
         "arrays": {
-            "first_value": pack_exact(exact.first_value[:, :1]),
+            "first_value": column(exact.first_values),
             "turn_value": pack_exact(np.array(exact.turn_value[:1], dtype=object)),
-            "worlds": {WORLD_NAMES[w]: {"keep_value": pack_exact(ew.keep_value[:, :1]),
-                                        "value": pack_exact(ew.value[:, :1])}
+            "worlds": {WORLD_NAMES[w]: {"keep_value": column(ew.keep_values),
+                                        "value": column(ew.values)}
                        for w, ew in exact.worlds.items()},
         },
         "float_bound": float_bound,
@@ -200,19 +205,24 @@ def _numpy(values: Any) -> Any:
 def _decode_exact(table: TurnTable) -> ExactSolution:
     import numpy as np
 
-    from ..engine.exact import ExactSolution, ExactWorld
+    from ..engine.exact import ExactArray, ExactSolution, ExactWorld
+
+    def exact(entry: dict[str, Any], none: Any = None) -> ExactArray:
+        nums, den = exact_ints(entry)
+        shape = tuple(int(n) for n in entry["shape"])
+        return ExactArray(np.array(nums, dtype=object).reshape(shape), den, none)
 
     data = table.exact_data["arrays"]
     sol = table.solution
     worlds = {}
     for w, ws in sol.worlds.items():
         entry = data["worlds"][WORLD_NAMES[w]]
-        worlds[w] = ExactWorld(value=unpack_exact(entry["value"], np.isnan(_numpy(ws.value))),
-                               keep_value=unpack_exact(entry["keep_value"]),
+        worlds[w] = ExactWorld(values=exact(entry["value"], np.isnan(_numpy(ws.value))),
+                               keep_values=exact(entry["keep_value"]),
                                policy=_numpy(ws.policy), sorceress=_numpy(ws.sorceress))
     return ExactSolution(card=sol.card, rules=sol.rules, objective=sol.objective,
-                         worlds=worlds, first_value=unpack_exact(data["first_value"]),
-                         turn_value=tuple(unpack_exact(data["turn_value"]).tolist()),
+                         worlds=worlds, first_values=exact(data["first_value"]),
+                         turn_value=tuple(fractions_of(data["turn_value"])),
                          proof=table.proof, n_dice=sol.n_dice)
 
 
@@ -239,6 +249,9 @@ def build_tables(
         return
     groups = card_batches(cards, turn)
     largest = max(groups, key=len)
+    # the exact solver imported once, here: workers forked from this process inherit it
+    # instead of importing it each (FLINT is imported by a solve that needs it only)
+    from ..engine import exact  # noqa: F401
     with worker_pool(n_jobs) as pool:
         done: dict[str, Any] = {}
         for group in groups:
