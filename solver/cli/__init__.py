@@ -12,8 +12,8 @@
   `cache`), :mod:`.advise` (`advise`), :mod:`.turn` (`turn`), :mod:`.simulate` (`simulate`),
   :mod:`.game` (`winprob`, `solve-game`, `game`), :mod:`.serve` (`serve`).
 
-Adding a command: a function decorated with :func:`.app.command` in one of these modules (or a
-new one imported by :mod:`.commands`), with its help text and examples.
+Adding a command: a function decorated with :func:`.application.command` in one of these modules
+(or a new one imported by :mod:`.commands`), with its help text and examples.
 
 Importing this package imports nothing else (the cold start): ``app`` is made on first use.
 """

@@ -1,5 +1,5 @@
 """The typer application with every command registered: importing a command's module
-registers it on :data:`.app.app` (:func:`.app.command`)."""
+registers it on :data:`.application.app` (:func:`.application.command`)."""
 
 from __future__ import annotations
 

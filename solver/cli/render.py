@@ -180,16 +180,26 @@ class SolveProgress:
     each, the largest change of a value and the moves it changed (two players' value
     iteration: its sweep and residual)."""
 
+    LOG_EVERY = 60.0
+    """Into a log, a line of a long improvement's blocks at most this often (seconds)."""
+
     def __init__(self, label: str = "") -> None:
         self.live = sys.stderr.isatty()
         self.started = time.perf_counter()
         self.label = f"{label}: " if label else ""
+        self.logged = self.started
 
     def __call__(self, p: Progress) -> None:
-        from ..game.records import VALUE_ITERATION
+        from ..game.records import FINAL_ROUND, VALUE_ITERATION
 
         try:
-            if p.step == VALUE_ITERATION:
+            if p.step == FINAL_ROUND:
+                text = (f"{self.label}{p.phase}: {p.changed:,} states solved once, "
+                        f"{p.seconds:.1f} s, measured gap {p.change:.1e} "
+                        f"({time.perf_counter() - self.started:.0f} s in all)")
+                sys.stderr.write(("\r" if self.live else "") + text + "\n")
+                self.logged = time.perf_counter()
+            elif p.step == VALUE_ITERATION:
                 if p.change is None:
                     if self.live:
                         sys.stderr.write(f"\r{self.label}{p.phase} value iteration: sweep "
@@ -199,18 +209,21 @@ class SolveProgress:
                             f"{p.seconds:.1f} s, residual {p.change:.1e}")
                     sys.stderr.write(("\r" if self.live else "") + text + "\n")
             elif p.change is None:
-                if not self.live:
+                now = time.perf_counter()
+                if not self.live and now - self.logged < self.LOG_EVERY:
                     return
                 rate = p.seconds / p.done if p.done else 0.0
                 left = rate * (p.blocks - p.done)
-                sys.stderr.write(f"\r{self.label}{p.phase} improvement {p.iteration}: block "
-                                 f"{p.done} of {p.blocks}, {p.seconds:.0f} s, about "
-                                 f"{left:.0f} s left   ")
+                text = (f"{self.label}{p.phase} improvement {p.iteration}: block {p.done} of "
+                        f"{p.blocks}, {p.seconds:.0f} s, about {left:.0f} s left")
+                sys.stderr.write(f"\r{text}   " if self.live else f"{text}\n")
+                self.logged = now
             else:
                 text = (f"{self.label}{p.phase} improvement {p.iteration}: {p.seconds:.1f} s, "
                         f"largest change {p.change:.1e}, moves changed at {p.changed} states "
                         f"({time.perf_counter() - self.started:.0f} s in all)")
                 sys.stderr.write(("\r" if self.live else "") + text + "\n")
+                self.logged = time.perf_counter()
             sys.stderr.flush()
         except (OSError, ValueError):  # a closed or full stderr: the solve goes on quietly
             pass

@@ -31,8 +31,10 @@ ProgressFn = Callable[["Progress"], None]
 
 IMPROVEMENT = "improvement"
 VALUE_ITERATION = "value iteration"
-"""The steps a solve reports (:attr:`Progress.step`): a phase's improvements, and two players'
-value iteration (its sweeps)."""
+FINAL_ROUND = "final round"
+"""The steps a solve reports (:attr:`Progress.step`): a phase's improvements, two players'
+value iteration (its sweeps), a final-round phase's one improvement (its end: `change` its
+measured gap)."""
 
 
 @dataclass(frozen=True)

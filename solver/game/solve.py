@@ -101,6 +101,7 @@ from .model import GameModel, game_model, point_range
 from .records import (
     BLOCK,
     FINAL_EPS,
+    FINAL_ROUND,
     FINAL_TOL,
     FIRST_TOL,
     MAX_ITERATIONS,
@@ -416,6 +417,9 @@ def _acyclic(gm: GameModel, seats: Seats, name: str, blocks: list[IntArray],
     record.lost = lost
     before = max((r.bound for n, r in state.records.items() if n in state.done), default=0.0)
     record.bound = before + lost
+    if progress is not None:
+        progress(Progress(name, 1, len(blocks), len(blocks), time.perf_counter() - t0,
+                          change=record.gap, changed=size, step=FINAL_ROUND))
 
 
 def _above(x: float) -> float:
