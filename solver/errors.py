@@ -34,8 +34,10 @@ that a 100 000-character input makes a short message. A number inside a text (a 
 the dice, a rank typed at the turn helper's prompt) is read by :func:`is_digits` and
 :func:`whole_number`: the digits 0-9 only, never the other characters Unicode calls digits
 (``፰``, ``⓶``, ``٣``), some of which `int()` cannot read though `str.isdigit` accepts them.
-(A value that is a number and nothing else, an option's or a query's, is read by `int()` on
-both front ends alike: what it cannot read is refused there as any malformed number is.)
+A value that is a number and nothing else (an option's, a query's, a variant's: ``--me``,
+``total=``, ``target=N``) is read by :func:`read_number` on both front ends alike: the digits
+0-9 after an optional minus sign, and nothing else (no spaces or line breaks around them, no
+plus sign, no ``_``, no other digits), else a :class:`NumberError`.
 
 Pure Python, no imports beyond the standard library (every command's start-up path).
 """
@@ -94,6 +96,58 @@ def whole_number(text: str, max_digits: int = 18) -> int | None:
     return int(sign + (significant or "0"))
 
 
+NUMBER_DIGITS = 20
+"""The most significant digits of a number typed: a seed's largest, 2**64 - 1, has 20; a
+total or a count far fewer (and `int()` reads no more than 4300)."""
+
+
+NUMBER_PROBLEMS = {
+    "digits": "is not written with the digits 0-9",
+    "spaces": "has spaces or line breaks around it: write the digits 0-9 alone",
+    "plus": "has a plus sign: write the digits 0-9 alone",
+    "form": "is not a whole number written with the digits 0-9",
+    "long": f"has more than {NUMBER_DIGITS} digits",
+}
+"""Why a text is not a whole number (:func:`number_problem`), and the clause that says it."""
+
+
+def number_problem(text: str, max_digits: int = NUMBER_DIGITS) -> str | None:
+    """Why `text` is not a whole number as :func:`read_number` reads it (a key of
+    :data:`NUMBER_PROBLEMS`: ``"digits"``, other digits than 0-9; ``"spaces"`` around it;
+    ``"plus"``, a plus sign; ``"long"``, more than `max_digits` significant digits;
+    ``"form"``, anything else); None when it is one."""
+    digits = text[1:] if text.startswith("-") else text
+    if is_digits(digits):
+        return None if len(digits.lstrip("0")) <= max_digits else "long"
+    if other_digits(text):
+        return "digits"
+    if text.strip() != text and text.strip():
+        return "spaces"
+    if text.startswith("+"):
+        return "plus"
+    return "form"
+
+
+def read_number(text: str, subject: str | None = None, *,
+                max_digits: int = NUMBER_DIGITS) -> int:
+    """The whole number `text` writes: an optional minus sign, then the digits 0-9, nothing
+    around them (module doc); a :class:`NumberError` about `subject` otherwise: other digits
+    (``٣٠٠``), ``1_000``, ``+100``, ``' 100'``, ``'6000\\r\\n'``, an empty text, more than
+    `max_digits` significant digits. Its values: the text, why (:func:`number_problem`), and
+    the other digits or the most digits where they are why."""
+    why = number_problem(text, max_digits)
+    if why is not None:
+        values: dict[str, Any] = {"value": text, "why": why}
+        if why == "digits":
+            values["digits"] = other_digits(text)
+        clause = NUMBER_PROBLEMS[why]
+        if why == "long":
+            values["most"] = max_digits
+            clause = f"has more than {max_digits} digits"
+        raise NumberError(f"{quote(text)} {clause}", subject=subject, values=values)
+    return int(text)
+
+
 class SabordsError(ValueError):
     """Base class of every error that is the user's input (the CLI: one line, exit code 2).
 
@@ -127,6 +181,13 @@ class NotationError(SabordsError):
     """Text that cannot be read: dice, a card name, a ``NAME=VALUE`` variant."""
 
     default_kind = "notation"
+
+
+class NumberError(NotationError):
+    """A value that should be a whole number and is not one as :func:`read_number` reads it
+    (``values``: the text, and the other digits it has, if any)."""
+
+    default_kind = "not_a_whole_number"
 
 
 class RulesError(SabordsError):
@@ -188,14 +249,19 @@ __all__ = [
     "CacheWarning",
     "QUOTE_LIMIT",
     "IllegalMoveError",
+    "NUMBER_DIGITS",
+    "NUMBER_PROBLEMS",
     "NotationError",
+    "NumberError",
     "RulesError",
     "SabordsError",
     "SettingsError",
     "StaleTableError",
     "is_digits",
     "other_digits",
+    "number_problem",
     "quote",
+    "read_number",
     "shorten",
     "whole_number",
 ]

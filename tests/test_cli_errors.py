@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -306,6 +307,31 @@ def test_a_solve_never_starts_more_workers_than_cards() -> None:
 def test_settings_out_of_range_name_their_flag(sabords: Run, args: tuple[str, ...],
                                                fragment: str) -> None:
     assert_one_line_error(sabords(*args), fragment)
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("٣٠٠", "which is not written with the digits 0-9"),
+    ("1_000", "which is not a whole number written with the digits 0-9"),
+    ("+300", "which has a plus sign"),
+])
+def test_a_target_is_read_as_every_number_is(sabords: Run, value: str, why: str) -> None:
+    """`--variant target=٣٠٠` and `target=1_000` were read by `int()`; the target is read by
+    the library's reader of numbers (the NAME=VALUE form's spaces aside), on the command line
+    and the web alike, and so is a number of the server's environment."""
+    from starlette.testclient import TestClient
+
+    from solver.web import create_app
+    from solver.web.solutions import Settings
+
+    assert_one_line_error(sabords("ev", "--card", "none", "--variant", f"target={value}"),
+                          f"not {value!r}, {why}")
+    assert rules_with(["target= 300 "]).target == 300
+    with TestClient(create_app(Settings(warm=False))) as client:
+        body = client.get("/api/rules", params={"variant": f"target={value}"}).json()
+    assert body["kind"] == "target_range" and why in body["error"], body
+    with pytest.raises(SabordsError, match=re.escape(f"SABORDS_WEB_ANSWERS takes a number, "
+                                                     f"not {value!r}, {why}")):
+        Settings.from_env({"SABORDS_WEB_ANSWERS": value})
 
 
 # -- inputs --------------------------------------------------------------------------------------

@@ -882,3 +882,40 @@ def test_the_page_computes_no_rule() -> None:
         assert not re.search(r"(?<![\w.])(?:0\.5|1e-\d+)\b", code), name
         assert not re.search(r"Math\.max\(0,[^;]*(?:total|points|deduction)", code), name
         assert ">= target" not in code and "reroll.includes" not in code, name
+
+
+@pytest.mark.parametrize(("encoded", "text", "why"), [
+    ("%D9%A3%D9%A0%D9%A0", "٣٠٠", "is not written with the digits 0-9"),
+    ("1_000", "1_000", "is not a whole number written with the digits 0-9"),
+    ("%2B100", "+100", "has a plus sign"),
+    ("%20100", " 100", "has spaces or line breaks around it"),
+    ("%0A6000", "\n6000", "has spaces or line breaks around it"),
+    ("6000%0D%0A", "6000\r\n", "has spaces or line breaks around it"),
+])
+@pytest.mark.parametrize(("path", "query", "param", "flag"), [
+    ("/api/winprob", "me={n}&opp=0", "me", "--me"),
+    ("/api/winprob", "me=0&opp={n}", "opp", "--opp"),
+    ("/api/advise", "card=none&dice=mmmpppsc&me={n}&opp=0", "me", "--me"),
+    ("/api/advise", "card=none&dice=ccccmmpk&need={n}", "need", "--need"),
+    ("/api/turn", "card=none&me=0&opp={n}", "opp", "--opp"),
+    ("/api/scores", "total={n}&total=0", "total", None),
+    ("/api/scores", "total=0&total=0&points={n}", "points", None),
+])
+def test_a_number_is_read_by_the_web_as_by_the_command_line(
+        client: TestClient, sabords: Run, path: str, query: str, param: str, flag: str | None,
+        encoded: str, text: str, why: str) -> None:
+    """`total=٣٠٠`, `me=%0A6000`, `me=6000%0D%0A`, `opp=1_000` were read as numbers (Python's
+    `int`), where dice counts refuse `٣`: every number is read by one reader now, a 400 whose
+    data says why, as the command line refuses it."""
+    response = client.get(f"{path}?{query.format(n=encoded)}")
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert (body["kind"], body["param"], body["values"]["value"]) == (
+        "not_a_whole_number", param, text), body
+    assert f"{text!r} {why}" in body["error"], body
+    if flag is not None:
+        args = cli_args(_command(path), [(k, v.replace("{n}", text)) for k, v in
+                                         (pair.split("=") for pair in query.split("&"))])
+        line = sabords(*args).stderr
+        assert f"Invalid value for '{flag}': {text!r} {why}" in line, line
+

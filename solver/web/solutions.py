@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..advice.goals import Goal, GoalSolution, objective_for, solve_goal
-from ..errors import SettingsError
+from ..errors import NUMBER_PROBLEMS, SettingsError, number_problem, quote
 from ..limits import game_cost
 from ..rules.aims import NEED, POINTS
 from ..rules.rulebook import CARDS, Card, Rules
@@ -121,11 +121,12 @@ class Settings:
             elif isinstance(default, bool):
                 values[f.name] = text.strip().lower() in ("1", "true", "yes", "on")
             else:
-                try:
-                    values[f.name] = int(text)
-                except ValueError:
+                why = number_problem(text)
+                if why is not None:
                     raise SettingsError(f"{ENV_PREFIX}{f.name.upper()} takes a number, not "
-                                        f"{text!r}", subject=f.name) from None
+                                        f"{quote(text)}, which {NUMBER_PROBLEMS[why]}",
+                                        subject=f.name, values={"value": text, "why": why})
+                values[f.name] = int(text)
         return cls(**values)
 
 

@@ -128,7 +128,13 @@ FRENCH: dict[str, Words] = {
     "given_twice": lambda v, p: f"{_input(p)} : donné deux fois, donnez-le une fois",
     "missing": lambda v, p: f"il manque {_input(p)}",
     "not_true_or_false": lambda v, p: f"{_input(p)} : {_value(v)} n'est ni vrai ni faux",
-    "not_a_whole_number": lambda v, p: f"{_input(p)} : {_value(v)} n'est pas un nombre entier",
+    "not_a_whole_number": lambda v, p: f"{_input(p)} : {_value(v)} " + {
+        "digits": "n'est pas écrit avec les chiffres de 0 à 9",
+        "spaces": "a des espaces ou des retours à la ligne autour : écrivez les chiffres de 0 "
+        "à 9 seuls",
+        "plus": "a un signe plus : écrivez les chiffres de 0 à 9 seuls",
+        "long": f"a plus de {v.get('most')} chiffres"}.get(
+            str(v.get("why")), "n'est pas un nombre entier écrit avec les chiffres de 0 à 9"),
     "below_minimum": lambda v, p: f"{_input(p)} : {v.get('value')} est au-dessous de "
     f"{v.get('minimum')}",
     "above_maximum": lambda v, p: f"{_input(p)} : {v.get('value')} est au-dessus de "
