@@ -436,6 +436,28 @@ def test_an_error_is_its_kind_its_parameter_and_the_webs_words(
     assert "--" not in body["error"] and "sabords" not in body["error"]
 
 
+@pytest.mark.parametrize(("path", "query"), [
+    ("/api/winprob", "me=0&opp=0&final="),
+    ("/api/advise", "card=sorceress&dice=kkmmppsc&sorceress_used="),
+    ("/api/advise", "card=none&dice=kkmmppsc&first=%20"),
+    ("/api/score", "card=none&dice=kkmmppsc&first="),
+    ("/api/ev", "card=none&exact="),
+    ("/api/scores", "total=0&total=0&sudden="),
+])
+def test_an_empty_flag_is_refused_like_any_value_it_cannot_read(
+        client: TestClient, path: str, query: str) -> None:
+    """`final=` was read as false: an empty value says neither true nor false, and is
+    refused as `final=maybe` is (a flag left out is false)."""
+    response = client.get(f"{path}?{query}")
+    assert response.status_code == 400, response.text
+    body = response.json()
+    name = query.rsplit("&", 1)[1].split("=")[0]
+    assert (body["kind"], body["param"]) == ("not_true_or_false", name), body
+    assert body["error"].endswith("is not true or false"), body
+    left_out = client.get(f"{path}?{query.rsplit('&', 1)[0]}")
+    assert left_out.status_code == 200, left_out.text
+
+
 def test_a_table_the_server_lacks_is_a_503_that_names_no_command(tmp_path: Path) -> None:
     with TestClient(create_app(Settings(tables_dir=tmp_path, warm=False))) as c:
         response = c.get("/api/advise", params=[("card", "captain"), ("dice", "kkmmppsc")])

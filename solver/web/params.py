@@ -5,7 +5,8 @@ its kind, the command line reading the same inputs with its own options (the web
 command line share the inputs' definitions, neither reads through the other):
 
 - a flag (``first``, ``final``, ``sorceress_used``, ``exact``) takes ``true`` or ``false``
-  (also ``1``/``0``, ``yes``/``no``, ``on``/``off``);
+  (also ``1``/``0``, ``yes``/``no``, ``on``/``off``); an empty value (``final=``) says neither
+  and is refused as any other (a flag not given is false);
 - an integer is a whole number as the command line reads it (:func:`solver.errors.
   read_number`: the digits 0-9 after an optional minus, nothing around them), within the
   input's range where it has one (``top`` >= 0);
@@ -30,7 +31,7 @@ from ..advice.inputs import FLAG, INT, LIST, Input
 from ..errors import NumberError, quote, read_number
 
 TRUE = ("true", "1", "yes", "on")
-FALSE = ("false", "0", "no", "off", "")
+FALSE = ("false", "0", "no", "off")
 
 
 class BadRequest(Exception):
