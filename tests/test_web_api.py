@@ -596,7 +596,7 @@ def test_requests_are_limited_in_size(client: TestClient) -> None:
     assert client.get("/api/" + "x" * 300).status_code == 414
     body = client.request("GET", "/api/ev", content=b"x" * 10)
     assert body.status_code == 413 and "body" in body.json()["error"]
-    assert client.post("/api/ev").status_code in (405, 413)
+    assert client.post("/api/ev", content=b"{}").status_code == 405
     variants = client.get("/api/rules", params=[("variant", "keep_one=on")] * (limits.values + 1))
     assert variants.status_code == 400
     assert variants.json()["error"] == (f"parameter 'variant' is given more than "

@@ -30,7 +30,8 @@ answers 400 to a request whose ``Host`` is not one of them (DNS rebinding).
   service worker ``/sw.js``) are read from the package once, when the application is made: no
   request reaches the file system.
 - :class:`RequestLimits` refuses a query string longer than :attr:`Limits.query` bytes (414), a
-  request with a body (413: every endpoint is a GET) and a path longer than 256 bytes.
+  GET with a body (413: every endpoint is a GET) and a path longer than 256 bytes; a request of
+  another method, with a body or not, is the router's 405 with ``Allow`` (its body unread).
 - An answer that needs a table read or a solve runs in a worker thread; an answer from the
   caches on the event loop (:func:`solver.web.api.needs_solving`). While it waits for a solve
   the request watches its client: a client that has left is answered nothing, and the solve
@@ -71,6 +72,8 @@ from .words import language
 log = logging.getLogger("solver.web")
 
 MAX_PATH = 256
+READS = ("GET", "HEAD")
+"""The methods every route answers (any other is the router's 405, with ``Allow``)."""
 JSON = "application/json"
 SCRIPT = "text/javascript; charset=utf-8"
 MODULES = ("app", "core", "words", "faces", "practice", "graded", "board", "store")
@@ -140,6 +143,8 @@ class RequestLimits:
         if len(scope.get("raw_path") or scope["path"].encode()) > MAX_PATH:
             return BadRequest(f"the path is longer than {MAX_PATH} bytes",
                               kind="path_too_long", values={"most": MAX_PATH}, status=414)
+        if scope.get("method") not in READS:
+            return None  # the method is what is wrong: the router's 405, with Allow
         for name, value in scope.get("headers", ()):
             if name == b"transfer-encoding" or (name == b"content-length" and value.strip()
                                                 not in (b"", b"0")):
