@@ -469,6 +469,36 @@ def test_a_table_the_server_lacks_is_a_503_that_names_no_command(tmp_path: Path)
     assert body["error"].startswith("this server has no turn table of the captain card for "
                                     "these rules")
     assert "sabords" not in body["error"] and "make tables" not in body["error"]
+    assert body["values"]["file"] == "turn-captain.msgpack"
+
+
+@pytest.mark.parametrize(("path", "query", "file"), [
+    ("/api/advise", "card=captain&dice=kkmmppsc", "turn-captain.msgpack"),
+    ("/api/winprob", "me=0&opp=0", "game.msgpack"),
+    ("/api/winprob", "me=0&opp=0&opp=0", "game-3.msgpack"),
+    ("/api/ev", "card=none", "turn-none.msgpack"),
+])
+@pytest.mark.parametrize("state", ["missing", "truncated", "other"])
+def test_no_answer_carries_a_path_of_the_servers_disk(
+        tmp_path: Path, path: str, query: str, file: str, state: str) -> None:
+    """A 503 for a table missing showed the server's cache path in `values.path`: a table
+    missing, truncated or not a table is named by its file's name, nowhere by its path."""
+    tables = tmp_path / "server-secret"
+    tables.mkdir()
+    if state != "missing":
+        source = Path(__file__).resolve().parent.parent / "tables" / file
+        data = source.read_bytes()
+        (tables / file).write_bytes(data[: len(data) // 2] if state == "truncated"
+                                    else b"\x00" * 64)
+    settings = Settings(tables_dir=tables, game_tables_dir=tables, warm=False,
+                        solve_on_demand=False)
+    with TestClient(create_app(settings)) as c:
+        response = c.get(f"{path}?{query}")
+    assert response.status_code == 503, response.text
+    body = response.json()
+    assert body["kind"] == "stale_table" and body["values"]["file"] == file, body
+    assert str(tmp_path) not in response.text and "server-secret" not in response.text
+    assert "path" not in body["values"]
 
 
 def fuzz_query(draw: st.DrawFn, path: str) -> Query:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from ..advice import inputs as I
@@ -91,11 +92,16 @@ def dumps(data: Any) -> bytes:
 
 
 def error_data(exc: SabordsError | BadRequest) -> dict[str, Any]:
-    """The body of an error answer (module docstring)."""
+    """The body of an error answer (module docstring): no answer carries a path of the
+    server's disk (a table refused is named by its file's name)."""
     if isinstance(exc, BadRequest):
         return {"error": exc.message, "kind": exc.kind, "param": exc.param,
                 "values": exc.values}
-    return {"error": error_words(exc), **exc.as_data()}
+    data = exc.as_data()
+    if isinstance(exc, StaleTableError):  # the file's name, never where the server keeps it
+        values = {name: value for name, value in data["values"].items() if name != "path"}
+        data["values"] = {**values, "file": PurePath(exc.path).name}
+    return {"error": error_words(exc), **data}
 
 
 def error_words(exc: SabordsError) -> str:
