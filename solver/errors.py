@@ -213,16 +213,35 @@ class StaleTableError(SabordsError):
     default_kind = "stale_table"
 
     def __init__(self, message: str, *, table: str, path: str, rules: Any,
-                 card: str | None = None, reason: str = "") -> None:
+                 card: str | None = None, reason: str = "", players: int | None = None) -> None:
         super().__init__(message, subject="tables",
                          values={"table": table, "path": path, "card": card, "reason": reason,
-                                 "rules_hash": rules.hash})
+                                 "rules_hash": rules.hash, "target": rules.target,
+                                 **({} if players is None else {"players": players})})
         self.table = table
         self.path = path
         self.rules = rules
         """The :class:`solver.rules.Rules` the table was asked for (this module imports none)."""
         self.card = card
         self.reason = reason
+        self.players = players
+        """The players of the game asked about, where the table refused is another game's:
+        four or five players played on the table of three (:mod:`solver.game.reduced`)."""
+
+    @property
+    def missing(self) -> bool:
+        """The table was never made (its file does not exist), rather than refused."""
+        return self.reason == MISSING
+
+    def about_players(self, players: int) -> StaleTableError:
+        """This refusal, for a question about the game of `players` played on its table."""
+        return StaleTableError(self.message, table=self.table, path=self.path,
+                               rules=self.rules, card=self.card, reason=self.reason,
+                               players=players)
+
+
+MISSING = "no such file"
+"""The reason of a :class:`StaleTableError` for a table whose file does not exist."""
 
 
 class SettingsError(SabordsError):
@@ -249,6 +268,7 @@ __all__ = [
     "CacheWarning",
     "QUOTE_LIMIT",
     "IllegalMoveError",
+    "MISSING",
     "NUMBER_DIGITS",
     "NUMBER_PROBLEMS",
     "NotationError",

@@ -8,8 +8,8 @@
 - **Outputs** (:func:`check_writable`): a directory a long solve will write into is created
   and tried with a scratch file first, so that a read-only or full disk is refused before the
   minute of solving, not after.
-- **The game's size** (:func:`game_cost`): the memory and time the two-player game takes at a
-  target, from measurements; the largest target is :data:`MAX_TARGET`, which the rules object
+- **The game's size** (:func:`game_cost`): the memory and time the two-player game (or the
+  three-player one) takes at a target, from measurements; the largest target is :data:`MAX_TARGET`, which the rules object
   enforces (:class:`solver.rules.Rules`). Every figure the project gives of it (help texts,
   the progress line, the refusal of a target) is :func:`game_cost_text`.
 
@@ -88,22 +88,38 @@ def check_writable(directory: Path | str, what: str = "the tables") -> Path:
     return path
 
 
-def game_cost(target: int) -> tuple[float, float]:
-    """(seconds, bytes): about what solving the two-player game at `target` takes on a 2-core
-    machine. Fitted to measured solves (`sabords solve-game`, numba kernel compiled; peak
+def game_cost(target: int, players: int = 2) -> tuple[float, float]:
+    """(seconds, bytes): about what solving the game of `players` (two or three) at `target`
+    takes on a 2-core machine.
+
+    Two players: fitted to measured solves (`sabords solve-game`, numba kernel compiled; peak
     resident memory by `/usr/bin/time`): targets 2000, 3000, 4000, 6000, 8000, 10000 and 14000
     took 3.0, 5.0, 10.8, 19.9, 30.1, 48.0 and 105.5 s and 0.26, 0.36, 0.47, 0.84, 1.33, 1.92 and
     3.37 GB. Both grow with the square of the target (one column per pair of totals; the
-    sweeps grow slowly too: 85 at 6000, 141 at 14000)."""
+    sweeps grow slowly too: 85 at 6000, 141 at 14000).
+
+    Three players (`sabords solve-game --players 3`, a local cluster of 2 workers; docs/
+    solver.md): target 2000 took 135 s and 0.60 GB in the client process, 6000 took 3495 s
+    and 2.76 to 2.97 GB; both grow with the cube of the target (one state per three totals),
+    after a few seconds of starting the cluster (target 300: 7 s here)."""
     n = target / 100
-    return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
+    if players == 2:
+        return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
+    if players == 3:
+        return 5.0 + 1.62e-2 * n**3, 5.0e8 + 1.1e4 * n**3
+    raise ValueError(f"no cost model of the game of {players} players")
 
 
-def game_cost_text(target: int) -> str:
+def game_cost_text(target: int, players: int = 2) -> str:
     """:func:`game_cost` in words: 'about 20 s and 0.8 GB on a 2-core machine'."""
-    seconds, memory = game_cost(target)
-    time = f"{seconds:.0f} s" if seconds < 100 else f"{seconds / 60:.1f} minutes"
-    return f"about {time} and {memory / 1e9:.1f} GB on a 2-core machine"
+    seconds, memory = game_cost(target, players)
+    return f"about {duration_words(seconds)} and {memory / 1e9:.1f} GB on a 2-core machine"
+
+
+def duration_words(seconds: float) -> str:
+    """A duration as the cost texts give it: ``"6 s"``, ``"2.2 minutes"``, ``"4.5 hours"``."""
+    return (f"{seconds:.0f} s" if seconds < 100 else f"{seconds / 60:.1f} minutes"
+            if seconds < 6000 else f"{seconds / 3600:.1f} hours")
 
 
 def target_cost_words(target: int) -> str:
@@ -114,4 +130,4 @@ def target_cost_words(target: int) -> str:
 
 
 __all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
-           "game_cost", "game_cost_text", "target_cost_words"]
+           "duration_words", "game_cost", "game_cost_text", "target_cost_words"]

@@ -147,9 +147,13 @@ def test_a_broken_policy_of_the_game_table_is_refused_where_it_is_played(
 
 def test_a_broken_game_table_names_solve_game_into_that_directory(
         sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    line = assert_one_line_error(
+    from solver.limits import game_cost_text
+
+    line = assert_one_line_error(  # never made: "to make it", not "again"; what it takes
         sabords("winprob", "--me", "0", "--opp", "0", "--game-tables", str(tmp_path)),
-        f"run `sabords solve-game --out {tmp_path}` to make it again")
+        f"game.msgpack: no such file; making it takes {game_cost_text(6000)}: run "
+        f"`sabords solve-game --out {tmp_path}`")
+    assert line.endswith("`") and "again" not in line
     assert "winprob" not in line
     variant = assert_one_line_error(sabords(
         "winprob", "--me", "0", "--opp", "0", "--variant", "target=500", "--game-tables",
@@ -1056,3 +1060,47 @@ def test_a_write_that_fails_in_a_command_names_its_file(
         ": No space left on device; the solve goes on, but cannot be resumed",
         f"sabords: error: cannot write {str(tmp_path / 'other.bin')!r}: No space left on "
         "device"], result.stderr
+
+
+# -- a game without its three-player table: the answer is about the question asked -------
+
+
+@pytest.mark.parametrize(("players", "variant"), [
+    (4, "ties=trigger"), (4, "target=400"), (5, "target=300"), (3, "target=400")])
+def test_a_game_without_its_three_player_table_says_what_it_needs_and_what_making_it_takes(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, players: int,
+        variant: str) -> None:
+    """Four players under ties=trigger were refused as "game-3.msgpack: no such file; run
+    `sabords solve-game --players 3 ...` to make it again": a table that never existed, and
+    a question about four players. The refusal says what the question needs (four and five
+    players are played on the three-player table), what making it takes (the cost model of
+    solver/limits.py) and the command, which writes it where it is read (the cache)."""
+    from solver.limits import game_cost_text
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    line = assert_one_line_error(sabords("winprob", "--me", "0", *["--opp", "0"] * (players - 1),
+                                         "--variant", variant))
+    cost = game_cost_text(rules_with([variant]).target, 3)
+    assert line.endswith(f"; making it takes {cost}: run `sabords solve-game --players 3 "
+                         f"--variant {variant}`"), line
+    assert "again" not in line and "game-3.msgpack: no such file" in line
+    if players > 3:
+        assert line.startswith(f"sabords: error: {players} players under {variant} are played "
+                               f"on the three-player table of these rules (near-optimal play: "
+                               f"there is no {players}-player table), which has not been made ("
+                               ), line
+
+
+def test_the_command_a_missing_three_player_table_names_makes_it(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Five players at 300: the command the refusal names, run as it is (in this process),
+    makes the table the question needed, and the question is answered."""
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    ask = ("winprob", "--me", "0", *["--opp", "0"] * 4, "--variant", "target=300")
+    line = assert_one_line_error(sabords(*ask))
+    command = line.rsplit("run `", 1)[1].rstrip("`").split()
+    assert command[:4] == ["sabords", "solve-game", "--players", "3"]
+    made = sabords(*command[1:], "--workers", "0")
+    assert made.exit_code == 0, made.stderr
+    answered = sabords(*ask)
+    assert answered.exit_code == 0 and "near-optimal" in answered.stdout, answered.stderr

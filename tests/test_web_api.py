@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from solver.advice.play import Phase, TurnPlay
-from solver.rules import CARD_IDS, CARDS, Rules
+from solver.rules import CARD_IDS, CARDS, Rules, rules_with
 from solver.web import create_app
 from solver.web.api import ENDPOINTS
 from solver.web.application import ASSETS
@@ -971,3 +971,42 @@ def test_a_number_is_read_by_the_web_as_by_the_command_line(
         line = sabords(*args).stderr
         assert f"Invalid value for '{flag}': {text!r} {why}" in line, line
 
+
+
+@pytest.mark.parametrize(("opps", "variant"), [
+    (3, "ties=trigger"), (3, "target=400"), (4, "target=300"), (2, "target=400")])
+def test_a_game_without_its_three_player_table_is_a_503_about_the_question_asked(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, opps: int, variant: str) -> None:
+    """Four and five players under rules without a three-player table: the 503 says the
+    question's game is played on the three-player table, which the server lacks, and what
+    making it takes (values.making, from the cost model), in English and French; /api/rules
+    says which numbers of players the server computes winning for under those rules, and what
+    making the three-player table takes, so that the page says it before anyone asks."""
+    from solver.limits import duration_words, game_cost
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    players = opps + 1
+    target = rules_with([variant]).target
+    seconds, memory = game_cost(target, 3)
+    making = {"seconds": round(seconds), "gb": round(memory / 1e9, 1)}
+    query = [("me", "0"), *[("opp", "0")] * opps, ("variant", variant)]
+    with TestClient(create_app(Settings(warm=False))) as c:
+        en = c.get("/api/winprob", params=query)
+        fr = c.get("/api/winprob", params=query, headers={"accept-language": "fr"})
+        win = c.get("/api/rules", params=[("variant", variant)]).json()["win"]
+        default = c.get("/api/rules").json()["win"]
+    assert en.status_code == fr.status_code == 503
+    body = en.json()
+    assert body["values"]["making"] == making and body["values"]["file"] == "game-3.msgpack"
+    assert body["values"].get("players") == (players if players > 3 else None), body
+    took = f"(about {duration_words(making['seconds'])} and {making['gb']:.1f} GB on a 2-core"
+    assert took in body["error"], body
+    french = fr.json()["error"]
+    assert "environ" in french and "Go sur une machine à 2 cœurs" in french, french
+    if players > 3:
+        assert body["error"].startswith(f"winning a game of {players} players is computed here "
+                                        "on the table of the 3-player game"), body
+        assert french.startswith(f"La victoire à {players} joueurs se calcule ici sur la table "
+                                 "de la partie à 3 joueurs"), french
+    assert win == {"players": [2], "making": making}
+    assert default == {"players": [2, 3, 4, 5], "making": None}

@@ -68,12 +68,35 @@ def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
     """The one line of a library error, its subject worded with this command's flag; a stale
     table with the command that makes it again (:func:`fix_command`)."""
     if isinstance(exc, StaleTableError):
-        return f"{exc}; {fix_words(exc)}"
+        return f"{stale_words(exc)}; {fix_words(exc)}"
     subject = exc.subject
     if subject in SUBJECT_WORDS:
         return SUBJECT_WORDS[subject]
     flag = {**FLAGS, **(flags or {})}.get(subject or "")
     return f"{flag}: {exc}" if flag else str(exc)
+
+
+def stale_words(exc: StaleTableError) -> str:
+    """The refusal of a table, about the question asked: four or five players are played
+    near-optimally on the table of three, which is the table refused."""
+    if exc.players is None:
+        return str(exc)
+    made = "has not been made" if exc.missing else "is refused"
+    return (f"{exc.players} players under {exc.rules.describe()} are played on the "
+            f"three-player table of these rules (near-optimal play: there is no "
+            f"{exc.players}-player table), which {made} ({exc})")
+
+
+def making_words(exc: StaleTableError) -> str:
+    """What making the refused game table takes, by the cost model of
+    :func:`solver.limits.game_cost` ("making it takes about 6 s and 0.5 GB on a 2-core
+    machine: "), or nothing (a turn table, a game of more players than the model knows)."""
+    from ..limits import game_cost_text
+
+    players = _players(exc)
+    if not exc.table.startswith("game") or players > 3:
+        return ""
+    return f"making it takes {game_cost_text(exc.rules.target, players)}: "
 
 
 def fix_words(exc: StaleTableError) -> str:
@@ -100,7 +123,11 @@ def fix_words(exc: StaleTableError) -> str:
             return ("the tables installed with mille-sabords do not match it: reinstall "
                     "mille-sabords (with the pip or pipx command that installed it)")
     what = "it" if exc.table.startswith("game") else "the tables"
-    return f"run `{fix_command(exc)}` to make {what} again"
+    again = "" if exc.missing else " again"
+    making = making_words(exc)
+    if making:
+        return f"{making}run `{fix_command(exc)}`" + ("" if exc.missing else " to make it again")
+    return f"run `{fix_command(exc)}` to make {what}{again}"
 
 
 def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> str:
@@ -118,7 +145,20 @@ def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> st
         return "make tables" if players == 2 else f"make tables-{players}p"
     command = ("solve --all" if exc.table == "turn" else "solve-game" if players == 2
                else f"solve-game --players {players}")
+    if exc.table.startswith("game") and rules != Rules() and _is_default(where, rules):
+        return f"sabords {command}{_variants(rules)}"  # into the cache, where it is read
     return f"sabords {command}{_variants(rules)} --out {where}"
+
+
+def _is_default(directory: Path | str, rules: Rules) -> bool:
+    """`directory` is where `solve-game` writes the game table of `rules` by default (the
+    cache's folder of these rules)."""
+    from ..tables.paths import game_default_dir
+
+    try:
+        return Path(directory).resolve() == game_default_dir(rules).resolve()
+    except OSError:  # a folder the system cannot resolve: named
+        return False
 
 
 SHIPPED_PLAYERS = (2, 3)

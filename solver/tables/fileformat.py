@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from ..errors import CacheWarning, StaleTableError
+from ..errors import MISSING, CacheWarning, StaleTableError
 from ..rules.rulebook import Rules
 
 if TYPE_CHECKING:
@@ -383,6 +383,6 @@ def read_file(path: Path, refuse: Refusal) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise refuse("no such file") from None
+        raise refuse(MISSING) from None
     except OSError as exc:
         raise refuse(f"cannot be read ({exc.strerror})") from None

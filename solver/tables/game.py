@@ -221,12 +221,16 @@ def read_players(directory: Path | str, rules: Rules, players: int) -> Any:
     """The game of `players` (three or more) of `rules` from `directory`: its exact table, or
     for four and five players without one, near-optimal play on the table of three
     (:class:`solver.game.reduced.ReducedTable`, its measured loss from
-    :func:`near_optimal_loss`). A missing table of three is refused as that table."""
+    :func:`near_optimal_loss`). A missing table of three is refused as that table, for the
+    question about `players` (:meth:`solver.errors.StaleTableError.about_players`)."""
     from ..game.reduced import SMALL_PLAYERS, ReducedTable
 
     if players > SMALL_PLAYERS and not ngame_table_path(directory, players).is_file():
-        return ReducedTable(read_ngame(directory, rules, SMALL_PLAYERS), players,
-                            near_optimal_loss(players, rules.ties))
+        try:
+            small = read_ngame(directory, rules, SMALL_PLAYERS)
+        except StaleTableError as exc:  # the question was the game of `players`
+            raise exc.about_players(players) from None
+        return ReducedTable(small, players, near_optimal_loss(players, rules.ties))
     return read_ngame(directory, rules, players)
 
 

@@ -442,15 +442,15 @@ class Solutions:
             self.table(card, rules)
         self.game(rules)
 
-    def win_players(self) -> list[int]:
-        """The numbers of players whose game this server answers for the default rules: its
-        table on disk, or solved on demand."""
+    def win_players(self, rules: Rules | None = None) -> list[int]:
+        """The numbers of players whose game this server answers for `rules` (the default
+        rules if None): its table on disk, or solved on demand (two players)."""
         from ..advice.sources import game_on_disk
         from ..game.seats import MAX_PLAYERS
         from ..tables.game import has_players
         from ..tables.paths import game_default_dir
 
-        rules = Rules()
+        rules = Rules() if rules is None else rules
         solvable = (self.settings.solve_on_demand
                     and rules.target <= self.settings.max_game_target)
         two = [2] if game_on_disk(rules, self.settings.game_tables_dir) or solvable else []

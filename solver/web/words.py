@@ -118,6 +118,23 @@ def _value(v: Mapping[str, Any]) -> str:
     return _q(v.get("value", ""))
 
 
+def _decimal(x: float) -> str:
+    """``0,5``: one decimal, with the French comma."""
+    return f"{x:.1f}".replace(".", ",")
+
+
+def _making(v: Mapping[str, Any]) -> str:
+    """`` (environ 6 s et 0,5 Go sur une machine à 2 cœurs)``: what making a table takes
+    (its ``making`` value), or nothing."""
+    making = v.get("making")
+    if not isinstance(making, Mapping):
+        return ""
+    seconds = float(making.get("seconds", 0))
+    time = (f"{seconds:.0f} s" if seconds < 100 else f"{_decimal(seconds / 60)} minutes"
+            if seconds < 6000 else f"{_decimal(seconds / 3600)} heures")
+    return f" (environ {time} et {_decimal(float(making.get('gb', 0)))} Go sur une machine à 2 cœurs)"
+
+
 Words = Callable[[Mapping[str, Any], str | None], str]
 
 FRENCH: dict[str, Words] = {
@@ -243,8 +260,11 @@ FRENCH: dict[str, Words] = {
     "game_is_over": lambda v, p: "la partie est finie : commencez-en une nouvelle",
     "sudden_with_trigger": lambda v, p: "la mort subite vient après le dernier tour",
     "sudden_at_target": lambda v, p: "en mort subite personne n'est à l'objectif",
-    "stale_table": lambda v, p: "ce serveur n'a pas la table de ces règles (empreinte "
-    f"{v.get('rules_hash')}) : demandez à qui le tient de la calculer",
+    "stale_table": lambda v, p: (
+        f"la victoire à {v.get('players')} joueurs se calcule ici sur la table de la partie à "
+        "3 joueurs (jeu presque optimal), et ce serveur n'en a pas pour ces règles (empreinte "
+        if v.get("players") else "ce serveur n'a pas la table de ces règles (empreinte ")
+    + f"{v.get('rules_hash')}) : demandez à qui le tient de la calculer{_making(v)}",
     "settings": lambda v, p: f"{_input(p)} : réglage refusé",
     "bad_input": lambda v, p: f"{_input(p)} : valeur refusée",
 }
