@@ -92,6 +92,7 @@ TURNS = [
     (("turn", "none", "--me", "2000", "--opp", "5500"), "mmmpppsc\nstop\n"),
     (("turn", "captain"), "kkssscdp\n"),  # the input ends mid-turn: exit code 2
     (("turn", "captian"), ""),
+    (("turn", "chest"), "\ufeffkkmpsssc\nstop\n"),  # a file saved with a byte-order mark
 ]
 
 
