@@ -1010,3 +1010,32 @@ def test_a_game_without_its_three_player_table_is_a_503_about_the_question_asked
                                  "de la partie à 3 joueurs"), french
     assert win == {"players": [2], "making": making}
     assert default == {"players": [2, 3, 4, 5], "making": None}
+
+
+@pytest.mark.parametrize("kind", ["too long", "dangling", "below a dangling link", "loop"])
+def test_an_unusable_cache_directory_answers_every_endpoint(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str) -> None:
+    """A cache directory whose name the file system cannot hold made every answer that prunes
+    the cache after a solve a 500 (`cache_entries` looked inside it); a symbolic link to
+    nothing was "File exists". The server answers from what it solves, caching nothing."""
+    import warnings
+
+    from .test_cli_errors import _unusable_cache
+
+    env, _, says = _unusable_cache(kind, tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    queries = ["/api/ev?card=none&variant=keep_one%3Doff",
+               "/api/advise?card=none&dice=kkmmppsc&variant=keep_one%3Doff",
+               "/api/winprob?me=0&opp=0&variant=target%3D300",
+               "/api/rules?variant=target%3D300"]
+    with warnings.catch_warnings(record=True) as caught, \
+            TestClient(create_app(Settings(warm=False, solve_process=False))) as c:
+        warnings.simplefilter("always")
+        statuses = [c.get(q).status_code for q in queries]
+        four = c.get("/api/winprob?me=0&opp=0&opp=0&opp=0&variant=target%3D300")
+    assert statuses == [200] * len(queries)
+    assert four.status_code == 503 and four.json()["values"]["players"] == 4
+    said = {str(w.message).split(": ", 1)[1] for w in caught
+            if type(w.message).__name__ == "CacheWarning" and ".msgpack" in str(w.message)}
+    assert said and all(says in reason for reason in said), said

@@ -54,10 +54,11 @@ class SolutionSource(Protocol):
 def game_on_disk(rules: Rules, directory: Path | None) -> bool:
     """Whether the game table of `rules` is read rather than solved: from `directory` (always
     read: a missing table there is refused), or the default place of these rules."""
+    from ..caches import on_disk
     from ..tables.game import game_table_path
     from ..tables.paths import game_default_dir
 
-    return directory is not None or game_table_path(game_default_dir(rules)).is_file()
+    return directory is not None or on_disk(game_table_path(game_default_dir(rules)))
 
 
 @dataclass

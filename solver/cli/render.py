@@ -7,6 +7,7 @@ probabilities as percentages with 2 decimals, bust risks with 1.
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -208,8 +209,13 @@ class _CacheWarnings:
     def __init__(self) -> None:
         self.tables: dict[tuple[str, str], set[str]] = {}  # (directory, reason): files
         self.lines: dict[str, None] = {}
+        self.unusable: set[str] = set()
+        """Cache directories already said to be unusable (:func:`cache_warning`): what could
+        not be written inside them goes without saying."""
 
     def add(self, message: CacheWarning) -> None:
+        if any(message.path.startswith(root + os.sep) for root in self.unusable):
+            return
         if message.path.endswith(".msgpack"):
             path = Path(message.path)
             key = (str(path.parent), message.reason)
@@ -235,7 +241,9 @@ def cache_warnings_said() -> Iterator[None]:
     warned of at every block holds no memory for it, and ends when its work ends."""
     from ..errors import CacheWarning
 
-    gathered = _CacheWarnings()
+    global _gathering
+    gathered, outer = _CacheWarnings(), _gathering
+    _gathering = gathered
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", CacheWarning)
@@ -251,8 +259,13 @@ def cache_warnings_said() -> Iterator[None]:
             warnings.showwarning = show
             yield
     finally:
+        _gathering = outer
         for line in gathered.said():
             say(f"sabords: warning: {line}")
+
+
+_gathering: _CacheWarnings | None = None
+"""The cache warnings of the command running (:func:`cache_warnings_said`), if any."""
 
 
 def unusable_cache(exc: OSError) -> str | None:
@@ -275,10 +288,10 @@ def cache_warning(files: Iterable[Path]) -> bool:
     is already, or is not the cache's). If the cache cannot hold it (not a directory, not
     writable: :func:`solver.caches.cache_problem`), a warning on stderr says so, since every
     run will then solve it again; False."""
-    from ..caches import cache_problem, cache_root, cache_source
+    from ..caches import cache_problem, cache_root, cache_source, on_disk
 
     root = cache_root()
-    missing = [f for f in files if root in f.parents and not f.is_file()]
+    missing = [f for f in files if root in f.parents and not on_disk(f)]
     if not missing:
         return True
     problem = cache_problem(root)
@@ -286,6 +299,8 @@ def cache_warning(files: Iterable[Path]) -> bool:
         return True
     say(f"sabords: warning: {problem} (set by {cache_source()}); what is solved now is not "
         "cached, and every run solves it again")
+    if _gathering is not None:
+        _gathering.unusable.add(str(root))
     return False
 
 

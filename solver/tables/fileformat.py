@@ -374,9 +374,20 @@ def keep_in_cache(write: Callable[[], object], path: Path) -> None:
     try:
         write()
     except OSError as exc:
-        reason = exc.strerror or str(exc)
+        reason = _cache_reason(path) or exc.strerror or str(exc)
         warnings.warn(CacheWarning(f"the table {str(path)!r} could not be cached: {reason}",
                                    path=str(path), reason=reason), stacklevel=2)
+
+
+def _cache_reason(path: Path) -> str | None:
+    """Why no table can be written under the cache directory holding `path`, if it is one
+    that can hold no directory at all (:func:`solver.caches.cache_state`: a symbolic link to
+    nothing, where the system only says "File exists"); else None."""
+    from ..caches import cache_root, cache_state
+
+    root = cache_root()
+    state = cache_state(root) if root in path.parents else None
+    return None if state is None else f"the cache directory {str(root)!r} {state}"
 
 
 def read_file(path: Path, refuse: Refusal) -> bytes:

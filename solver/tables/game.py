@@ -36,6 +36,7 @@ import numpy as np
 from .. import __version__
 from ..engine.codes import WORLD_NAMES
 from ..engine.positions import FloatArray, IntArray
+from ..caches import on_disk
 from ..errors import StaleTableError
 from ..rules.rulebook import Rules
 from .fileformat import (
@@ -225,7 +226,7 @@ def read_players(directory: Path | str, rules: Rules, players: int) -> Any:
     question about `players` (:meth:`solver.errors.StaleTableError.about_players`)."""
     from ..game.reduced import SMALL_PLAYERS, ReducedTable
 
-    if players > SMALL_PLAYERS and not ngame_table_path(directory, players).is_file():
+    if players > SMALL_PLAYERS and not on_disk(ngame_table_path(directory, players)):
         try:
             small = read_ngame(directory, rules, SMALL_PLAYERS)
         except StaleTableError as exc:  # the question was the game of `players`
@@ -239,8 +240,8 @@ def has_players(directory: Path | str, players: int) -> bool:
     from ..game.reduced import SMALL_PLAYERS
 
     path = ngame_table_path(directory, players)
-    return path.is_file() or (players > SMALL_PLAYERS
-                              and ngame_table_path(directory, SMALL_PLAYERS).is_file())
+    return on_disk(path) or (players > SMALL_PLAYERS
+                             and on_disk(ngame_table_path(directory, SMALL_PLAYERS)))
 
 
 NEAR_OPTIMAL_FILE = "near-optimal.json"

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..advice.goals import Goal, GoalSolution, objective_for, solve_goal
+from ..caches import on_disk
 from ..errors import NUMBER_PROBLEMS, SettingsError, number_problem, quote
 from ..limits import game_cost
 from ..rules.aims import NEED, POINTS
@@ -363,7 +364,7 @@ class Solutions:
             def read() -> TurnTable:
                 return turn_table(card, turn, directory)
 
-            if directory is not None or table_path(default_dir(turn), card).is_file():
+            if directory is not None or on_disk(table_path(default_dir(turn), card)):
                 return read()  # on disk: read (a stale table in the cache is solved again)
             solver = self.solver
             solve = read if solver is None else lambda: solver.turn_table(card, turn)
