@@ -1039,3 +1039,34 @@ def test_an_unusable_cache_directory_answers_every_endpoint(
     said = {str(w.message).split(": ", 1)[1] for w in caught
             if type(w.message).__name__ == "CacheWarning" and ".msgpack" in str(w.message)}
     assert said and all(says in reason for reason in said), said
+
+
+def test_a_game_beyond_the_servers_largest_target_is_503_as_docs_web_md_says(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`/api/winprob` beyond `--max-game-target` answered 422 (an input the rules refuse),
+    where docs/web.md says 503: it is the server's limit, not a rule (another server answers
+    the same query), as a table it lacks or would solve with solves off is. A table already
+    on disk is read whatever its target."""
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    with TestClient(create_app(Settings(warm=False, max_game_target=300))) as c:
+        beyond = [c.get(path, params=query) for path, query in (
+            ("/api/winprob", [("me", "0"), ("opp", "0"), ("variant", "target=400")]),
+            ("/api/advise", [("card", "none"), ("dice", "kkmmppsc"), ("me", "0"), ("opp", "0"),
+                             ("variant", "target=400")]))]
+        french = c.get("/api/winprob", params=[("me", "0"), ("opp", "0"),
+                                                ("variant", "target=400")],
+                       headers={"accept-language": "fr"})
+        on_disk = c.get("/api/winprob", params=[("me", "0"), ("opp", "0")])
+        rules = c.get("/api/rules", params=[("variant", "target=400")]).json()
+    for response in beyond:
+        assert response.status_code == 503, response.text
+        body = response.json()
+        assert (body["kind"], body["values"]) == (
+            "game_too_large", {"target": 400, "max_game_target": 300}), body
+    assert french.status_code == 503 and french.json()["error"].startswith(
+        "Ce serveur ne calcule la partie que jusqu'à l'objectif 300")
+    assert on_disk.status_code == 200  # the default rules' table, target 6000, is read
+    assert rules["win"]["players"] == []
+    web_md = (Path(__file__).parent.parent / "docs" / "web.md").read_text(encoding="utf-8")
+    assert '`--max-game-target` (beyond it, 503 with `"kind": "game_too_large"`' in " ".join(
+        web_md.split())

@@ -14,7 +14,8 @@ Errors: one exception handler per kind (:func:`error_handlers`): a query that ca
 (:class:`~solver.web.params.BadRequest`, 400), an entry of a turn refused (422, with its
 index), a table this server does not have (:class:`~solver.errors.StaleTableError`, 503) or
 would have to solve with solves on demand off (:class:`~solver.web.solutions.SolveRefused`,
-503), a full queue of solves (:class:`~solver.web.solutions.SolverBusy`, 429 with
+503) or beyond its largest target (:class:`~solver.web.solutions.GameTooLarge`, 503: the
+server's limit, not a rule: the same query is answered by a server that allows it), a full queue of solves (:class:`~solver.web.solutions.SolverBusy`, 429 with
 ``Retry-After``), any other input the library refuses (:class:`~solver.errors.SabordsError`,
 422), an HTTP error of the router (404; 405 with ``Allow``), and anything else, a bug (500,
 logged); each answers the error as data (:func:`solver.web.api.error_data`) with a sentence
@@ -65,7 +66,7 @@ from ..errors import SabordsError, StaleTableError
 from . import api
 from .openapi import openapi
 from .params import BadRequest, Endpoint, Limits
-from .solutions import Settings, Solutions, SolverBusy, SolveRefused, answering
+from .solutions import GameTooLarge, Settings, Solutions, SolverBusy, SolveRefused, answering
 from .solving import SolverStopped
 from .words import language
 
@@ -167,7 +168,7 @@ def _entry_refused(request: Request, exc: Exception) -> Response:
 
 
 def _no_table(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, StaleTableError | SolveRefused | SolverStopped)
+    assert isinstance(exc, StaleTableError | SolveRefused | GameTooLarge | SolverStopped)
     return _error(api.error_data(exc), 503, request)
 
 
@@ -207,7 +208,8 @@ def _forget(task: asyncio.Future[Any]) -> None:
 def error_handlers() -> dict[Any, ExceptionHandler]:
     """The application's exception handlers, one per kind of error (module docstring)."""
     return {BadRequest: _bad_request, api.EntryError: _entry_refused, StaleTableError: _no_table,
-            SolveRefused: _no_table, SolverStopped: _no_table, SolverBusy: _busy,
+            SolveRefused: _no_table, GameTooLarge: _no_table, SolverStopped: _no_table,
+            SolverBusy: _busy,
             SabordsError: _refused,
             HTTPException: _http_error, Exception: _internal}
 
