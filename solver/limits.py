@@ -9,8 +9,9 @@
   and tried with a scratch file first, so that a read-only or full disk is refused before the
   minute of solving, not after.
 - **The game's size** (:func:`game_cost`): the memory and time the two-player game (or the
-  three-player one) takes at a target, from measurements; the largest target is :data:`MAX_TARGET`, which the rules object
-  enforces (:class:`solver.rules.Rules`). Every figure the project gives of it (help texts,
+  three-player one) takes at a target, from measurements; the largest target is
+  :data:`MAX_TARGET`, which the rules object enforces (:class:`solver.rules.Rules`). Every
+  figure the project gives of it (help texts,
   the progress line, the refusal of a target) is :func:`game_cost_text`.
 
 Every refusal is a :class:`~solver.errors.SettingsError` whose `subject` names the setting.

@@ -10,10 +10,11 @@ command's body (:mod:`.answers`) under the same conventions as typer's commands
 It takes only what it reads exactly as click would, and leaves everything else to typer:
 help (``-h``, ``--help``), ``--``, an option it does not know or that is given as
 ``--name=value``, a value missing or starting with a minus, a number the library's reader
-refuses (:func:`solver.errors.read_number`, typer's too) or out of the option's range, an option of one value given twice, an argument starting with a
-minus, text the terminal's encoding could not decode, and ``$SABORDS_NOTATION`` (click reads
-it). Typer then answers as it always did. The tests run every form both ways and compare the
-bytes (`tests/test_quick.py`).
+refuses (:func:`solver.errors.read_number`, typer's too) or out of the option's range, an
+option of one value given twice, an argument starting with a minus, text the terminal's
+encoding could not decode, and ``$SABORDS_NOTATION`` (click reads it). Typer then answers
+as it always did. The tests run every form both ways and compare the bytes
+(`tests/test_quick.py`).
 
 Typer-free and numpy-free: a points answer from the committed tables imports neither.
 """

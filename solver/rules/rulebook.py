@@ -19,8 +19,13 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from ..errors import NotationError, RulesError, quote  # noqa: F401  (re-exported)
-from ..errors import NUMBER_PROBLEMS, number_problem
+from ..errors import (  # noqa: F401  (NotationError, RulesError: re-exported)
+    NUMBER_PROBLEMS,
+    NotationError,
+    RulesError,
+    number_problem,
+    quote,
+)
 from ..limits import MAX_TARGET as MAX_TARGET  # re-exported: the rules enforce it
 from ..limits import target_cost_words
 

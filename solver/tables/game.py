@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
+from ..caches import on_disk
 from ..engine.codes import WORLD_NAMES
 from ..engine.positions import FloatArray, IntArray
-from ..caches import on_disk
 from ..errors import StaleTableError
 from ..rules.rulebook import Rules
 from .fileformat import (

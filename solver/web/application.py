@@ -15,12 +15,12 @@ Errors: one exception handler per kind (:func:`error_handlers`): a query that ca
 index), a table this server does not have (:class:`~solver.errors.StaleTableError`, 503) or
 would have to solve with solves on demand off (:class:`~solver.web.solutions.SolveRefused`,
 503) or beyond its largest target (:class:`~solver.web.solutions.GameTooLarge`, 503: the
-server's limit, not a rule: the same query is answered by a server that allows it), a full queue of solves (:class:`~solver.web.solutions.SolverBusy`, 429 with
-``Retry-After``), any other input the library refuses (:class:`~solver.errors.SabordsError`,
-422), an HTTP error of the router (404; 405 with ``Allow``), and anything else, a bug (500,
-logged); each answers the error as data (:func:`solver.web.api.error_data`) with a sentence
-in the language of the request's ``Accept-Language`` (:mod:`solver.web.words`: French or
-English).
+server's limit, not a rule: the same query is answered by a server that allows it), a full
+queue of solves (:class:`~solver.web.solutions.SolverBusy`, 429 with ``Retry-After``), any
+other input the library refuses (:class:`~solver.errors.SabordsError`, 422), an HTTP error
+of the router (404; 405 with ``Allow``), and anything else, a bug (500, logged); each
+answers the error as data (:func:`solver.web.api.error_data`) with a sentence in the
+language of the request's ``Accept-Language`` (:mod:`solver.web.words`: French or English).
 
 Headers: every API answer is JSON with ``X-Content-Type-Options: nosniff``; the page's assets
 have a content security policy besides. With :attr:`Settings.allowed_hosts` (``sabords serve

@@ -132,7 +132,8 @@ def _making(v: Mapping[str, Any]) -> str:
     seconds = float(making.get("seconds", 0))
     time = (f"{seconds:.0f} s" if seconds < 100 else f"{_decimal(seconds / 60)} minutes"
             if seconds < 6000 else f"{_decimal(seconds / 3600)} heures")
-    return f" (environ {time} et {_decimal(float(making.get('gb', 0)))} Go sur une machine à 2 cœurs)"
+    memory = _decimal(float(making.get("gb", 0)))
+    return f" (environ {time} et {memory} Go sur une machine à 2 cœurs)"
 
 
 Words = Callable[[Mapping[str, Any], str | None], str]
