@@ -1142,3 +1142,32 @@ def test_the_command_a_missing_three_player_table_names_makes_it(
     assert made.exit_code == 0, made.stderr
     answered = sabords(*ask)
     assert answered.exit_code == 0 and "near-optimal" in answered.stdout, answered.stderr
+
+
+@pytest.mark.parametrize(("totals", "says"), [
+    (("100", "-100", "0", "0"), "--opp: the total of player 2 must be a non-negative multiple "
+                                "of 100, not -100"),
+    (("100", "0", "6000", "0"), "--opp: player 3's total 6000 is at or above the target 6000: "
+                                "this is a final turn"),
+    (("6000", "0", "0", "0", "0"), "--me: your total 6000 is at or above the target 6000"),
+])
+def test_a_typo_in_the_totals_of_many_players_is_told_before_a_missing_table(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        totals: tuple[str, ...], says: str) -> None:
+    """Found looking at four and five players: `--opp -100` under rules without a
+    three-player table was told to make the table (an hour), the typo only after it; the
+    totals are checked first, as for two players (the web: 422, not 503)."""
+    from starlette.testclient import TestClient
+
+    from solver.web import create_app
+    from solver.web.solutions import Settings
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    me, *opps = totals
+    assert_one_line_error(sabords("winprob", "--me", me, *[a for o in opps for a in ("--opp", o)],
+                                  "--variant", "ties=trigger"), says)
+    with TestClient(create_app(Settings(warm=False))) as client:
+        response = client.get("/api/winprob", params=[("me", me), *[("opp", o) for o in opps],
+                                                      ("variant", "ties=trigger")])
+    assert response.status_code == 422 and response.json()["kind"] != "stale_table", \
+        response.text

@@ -34,6 +34,7 @@ Each card's turn runs on the orbits of its positions (:func:`solver.engine.rows`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -280,6 +281,35 @@ def check_totals(rules: Rules, me: int, opp: int, *, final: bool = False) -> tup
                         f"{rules.target}: this is your final turn", subject="opp",
                         kind="final_turn", values=values)
     return me // UNIT, opp // UNIT
+
+
+def check_totals_of(rules: Rules, me: int, others: Sequence[int], *,
+                    final: bool) -> list[int]:
+    """What can be said of the totals `me` then `others` without a table (each a
+    non-negative multiple of 100, mine below the target, nobody at it unless this is a final
+    turn): a :class:`GameError`, before a table is read (a typo is told as such, not as a
+    table to make); the seats reaching the target (1 for the next player...)."""
+    target = rules.target
+    totals = [me, *others]
+    for i, x in enumerate(totals):
+        subject = "me" if i == 0 else "opp"
+        if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x % UNIT:
+            who = "your total" if i == 0 else f"the total of player {i + 1}"
+            raise GameError(f"{who} must be a non-negative multiple of 100, not {quote(x)}",
+                            subject=subject, kind="not_points",
+                            values={"value": x if isinstance(x, int) else str(x),
+                                    "unit": UNIT})
+    values = {"me": me, "opp": list(others), "target": target}
+    if me >= target:
+        raise GameError(f"your total {me} is at or above the target {target}: the game is "
+                        f"over (the target is the variant target=N)", subject="me",
+                        kind="game_over", values=values)
+    reached = [i for i, x in enumerate(others, 1) if x >= target]
+    if not final and reached:
+        raise GameError(f"player {reached[0] + 1}'s total {others[reached[0] - 1]} is at "
+                        f"or above the target {target}: this is a final turn",
+                        subject="opp", kind="final_turn", values=values)
+    return reached
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,9 +21,8 @@ from typing import Any
 import numpy as np
 
 from ..engine import FloatArray, IntArray, Objective, solve_turn
-from ..errors import quote
 from ..rules.rulebook import CARDS, Card, Rules
-from .model import UNIT, GameError, GameUtility, TurnUtility, deck
+from .model import UNIT, GameError, GameUtility, TurnUtility, check_totals_of, deck
 from .seats import NORMAL, final_name
 
 
@@ -37,27 +36,11 @@ def state_of(table: Any, me: int, others: Sequence[int], *, final: bool) -> tupl
         raise GameError(f"this table is of {table.players} players, not {players}",
                         subject="opp", kind="players",
                         values={"players": players, "table": table.players})
+    reached = check_totals_of(rules, me, others, final=final)
     totals = [me, *others]
-    for i, x in enumerate(totals):
-        subject = "me" if i == 0 else "opp"
-        if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x % UNIT:
-            who = "your total" if i == 0 else f"the total of player {i + 1}"
-            raise GameError(f"{who} must be a non-negative multiple of 100, not {quote(x)}",
-                            subject=subject, kind="not_points",
-                            values={"value": x if isinstance(x, int) else str(x),
-                                    "unit": UNIT})
     values = {"me": me, "opp": list(others), "target": target}
-    if me >= target:
-        raise GameError(f"your total {me} is at or above the target {target}: the game is "
-                        f"over (the target is the variant target=N)", subject="me",
-                        kind="game_over", values=values)
-    reached = [i for i, x in enumerate(others, 1) if x >= target]
     seats = table.seats()
     if not final:
-        if reached:
-            raise GameError(f"player {reached[0] + 1}'s total {others[reached[0] - 1]} is at "
-                            f"or above the target {target}: this is a final turn",
-                            subject="opp", kind="final_turn", values=values)
         phase = seats.phases[NORMAL]
         return NORMAL, int(phase.encode(np.array([totals]) // UNIT)[0])
     units = np.array([totals]) // UNIT

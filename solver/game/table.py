@@ -94,3 +94,7 @@ def check_position(rules: Rules, me: int, others: Sequence[int], *, final: bool 
                         values={"players": players, "least": 2, "most": MAX_PLAYERS})
     if players == 2:
         check_totals(rules, me, others[0], final=final)
+    else:
+        from .model import check_totals_of
+
+        check_totals_of(rules, me, others, final=final)
