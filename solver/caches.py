@@ -117,13 +117,15 @@ def _dangling(path: Path) -> str | None:
     """Words for a symbolic link on the way to `path` (itself included) whose target does not
     exist, where no directory can be made (the system says "File exists"); else None."""
     from .errors import quote
+    from .limits import PATH_LIMIT
 
     for link in (path, *path.parents):
         try:
             if link.is_symlink() and not link.exists():
-                target = quote(os.readlink(link))
+                target = quote(os.readlink(link), PATH_LIMIT)
                 return (f"is a symbolic link to {target}, which does not exist" if link == path
-                        else f"goes through the symbolic link {quote(str(link))} to {target}, "
+                        else f"goes through the symbolic link {quote(str(link), PATH_LIMIT)} to "
+                        f"{target}, "
                         "which does not exist")
         except OSError:
             return None

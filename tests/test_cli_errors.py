@@ -891,14 +891,15 @@ def _unusable_cache(kind: str, tmp_path: Path) -> tuple[dict[str, str], str, str
         return {"SABORDS_CACHE_DIR": root}, root, "is a loop of symbolic links"
     if kind in ("dangling", "below a dangling link"):
         (tmp_path / "link").symlink_to(tmp_path / "gone")
-        target = quote(str(tmp_path / "gone"))
+        target = quote(str(tmp_path / "gone"), PATH_LIMIT)
         if kind == "dangling":
             root = str(tmp_path / "link")
             return ({"SABORDS_CACHE_DIR": root}, root,
                     f"is a symbolic link to {target}, which does not exist")
         root = str(tmp_path / "link" / "cache")
         return ({"SABORDS_CACHE_DIR": root}, root, f"goes through the symbolic link "
-                f"{quote(str(tmp_path / 'link'))} to {target}, which does not exist")
+                f"{quote(str(tmp_path / 'link'), PATH_LIMIT)} to {target}, which does not "
+                "exist")
     file = tmp_path / "passwd"  # XDG_CACHE_HOME=/etc/passwd: a path through a file
     file.write_text("root:x:0:0")
     return ({"XDG_CACHE_HOME": str(file), "SABORDS_CACHE_DIR": ""},
@@ -1171,3 +1172,49 @@ def test_a_typo_in_the_totals_of_many_players_is_told_before_a_missing_table(
                                                       ("variant", "ties=trigger")])
     assert response.status_code == 422 and response.json()["kind"] != "stale_table", \
         response.text
+
+
+@pytest.mark.parametrize("state", ["truncated", "older format", "empty"])
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_a_three_player_table_truncated_or_of_an_older_format_is_refused_in_one_line(
+        sabords: Run, tmp_path: Path, state: str, players: int) -> None:
+    """Found looking at old and broken tables: each is refused in one line that says why,
+    for three players and for four and five played on it, with what remaking it takes (it
+    existed: "again")."""
+    import msgpack
+
+    from solver.limits import game_cost_text
+
+    data = (ROOT / "tables" / "game-3.msgpack").read_bytes()
+    if state == "older format":
+        outer = msgpack.unpackb(data, raw=False)
+        outer["format"] = 1
+        data = msgpack.packb(outer, use_bin_type=True)
+    (tmp_path / "game-3.msgpack").write_bytes(data[: len(data) // 3] if state == "truncated"
+                                              else b"" if state == "empty" else data)
+    why = ("format version 1, this solver reads version 2" if state == "older format"
+           else "not a readable table file (corrupt or truncated)")
+    line = assert_one_line_error(sabords(
+        "winprob", "--me", "0", *["--opp", "0"] * (players - 1), "--game-tables",
+        str(tmp_path)), f"game-3.msgpack: {why}", f"making it takes {game_cost_text(6000, 3)}")
+    assert line.endswith(f"run `sabords solve-game --players 3 --out {tmp_path}` to make it "
+                         "again"), line
+    if players > 3:
+        assert f"{players} players under default rules are played on the three-player " \
+               "table of these rules (near-optimal play: there is no " in line, line
+
+
+def test_a_resume_without_a_checkpoint_or_from_a_broken_one_is_one_line(
+        sabords: Run, tmp_path: Path) -> None:
+    """`--resume` into a directory without a checkpoint made the directory before saying
+    there was nothing to resume; a truncated checkpoint was "not a readable table file"."""
+    nowhere = tmp_path / "nowhere"
+    assert_one_line_error(sabords("solve-game", "--players", "3", "--variant", "target=300",
+                                  "--workers", "0", "--resume", "--out", str(nowhere)),
+                          f"nothing to resume: no checkpoint {nowhere / 'game-3.checkpoint'}")
+    assert not nowhere.exists()
+    (tmp_path / "game-3.checkpoint").write_bytes(b"\x82\xa6format")
+    assert_one_line_error(sabords("solve-game", "--players", "3", "--variant", "target=300",
+                                  "--workers", "0", "--resume", "--out", str(tmp_path)),
+                          f"cannot resume from {str(tmp_path / 'game-3.checkpoint')!r}: not a "
+                          "readable checkpoint file (corrupt or truncated)")

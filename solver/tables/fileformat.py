@@ -242,10 +242,11 @@ def open_envelope(data: bytes, *, refuse: Refusal, version: int,
     """The payload of table bytes, refused (:class:`StaleTableError`) unless the format
     version is `version` (this solver's for the kind) and the checksum matches. The caller
     checks the header."""
+    file = "checkpoint file" if kind == "checkpoint" else "table file"
     try:
         outer = msgpack.unpackb(data, raw=False)
     except Exception:  # msgpack raises several unrelated types on garbage
-        raise refuse("not a readable table file (corrupt or truncated)") from None
+        raise refuse(f"not a readable {file} (corrupt or truncated)") from None
     if not isinstance(outer, dict) or "format" not in outer:
         raise refuse(f"not a {kind} file")
     if outer["format"] != version:
@@ -261,7 +262,7 @@ def open_envelope(data: bytes, *, refuse: Refusal, version: int,
     try:
         payload = msgpack.unpackb(packed, raw=False)
     except Exception:
-        raise refuse("not a readable table file (corrupt or truncated)") from None
+        raise refuse(f"not a readable {file} (corrupt or truncated)") from None
     if not isinstance(payload, dict):
         raise refuse("incomplete table")
     return payload
