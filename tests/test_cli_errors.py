@@ -664,14 +664,15 @@ def test_input_the_terminals_encoding_could_not_decode_is_refused_in_one_line() 
         "locale (for example LC_ALL=C.UTF-8) or type it without accents"]
 
 
-@pytest.mark.parametrize("locale", ["C.UTF-8", "C"])
+@pytest.mark.parametrize("locale", ["C.UTF-8", "C", "latin-1"])
 def test_a_byte_order_mark_before_the_first_line_is_no_die(locale: str) -> None:
     """A file of rolls saved with a byte-order mark (`sabords turn chest < rolls.txt`): the
     mark was read as part of the first roll and refused as a die letter. It is dropped, in a
-    UTF-8 locale and in the C locale (where it arrives as three undecodable bytes); a mark
-    anywhere else is still refused."""
-    env = _env(LC_ALL=locale, PYTHONUTF8="0", PYTHONCOERCECLOCALE="0", PYTHONIOENCODING=None,
-               LANG=None)
+    UTF-8 locale, in the C locale (where it arrives as three undecodable bytes) and read as
+    Latin-1 ("ï»¿"); a mark anywhere else is still refused."""
+    env = _env(LC_ALL="C" if locale == "latin-1" else locale, PYTHONUTF8="0",
+               PYTHONCOERCECLOCALE="0", PYTHONIOENCODING="latin-1" if locale == "latin-1"
+               else None, LANG=None)
     plain = subprocess.run([sys.executable, "-m", "solver", "turn", "chest"],
                            input=b"kkmpsssc\nstop\n", capture_output=True, check=False, env=env)
     marked = subprocess.run([sys.executable, "-m", "solver", "turn", "chest"],

@@ -80,9 +80,10 @@ def rolled_dice(n: int, what: str, *, the: bool = False) -> str:
     return f"the {n} {what} dice" if the else f"{n} {what} dice"
 
 
-BYTE_ORDER_MARKS = ("\ufeff", "\udcef\udcbb\udcbf")
-"""A byte-order mark before a text's first line: UTF-8's, read as UTF-8 or, undecodable in
-another encoding, as the bytes it is (:func:`~solver.cli.streams.prepare_streams`)."""
+BYTE_ORDER_MARKS = ("\ufeff", "\udcef\udcbb\udcbf", "\xef\xbb\xbf")
+"""A byte-order mark before a text's first line: UTF-8's, read as UTF-8, undecodable in an
+encoding such as ASCII (its bytes kept: :func:`~solver.cli.streams.prepare_streams`), or read
+as Latin-1 or cp1252 ("ï»¿")."""
 
 
 def without_bom(line: str) -> str:
