@@ -96,9 +96,10 @@ def whole_number(text: str, max_digits: int = 18) -> int | None:
     return int(sign + (significant or "0"))
 
 
-NUMBER_DIGITS = 20
-"""The most significant digits of a number typed: a seed's largest, 2**64 - 1, has 20; a
-total or a count far fewer (and `int()` reads no more than 4300)."""
+NUMBER_DIGITS = 100
+"""The most significant digits of a number typed: far more than any value means (a seed's
+largest, 2**64 - 1, has 20), so that the input's own range says what is wrong with a number too
+large ("at most 100000 points"), and far fewer than the 4300 `int()` reads."""
 
 
 NUMBER_PROBLEMS = {

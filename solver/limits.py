@@ -117,10 +117,20 @@ def game_cost_text(target: int, players: int = 2) -> str:
     return f"about {duration_words(seconds)} and {memory / 1e9:.1f} GB on a 2-core machine"
 
 
+def duration(seconds: float) -> tuple[float, str]:
+    """A duration as the cost texts give it, its value and its unit: ``(6, "s")``, ``(2.2,
+    "minutes")``, ``(4.5, "hours")`` (seconds whole, minutes and hours to a tenth)."""
+    if seconds < 100:
+        return round(seconds), "s"
+    if seconds < 6000:
+        return round(seconds / 60, 1), "minutes"
+    return round(seconds / 3600, 1), "hours"
+
+
 def duration_words(seconds: float) -> str:
-    """A duration as the cost texts give it: ``"6 s"``, ``"2.2 minutes"``, ``"4.5 hours"``."""
-    return (f"{seconds:.0f} s" if seconds < 100 else f"{seconds / 60:.1f} minutes"
-            if seconds < 6000 else f"{seconds / 3600:.1f} hours")
+    """:func:`duration` in words: ``"6 s"``, ``"2.2 minutes"``, ``"4.5 hours"``."""
+    value, unit = duration(seconds)
+    return f"{value:.0f} s" if unit == "s" else f"{value:.1f} {unit}"
 
 
 def target_cost_words(target: int) -> str:
@@ -131,4 +141,4 @@ def target_cost_words(target: int) -> str:
 
 
 __all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
-           "duration_words", "game_cost", "game_cost_text", "target_cost_words"]
+           "duration", "duration_words", "game_cost", "game_cost_text", "target_cost_words"]

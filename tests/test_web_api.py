@@ -982,13 +982,15 @@ def test_a_game_without_its_three_player_table_is_a_503_about_the_question_asked
     making it takes (values.making, from the cost model), in English and French; /api/rules
     says which numbers of players the server computes winning for under those rules, and what
     making the three-player table takes, so that the page says it before anyone asks."""
-    from solver.limits import duration_words, game_cost
+    from solver.limits import duration, duration_words, game_cost
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
     players = opps + 1
     target = rules_with([variant]).target
     seconds, memory = game_cost(target, 3)
-    making = {"seconds": round(seconds), "gb": round(memory / 1e9, 1)}
+    value, unit = duration(seconds)
+    making = {"seconds": round(seconds), "gb": round(memory / 1e9, 1),
+              "duration": {"value": value, "unit": unit}}
     query = [("me", "0"), *[("opp", "0")] * opps, ("variant", variant)]
     with TestClient(create_app(Settings(warm=False))) as c:
         en = c.get("/api/winprob", params=query)
@@ -999,7 +1001,7 @@ def test_a_game_without_its_three_player_table_is_a_503_about_the_question_asked
     body = en.json()
     assert body["values"]["making"] == making and body["values"]["file"] == "game-3.msgpack"
     assert body["values"].get("players") == (players if players > 3 else None), body
-    took = f"(about {duration_words(making['seconds'])} and {making['gb']:.1f} GB on a 2-core"
+    took = f"(about {duration_words(seconds)} and {making['gb']:.1f} GB on a 2-core"
     assert took in body["error"], body
     french = fr.json()["error"]
     assert "environ" in french and "Go sur une machine à 2 cœurs" in french, french

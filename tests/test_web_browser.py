@@ -1492,22 +1492,22 @@ def test_win_for_four_and_five_players_says_what_the_rules_need_then_is_offered(
         assert making is not None
         note = browser.find_element(page.By.ID, "many-players")
         page.until(lambda: page.text(note).startswith("Winning with 4 players"), "the note")
+        minutes = making["duration"]["value"]
+        assert making["duration"]["unit"] == "minutes"
         assert page.text(note) == (
             "Winning with 4 players is computed on the three-player game's table (near-optimal "
             "play), which this server does not have for these rules: its keeper can make it, "
-            f"in about {making['seconds'] / 60:.1f} minutes ({making['gb']:.1f} GB on a "
-            "2-core machine). Play for points, or in the final round for the points that beat "
-            "the leader.")
+            f"in about {minutes:.1f} minutes ({making['gb']:.1f} GB on a 2-core machine). Play "
+            "for points, or in the final round for the points that beat the leader.")
         assert not browser.find_element(page.By.ID, "obj-win").is_enabled()
         page.tap("Français")
         page.until(lambda: page.text(note).startswith("La victoire à 4 joueurs"), "in French")
-        minutes = f"{making['seconds'] / 60:.1f}".replace(".", ",")
         assert page.text(note) == (
             "La victoire à 4 joueurs se calcule sur la table de la partie à trois joueurs (jeu "
             f"presque optimal), que ce serveur n'a pas pour ces règles{NBSP}: qui le tient peut "
-            f"la calculer, en environ {minutes} minutes ({str(making['gb']).replace('.', ',')} "
-            "Go sur une machine à 2 cœurs). Jouez pour les points, ou au dernier tour pour les "
-            "points qui battent le premier.")
+            f"la calculer, en environ {str(minutes).replace('.', ',')} minutes "
+            f"({str(making['gb']).replace('.', ',')} Go sur une machine à 2 cœurs). Jouez pour "
+            "les points, ou au dernier tour pour les points qui battent le premier.")
         page.tap("English")
         page.choose("Ties", "shared")
         page.tap("Add a player")

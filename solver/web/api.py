@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..advice import inputs as I
 from ..errors import SabordsError, StaleTableError
-from ..limits import duration_words
 from ..rules.aims import WIN
 from ..words.sentences import advice_sentence
 from .params import BadRequest, Endpoint, Limits, read_query
@@ -120,7 +119,7 @@ def error_words(exc: SabordsError, values: dict[str, Any] | None = None) -> str:
         card = f" of the {exc.card} card" if exc.card else ""
         making = (values or {}).get("making")
         took = "" if making is None else (
-            f" (about {duration_words(making['seconds'])} and {making['gb']:.1f} GB on a "
+            f" (about {duration_text(making['duration'])} and {making['gb']:.1f} GB on a "
             "2-core machine)")
         if exc.players is not None:
             return (f"winning a game of {exc.players} players is computed here on the table "
@@ -132,17 +131,28 @@ def error_words(exc: SabordsError, values: dict[str, Any] | None = None) -> str:
     return exc.message
 
 
-def making_cost(table: str, target: int) -> dict[str, float] | None:
+def duration_text(duration: dict[str, Any]) -> str:
+    """A duration of :func:`making_cost` in words, as the command line gives it (``"6 s"``,
+    ``"58.4 minutes"``)."""
+    value, unit = duration["value"], duration["unit"]
+    return f"{value:.0f} s" if unit == "s" else f"{value:.1f} {unit}"
+
+
+def making_cost(table: str, target: int) -> dict[str, Any] | None:
     """What making the game table `table` (``"game"``, ``"game-3"``) at `target` takes on a
-    2-core machine (:func:`solver.limits.game_cost`): ``{"seconds": 6, "gb": 0.5}``; None
-    for a turn table, or a game the cost model does not know."""
-    from ..limits import game_cost
+    2-core machine (:func:`solver.limits.game_cost`): ``{"seconds": 3504, "gb": 2.9,
+    "duration": {"value": 58.4, "unit": "minutes"}}`` (the duration as every cost text gives
+    it: :func:`solver.limits.duration`); None for a turn table, or a game the cost model does
+    not know."""
+    from ..limits import duration, game_cost
 
     players = 2 if table == "game" else int(table[5:]) if table.startswith("game-") else 0
     if players not in (2, 3):
         return None
     seconds, memory = game_cost(target, players)
-    return {"seconds": round(seconds), "gb": round(memory / 1e9, 1)}
+    value, unit = duration(seconds)
+    return {"seconds": round(seconds), "gb": round(memory / 1e9, 1),
+            "duration": {"value": value, "unit": unit}}
 
 
 # -- reading the game's values, as the commands do ---------------------------------------------

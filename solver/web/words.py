@@ -127,11 +127,11 @@ def _making(v: Mapping[str, Any]) -> str:
     """`` (environ 6 s et 0,5 Go sur une machine à 2 cœurs)``: what making a table takes
     (its ``making`` value), or nothing."""
     making = v.get("making")
-    if not isinstance(making, Mapping):
+    if not isinstance(making, Mapping) or not isinstance(making.get("duration"), Mapping):
         return ""
-    seconds = float(making.get("seconds", 0))
-    time = (f"{seconds:.0f} s" if seconds < 100 else f"{_decimal(seconds / 60)} minutes"
-            if seconds < 6000 else f"{_decimal(seconds / 3600)} heures")
+    value, unit = making["duration"].get("value", 0), making["duration"].get("unit")
+    time = (f"{value:.0f} s" if unit == "s" else
+            f"{_decimal(float(value))} {'heures' if unit == 'hours' else 'minutes'}")
     memory = _decimal(float(making.get("gb", 0)))
     return f" (environ {time} et {memory} Go sur une machine à 2 cœurs)"
 

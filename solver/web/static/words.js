@@ -24,12 +24,9 @@ const enList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0
 // "de" before a name, elided before a vowel or a mute h: "de Bruno", "d'Émile", "d'Hugo".
 const frDe = (name) => (/^[aeiouyh]/i.test(String(name).normalize("NFD")) ? `d'${name}` : `de ${name}`);
 const frList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} et ${items[items.length - 1]}`);
-// A duration of the server's cost model (/api/rules's `making`), as the command line words it:
-// "6 s", "2.2 minutes", "4.5 hours" (French: a decimal comma, "heures").
-const duration = (seconds, comma, hours) => {
-  const one = (x) => { const s = x.toFixed(1); return comma ? s.replace(".", ",") : s; };
-  return seconds < 100 ? `${Math.round(seconds)} s` : seconds < 6000 ? `${one(seconds / 60)} minutes` : `${one(seconds / 3600)} ${hours}`;
-};
+// A duration of the server's cost model (/api/rules's `making.duration`: its value and unit, as
+// the command line words it): "6 s", "2.2 minutes", "4.5 hours" (French: a decimal comma, "heures").
+const duration = (d, comma, units) => (d.unit === "s" ? `${d.value} s` : `${comma ? d.value.toFixed(1).replace(".", ",") : d.value.toFixed(1)} ${units[d.unit]}`);
 
 export const WORDS = {
   en: {
@@ -146,7 +143,7 @@ export const WORDS = {
     winTotals: (me, mine, others, final) => `${me} ${mine} against ${enList(others)}${final ? ": the final turn" : ""} (from the scoreboard).`,
     winPlayers: (n, counts, custom) => `${custom ? "With these rules, winning" : "Winning"} is computed here for ${counts.length ? enList(counts.map(String)) : "no number of"} players, not ${n}: play for points, or in the final round for the points that beat the leader.`,
     winTarget: (most) => `${most === null || most === undefined ? "This server solves no game on demand" : `This server solves the two-player game on demand up to a target of ${most}`}, and has no table for these rules: play for points, or in the final round for the points that beat the leader.`,
-    winNeedsThree: (n, making) => `Winning with ${n} players is computed on the three-player game's table${n > 3 ? " (near-optimal play)" : ""}, which this server does not have for these rules: its keeper can make it, in about ${duration(making.seconds, false, "hours")} (${making.gb.toFixed(1)} GB on a 2-core machine). Play for points, or in the final round for the points that beat the leader.`,
+    winNeedsThree: (n, making) => `Winning with ${n} players is computed on the three-player game's table${n > 3 ? " (near-optimal play)" : ""}, which this server does not have for these rules: its keeper can make it, in about ${duration(making.duration, false, { minutes: "minutes", hours: "hours" })} (${making.gb.toFixed(1)} GB on a 2-core machine). Play for points, or in the final round for the points that beat the leader.`,
     winOver: "The game is over: start a new game to play to win again.",
     beatLeader: (n, name) => `Play for ${n} points: enough to beat ${name}`,
     winAtOnce: (n) => `Play for ${n} points: enough to win at once`,
@@ -319,7 +316,7 @@ export const WORDS = {
     winTotals: (me, mine, others, final) => `${me} ${mine} contre ${frList(others)}${final ? " : dernier tour" : ""} (d'après les scores).`,
     winPlayers: (n, counts, custom) => `${custom ? "Avec ces règles, la victoire" : "La victoire"} se calcule ici pour ${counts.length ? frList(counts.map(String)) : "aucun nombre de"} joueurs, pas ${n} : jouez pour les points, ou au dernier tour pour les points qui battent le premier.`,
     winTarget: (most) => `${most === null || most === undefined ? "Ce serveur ne calcule aucune partie à la demande" : `Ce serveur calcule la partie à deux joueurs à la demande jusqu'à un objectif de ${most}`}, et n'a pas de table pour ces règles : jouez pour les points, ou au dernier tour pour les points qui battent le premier.`,
-    winNeedsThree: (n, making) => `La victoire à ${n} joueurs se calcule sur la table de la partie à trois joueurs${n > 3 ? " (jeu presque optimal)" : ""}, que ce serveur n'a pas pour ces règles : qui le tient peut la calculer, en environ ${duration(making.seconds, true, "heures")} (${making.gb.toFixed(1).replace(".", ",")} Go sur une machine à 2 cœurs). Jouez pour les points, ou au dernier tour pour les points qui battent le premier.`,
+    winNeedsThree: (n, making) => `La victoire à ${n} joueurs se calcule sur la table de la partie à trois joueurs${n > 3 ? " (jeu presque optimal)" : ""}, que ce serveur n'a pas pour ces règles : qui le tient peut la calculer, en environ ${duration(making.duration, true, { minutes: "minutes", hours: "heures" })} (${making.gb.toFixed(1).replace(".", ",")} Go sur une machine à 2 cœurs). Jouez pour les points, ou au dernier tour pour les points qui battent le premier.`,
     winOver: "La partie est finie : commencez-en une nouvelle pour jouer à nouveau la victoire.",
     beatLeader: (n, name) => `Jouer pour ${n} points : de quoi battre ${name}`,
     winAtOnce: (n) => `Jouer pour ${n} points : de quoi gagner d'un coup`,
