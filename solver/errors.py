@@ -6,6 +6,7 @@ on stderr and exit code 2, the web page into a 4xx answer. The hierarchy::
 
     SabordsError                 ValueError: the input, not a bug
     ├── NotationError            text that cannot be read: dice, card names, NAME=VALUE
+    │   └── NumberError          a number not written with the digits 0-9 alone
     ├── RulesError               a position, a variant or a game state the rules do not allow
     ├── IllegalMoveError         a move the rules do not allow from this position
     ├── StaleTableError          a table missing, corrupt, or made for other rules or geometry
@@ -186,7 +187,7 @@ class NotationError(SabordsError):
 
 class NumberError(NotationError):
     """A value that should be a whole number and is not one as :func:`read_number` reads it
-    (``values``: the text, and the other digits it has, if any)."""
+    (``values``: the text, why, and the other digits or the most digits where they are why)."""
 
     default_kind = "not_a_whole_number"
 
