@@ -8,7 +8,8 @@ demand (``turn-*``, ``game-*`` folders, see :mod:`solver.tables.paths`) and numb
 (``numba/``, see :mod:`solver.engine.kernel`), never inside the source tree.
 
 :func:`cache_state` says why the path can hold no directory at all (not a directory, a name
-too long for the file system, a loop of symbolic links, a path through a file);
+too long for the file system, a loop of symbolic links, a path through a file, a symbolic link
+to nothing);
 :func:`cache_problem` says why the cache cannot hold a table solved now (not a directory,
 not writable), so that a front end warns instead of promising a cache.
 :func:`cache_entries` lists what is there (``sabords cache``); tables are keyed by the solver
@@ -71,14 +72,18 @@ def cache_source() -> str:
 
 
 def cache_problem(root: Path | None = None) -> str | None:
-    """Why the cache cannot hold a table solved now (it is not a directory, it cannot be
-    created or written), or None: the directory is created and tried with a scratch file
-    (:func:`solver.limits.check_writable`)."""
-    from .errors import SettingsError
-    from .limits import check_writable
+    """Why the cache cannot hold a table solved now (no directory can be there:
+    :func:`cache_state`; it cannot be created or written), or None: the directory is created
+    and tried with a scratch file (:func:`solver.limits.check_writable`)."""
+    from .errors import SettingsError, quote
+    from .limits import PATH_LIMIT, check_writable
 
+    root = cache_root() if root is None else root
+    state = cache_state(root)
+    if state is not None:
+        return f"the cache directory {quote(str(root), PATH_LIMIT)} {state}"
     try:
-        check_writable(cache_root() if root is None else root, "the cache")
+        check_writable(root, "the cache")
     except SettingsError as exc:
         return str(exc)
     return None
@@ -102,10 +107,38 @@ def cache_state(root: Path | None = None) -> str | None:
         if not stat.S_ISDIR(root.stat().st_mode):
             return "is not a directory"
     except FileNotFoundError:
-        return None
+        return _dangling(root)
     except OSError as exc:
         return unusable_path(exc) or f"cannot be looked at: {exc.strerror or exc}"
     return None
+
+
+def _dangling(path: Path) -> str | None:
+    """Words for a symbolic link on the way to `path` (itself included) whose target does not
+    exist, where no directory can be made (the system says "File exists"); else None."""
+    from .errors import quote
+    from .limits import PATH_LIMIT
+
+    for link in (path, *path.parents):
+        try:
+            if link.is_symlink() and not link.exists():
+                target = quote(os.readlink(link), PATH_LIMIT)
+                return (f"is a symbolic link to {target}, which does not exist" if link == path
+                        else f"goes through the symbolic link {quote(str(link), PATH_LIMIT)} to "
+                        f"{target}, "
+                        "which does not exist")
+        except OSError:
+            return None
+    return None
+
+
+def on_disk(path: Path) -> bool:
+    """Whether a file is at `path`: False where the system cannot even look (a name too long
+    for the file system, a loop of symbolic links), as where there is none."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def unusable_path(exc: OSError) -> str | None:
@@ -157,9 +190,10 @@ def _size(path: Path) -> int:
 
 def cache_entries(root: Path | None = None) -> list[CacheEntry]:
     """The folders of the cache this project made (table folders and ``numba/``), by name;
-    anything else in the directory is not ours and is left out."""
+    anything else in the directory is not ours and is left out. A cache that is no directory
+    (:func:`cache_state`: a name too long, a link to nothing...) holds none."""
     root = cache_root() if root is None else root
-    if not root.is_dir():
+    if cache_state(root) is not None or not root.is_dir():
         return []
     entries = []
     for path in sorted(root.iterdir()):

@@ -6,6 +6,7 @@ on stderr and exit code 2, the web page into a 4xx answer. The hierarchy::
 
     SabordsError                 ValueError: the input, not a bug
     ├── NotationError            text that cannot be read: dice, card names, NAME=VALUE
+    │   └── NumberError          a number not written with the digits 0-9 alone
     ├── RulesError               a position, a variant or a game state the rules do not allow
     ├── IllegalMoveError         a move the rules do not allow from this position
     ├── StaleTableError          a table missing, corrupt, or made for other rules or geometry
@@ -34,8 +35,10 @@ that a 100 000-character input makes a short message. A number inside a text (a 
 the dice, a rank typed at the turn helper's prompt) is read by :func:`is_digits` and
 :func:`whole_number`: the digits 0-9 only, never the other characters Unicode calls digits
 (``፰``, ``⓶``, ``٣``), some of which `int()` cannot read though `str.isdigit` accepts them.
-(A value that is a number and nothing else, an option's or a query's, is read by `int()` on
-both front ends alike: what it cannot read is refused there as any malformed number is.)
+A value that is a number and nothing else (an option's, a query's, a variant's: ``--me``,
+``total=``, ``target=N``) is read by :func:`read_number` on both front ends alike: the digits
+0-9 after an optional minus sign, and nothing else (no spaces or line breaks around them, no
+plus sign, no ``_``, no other digits), else a :class:`NumberError`.
 
 Pure Python, no imports beyond the standard library (every command's start-up path).
 """
@@ -94,6 +97,59 @@ def whole_number(text: str, max_digits: int = 18) -> int | None:
     return int(sign + (significant or "0"))
 
 
+NUMBER_DIGITS = 100
+"""The most significant digits of a number typed: far more than any value means (a seed's
+largest, 2**64 - 1, has 20), so that the input's own range says what is wrong with a number too
+large ("at most 100000 points"), and far fewer than the 4300 `int()` reads."""
+
+
+NUMBER_PROBLEMS = {
+    "digits": "is not written with the digits 0-9",
+    "spaces": "has spaces or line breaks around it: write the digits 0-9 alone",
+    "plus": "has a plus sign: write the digits 0-9 alone",
+    "form": "is not a whole number written with the digits 0-9",
+    "long": f"has more than {NUMBER_DIGITS} digits",
+}
+"""Why a text is not a whole number (:func:`number_problem`), and the clause that says it."""
+
+
+def number_problem(text: str, max_digits: int = NUMBER_DIGITS) -> str | None:
+    """Why `text` is not a whole number as :func:`read_number` reads it (a key of
+    :data:`NUMBER_PROBLEMS`: ``"digits"``, other digits than 0-9; ``"spaces"`` around it;
+    ``"plus"``, a plus sign; ``"long"``, more than `max_digits` significant digits;
+    ``"form"``, anything else); None when it is one."""
+    digits = text[1:] if text.startswith("-") else text
+    if is_digits(digits):
+        return None if len(digits.lstrip("0")) <= max_digits else "long"
+    if other_digits(text):
+        return "digits"
+    if text.strip() != text and text.strip():
+        return "spaces"
+    if text.startswith("+"):
+        return "plus"
+    return "form"
+
+
+def read_number(text: str, subject: str | None = None, *,
+                max_digits: int = NUMBER_DIGITS) -> int:
+    """The whole number `text` writes: an optional minus sign, then the digits 0-9, nothing
+    around them (module doc); a :class:`NumberError` about `subject` otherwise: other digits
+    (``٣٠٠``), ``1_000``, ``+100``, ``' 100'``, ``'6000\\r\\n'``, an empty text, more than
+    `max_digits` significant digits. Its values: the text, why (:func:`number_problem`), and
+    the other digits or the most digits where they are why."""
+    why = number_problem(text, max_digits)
+    if why is not None:
+        values: dict[str, Any] = {"value": text, "why": why}
+        if why == "digits":
+            values["digits"] = other_digits(text)
+        clause = NUMBER_PROBLEMS[why]
+        if why == "long":
+            values["most"] = max_digits
+            clause = f"has more than {max_digits} digits"
+        raise NumberError(f"{quote(text)} {clause}", subject=subject, values=values)
+    return int(text)
+
+
 class SabordsError(ValueError):
     """Base class of every error that is the user's input (the CLI: one line, exit code 2).
 
@@ -129,6 +185,13 @@ class NotationError(SabordsError):
     default_kind = "notation"
 
 
+class NumberError(NotationError):
+    """A value that should be a whole number and is not one as :func:`read_number` reads it
+    (``values``: the text, why, and the other digits or the most digits where they are why)."""
+
+    default_kind = "not_a_whole_number"
+
+
 class RulesError(SabordsError):
     """A position, a variant or a game state that the rules do not allow."""
 
@@ -152,16 +215,35 @@ class StaleTableError(SabordsError):
     default_kind = "stale_table"
 
     def __init__(self, message: str, *, table: str, path: str, rules: Any,
-                 card: str | None = None, reason: str = "") -> None:
+                 card: str | None = None, reason: str = "", players: int | None = None) -> None:
         super().__init__(message, subject="tables",
                          values={"table": table, "path": path, "card": card, "reason": reason,
-                                 "rules_hash": rules.hash})
+                                 "rules_hash": rules.hash, "target": rules.target,
+                                 **({} if players is None else {"players": players})})
         self.table = table
         self.path = path
         self.rules = rules
         """The :class:`solver.rules.Rules` the table was asked for (this module imports none)."""
         self.card = card
         self.reason = reason
+        self.players = players
+        """The players of the game asked about, where the table refused is another game's:
+        four or five players played on the table of three (:mod:`solver.game.reduced`)."""
+
+    @property
+    def missing(self) -> bool:
+        """The table was never made (its file does not exist), rather than refused."""
+        return self.reason == MISSING
+
+    def about_players(self, players: int) -> StaleTableError:
+        """This refusal, for a question about the game of `players` played on its table."""
+        return StaleTableError(self.message, table=self.table, path=self.path,
+                               rules=self.rules, card=self.card, reason=self.reason,
+                               players=players)
+
+
+MISSING = "no such file"
+"""The reason of a :class:`StaleTableError` for a table whose file does not exist."""
 
 
 class SettingsError(SabordsError):
@@ -188,14 +270,20 @@ __all__ = [
     "CacheWarning",
     "QUOTE_LIMIT",
     "IllegalMoveError",
+    "MISSING",
+    "NUMBER_DIGITS",
+    "NUMBER_PROBLEMS",
     "NotationError",
+    "NumberError",
     "RulesError",
     "SabordsError",
     "SettingsError",
     "StaleTableError",
     "is_digits",
     "other_digits",
+    "number_problem",
     "quote",
+    "read_number",
     "shorten",
     "whole_number",
 ]

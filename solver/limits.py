@@ -8,10 +8,10 @@
 - **Outputs** (:func:`check_writable`): a directory a long solve will write into is created
   and tried with a scratch file first, so that a read-only or full disk is refused before the
   minute of solving, not after.
-- **The game's size** (:func:`game_cost`): the memory and time the two-player game takes at a
-  target, from measurements; the largest target is :data:`MAX_TARGET`, which the rules object
-  enforces (:class:`solver.rules.Rules`). Every figure the project gives of it (help texts,
-  the progress line, the refusal of a target) is :func:`game_cost_text`.
+- **The game's size** (:func:`game_cost`): the memory and time the game of 2 to 5 players
+  takes at a target, from measurements; the largest target is :data:`MAX_TARGET`, which the
+  rules object enforces (:class:`solver.rules.Rules`). Every figure the project gives of it
+  (help texts, the progress line, the refusal of a target) is :func:`game_cost_text`.
 
 Every refusal is a :class:`~solver.errors.SettingsError` whose `subject` names the setting.
 Pure Python (every command's start-up path).
@@ -130,23 +130,26 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     return (cyclic * 15e-3 + final * 0.5e-3) / 2, 7e8 + 80.0 * players * (cyclic + final)
 
 
-def duration_text(seconds: float) -> str:
-    """A duration in words: '20 s', '4.5 minutes', '3.2 hours', '12 days'."""
-    if seconds < 100:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} minutes"
-    if seconds < 3 * 86400:
-        return f"{seconds / 3600:.1f} hours"
-    return f"{seconds / 86400:.0f} days"
-
-
 def game_cost_text(target: int, players: int = 2) -> str:
     """:func:`game_cost` in words: 'about 20 s and 0.8 GB on a 2-core machine'."""
     seconds, memory = game_cost(target, players)
-    time = f"{seconds:.0f} s" if seconds < 100 else (
-        f"{seconds / 60:.1f} minutes" if seconds < 2 * 3600 else duration_text(seconds))
-    return f"about {time} and {memory / 1e9:.1f} GB on a 2-core machine"
+    return f"about {duration_words(seconds)} and {memory / 1e9:.1f} GB on a 2-core machine"
+
+
+def duration(seconds: float) -> tuple[float, str]:
+    """A duration as the cost texts give it, its value and its unit: ``(6, "s")``, ``(2.2,
+    "minutes")``, ``(4.5, "hours")`` (seconds whole, minutes and hours to a tenth)."""
+    if seconds < 100:
+        return round(seconds), "s"
+    if seconds < 6000:
+        return round(seconds / 60, 1), "minutes"
+    return round(seconds / 3600, 1), "hours"
+
+
+def duration_words(seconds: float) -> str:
+    """:func:`duration` in words: ``"6 s"``, ``"2.2 minutes"``, ``"4.5 hours"``."""
+    value, unit = duration(seconds)
+    return f"{value:.0f} s" if unit == "s" else f"{value:.1f} {unit}"
 
 
 def target_cost_words(target: int) -> str:
@@ -157,4 +160,5 @@ def target_cost_words(target: int) -> str:
 
 
 __all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
-           "duration_text", "final_rounds", "game_cost", "game_cost_text", "target_cost_words"]
+           "duration", "duration_words", "final_rounds", "game_cost", "game_cost_text",
+           "target_cost_words"]

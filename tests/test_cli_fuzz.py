@@ -255,13 +255,13 @@ def test_a_count_in_any_unicode_digit_answers_0_or_2_never_a_traceback(
 # -- the environment: cache variables in process, encodings and streams in a fresh process ----
 
 UNUSABLE_CACHES = ["DIR/" + "a" * 300, "DIR/" + "/".join(["b" * 200] * 30), "DIR/loop",
-                   "FULL/cache"]
+                   "DIR/dangling", "FULL/cache"]
 CACHES = ["DIR", "FILE", "FILE/below", "relative-cache", "~/cache", "", "DIR/new/deep",
           *UNUSABLE_CACHES]
 """Values of SABORDS_CACHE_DIR: a directory, a file, a path through a file, relative, under
 the home, empty (the XDG rule then), a path still to create, a name and a path too long for
-the file system, a loop of symbolic links, a full file system (``FULL``: a tmpfs
-of 16 KiB filled up, :func:`full_fs`)."""
+the file system, a loop of symbolic links, a symbolic link to nothing, a full file system
+(``FULL``: a tmpfs of 16 KiB filled up, :func:`full_fs`)."""
 
 
 @pytest.fixture(scope="module")
@@ -309,6 +309,7 @@ def test_every_cache_setting_answers_0_or_2_never_a_traceback(
     if not (tmp_path / "loop").is_symlink():  # the same directory for every example
         (tmp_path / "loop").symlink_to(tmp_path / "loop-back")
         (tmp_path / "loop-back").symlink_to(tmp_path / "loop")
+        (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
 
     if given_cache is not None and given_cache.startswith("FULL") and full_fs is None:
         pytest.skip("no full file system here (mounting a tmpfs needs root)")

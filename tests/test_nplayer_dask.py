@@ -187,3 +187,128 @@ def test_a_scheduler_that_never_answers_is_given_up_on_in_one_line(reply: bytes,
         "sabords: error: --scheduler: no Dask scheduler answer") and said in errors[0], \
         result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# -- a long solve ends when its work ends, in bounded memory, whatever its warnings --------
+
+_WARNED = """
+import atexit, sys, warnings
+import solver.game.cluster as cluster
+
+improve, warned = cluster.DaskRunner.improve, [0]
+
+
+def noisy(self, *args, **kwargs):  # every block of every improvement warned of {per} times
+    for item in improve(self, *args, **kwargs):
+        for n in range({per}):
+            warned[0] += 1
+            warnings.warn(f"block-warning {{warned[0]}}", UserWarning)
+        yield item
+
+
+cluster.DaskRunner.improve = noisy
+atexit.register(lambda: print(f"warned {{warned[0]}}", file=sys.stderr))
+from solver.cli import main
+sys.argv[0] = "sabords"
+main()
+"""
+
+
+def test_a_solve_warned_of_at_every_block_ends_when_its_work_ends_in_bounded_memory(
+        tmp_path: Path) -> None:
+    """`solve-game --players 3 --variant target=300 --workers 1 --block 100` printed its
+    summary, then ran on until a MemoryError (3.4 GB): the command line recorded every warning
+    of the solve to say the cache's at the end, and showing one that was not the cache's
+    recorded it again, into the list being read. Here each block is warned of 50 times: the
+    solve ends with its table, every warning shown once as it came, and its peak memory is
+    that of a solve (about 0.3 GB here; the bound, 1 GB, is far below where the loop went).
+    The subprocess' time limit only stops a solve that would not end."""
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    out, err = tmp_path / "stdout", tmp_path / "stderr"
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _WARNED.format(per=50), "solve-game", "--players", "3",
+             "--variant", "target=300", "--workers", "1", "--block", "100", "--out",
+             str(tmp_path / "tables")], stdout=stdout, stderr=stderr,
+            env={**os.environ, "PYTHONPATH": str(root)})
+        limit = time.monotonic() + 600
+        while True:  # os.wait4: this process' own peak memory and its workers', no other's
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > limit:
+                process.kill()
+                pid, status, usage = os.wait4(process.pid, 0)
+                pytest.fail(f"the solve had not ended after 600 s: {err.read_text()[-2000:]}")
+            time.sleep(0.2)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    said = err.read_text()
+    assert process.returncode == 0, said[-2000:]
+    assert (tmp_path / "tables" / "game-3.msgpack").is_file()
+    assert "table   " in out.read_text()
+    shown = [line for line in said.splitlines() if "UserWarning: block-warning " in line]
+    count = int(said.rsplit("warned ", 1)[1].split()[0])
+    assert count >= 50 and len(shown) == count == len(set(shown)), said[-2000:]
+    peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # bytes
+    assert peak < 2**30, f"peak resident memory {peak / 2**20:.0f} MB"
+
+
+def test_a_solve_stopped_by_sigterm_closes_its_cluster_and_resumes_to_the_same_bytes(
+        tmp_path: Path) -> None:
+    """Found looking at long solves stopped: SIGTERM (a `kill`, a service manager) ended a
+    solve on Dask without its `finally` blocks: "leaked semaphore objects" from Python's
+    resource tracker, exit code -15. It ends as Ctrl-C does now: the cluster closed, nothing
+    left in its session, its checkpoint kept, exit code 143; `--resume` finishes it with the
+    bytes of a solve never stopped. The time limits only stop a solve that would not end."""
+    import selectors
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    args = ["solve-game", "--players", "3", "--variant", "target=300", "--block", "64"]
+    stopped, whole = tmp_path / "stopped", tmp_path / "whole"
+    process = subprocess.Popen([sys.executable, "-m", "solver", *args, "--workers", "1",
+                                "--out", str(stopped)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env,
+                               start_new_session=True)
+    assert process.stderr is not None
+    said = ""
+    watch = selectors.DefaultSelector()
+    watch.register(process.stderr, selectors.EVENT_READ)
+    limit = time.monotonic() + 600
+    while "improvement 2:" not in said and process.poll() is None:  # the first's checkpoint
+        assert time.monotonic() < limit, said
+        if watch.select(1):
+            said += process.stderr.readline()
+    assert process.poll() is None, said  # improvements done, the solve going on
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=300)
+    said += err
+    assert process.returncode == 143, said[-2000:]
+    assert "Traceback" not in said and "leaked" not in said, said[-2000:]
+
+    def left() -> list[str]:  # its workers and helpers, each ending when the solve has ended
+        return subprocess.run(["ps", "-o", "pid=,args=", "-s", str(process.pid)],
+                              capture_output=True, text=True, check=False).stdout.splitlines()
+
+    while left() and time.monotonic() < limit:
+        time.sleep(0.2)
+    assert left() == []
+    assert [p.name for p in stopped.iterdir()] == ["game-3.checkpoint"]
+    resumed = subprocess.run([sys.executable, "-m", "solver", *args, "--workers", "0",
+                              "--resume", "--out", str(stopped)], capture_output=True,
+                             text=True, env=env, timeout=600, check=False)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "resuming" in resumed.stderr
+    never = subprocess.run([sys.executable, "-m", "solver", *args, "--workers", "0", "--out",
+                            str(whole)], capture_output=True, text=True, env=env, timeout=600,
+                           check=False)
+    assert never.returncode == 0, never.stderr[-2000:]
+    assert (stopped / "game-3.msgpack").read_bytes() == (whole / "game-3.msgpack").read_bytes()
+    assert not (stopped / "game-3.checkpoint").exists()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from solver.cli import quick
 from tests.conftest import CliResult, run_sabords
@@ -90,6 +92,7 @@ TURNS = [
     (("turn", "none", "--me", "2000", "--opp", "5500"), "mmmpppsc\nstop\n"),
     (("turn", "captain"), "kkssscdp\n"),  # the input ends mid-turn: exit code 2
     (("turn", "captian"), ""),
+    (("turn", "chest"), "\ufeffkkmpsssc\nstop\n"),  # a file saved with a byte-order mark
 ]
 
 
@@ -143,3 +146,75 @@ def test_the_check_can_fail() -> None:
     # the comparison sees a difference where there is one: another card's answer
     assert run_quick("advise", "captain", "kkssscdp") != run_sabords("advise", "none",
                                                                       "kkssscdp")
+
+
+# -- one reader of numbers: the same digits taken and refused by every route ---------------
+
+REFUSED_NUMBERS = {"٣٠٠": "is not written with the digits 0-9",
+                   "1_000": "is not a whole number written with the digits 0-9",
+                   "+100": "has a plus sign", " 100": "has spaces or line breaks around it",
+                   "\n6000": "has spaces or line breaks around it",
+                   "6000\r\n": "has spaces or line breaks around it",
+                   "1" * 101: "has more than 100 digits"}
+"""Numbers `int()` reads and a person's input is not (issue 39: click took them all)."""
+
+
+@pytest.mark.parametrize("text", list(REFUSED_NUMBERS), ids=repr)
+@pytest.mark.parametrize("args", [
+    ("advise", "none", "mmmpppsc", "--me", "{n}", "--opp", "0"),
+    ("advise", "none", "mmmpppsc", "--me", "0", "--opp", "{n}"),
+    ("advise", "none", "ccccmmpk", "--need", "{n}"),
+    ("advise", "captain", "kkssscdp", "--top", "{n}"),
+    ("turn", "none", "--me", "{n}", "--opp", "0"),
+    ("winprob", "--me", "{n}", "--opp", "0"),
+    ("winprob", "--me", "0", "--opp", "0", "--opp", "{n}"),
+    ("simulate", "--turns", "{n}"),
+    ("game", "--games", "{n}"),
+], ids=lambda a: " ".join(a))
+def test_a_number_the_reader_refuses_is_refused_by_both_routes_in_one_line(
+        args: tuple[str, ...], text: str) -> None:
+    """`--me ٣٠٠`, `--opp 1_000`, `--me +100`, `--me ' 100'` answered as 300, 1000, 100; now
+    both routes refuse them: the quick path leaves them to typer, whose integers are read by
+    the library's reader (:func:`solver.errors.read_number`, the web's too)."""
+    from solver.errors import quote
+    from tests.conftest import assert_one_line_error
+
+    given = [a.replace("{n}", text) for a in args]
+    flag = given[given.index(text) - 1]
+    assert quick.parse(given) is None
+    assert_one_line_error(run_sabords(*given), f"Invalid value for '{flag}': {quote(text)} "
+                          f"{REFUSED_NUMBERS[text]}")
+
+
+@settings(max_examples=300)
+@given(st.one_of(st.text(max_size=6), st.from_regex(r"[-+ ]?[0-9_]{0,21}[ \n]?", fullmatch=True),
+                 st.integers().map(str)))
+@example("٣٠٠")
+@example("-0")
+def test_every_route_takes_the_same_numbers(text: str) -> None:
+    """The quick path, typer's options and the web's query read a number alike: each takes
+    exactly the texts :func:`solver.errors.read_number` reads, as the same value."""
+    import click
+
+    from solver.advice.inputs import ME, OPP, TOTAL
+    from solver.cli.parameters import WholeNumber
+    from solver.errors import NumberError, read_number
+    from solver.web.params import BadRequest, read_value
+
+    try:
+        expected: int | None = read_number(text)
+    except NumberError:
+        expected = None
+    assert quick._value(ME, text) == expected and quick._value(OPP, text) == expected
+    try:
+        typed: int | None = WholeNumber().convert(text, None, None)
+    except click.BadParameter:
+        typed = None
+    assert typed == expected
+    try:
+        web: int | None = read_value(ME, text)
+        assert read_value(TOTAL, [text]) == [web]
+    except BadRequest as exc:
+        assert exc.kind == "not_a_whole_number"
+        web = None
+    assert web == expected

@@ -392,7 +392,7 @@ def test_repository_tables_name_make_tables_as_the_fix(
     assert str(info.value) == f"policy table {tmp_path / 'turn-captain.msgpack'}: no such file"
     assert error_line(info.value) == (
         f"policy table {tmp_path / 'turn-captain.msgpack'}: no such file; "
-        "run `make tables` to make the tables again"
+        "run `make tables` to make the tables"
     )
 
 

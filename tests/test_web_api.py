@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from solver.advice.play import Phase, TurnPlay
-from solver.rules import CARD_IDS, CARDS, Rules
+from solver.rules import CARD_IDS, CARDS, Rules, rules_with
 from solver.web import create_app
 from solver.web.api import ENDPOINTS
 from solver.web.application import ASSETS
@@ -436,6 +436,28 @@ def test_an_error_is_its_kind_its_parameter_and_the_webs_words(
     assert "--" not in body["error"] and "sabords" not in body["error"]
 
 
+@pytest.mark.parametrize(("path", "query"), [
+    ("/api/winprob", "me=0&opp=0&final="),
+    ("/api/advise", "card=sorceress&dice=kkmmppsc&sorceress_used="),
+    ("/api/advise", "card=none&dice=kkmmppsc&first=%20"),
+    ("/api/score", "card=none&dice=kkmmppsc&first="),
+    ("/api/ev", "card=none&exact="),
+    ("/api/scores", "total=0&total=0&sudden="),
+])
+def test_an_empty_flag_is_refused_like_any_value_it_cannot_read(
+        client: TestClient, path: str, query: str) -> None:
+    """`final=` was read as false: an empty value says neither true nor false, and is
+    refused as `final=maybe` is (a flag left out is false)."""
+    response = client.get(f"{path}?{query}")
+    assert response.status_code == 400, response.text
+    body = response.json()
+    name = query.rsplit("&", 1)[1].split("=")[0]
+    assert (body["kind"], body["param"]) == ("not_true_or_false", name), body
+    assert body["error"].endswith("is not true or false"), body
+    left_out = client.get(f"{path}?{query.rsplit('&', 1)[0]}")
+    assert left_out.status_code == 200, left_out.text
+
+
 def test_a_table_the_server_lacks_is_a_503_that_names_no_command(tmp_path: Path) -> None:
     with TestClient(create_app(Settings(tables_dir=tmp_path, warm=False))) as c:
         response = c.get("/api/advise", params=[("card", "captain"), ("dice", "kkmmppsc")])
@@ -447,6 +469,36 @@ def test_a_table_the_server_lacks_is_a_503_that_names_no_command(tmp_path: Path)
     assert body["error"].startswith("this server has no turn table of the captain card for "
                                     "these rules")
     assert "sabords" not in body["error"] and "make tables" not in body["error"]
+    assert body["values"]["file"] == "turn-captain.msgpack"
+
+
+@pytest.mark.parametrize(("path", "query", "file"), [
+    ("/api/advise", "card=captain&dice=kkmmppsc", "turn-captain.msgpack"),
+    ("/api/winprob", "me=0&opp=0", "game.msgpack"),
+    ("/api/winprob", "me=0&opp=0&opp=0", "game-3.msgpack"),
+    ("/api/ev", "card=none", "turn-none.msgpack"),
+])
+@pytest.mark.parametrize("state", ["missing", "truncated", "other"])
+def test_no_answer_carries_a_path_of_the_servers_disk(
+        tmp_path: Path, path: str, query: str, file: str, state: str) -> None:
+    """A 503 for a table missing showed the server's cache path in `values.path`: a table
+    missing, truncated or not a table is named by its file's name, nowhere by its path."""
+    tables = tmp_path / "server-secret"
+    tables.mkdir()
+    if state != "missing":
+        source = Path(__file__).resolve().parent.parent / "tables" / file
+        data = source.read_bytes()
+        (tables / file).write_bytes(data[: len(data) // 2] if state == "truncated"
+                                    else b"\x00" * 64)
+    settings = Settings(tables_dir=tables, game_tables_dir=tables, warm=False,
+                        solve_on_demand=False)
+    with TestClient(create_app(settings)) as c:
+        response = c.get(f"{path}?{query}")
+    assert response.status_code == 503, response.text
+    body = response.json()
+    assert body["kind"] == "stale_table" and body["values"]["file"] == file, body
+    assert str(tmp_path) not in response.text and "server-secret" not in response.text
+    assert "path" not in body["values"]
 
 
 def fuzz_query(draw: st.DrawFn, path: str) -> Query:
@@ -576,7 +628,7 @@ def test_requests_are_limited_in_size(client: TestClient) -> None:
     assert client.get("/api/" + "x" * 300).status_code == 414
     body = client.request("GET", "/api/ev", content=b"x" * 10)
     assert body.status_code == 413 and "body" in body.json()["error"]
-    assert client.post("/api/ev").status_code in (405, 413)
+    assert client.post("/api/ev", content=b"{}").status_code == 405
     variants = client.get("/api/rules", params=[("variant", "keep_one=on")] * (limits.values + 1))
     assert variants.status_code == 400
     assert variants.json()["error"] == (f"parameter 'variant' is given more than "
@@ -890,3 +942,141 @@ def test_the_page_computes_no_rule() -> None:
         assert not re.search(r"(?<![\w.])(?:0\.5|1e-\d+)\b", code), name
         assert not re.search(r"Math\.max\(0,[^;]*(?:total|points|deduction)", code), name
         assert ">= target" not in code and "reroll.includes" not in code, name
+
+
+@pytest.mark.parametrize(("encoded", "text", "why"), [
+    ("%D9%A3%D9%A0%D9%A0", "٣٠٠", "is not written with the digits 0-9"),
+    ("1_000", "1_000", "is not a whole number written with the digits 0-9"),
+    ("%2B100", "+100", "has a plus sign"),
+    ("%20100", " 100", "has spaces or line breaks around it"),
+    ("%0A6000", "\n6000", "has spaces or line breaks around it"),
+    ("6000%0D%0A", "6000\r\n", "has spaces or line breaks around it"),
+])
+@pytest.mark.parametrize(("path", "query", "param", "flag"), [
+    ("/api/winprob", "me={n}&opp=0", "me", "--me"),
+    ("/api/winprob", "me=0&opp={n}", "opp", "--opp"),
+    ("/api/advise", "card=none&dice=mmmpppsc&me={n}&opp=0", "me", "--me"),
+    ("/api/advise", "card=none&dice=ccccmmpk&need={n}", "need", "--need"),
+    ("/api/turn", "card=none&me=0&opp={n}", "opp", "--opp"),
+    ("/api/scores", "total={n}&total=0", "total", None),
+    ("/api/scores", "total=0&total=0&points={n}", "points", None),
+])
+def test_a_number_is_read_by_the_web_as_by_the_command_line(
+        client: TestClient, sabords: Run, path: str, query: str, param: str, flag: str | None,
+        encoded: str, text: str, why: str) -> None:
+    """`total=٣٠٠`, `me=%0A6000`, `me=6000%0D%0A`, `opp=1_000` were read as numbers (Python's
+    `int`), where dice counts refuse `٣`: every number is read by one reader now, a 400 whose
+    data says why, as the command line refuses it."""
+    response = client.get(f"{path}?{query.format(n=encoded)}")
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert (body["kind"], body["param"], body["values"]["value"]) == (
+        "not_a_whole_number", param, text), body
+    assert f"{text!r} {why}" in body["error"], body
+    if flag is not None:
+        args = cli_args(_command(path), [(k, v.replace("{n}", text)) for k, v in
+                                         (pair.split("=") for pair in query.split("&"))])
+        line = sabords(*args).stderr
+        assert f"Invalid value for '{flag}': {text!r} {why}" in line, line
+
+
+
+@pytest.mark.parametrize(("opps", "variant"), [
+    (3, "ties=trigger"), (3, "target=400"), (4, "target=300"), (2, "target=400")])
+def test_a_game_without_its_three_player_table_is_a_503_about_the_question_asked(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, opps: int, variant: str) -> None:
+    """Four and five players under rules without a three-player table: the 503 says the
+    question's game is played on the three-player table, which the server lacks, and what
+    making it takes (values.making, from the cost model), in English and French; /api/rules
+    says which numbers of players the server computes winning for under those rules, and what
+    making the three-player table takes, so that the page says it before anyone asks."""
+    from solver.limits import duration, duration_words, game_cost
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    players = opps + 1
+    target = rules_with([variant]).target
+    seconds, memory = game_cost(target, 3)
+    value, unit = duration(seconds)
+    making = {"seconds": round(seconds), "gb": round(memory / 1e9, 1),
+              "duration": {"value": value, "unit": unit}}
+    query = [("me", "0"), *[("opp", "0")] * opps, ("variant", variant)]
+    with TestClient(create_app(Settings(warm=False))) as c:
+        en = c.get("/api/winprob", params=query)
+        fr = c.get("/api/winprob", params=query, headers={"accept-language": "fr"})
+        win = c.get("/api/rules", params=[("variant", variant)]).json()["win"]
+        default = c.get("/api/rules").json()["win"]
+    assert en.status_code == fr.status_code == 503
+    body = en.json()
+    assert body["values"]["making"] == making and body["values"]["file"] == "game-3.msgpack"
+    assert body["values"].get("players") == (players if players > 3 else None), body
+    took = f"(about {duration_words(seconds)} and {making['gb']:.1f} GB on a 2-core"
+    assert took in body["error"], body
+    french = fr.json()["error"]
+    assert "environ" in french and "Go sur une machine à 2 cœurs" in french, french
+    if players > 3:
+        assert body["error"].startswith(f"winning a game of {players} players is computed here "
+                                        "on the table of the 3-player game"), body
+        assert french.startswith(f"La victoire à {players} joueurs se calcule ici sur la table "
+                                 "de la partie à 3 joueurs"), french
+    assert win == {"players": [2], "making": making}
+    assert default == {"players": [2, 3, 4, 5], "making": None}
+
+
+@pytest.mark.parametrize("kind", ["too long", "dangling", "below a dangling link", "loop"])
+def test_an_unusable_cache_directory_answers_every_endpoint(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str) -> None:
+    """A cache directory whose name the file system cannot hold made every answer that prunes
+    the cache after a solve a 500 (`cache_entries` looked inside it); a symbolic link to
+    nothing was "File exists". The server answers from what it solves, caching nothing."""
+    import warnings
+
+    from .test_cli_errors import _unusable_cache
+
+    env, _, says = _unusable_cache(kind, tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    queries = ["/api/ev?card=none&variant=keep_one%3Doff",
+               "/api/advise?card=none&dice=kkmmppsc&variant=keep_one%3Doff",
+               "/api/winprob?me=0&opp=0&variant=target%3D300",
+               "/api/rules?variant=target%3D300"]
+    with warnings.catch_warnings(record=True) as caught, \
+            TestClient(create_app(Settings(warm=False, solve_process=False))) as c:
+        warnings.simplefilter("always")
+        statuses = [c.get(q).status_code for q in queries]
+        four = c.get("/api/winprob?me=0&opp=0&opp=0&opp=0&variant=target%3D300")
+    assert statuses == [200] * len(queries)
+    assert four.status_code == 503 and four.json()["values"]["players"] == 4
+    said = {str(w.message).split(": ", 1)[1] for w in caught
+            if type(w.message).__name__ == "CacheWarning" and ".msgpack" in str(w.message)}
+    assert said and all(says in reason for reason in said), said
+
+
+def test_a_game_beyond_the_servers_largest_target_is_503_as_docs_web_md_says(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`/api/winprob` beyond `--max-game-target` answered 422 (an input the rules refuse),
+    where docs/web.md says 503: it is the server's limit, not a rule (another server answers
+    the same query), as a table it lacks or would solve with solves off is. A table already
+    on disk is read whatever its target."""
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
+    with TestClient(create_app(Settings(warm=False, max_game_target=300))) as c:
+        beyond = [c.get(path, params=query) for path, query in (
+            ("/api/winprob", [("me", "0"), ("opp", "0"), ("variant", "target=400")]),
+            ("/api/advise", [("card", "none"), ("dice", "kkmmppsc"), ("me", "0"), ("opp", "0"),
+                             ("variant", "target=400")]))]
+        french = c.get("/api/winprob", params=[("me", "0"), ("opp", "0"),
+                                                ("variant", "target=400")],
+                       headers={"accept-language": "fr"})
+        on_disk = c.get("/api/winprob", params=[("me", "0"), ("opp", "0")])
+        rules = c.get("/api/rules", params=[("variant", "target=400")]).json()
+    for response in beyond:
+        assert response.status_code == 503, response.text
+        body = response.json()
+        assert (body["kind"], body["values"]) == (
+            "game_too_large", {"target": 400, "max_game_target": 300}), body
+    assert french.status_code == 503 and french.json()["error"].startswith(
+        "Ce serveur ne calcule la partie que jusqu'à l'objectif 300")
+    assert on_disk.status_code == 200  # the default rules' table, target 6000, is read
+    assert rules["win"]["players"] == []
+    web_md = (Path(__file__).parent.parent / "docs" / "web.md").read_text(encoding="utf-8")
+    assert '`--max-game-target` (beyond it, 503 with `"kind": "game_too_large"`' in " ".join(
+        web_md.split())

@@ -67,6 +67,23 @@ def test_every_405_says_what_is_allowed(client: TestClient, path: str) -> None:
     assert response.json()["kind"] == "http"
 
 
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+@pytest.mark.parametrize("body", [b"{}", b"x" * 10, None], ids=["json", "bytes", "chunked"])
+@pytest.mark.parametrize("path", ["/api/ev", "/api/winprob", "/"])
+def test_another_method_with_a_body_is_405_with_allow_not_413(
+        client: TestClient, method: str, body: bytes | None, path: str) -> None:
+    """A POST with a body, even `{}`, answered 413 "a request has no body here": the method
+    is what is wrong, 405 with `Allow`, whatever the body (a chunked one too); a GET with a
+    body stays 413."""
+    content: Any = body if body is not None else iter([b"{", b"}"])  # chunked: no length
+    response = client.request(method, path, content=content)
+    assert response.status_code == 405, response.text
+    assert set(response.headers["allow"].split(", ")) == {"GET", "HEAD"}
+    assert response.json()["kind"] == "http"
+    got = client.request("GET", path, content=content)
+    assert got.status_code == 413 and got.json()["kind"] == "request_body", got.text
+
+
 def test_every_api_answer_says_nosniff(client: TestClient) -> None:
     """Before: only the page's assets had nosniff."""
     for path, query in (("/api/meta", []), ("/api/rules", []), ("/api/health", []),

@@ -37,7 +37,7 @@ import typer
 from .. import __version__
 from ..advice.inputs import EXACT, NOTATION, VARIANT, Input
 from ..errors import quote, shorten
-from .parameters import DIRECTORY, help_through_echo, restore_argument_help
+from .parameters import DIRECTORY, help_through_echo, read_numbers, restore_argument_help
 from .streams import (
     EXIT_BAD_INPUT,
     EXIT_BROKEN_PIPE,
@@ -112,11 +112,13 @@ class _Command(typer.core.TyperCommand):
     them. An option's value is never touched (`--me -100` stays the value -100).
 
     An option of one value given twice with two values is refused (click would keep the
-    last), and so is text the terminal's encoding could not decode (:func:`undecodable`)."""
+    last), and so is text the terminal's encoding could not decode (:func:`undecodable`).
+    Every whole number is read by the library's reader (:func:`read_numbers`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         restore_argument_help(self)
+        read_numbers(self)
 
     def format_arguments(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Nothing: typer's own "Arguments" section lists them (click 8.5 would add a second

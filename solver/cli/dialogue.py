@@ -68,6 +68,20 @@ def rolled_dice(n: int, what: str, *, the: bool = False) -> str:
     return f"the {n} {what} dice" if the else f"{n} {what} dice"
 
 
+BYTE_ORDER_MARKS = ("\ufeff", "\udcef\udcbb\udcbf", "\xef\xbb\xbf")
+"""A byte-order mark before a text's first line: UTF-8's, read as UTF-8, undecodable in an
+encoding such as ASCII (its bytes kept: :func:`~solver.cli.streams.prepare_streams`), or read
+as Latin-1 or cp1252 ("ï»¿")."""
+
+
+def without_bom(line: str) -> str:
+    """`line` without the byte-order mark an editor may save before a file's first line."""
+    for mark in BYTE_ORDER_MARKS:
+        if line.startswith(mark):
+            return line[len(mark):]
+    return line
+
+
 class _Helper:
     """The dialogue of one turn: prompts, answers, the graded end."""
 
@@ -77,6 +91,7 @@ class _Helper:
         self.as_json = as_json
         self.stdin = stdin
         self.echo_input = not as_json and not stdin.isatty()
+        self.first_line = True
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -193,6 +208,9 @@ class _Helper:
             if not self.as_json:
                 echo(prompt, nl=False)
             line = self.stdin.readline()
+        if self.first_line:  # a file saved with a byte-order mark: the mark is no die
+            self.first_line = False
+            line = without_bom(line)
         if not line:
             if not self.as_json:
                 echo("")

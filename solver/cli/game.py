@@ -180,6 +180,10 @@ def solve_game_command(
         scheduler = scheduler_address(scheduler)  # refused now, not after a wait
     if out is not None:
         check_output(rules, out, "game")
+    if resume and players > 2:  # before the directory is made
+        from ..tables.checkpoints import resumable
+
+        resumable(out if out is not None else game_default_dir(rules), players)
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
 

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 
-from .streams import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, prepare_streams, say
+from .streams import (
+    EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    prepare_streams,
+    say,
+)
 from .wording import OUTPUT_ERRNOS
 
 
@@ -40,8 +48,17 @@ def _run(args: list[str]) -> None:
     app(prog_name="sabords")  # click reads sys.argv itself (and expands it on Windows)
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (a `kill`, a service manager stopping a long solve): the command ends as
+    Ctrl-C ends it, through its `finally` blocks (a Dask cluster closed, its workers and
+    semaphores with it; a solve keeps its last checkpoint), with the shell's code, 143."""
+    raise SystemExit(EXIT_TERMINATED)
+
+
 def main() -> None:
     """Entry point of the `sabords` console script and of `python -m solver`."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # not a handler of whoever runs us
+        signal.signal(signal.SIGTERM, _terminated)
     # numpy's OpenBLAS starts a thread pool when it is imported: about 60 ms of every cold
     # start (`scripts/bench.py`, advisor section), for nothing, since no command does dense
     # linear algebra. A value set by the user wins.

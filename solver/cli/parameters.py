@@ -5,7 +5,10 @@
 - :func:`restore_argument_help`: the help text of positional arguments, which click 8.3 and
   later drop after typer has set it;
 - :func:`help_through_echo`: ``--help`` printed as every answer is
-  (:func:`solver.cli.streams.echo`).
+  (:func:`solver.cli.streams.echo`);
+- :func:`read_numbers`: every whole number a command reads (``--me``, ``--opp``, ``--games``,
+  ``--port``...) read by the library's reader (:func:`solver.errors.read_number`, the web's
+  too), not by click's ``int()``, which takes ``٣٠٠``, ``1_000``, ``+100`` and ``' 100'``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import typer
 
+from ..errors import NumberError, read_number
 from .streams import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, BrokenPipe, OutputError, echo, say
 
 if TYPE_CHECKING:  # click 8.2 and later make the type generic; earlier ones do not
@@ -41,6 +45,43 @@ class Directory(_ParamType):
 
 DIRECTORY = Directory()
 """The type of every option that names a directory (``--tables``, ``--out``...)."""
+
+
+class _Digits:
+    """A whole number read by :func:`solver.errors.read_number` (module doc), then as click
+    reads it (its range, if any: the same words)."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            try:
+                value = read_number(value)
+            except NumberError as exc:
+                self.fail(exc.message, param, ctx)  # type: ignore[attr-defined]
+        return super().convert(value, param, ctx)  # type: ignore[misc]
+
+
+class WholeNumber(_Digits, click.types.IntParamType):
+    """An integer option or argument (module doc)."""
+
+
+class WholeNumberRange(_Digits, click.IntRange):
+    """An integer option with a range (module doc)."""
+
+
+def read_numbers(command: click.Command) -> None:
+    """Every integer parameter of `command` read as a whole number (module doc): click's
+    integer types replaced by :class:`WholeNumber` and :class:`WholeNumberRange`, the range
+    kept."""
+    for param in command.params:
+        kind = param.type
+        if isinstance(kind, _Digits) or not isinstance(kind, click.types.IntParamType):
+            continue
+        if isinstance(kind, click.IntRange):
+            param.type = WholeNumberRange(kind.min, kind.max, min_open=kind.min_open,
+                                          max_open=kind.max_open, clamp=kind.clamp)
+        else:
+            param.type = WholeNumber()
 
 
 def help_through_echo(option: click.Option | None) -> click.Option | None:
@@ -89,4 +130,5 @@ def restore_argument_help(command: click.Command) -> None:
                 param.help = info.help
 
 
-__all__ = ["DIRECTORY", "Directory", "help_through_echo", "restore_argument_help"]
+__all__ = ["DIRECTORY", "Directory", "WholeNumber", "WholeNumberRange", "help_through_echo",
+           "read_numbers", "restore_argument_help"]

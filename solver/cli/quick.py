@@ -9,11 +9,12 @@ command's body (:mod:`.answers`) under the same conventions as typer's commands
 
 It takes only what it reads exactly as click would, and leaves everything else to typer:
 help (``-h``, ``--help``), ``--``, an option it does not know or that is given as
-``--name=value``, a value missing or starting with a minus, a number that is not plain digits
-or out of the option's range, an option of one value given twice, an argument starting with a
-minus, text the terminal's encoding could not decode, and ``$SABORDS_NOTATION`` (click reads
-it). Typer then answers as it always did. The tests run every form both ways and compare the
-bytes (`tests/test_quick.py`).
+``--name=value``, a value missing or starting with a minus, a number the library's reader
+refuses (:func:`solver.errors.read_number`, typer's too) or out of the option's range, an
+option of one value given twice, an argument starting with a minus, text the terminal's
+encoding could not decode, and ``$SABORDS_NOTATION`` (click reads it). Typer then answers
+as it always did. The tests run every form both ways and compare the bytes
+(`tests/test_quick.py`).
 
 Typer-free and numpy-free: a points answer from the committed tables imports neither.
 """
@@ -21,7 +22,6 @@ Typer-free and numpy-free: a points answer from the committed tables imports nei
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +48,7 @@ from ..advice.inputs import (
     WIN_TRIGGER,
     Input,
 )
+from ..errors import number_problem
 from .streams import EXIT_INTERRUPTED, undecodable
 from .wording import NOTATION_ENV, run_command
 
@@ -119,9 +120,6 @@ FORMS: dict[str, Form] = {
 """The commands the quick path reads, and their options (`--tables` and `--game-tables`, whose
 folders click checks, are left to typer)."""
 
-_DIGITS = re.compile(r"-?[0-9]+")
-
-
 def parse(args: list[str]) -> tuple[Form, list[str], dict[str, Any]] | None:
     """The form, the arguments and the options of `args`, or None where typer must read
     them (module doc)."""
@@ -172,8 +170,8 @@ def parse(args: list[str]) -> tuple[Form, list[str], dict[str, Any]] | None:
 def _value(given: Input, text: str) -> Any:
     """An option's value as click reads it, or None where this path does not read it."""
     if given.kind == INT or (given.kind == LIST and given.each == INT):
-        if not _DIGITS.fullmatch(text):
-            return None
+        if number_problem(text) is not None:
+            return None  # typer refuses it, with the same reader's words
         number = int(text)
         if (given.minimum is not None and number < given.minimum) or \
                 (given.maximum is not None and number > given.maximum):

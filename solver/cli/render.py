@@ -7,19 +7,21 @@ probabilities as percentages with 2 decimals, bust risks with 1.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..rules.aims import POINTS
 from .streams import say
 
 if TYPE_CHECKING:
     from ..advice.advisor import Advice, Option
+    from ..errors import CacheWarning
     from ..game.records import Progress
     from ..game.table import Game
     from ..rules.dice import Dice
@@ -235,36 +237,77 @@ def end_progress() -> None:
         sys.stderr.write("\n")
 
 
+CACHE_LINES = 32
+"""The most distinct lines of cache warnings a command keeps to say at its end (a solve of
+hours warned of at every block keeps a few lines)."""
+
+
+class _CacheWarnings:
+    """The cache warnings of one command, gathered to be said once each at its end: the tables
+    not cached by directory and reason (one line each), the other warnings once each, at most
+    :data:`CACHE_LINES` lines. Nothing else is kept: every other warning is shown as it
+    comes."""
+
+    def __init__(self) -> None:
+        self.tables: dict[tuple[str, str], set[str]] = {}  # (directory, reason): files
+        self.lines: dict[str, None] = {}
+        self.unusable: set[str] = set()
+        """Cache directories already said to be unusable (:func:`cache_warning`): what could
+        not be written inside them goes without saying."""
+
+    def add(self, message: CacheWarning) -> None:
+        if any(message.path.startswith(root + os.sep) for root in self.unusable):
+            return
+        if message.path.endswith(".msgpack"):
+            path = Path(message.path)
+            key = (str(path.parent), message.reason)
+            if key in self.tables or len(self.tables) + len(self.lines) < CACHE_LINES:
+                self.tables.setdefault(key, set()).add(path.name)
+        elif len(self.tables) + len(self.lines) < CACHE_LINES:
+            self.lines[str(message)] = None
+
+    def said(self) -> Iterator[str]:
+        yield from self.lines
+        for (directory, reason), names in self.tables.items():
+            yield (f"the table {str(Path(directory) / min(names))!r} could not be cached: "
+                   f"{reason}; every run solves it again" if len(names) == 1
+                   else f"{len(names)} tables could not be cached in {directory!r}: {reason}; "
+                   "every run solves them again")
+
+
 @contextmanager
 def cache_warnings_said() -> Iterator[None]:
     """What the library could not keep in the cache (:class:`solver.errors.CacheWarning`: a
-    full or read-only disk) said on stderr, once each, after the answer (which stands); other
-    warnings are shown as Python shows them."""
+    full or read-only disk) said on stderr, once each, after the answer (which stands); every
+    other warning is shown as it comes, as Python shows it, and never kept: a solve of hours
+    warned of at every block holds no memory for it, and ends when its work ends."""
     from ..errors import CacheWarning
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CacheWarning)
-        try:
+    global _gathering
+    gathered, outer = _CacheWarnings(), _gathering
+    _gathering = gathered
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", CacheWarning)
+            shown = warnings.showwarning  # Python's, or the hook of whoever runs the command
+
+            def show(message: Warning | str, category: type[Warning], filename: str,
+                     lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+                if isinstance(message, CacheWarning):
+                    gathered.add(message)
+                else:
+                    shown(message, category, filename, lineno, file, line)
+
+            warnings.showwarning = show
             yield
-        finally:
-            tables: dict[tuple[str, str], list[str]] = {}  # (directory, reason): files
-            said: list[str] = []
-            for w in caught:
-                message = w.message
-                if not isinstance(message, CacheWarning):
-                    warnings.showwarning(message, w.category, w.filename, w.lineno)
-                elif message.path.endswith(".msgpack"):
-                    path = Path(message.path)
-                    tables.setdefault((str(path.parent), message.reason), []).append(path.name)
-                elif str(message) not in said:
-                    said.append(str(message))
-            for (directory, reason), names in tables.items():
-                said.append(f"the table {str(Path(directory) / names[0])!r} could not be "
-                            f"cached: {reason}; every run solves it again" if len(names) == 1
-                            else f"{len(names)} tables could not be cached in {directory!r}: "
-                            f"{reason}; every run solves them again")
-            for line in said:
-                say(f"sabords: warning: {line}")
+    finally:
+        _gathering = outer
+        for line in gathered.said():
+            say(f"sabords: warning: {line}")
+
+
+_gathering: _CacheWarnings | None = None
+"""The cache warnings of the command running (:func:`cache_warnings_said`), if any."""
 
 
 def unusable_cache(exc: OSError) -> str | None:
@@ -287,10 +330,10 @@ def cache_warning(files: Iterable[Path]) -> bool:
     is already, or is not the cache's). If the cache cannot hold it (not a directory, not
     writable: :func:`solver.caches.cache_problem`), a warning on stderr says so, since every
     run will then solve it again; False."""
-    from ..caches import cache_problem, cache_root, cache_source
+    from ..caches import cache_problem, cache_root, cache_source, on_disk
 
     root = cache_root()
-    missing = [f for f in files if root in f.parents and not f.is_file()]
+    missing = [f for f in files if root in f.parents and not on_disk(f)]
     if not missing:
         return True
     problem = cache_problem(root)
@@ -298,6 +341,8 @@ def cache_warning(files: Iterable[Path]) -> bool:
         return True
     say(f"sabords: warning: {problem} (set by {cache_source()}); what is solved now is not "
         "cached, and every run solves it again")
+    if _gathering is not None:
+        _gathering.unusable.add(str(root))
     return False
 
 

@@ -32,6 +32,8 @@ EXIT_BROKEN_PIPE = 141
 tool that a closed pipe ended; nothing is said."""
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
+EXIT_TERMINATED = 143
+"""Exit code after SIGTERM (128 + SIGTERM), as shells report a process it ended."""
 
 
 class OutputError(Exception):
@@ -195,6 +197,7 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
     "NEAREST",
     "BrokenPipe",
     "OutputError",

@@ -68,12 +68,35 @@ def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
     """The one line of a library error, its subject worded with this command's flag; a stale
     table with the command that makes it again (:func:`fix_command`)."""
     if isinstance(exc, StaleTableError):
-        return f"{exc}; {fix_words(exc)}"
+        return f"{stale_words(exc)}; {fix_words(exc)}"
     subject = exc.subject
     if subject in SUBJECT_WORDS:
         return SUBJECT_WORDS[subject]
     flag = {**FLAGS, **(flags or {})}.get(subject or "")
     return f"{flag}: {exc}" if flag else str(exc)
+
+
+def stale_words(exc: StaleTableError) -> str:
+    """The refusal of a table, about the question asked: four or five players are played
+    near-optimally on the table of three, which is the table refused."""
+    if exc.players is None:
+        return str(exc)
+    made = "has not been made" if exc.missing else "is refused"
+    return (f"{exc.players} players under {exc.rules.describe()} are played on the "
+            f"three-player table of these rules (near-optimal play: there is no "
+            f"{exc.players}-player table), which {made} ({exc})")
+
+
+def making_words(exc: StaleTableError) -> str:
+    """What making the refused game table takes, by the cost model of
+    :func:`solver.limits.game_cost` ("making it takes about 6 s and 0.5 GB on a 2-core
+    machine: "), or nothing (a turn table, a game of more players than the model knows)."""
+    from ..limits import game_cost_text
+
+    players = _players(exc)
+    if not exc.table.startswith("game"):
+        return ""
+    return f"making it takes {game_cost_text(exc.rules.target, players)}: "
 
 
 def fix_words(exc: StaleTableError) -> str:
@@ -85,11 +108,6 @@ def fix_words(exc: StaleTableError) -> str:
     rules: Rules = exc.rules
     directory = Path(exc.path).parent
     players = _players(exc)
-    small = exc.values.get("small")
-    if small and not is_committed_dir(directory):  # four or five: the table of three, or theirs
-        fewer = StaleTableError("", table=small["table"], path=small["path"], rules=rules)
-        return (f"run `{fix_command(fewer)}` for near-optimal play ({small['cost']}), or "
-                f"`{fix_command(exc)}` for exact play")
     if is_committed_dir(directory) and players and players not in SHIPPED_PLAYERS:
         return (f"no {players}-player table comes with mille-sabords "
                 f"(docs/playing-to-win.md gives what its solve costs): write one with "
@@ -105,7 +123,11 @@ def fix_words(exc: StaleTableError) -> str:
             return ("the tables installed with mille-sabords do not match it: reinstall "
                     "mille-sabords (with the pip or pipx command that installed it)")
     what = "it" if exc.table.startswith("game") else "the tables"
-    return f"run `{fix_command(exc)}` to make {what} again"
+    again = "" if exc.missing else " again"
+    making = making_words(exc)
+    if making:
+        return f"{making}run `{fix_command(exc)}`" + ("" if exc.missing else " to make it again")
+    return f"run `{fix_command(exc)}` to make {what}{again}"
 
 
 def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> str:
@@ -124,7 +146,20 @@ def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> st
         if players in SHIPPED_PLAYERS:
             return SHIPPED_PLAYERS[players]
     command = ("solve --all" if exc.table == "turn" else f"solve-game --players {players}")
+    if exc.table.startswith("game") and rules != Rules() and _is_default(where, rules):
+        return f"sabords {command}{_variants(rules)}"  # into the cache, where it is read
     return f"sabords {command}{_variants(rules)} --out {where}"
+
+
+def _is_default(directory: Path | str, rules: Rules) -> bool:
+    """`directory` is where `solve-game` writes the game table of `rules` by default (the
+    cache's folder of these rules)."""
+    from ..tables.paths import game_default_dir
+
+    try:
+        return Path(directory).resolve() == game_default_dir(rules).resolve()
+    except OSError:  # a folder the system cannot resolve: named
+        return False
 
 
 SHIPPED_PLAYERS = {2: "make tables", 3: "make tables-3p"}

@@ -19,7 +19,13 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from ..errors import NotationError, RulesError, quote  # noqa: F401  (re-exported)
+from ..errors import (  # noqa: F401  (NotationError, RulesError: re-exported)
+    NUMBER_PROBLEMS,
+    NotationError,
+    RulesError,
+    number_problem,
+    quote,
+)
 from ..limits import MAX_TARGET as MAX_TARGET  # re-exported: the rules enforce it
 from ..limits import target_cost_words
 
@@ -317,15 +323,15 @@ def parse_variant_value(name: str, text: str) -> Any:
         raise VariantError(f"variant {name!r} takes on or off, not {quote(text)}",
                            subject="variant", kind="variant_value",
                            values={"variant": name, "value": text, "choices": ["on", "off"]})
-    if isinstance(default, int):
-        try:
-            return int(t)
-        except ValueError:
+    if isinstance(default, int):  # a number as every input's (the form's spaces aside)
+        why = number_problem(t)
+        if why is not None:
             raise VariantError(
                 f"variant {name!r} takes a positive multiple of {UNIT} up to {MAX_TARGET}, not "
-                f"{quote(text)}", subject="variant", kind="target_range",
-                values={"variant": name, "value": text, "max": MAX_TARGET, "unit": UNIT}
-            ) from None
+                f"{quote(text)}, which {NUMBER_PROBLEMS[why]}", subject="variant",
+                kind="target_range",
+                values={"variant": name, "value": text, "max": MAX_TARGET, "unit": UNIT})
+        return int(t)
     return t
 
 

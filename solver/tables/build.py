@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import SettingsError
 from ..game.records import Checkpoint, ProgressFn
 from ..rules.rulebook import Rules
-from .checkpoints import checkpoint_path, load_checkpoint, save_checkpoint
+from .checkpoints import checkpoint_path, load_checkpoint, resumable, save_checkpoint
 from .fileformat import write_compared
 from .game import game_table_path, write_game
 
@@ -81,10 +81,8 @@ def build_game(rules: Rules, players: int, directory: Path, *, scheduler: str | 
     saved = checkpoint_path(directory, players)
     state: Checkpoint | None = None
     if resume:
-        if not saved.is_file():
-            raise SettingsError(f"nothing to resume: no checkpoint {saved} (a solve writes it "
-                                f"after each improvement)")
-        state = load_checkpoint(saved, rules, players, gm.n_dice, seats.rows)
+        state = load_checkpoint(resumable(directory, players), rules, players, gm.n_dice,
+                                seats.rows)
     if started is not None:
         started(Start(sizes={name: phase.size for name, phase in seats.phases.items()},
                       resumed=saved if state is not None else None,

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import SettingsError, StaleTableError, quote
 from ..game.records import Checkpoint, PhaseRecord
+from ..limits import PATH_LIMIT
 from ..rules.rulebook import Rules
 from .fileformat import (
     open_envelope,
@@ -28,6 +29,17 @@ CHECKPOINT_VERSION = 1
 def checkpoint_path(directory: Path, players: int) -> Path:
     """Where a solve of the `players`-player game into `directory` keeps its checkpoint."""
     return directory / f"game-{players}.checkpoint"
+
+
+def resumable(directory: Path, players: int) -> Path:
+    """The checkpoint a resumed solve of `players` into `directory` continues from, or a
+    :class:`~solver.errors.SettingsError` when there is none (checked before anything is
+    made: no directory is created for a solve that cannot resume)."""
+    saved = checkpoint_path(directory, players)
+    if not saved.is_file():
+        raise SettingsError(f"nothing to resume: no checkpoint {saved} (a solve writes it "
+                            f"after each improvement)")
+    return saved
 
 
 
@@ -61,7 +73,8 @@ def load_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
     this game."""
 
     def refuse(why: str) -> SettingsError:
-        return SettingsError(f"cannot resume from {quote(str(path))}: {why}", subject="resume")
+        return SettingsError(f"cannot resume from {quote(str(path), PATH_LIMIT)}: {why}",
+                             subject="resume")
 
     try:
         data = path.read_bytes()

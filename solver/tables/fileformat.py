@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from ..errors import CacheWarning, StaleTableError
+from ..errors import MISSING, CacheWarning, StaleTableError
 from ..rules.rulebook import Rules
 
 if TYPE_CHECKING:
@@ -244,10 +244,11 @@ def open_envelope(data: bytes, *, refuse: Refusal, version: int,
     """The payload of table bytes, refused (:class:`StaleTableError`) unless the format
     version is `version` (this solver's for the kind) and the checksum matches. The caller
     checks the header."""
+    file = "checkpoint file" if kind == "checkpoint" else "table file"
     try:
         outer = msgpack.unpackb(data, raw=False)
     except Exception:  # msgpack raises several unrelated types on garbage
-        raise refuse("not a readable table file (corrupt or truncated)") from None
+        raise refuse(f"not a readable {file} (corrupt or truncated)") from None
     if not isinstance(outer, dict) or "format" not in outer:
         raise refuse(f"not a {kind} file")
     if outer["format"] != version:
@@ -263,7 +264,7 @@ def open_envelope(data: bytes, *, refuse: Refusal, version: int,
     try:
         payload = msgpack.unpackb(packed, raw=False)
     except Exception:
-        raise refuse("not a readable table file (corrupt or truncated)") from None
+        raise refuse(f"not a readable {file} (corrupt or truncated)") from None
     if not isinstance(payload, dict):
         raise refuse("incomplete table")
     return payload
@@ -376,15 +377,26 @@ def keep_in_cache(write: Callable[[], object], path: Path) -> None:
     try:
         write()
     except OSError as exc:
-        reason = exc.strerror or str(exc)
+        reason = _cache_reason(path) or exc.strerror or str(exc)
         warnings.warn(CacheWarning(f"the table {str(path)!r} could not be cached: {reason}",
                                    path=str(path), reason=reason), stacklevel=2)
+
+
+def _cache_reason(path: Path) -> str | None:
+    """Why no table can be written under the cache directory holding `path`, if it is one
+    that can hold no directory at all (:func:`solver.caches.cache_state`: a symbolic link to
+    nothing, where the system only says "File exists"); else None."""
+    from ..caches import cache_root, cache_state
+
+    root = cache_root()
+    state = cache_state(root) if root in path.parents else None
+    return None if state is None else f"the cache directory {str(root)!r} {state}"
 
 
 def read_file(path: Path, refuse: Refusal) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise refuse("no such file") from None
+        raise refuse(MISSING) from None
     except OSError as exc:
         raise refuse(f"cannot be read ({exc.strerror})") from None

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
+from ..caches import on_disk
 from ..engine.positions import FloatArray, IntArray
 from ..errors import StaleTableError
 from ..rules.rulebook import Rules
@@ -95,9 +96,9 @@ def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
        (:func:`solver.limits.game_cost`) and the table is not in `directory` (a directory
        given is read, never written);
     3. four and five players: near-optimal play on the game of three, found the same way;
-    4. else the refusal of the exact table (:class:`~solver.errors.StaleTableError`), its
-       reason saying what the question needs (the table of `players`, or for four and five
-       that of three too) and what solving it takes.
+    4. else the refusal of the table it needs (:class:`~solver.errors.StaleTableError`): the
+       exact table's, or for four and five players the table of three's, for the question
+       about `players` (:meth:`~solver.errors.StaleTableError.about_players`).
     """
     from ..limits import game_cost
     from .paths import cached, game_default_dir, is_committed_dir
@@ -106,7 +107,7 @@ def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
     path = game_table_path(where, players)
     cheap = (solve is not None and directory is None and not is_committed_dir(where)
              and game_cost(rules.target, players)[0] <= within)
-    if path.is_file() or cheap:
+    if on_disk(path) or cheap:
         def build() -> GameTable:
             assert solve is not None
             return solve(rules, players)
@@ -122,27 +123,11 @@ def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
     if players > SMALL_PLAYERS:
         try:
             small = game_of(rules, SMALL_PLAYERS, directory, solve=solve, within=within)
-        except StaleTableError as exc:
-            raise needs(rules, players, path, exc) from None
+        except StaleTableError as exc:  # the question was the game of `players`
+            raise exc.about_players(players) from None
         return ReducedTable(small, players, near_optimal_loss(players, rules.ties))
     return read_game(where, rules, players)  # the refusal: no such file
 
-
-def needs(rules: Rules, players: int, path: Path, small: StaleTableError) -> StaleTableError:
-    """The refusal of a game of four or five players with neither its own table nor one of
-    three to play it near-optimally on: the exact table's, its reason naming both and what
-    each takes to solve."""
-    from ..game.reduced import SMALL_PLAYERS
-    from ..limits import game_cost_text
-
-    why = (f"no such file, nor a table of the {SMALL_PLAYERS}-player game to play "
-           f"{players} players near-optimally on ({small.reason}); solving the "
-           f"{SMALL_PLAYERS}-player game takes {game_cost_text(rules.target, SMALL_PLAYERS)}, "
-           f"the {players}-player game {game_cost_text(rules.target, players)}")
-    exc = refusal(table_name(players), path, rules)(why)
-    exc.values["small"] = {"table": small.table, "path": small.path,
-                           "cost": game_cost_text(rules.target, SMALL_PLAYERS)}
-    return exc
 
 
 NEAR_OPTIMAL_FILE = "near-optimal.json"
@@ -350,7 +335,7 @@ def read_game(directory: Path | str, rules: Rules, players: int) -> GameTable:
     intact and made for exactly `rules`)."""
     path = game_table_path(directory, players)
     refuse = refusal(table_name(players), path, rules)
-    if players == 2 and not path.is_file() and (Path(directory) / OLD_TWO_PLAYER_FILE).is_file():
+    if players == 2 and not on_disk(path) and on_disk(Path(directory) / OLD_TWO_PLAYER_FILE):
         raise refuse(f"no such file; {OLD_TWO_PLAYER_FILE} beside it is the two-player table "
                      f"of an earlier version, in another format")
     data = read_file(path, refuse)

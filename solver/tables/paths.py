@@ -22,6 +22,7 @@ from typing import TypeVar
 from .. import __version__
 from ..caches import NUMBA_DIR, CacheEntry, cache_root
 from ..errors import SettingsError, StaleTableError, quote
+from ..limits import PATH_LIMIT
 from ..rules.rulebook import Rules
 from .fileformat import FORMAT_VERSION, GAME_FORMAT_VERSION
 
@@ -125,7 +126,7 @@ def check_output(rules: Rules, directory: Path | str, kind: str) -> None:
     if not is_committed_dir(directory):
         return
     default = (rules.turn_rules() if kind == "turn" else rules) == Rules()
-    shown = quote(str(directory), 60)
+    shown = quote(str(directory), PATH_LIMIT)
     if not default:
         raise SettingsError(f"{shown} holds the committed tables of the default rules: write "
                             f"other rules' tables into another directory", subject="out")

@@ -8,7 +8,8 @@ endpoint           the command's ``--json``   the library
 ``/api/ev``        `sabords ev`               :func:`solver.advice.answers.ev_answer`
 ``/api/winprob``   `sabords winprob`          :func:`solver.advice.answers.win_answer`
 ``/api/turn``      `sabords turn`             :class:`solver.advice.play.TurnPlay`, replayed
-``/api/rules``     (the rules and their hash) :func:`solver.rules.rules_with`
+``/api/rules``     (the rules, their hash,    :func:`solver.rules.rules_with`
+                   the players won for)
 ``/api/scores``    (the table's scoreboard)   :class:`solver.rules.scoreboard.Scoreboard`
 ``/api/meta``      (what the page needs)      cards, faces, letters, variants, sizes
 =================  =========================  =============================================
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from ..advice import inputs as I
@@ -62,7 +64,8 @@ WINPROB = Endpoint("/api/winprob", "Every player's probability of winning the ga
     command="winprob")
 TURN = Endpoint("/api/turn", "A whole turn, replayed entry by entry, and its grading", (
     I.CARD_DRAWN, *GOAL, I.VARIANT, I.NOTATION, I.ENTRY), command="turn")
-RULES = Endpoint("/api/rules", "The rules of the variants given, and their hash", (I.VARIANT,))
+RULES = Endpoint("/api/rules", "The rules of the variants given, their hash, and the numbers of "
+                 "players this server computes winning for under them", (I.VARIANT,))
 SCORES = Endpoint("/api/scores", "The table's scoreboard: the final turn, what beats the leader, "
                   "the totals after a turn, the end of the game and its winners", (
                       I.TOTAL, I.MOVER, I.TRIGGER, I.SUDDEN, I.POINTS, I.DEDUCTION, I.MAGIC,
@@ -89,23 +92,65 @@ def dumps(data: Any) -> bytes:
 
 
 def error_data(exc: SabordsError | BadRequest) -> dict[str, Any]:
-    """The body of an error answer (module docstring)."""
+    """The body of an error answer (module docstring): no answer carries a path of the
+    server's disk (a table refused is named by its file's name); a game table refused says
+    what making it takes (``values.making``: :func:`making_cost`)."""
     if isinstance(exc, BadRequest):
         return {"error": exc.message, "kind": exc.kind, "param": exc.param,
                 "values": exc.values}
-    return {"error": error_words(exc), **exc.as_data()}
+    data = exc.as_data()
+    if isinstance(exc, StaleTableError):  # the file's name, never where the server keeps it
+        values = {name: value for name, value in data["values"].items() if name != "path"}
+        making = making_cost(exc.table, exc.rules.target)
+        data["values"] = {**values, "file": PurePath(exc.path).name,
+                          **({} if making is None else {"making": making})}
+    return {"error": error_words(exc, data["values"]), **data}
 
 
-def error_words(exc: SabordsError) -> str:
+def error_words(exc: SabordsError, values: dict[str, Any] | None = None) -> str:
     """A library error in the web's words: the library's sentence in the game's terms, a
-    missing or stale table as the server's want of it."""
+    missing or stale table as the server's want of it (for the question asked: four or five
+    players are played on the table of three), with what making it takes."""
     if isinstance(exc, StaleTableError):
         what = ("turn table" if exc.table == "turn"
                 else f"table of the {exc.table.split('-')[1]}-player game")
         card = f" of the {exc.card} card" if exc.card else ""
+        making = (values or {}).get("making")
+        took = "" if making is None else (
+            f" (about {duration_text(making['duration'])} and {making['gb']:.1f} GB on a "
+            "2-core machine)")
+        if exc.players is not None:
+            return (f"winning a game of {exc.players} players is computed here on the table "
+                    f"of the 3-player game (near-optimal play), and this server has none for "
+                    f"these rules (rules hash {exc.rules.hash}): ask its keeper to make "
+                    f"it{took}")
         return (f"this server has no {what}{card} for these rules (rules hash "
-                f"{exc.rules.hash}): ask its keeper to make it")
+                f"{exc.rules.hash}): ask its keeper to make it{took}")
     return exc.message
+
+
+def duration_text(duration: dict[str, Any]) -> str:
+    """A duration of :func:`making_cost` in words, as the command line gives it (``"6 s"``,
+    ``"58.4 minutes"``)."""
+    value, unit = duration["value"], duration["unit"]
+    return f"{value:.0f} s" if unit == "s" else f"{value:.1f} {unit}"
+
+
+def making_cost(table: str, target: int) -> dict[str, Any] | None:
+    """What making the game table `table` (``"game-2"``, ``"game-3"``...) at `target` takes on a
+    2-core machine (:func:`solver.limits.game_cost`): ``{"seconds": 3504, "gb": 2.9,
+    "duration": {"value": 58.4, "unit": "minutes"}}`` (the duration as every cost text gives
+    it: :func:`solver.limits.duration`); None for a turn table, or a game the cost model does
+    not know."""
+    from ..limits import duration, game_cost
+
+    players = int(table[5:]) if table.startswith("game-") else 0
+    if not 2 <= players <= 5:
+        return None
+    seconds, memory = game_cost(target, players)
+    value, unit = duration(seconds)
+    return {"seconds": round(seconds), "gb": round(memory / 1e9, 1),
+            "duration": {"value": value, "unit": unit}}
 
 
 # -- the answers: each query read into its request, as the command line reads its inputs -----
@@ -171,10 +216,16 @@ def turn(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 
 
 def rules(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
-    """The rules object of the variants, its hash and its description."""
+    """The rules object of the variants, its hash and its description; and what this server
+    answers of their game (`win`): the numbers of players it computes winning for
+    (`players`), and, without the three-player table (on which four and five are played too),
+    what making it takes (`making`: :func:`making_cost`; else None)."""
     the_rules = _rules(q)
+    counts = solutions.win_players(the_rules)
+    making = None if 3 in counts else making_cost("game-3", the_rules.target)
     return {"rules": the_rules.as_dict(), "rules_hash": the_rules.hash,
-            "turn_rules_hash": the_rules.turn_hash, "description": the_rules.describe()}
+            "turn_rules_hash": the_rules.turn_hash, "description": the_rules.describe(),
+            "win": {"players": counts, "making": making}}
 
 
 def scores(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
@@ -210,7 +261,8 @@ def answer(endpoint: Endpoint, items: list[tuple[str, str]], solutions: Solution
     if q is None:
         q = read_query(endpoint, items, limits)
     body = dumps(HANDLERS[endpoint.path](q, solutions))
-    solutions.answers.put(key, body)
+    if endpoint is not RULES:  # which tables the server has may change: asked each time
+        solutions.answers.put(key, body)
     return body
 
 

@@ -14,12 +14,13 @@ Errors: one exception handler per kind (:func:`error_handlers`): a query that ca
 (:class:`~solver.web.params.BadRequest`, 400), an entry of a turn refused (422, with its
 index), a table this server does not have (:class:`~solver.errors.StaleTableError`, 503) or
 would have to solve with solves on demand off (:class:`~solver.web.solutions.SolveRefused`,
-503), a full queue of solves (:class:`~solver.web.solutions.SolverBusy`, 429 with
-``Retry-After``), any other input the library refuses (:class:`~solver.errors.SabordsError`,
-422), an HTTP error of the router (404; 405 with ``Allow``), and anything else, a bug (500,
-logged); each answers the error as data (:func:`solver.web.api.error_data`) with a sentence
-in the language of the request's ``Accept-Language`` (:mod:`solver.web.words`: French or
-English).
+503) or beyond its largest target (:class:`~solver.web.solutions.GameTooLarge`, 503: the
+server's limit, not a rule: the same query is answered by a server that allows it), a full
+queue of solves (:class:`~solver.web.solutions.SolverBusy`, 429 with ``Retry-After``), any
+other input the library refuses (:class:`~solver.errors.SabordsError`, 422), an HTTP error
+of the router (404; 405 with ``Allow``), and anything else, a bug (500, logged); each
+answers the error as data (:func:`solver.web.api.error_data`) with a sentence in the
+language of the request's ``Accept-Language`` (:mod:`solver.web.words`: French or English).
 
 Headers: every API answer is JSON with ``X-Content-Type-Options: nosniff``; the page's assets
 have a content security policy besides. With :attr:`Settings.allowed_hosts` (``sabords serve
@@ -30,7 +31,8 @@ answers 400 to a request whose ``Host`` is not one of them (DNS rebinding).
   service worker ``/sw.js``) are read from the package once, when the application is made: no
   request reaches the file system.
 - :class:`RequestLimits` refuses a query string longer than :attr:`Limits.query` bytes (414), a
-  request with a body (413: every endpoint is a GET) and a path longer than 256 bytes.
+  GET with a body (413: every endpoint is a GET) and a path longer than 256 bytes; a request of
+  another method, with a body or not, is the router's 405 with ``Allow`` (its body unread).
 - An answer that needs a table read or a solve runs in a worker thread; an answer from the
   caches on the event loop (:func:`solver.web.api.needs_solving`). While it waits for a solve
   the request watches its client: a client that has left is answered nothing, and the solve
@@ -64,13 +66,15 @@ from ..errors import SabordsError, StaleTableError
 from . import api
 from .openapi import openapi
 from .params import BadRequest, Endpoint, Limits
-from .solutions import Settings, Solutions, SolverBusy, SolveRefused, answering
+from .solutions import GameTooLarge, Settings, Solutions, SolverBusy, SolveRefused, answering
 from .solving import SolverStopped
 from .words import language
 
 log = logging.getLogger("solver.web")
 
 MAX_PATH = 256
+READS = ("GET", "HEAD")
+"""The methods every route answers (any other is the router's 405, with ``Allow``)."""
 JSON = "application/json"
 SCRIPT = "text/javascript; charset=utf-8"
 MODULES = ("app", "core", "words", "faces", "practice", "graded", "board", "store")
@@ -140,6 +144,8 @@ class RequestLimits:
         if len(scope.get("raw_path") or scope["path"].encode()) > MAX_PATH:
             return BadRequest(f"the path is longer than {MAX_PATH} bytes",
                               kind="path_too_long", values={"most": MAX_PATH}, status=414)
+        if scope.get("method") not in READS:
+            return None  # the method is what is wrong: the router's 405, with Allow
         for name, value in scope.get("headers", ()):
             if name == b"transfer-encoding" or (name == b"content-length" and value.strip()
                                                 not in (b"", b"0")):
@@ -162,7 +168,7 @@ def _entry_refused(request: Request, exc: Exception) -> Response:
 
 
 def _no_table(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, StaleTableError | SolveRefused | SolverStopped)
+    assert isinstance(exc, StaleTableError | SolveRefused | GameTooLarge | SolverStopped)
     return _error(api.error_data(exc), 503, request)
 
 
@@ -202,7 +208,8 @@ def _forget(task: asyncio.Future[Any]) -> None:
 def error_handlers() -> dict[Any, ExceptionHandler]:
     """The application's exception handlers, one per kind of error (module docstring)."""
     return {BadRequest: _bad_request, api.EntryError: _entry_refused, StaleTableError: _no_table,
-            SolveRefused: _no_table, SolverStopped: _no_table, SolverBusy: _busy,
+            SolveRefused: _no_table, GameTooLarge: _no_table, SolverStopped: _no_table,
+            SolverBusy: _busy,
             SabordsError: _refused,
             HTTPException: _http_error, Exception: _internal}
 

@@ -5,8 +5,11 @@ its kind, the command line reading the same inputs with its own options (the web
 command line share the inputs' definitions, neither reads through the other):
 
 - a flag (``first``, ``final``, ``sorceress_used``, ``exact``) takes ``true`` or ``false``
-  (also ``1``/``0``, ``yes``/``no``, ``on``/``off``);
-- an integer is a whole number, within the input's range where it has one (``top`` >= 0);
+  (also ``1``/``0``, ``yes``/``no``, ``on``/``off``); an empty value (``final=``) says neither
+  and is refused as any other (a flag not given is false);
+- an integer is a whole number as the command line reads it (:func:`solver.errors.
+  read_number`: the digits 0-9 after an optional minus, nothing around them), within the
+  input's range where it has one (``top`` >= 0);
 - a repeated input (``variant``, ``card`` of `ev`, ``entry`` of `turn`, ``total``) is repeated
   in the query, at most :attr:`Limits.values` times (``entry``: :attr:`Limits.entries`);
 - every other parameter is given at most once; a parameter the endpoint does not take is
@@ -25,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..advice.inputs import FLAG, INT, LIST, Input
-from ..errors import quote
+from ..errors import NumberError, quote, read_number
 
 TRUE = ("true", "1", "yes", "on")
-FALSE = ("false", "0", "no", "off", "")
+FALSE = ("false", "0", "no", "off")
 
 
 class BadRequest(Exception):
@@ -121,11 +124,10 @@ def read_value(param: Input, raw: Any) -> Any:
 
 def _integer(param: Input, raw: str) -> int:
     try:
-        value = int(raw.strip())
-    except ValueError:
-        raise BadRequest(f"{param.words}: {quote(raw)} is not a whole number",
-                         kind="not_a_whole_number", param=param.name,
-                         values={"value": raw}) from None
+        value = read_number(raw, param.name)
+    except NumberError as exc:
+        raise BadRequest(f"{param.words}: {exc.message}", kind=exc.kind, param=param.name,
+                         values=exc.values) from None
     if param.minimum is not None and value < param.minimum:
         raise BadRequest(f"{param.words}: {value} is below {param.minimum}",
                          kind="below_minimum", param=param.name,

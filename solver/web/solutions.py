@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..advice.goals import Goal, GoalSolution, objective_for, solve_goal
-from ..errors import SettingsError
+from ..caches import on_disk
+from ..errors import NUMBER_PROBLEMS, SettingsError, number_problem, quote
 from ..limits import game_cost, game_cost_text
 from ..rules.aims import NEED, POINTS
 from ..rules.rulebook import CARDS, Card, Rules
@@ -120,11 +121,12 @@ class Settings:
             elif isinstance(default, bool):
                 values[f.name] = text.strip().lower() in ("1", "true", "yes", "on")
             else:
-                try:
-                    values[f.name] = int(text)
-                except ValueError:
+                why = number_problem(text)
+                if why is not None:
                     raise SettingsError(f"{ENV_PREFIX}{f.name.upper()} takes a number, not "
-                                        f"{text!r}", subject=f.name) from None
+                                        f"{quote(text)}, which {NUMBER_PROBLEMS[why]}",
+                                        subject=f.name, values={"value": text, "why": why})
+                values[f.name] = int(text)
         return cls(**values)
 
 
@@ -361,7 +363,7 @@ class Solutions:
             def read() -> TurnTable:
                 return turn_table(card, turn, directory)
 
-            if directory is not None or table_path(default_dir(turn), card).is_file():
+            if directory is not None or on_disk(table_path(default_dir(turn), card)):
                 return read()  # on disk: read (a stale table in the cache is solved again)
             solver = self.solver
             solve = read if solver is None else lambda: solver.turn_table(card, turn)
@@ -446,20 +448,21 @@ class Solutions:
             self.table(card, rules)
         self.game(rules, 2)
 
-    def win_players(self) -> list[int]:
-        """The numbers of players whose game this server answers for the default rules: its
-        table on disk, solved on demand, or near-optimal play on the table of three."""
+    def win_players(self, rules: Rules | None = None) -> list[int]:
+        """The numbers of players whose game this server answers for `rules` (the default
+        rules if None): its table on disk, solved on demand, or near-optimal play on the table
+        of three."""
         from ..game.reduced import SMALL_PLAYERS
         from ..rules.standing import MAX_PLAYERS
         from ..tables.game import game_table_path
         from ..tables.paths import game_default_dir
 
-        rules = Rules()
+        rules = Rules() if rules is None else rules
         directory = self.settings.game_tables_dir or game_default_dir(rules)
         solvable = (self.settings.solve_on_demand and self.settings.game_tables_dir is None)
 
         def has(n: int) -> bool:
-            return game_table_path(directory, n).is_file() or (
+            return on_disk(game_table_path(directory, n)) or (
                 solvable and game_cost(rules.target, n)[0] <= self._budget())
 
         exact = [n for n in range(2, MAX_PLAYERS + 1) if has(n)]

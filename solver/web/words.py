@@ -118,6 +118,24 @@ def _value(v: Mapping[str, Any]) -> str:
     return _q(v.get("value", ""))
 
 
+def _decimal(x: float) -> str:
+    """``0,5``: one decimal, with the French comma."""
+    return f"{x:.1f}".replace(".", ",")
+
+
+def _making(v: Mapping[str, Any]) -> str:
+    """`` (environ 6 s et 0,5 Go sur une machine à 2 cœurs)``: what making a table takes
+    (its ``making`` value), or nothing."""
+    making = v.get("making")
+    if not isinstance(making, Mapping) or not isinstance(making.get("duration"), Mapping):
+        return ""
+    value, unit = making["duration"].get("value", 0), making["duration"].get("unit")
+    time = (f"{value:.0f} s" if unit == "s" else
+            f"{_decimal(float(value))} {'heures' if unit == 'hours' else 'minutes'}")
+    memory = _decimal(float(making.get("gb", 0)))
+    return f" (environ {time} et {memory} Go sur une machine à 2 cœurs)"
+
+
 Words = Callable[[Mapping[str, Any], str | None], str]
 
 FRENCH: dict[str, Words] = {
@@ -128,7 +146,13 @@ FRENCH: dict[str, Words] = {
     "given_twice": lambda v, p: f"{_input(p)} : donné deux fois, donnez-le une fois",
     "missing": lambda v, p: f"il manque {_input(p)}",
     "not_true_or_false": lambda v, p: f"{_input(p)} : {_value(v)} n'est ni vrai ni faux",
-    "not_a_whole_number": lambda v, p: f"{_input(p)} : {_value(v)} n'est pas un nombre entier",
+    "not_a_whole_number": lambda v, p: f"{_input(p)} : {_value(v)} " + {
+        "digits": "n'est pas écrit avec les chiffres de 0 à 9",
+        "spaces": "a des espaces ou des retours à la ligne autour : écrivez les chiffres de 0 "
+        "à 9 seuls",
+        "plus": "a un signe plus : écrivez les chiffres de 0 à 9 seuls",
+        "long": f"a plus de {v.get('most')} chiffres"}.get(
+            str(v.get("why")), "n'est pas un nombre entier écrit avec les chiffres de 0 à 9"),
     "below_minimum": lambda v, p: f"{_input(p)} : {v.get('value')} est au-dessous de "
     f"{v.get('minimum')}",
     "above_maximum": lambda v, p: f"{_input(p)} : {v.get('value')} est au-dessus de "
@@ -237,8 +261,11 @@ FRENCH: dict[str, Words] = {
     "game_is_over": lambda v, p: "la partie est finie : commencez-en une nouvelle",
     "sudden_with_trigger": lambda v, p: "la mort subite vient après le dernier tour",
     "sudden_at_target": lambda v, p: "en mort subite personne n'est à l'objectif",
-    "stale_table": lambda v, p: "ce serveur n'a pas la table de ces règles (empreinte "
-    f"{v.get('rules_hash')}) : demandez à qui le tient de la calculer",
+    "stale_table": lambda v, p: (
+        f"la victoire à {v.get('players')} joueurs se calcule ici sur la table de la partie à "
+        "3 joueurs (jeu presque optimal), et ce serveur n'en a pas pour ces règles (empreinte "
+        if v.get("players") else "ce serveur n'a pas la table de ces règles (empreinte ")
+    + f"{v.get('rules_hash')}) : demandez à qui le tient de la calculer{_making(v)}",
     "settings": lambda v, p: f"{_input(p)} : réglage refusé",
     "bad_input": lambda v, p: f"{_input(p)} : valeur refusée",
 }

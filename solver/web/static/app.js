@@ -8,7 +8,7 @@ import {
   $, FACES, META, S, SHOWN, W, api, capital, cardMeta, cardName, clearFieldErrors, diceWords, el, guardTaps,
   goalParams, hooks, inNotation, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
   players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
-  rulesWords, variantParams, winCounts, winFor, winGoal, work, worth,
+  rulesWords, setRulesWin, variantParams, winCounts, winFor, winGoal, winMaking, work, worth,
 } from "./core.js";
 import { answerConfirm, boardStatus, fieldError, MOST_PLAYERS, newGame, nextPlayer, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
@@ -30,7 +30,8 @@ function renderObjective() {
   $("need-field").hidden = S.objective !== "need";
   if ($("need") !== document.activeElement && !$("need").getAttribute("aria-invalid")) $("need").value = String(S.need);
   $("win-field").hidden = S.objective !== "win";
-  const note = over ? W.winOver : !winFor(ps.length) ? (winCounts().length || !Object.keys(S.variants).length ? W.winPlayers(ps.length, winCounts(), Object.keys(S.variants).length > 0) : W.winTarget(META.max_game_target)) : "";
+  const making = ps.length >= 3 ? winMaking() : null;
+  const note = over ? W.winOver : !winFor(ps.length) ? (making ? W.winNeedsThree(ps.length, making) : winCounts().length || !Object.keys(S.variants).length ? W.winPlayers(ps.length, winCounts(), Object.keys(S.variants).length > 0) : W.winTarget(META.max_game_target)) : "";
   say("many-players", note);
   $("many-players").hidden = !note;
   // what the rules make of the scoreboard (the final turn, what beats the leader): the server's
@@ -103,9 +104,11 @@ function renderVariants() {
 }
 async function updateRules() {
   try {
-    const r = await api("/api/rules", { variant: variantParams() });
+    const variants = variantParams();
+    const r = await api("/api/rules", { variant: variants });
     say("rules-summary", rulesWords());
     say("rules-hash", W.rulesHash(r.rules_hash));
+    if (r.win) { setRulesWin(variants, r.win); renderObjective(); }
   } catch (e) { say("rules-summary", rulesWords()); }
 }
 
@@ -366,6 +369,21 @@ function applyWords() {
 function renderSetup() {
   $("card").value = S.card || "";
   $("notation").value = S.notation;
+  wholeCard();
+}
+// The card chosen, whole, under its menu when the closed menu cannot show all of it (large
+// text on a narrow phone cut "Pirate ship: 4 swords, 1000" to "Pirate ship: 4", and the three
+// ships looked alike). Hidden from screen readers: the menu's value already says it whole.
+const measure = document.createElement("canvas").getContext("2d");
+function wholeCard() {
+  const menu = $("card");
+  const text = menu.selectedIndex > 0 ? menu.options[menu.selectedIndex].text : "";
+  const style = getComputedStyle(menu);
+  measure.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const room = menu.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 1.5 * parseFloat(style.fontSize);  // the arrow
+  const cut = !!text && menu.clientWidth > 0 && measure.measureText(text).width > room;
+  say("card-whole", cut ? text : "");
+  $("card-whole").hidden = !cut;
 }
 function renderAll() {
   $("mode-table").setAttribute("aria-pressed", String(S.mode === "table"));
@@ -408,6 +426,7 @@ async function start() {
   offline(!navigator.onLine);
   window.addEventListener("offline", () => offline(true));
   window.addEventListener("online", () => offline(false));
+  window.addEventListener("resize", wholeCard);
   $("lang").addEventListener("click", () => setLang(S.lang === "fr" ? "en" : "fr"));
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));
   $("mode-practice").addEventListener("click", () => { S.mode = "practice"; save(); showError(null); renderAll(); });

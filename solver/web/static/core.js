@@ -165,8 +165,12 @@ function markBusy() {
 // the second tap of a double tap lands on whatever was drawn under the finger (the options of
 // "Advise", the next player's dice pad), which the player never saw. A tap on a control drawn
 // (added, or shown) after the finger went down is ignored too, whenever it comes. Only taps
-// and clicks of a pointer are guarded (a key, or a script, clicks with `detail` 0). While the
-// taps are ignored, <main> is aria-busy.
+// and clicks of a pointer are guarded so (a key, or a script, clicks with `detail` 0, and a
+// player may press Enter again and again); but no control records twice before the page has
+// been painted since its first activation: a second click in the same instant (two clicks, a
+// key's repeat, an assistive tool's double activation) was meant for what the player saw, not
+// for what the first one changed ("Next player" skipped a player, "Undo the last score" undid
+// two). While the taps are ignored, <main> is aria-busy.
 export const TAP_GUARD = 450;  // ms
 const TALLY = "button.add, button.sub, button.tile";  // a die counted: tapped again and again
 const CONTROL = "button, input, select, label, summary, a";
@@ -174,7 +178,16 @@ const drawn = new WeakMap();   // element -> when it was added or shown (perform
 let fingerDown = -Infinity;    // the last pointerdown
 let guardUntil = -Infinity;
 let guardTimer = null;
+let unpainted = null;           // the control activated since the last paint, if any
 function settling() { return performance.now() < guardUntil; }
+// `control` recorded: until the page has been painted again (two animation frames), a second
+// activation of it is the same instant's.
+function activated(control) {
+  unpainted = control;
+  const painted = () => { if (unpainted === control) unpainted = null; };
+  requestAnimationFrame(() => requestAnimationFrame(painted));
+  setTimeout(painted, 1000);  // a page not painted (hidden) locks nothing for long
+}
 function settle() {
   guardUntil = Math.max(guardUntil, performance.now() + TAP_GUARD);
   clearTimeout(guardTimer);
@@ -197,13 +210,15 @@ export function guardTaps() {
   document.addEventListener("pointerdown", (e) => { fingerDown = performance.now(); }, true);
   document.addEventListener("click", (e) => {
     const control = e.target instanceof Element ? e.target.closest(CONTROL) : null;
-    if (!control || e.detail === 0) return;
-    if (settling() || drawnAt(control) > fingerDown) {
+    if (!control) return;
+    const records = control.matches("button") && !control.matches(TALLY);
+    if ((records && unpainted === control) || (e.detail !== 0 && (settling() || drawnAt(control) > fingerDown))) {
       e.preventDefault();
       e.stopImmediatePropagation();
       return;
     }
-    if (control.matches("button") && !control.matches(TALLY)) settle();
+    if (records) activated(control);
+    if (records && e.detail !== 0) settle();
   }, true);
 }
 function showProgress(text) {
@@ -292,17 +307,26 @@ export async function scores() {
   if (ui.scoresKey !== key) { ui.scores = await api("/api/scores", params); ui.scoresKey = key; }
   return ui.scores;
 }
-// Win for this many players: the server has their game (/api/meta's win_players).
-// The default rules: /api/meta's win_players (the game tables on the server's disk, or solved on
-// demand). Other rules: the two-player game up to max_game_target, solved on demand; the server
-// never solves a game of three or more, and its tables are the default rules'.
+// Win for this many players: the server has their game. What /api/rules answered for the rules
+// chosen (`win.players`: the game tables on the server's disk, those of other rules in its cache
+// too, or the two-player game solved on demand); until it has answered, the default rules'
+// /api/meta win_players, or for other rules the two-player game up to max_game_target.
+function rulesWin() {
+  return ui.rulesWin && ui.rulesWin.key === JSON.stringify(variantParams()) ? ui.rulesWin : null;
+}
 export function winCounts() {
+  const known = rulesWin();
+  if (known) return known.players;
   if (!Object.keys(S.variants).length) return META.win_players || [];
   const target = S.variants.target ?? META.variants.find((v) => v.name === "target").default;
   const most = META.max_game_target;
   return most !== null && most !== undefined && target <= most ? [2] : [];
 }
 export function winFor(n) { return winCounts().includes(n); }
+// What making the three-player table of the rules chosen takes (/api/rules's `win.making`), when
+// the server has none (three, four and five players are played on it); else null.
+export function winMaking() { const known = rulesWin(); return known ? known.making : null; }
+export function setRulesWin(variants, win) { ui.rulesWin = { key: JSON.stringify(variants), ...win }; }
 // The variants chosen, in the player's words ("Target 5000"), or the default rules.
 export function rulesWords() {
   const items = Object.entries(S.variants).map(([k, v]) => {

@@ -21,7 +21,12 @@ const frFace = (face) => FR_FACE.findIndex((f) => f[0] === face || f[1] === face
 const fem = (face) => FR_FEMININE[frFace(face)] || false;
 const frAgree = (face, word) => word + (fem(face) ? "e" : "");
 const enList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`);
+// "de" before a name, elided before a vowel or a mute h: "de Bruno", "d'Émile", "d'Hugo".
+const frDe = (name) => (/^[aeiouyh]/i.test(String(name).normalize("NFD")) ? `d'${name}` : `de ${name}`);
 const frList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} et ${items[items.length - 1]}`);
+// A duration of the server's cost model (/api/rules's `making.duration`: its value and unit, as
+// the command line words it): "6 s", "2.2 minutes", "4.5 hours" (French: a decimal comma, "heures").
+const duration = (d, comma, units) => (d.unit === "s" ? `${d.value} s` : `${comma ? d.value.toFixed(1).replace(".", ",") : d.value.toFixed(1)} ${units[d.unit]}`);
 
 export const WORDS = {
   en: {
@@ -138,6 +143,7 @@ export const WORDS = {
     winTotals: (me, mine, others, final) => `${me} ${mine} against ${enList(others)}${final ? ": the final turn" : ""} (from the scoreboard).`,
     winPlayers: (n, counts, custom) => `${custom ? "With these rules, winning" : "Winning"} is computed here for ${counts.length ? enList(counts.map(String)) : "no number of"} players, not ${n}: play for points, or in the final round for the points that beat the leader.`,
     winTarget: (most) => `${most === null || most === undefined ? "This server solves no game on demand" : `This server solves the two-player game on demand up to a target of ${most}`}, and has no table for these rules: play for points, or in the final round for the points that beat the leader.`,
+    winNeedsThree: (n, making) => `Winning with ${n} players is computed on the three-player game's table${n > 3 ? " (near-optimal play)" : ""}, which this server does not have for these rules: its keeper can make it, in about ${duration(making.duration, false, { minutes: "minutes", hours: "hours" })} (${making.gb.toFixed(1)} GB on a 2-core machine). Play for points, or in the final round for the points that beat the leader.`,
     winOver: "The game is over: start a new game to play to win again.",
     beatLeader: (n, name) => `Play for ${n} points: enough to beat ${name}`,
     winAtOnce: (n) => `Play for ${n} points: enough to win at once`,
@@ -232,12 +238,12 @@ export const WORDS = {
     totalOf: (i) => `Total du joueur ${i}`, remove: (name) => `Retirer ${name}`,
     playerRow: (name, total, current, won) => `${name} : ${total} points${won ? ", gagnant" : ""}${current ? ", c'est son tour" : ""}`,
     toPlay: (name, total) => `À ${name} de jouer (${total} points).`,
-    finalTurn: (name) => `Dernier tour : celui de ${name}.`,
+    finalTurn: (name) => `Dernier tour : celui ${frDe(name)}.`,
     suddenDeath: (target) => `Mort subite : le premier à finir un tour avec ${target} points gagne.`,
     wins: (name, total, atOnce) => `La partie est finie : ${name} gagne${atOnce ? " d'un coup" : ""} avec ${total} points.`,
     shareWin: (names, total) => `La partie est finie : ${frList(names)} se partagent la victoire avec ${total} points.`,
     addedScore: (p, name) => `${p} points ajoutés à ${name}.`, tookScore: (p, name) => `${p} points retirés à ${name}.`,
-    islandDone: (d, name) => `Île de la Tête de Mort : chaque adversaire de ${name} a perdu ${d} points.`,
+    islandDone: (d, name) => `Île de la Tête de Mort : chaque adversaire ${frDe(name)} a perdu ${d} points.`,
     undone: "Le dernier score a été annulé.", undoScore: "Annuler le dernier score",
     confirmRemove: (name) => `Retirer ${name} et son total ?`, confirmNewGame: "Commencer une nouvelle partie, tous les totaux à 0 ?",
     confirmNewTurn: "Effacer les étapes de ce tour et le recommencer ?",
@@ -310,6 +316,7 @@ export const WORDS = {
     winTotals: (me, mine, others, final) => `${me} ${mine} contre ${frList(others)}${final ? " : dernier tour" : ""} (d'après les scores).`,
     winPlayers: (n, counts, custom) => `${custom ? "Avec ces règles, la victoire" : "La victoire"} se calcule ici pour ${counts.length ? frList(counts.map(String)) : "aucun nombre de"} joueurs, pas ${n} : jouez pour les points, ou au dernier tour pour les points qui battent le premier.`,
     winTarget: (most) => `${most === null || most === undefined ? "Ce serveur ne calcule aucune partie à la demande" : `Ce serveur calcule la partie à deux joueurs à la demande jusqu'à un objectif de ${most}`}, et n'a pas de table pour ces règles : jouez pour les points, ou au dernier tour pour les points qui battent le premier.`,
+    winNeedsThree: (n, making) => `La victoire à ${n} joueurs se calcule sur la table de la partie à trois joueurs${n > 3 ? " (jeu presque optimal)" : ""}, que ce serveur n'a pas pour ces règles : qui le tient peut la calculer, en environ ${duration(making.duration, true, { minutes: "minutes", hours: "heures" })} (${making.gb.toFixed(1).replace(".", ",")} Go sur une machine à 2 cœurs). Jouez pour les points, ou au dernier tour pour les points qui battent le premier.`,
     winOver: "La partie est finie : commencez-en une nouvelle pour jouer à nouveau la victoire.",
     beatLeader: (n, name) => `Jouer pour ${n} points : de quoi battre ${name}`,
     winAtOnce: (n) => `Jouer pour ${n} points : de quoi gagner d'un coup`,
@@ -340,7 +347,7 @@ export const WORDS = {
     unitPoints: "points espérés", unitWin: "% de chances de gagner", unitNeed: "% de chances d'atteindre les points",
     addScore: (p, name) => `Ajouter ${p} points à ${name}`,
     takeScore: (p, name) => `Retirer ${p} points à ${name}`,
-    islandScore: (d, name) => `Île de la Tête de Mort : retirer ${d} points à chaque adversaire de ${name}`,
+    islandScore: (d, name) => `Île de la Tête de Mort : retirer ${d} points à chaque adversaire ${frDe(name)}`,
     practiceAgainst: "Contre le solveur, pour gagner", practiceNeedKind: "Seul, pour N points à chaque tour",
     practiceNeedLabel: "Points nécessaires à chaque tour", practiceKind: "Partie d'entraînement",
     standing: (you, solver) => `Vous ${you} · le solveur ${solver}`,
