@@ -10,6 +10,8 @@ name no command-line flag.
 
 from __future__ import annotations
 
+import json
+
 import errno
 import os
 import re
@@ -1092,9 +1094,12 @@ def test_a_game_without_its_three_player_table_says_what_it_needs_and_what_makin
     a question about four players. The refusal says what the question needs (four and five
     players are played on the three-player table), what making it takes (the cost model of
     solver/limits.py) and the command, which writes it where it is read (the cache)."""
+    import solver.tables.game
     from solver.limits import game_cost_text
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    # (games this small are solved on demand, in minutes at most: none is, here)
+    monkeypatch.setattr(solver.tables.game, "ON_DEMAND_SECONDS", 0.0)
     line = assert_one_line_error(sabords("winprob", "--me", "0", *["--opp", "0"] * (players - 1),
                                          "--variant", variant))
     cost = game_cost_text(rules_with([variant]).target, 3)
@@ -1112,7 +1117,10 @@ def test_the_command_a_missing_three_player_table_names_makes_it(
         sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Five players at 300: the command the refusal names, run as it is (in this process),
     makes the table the question needed, and the question is answered."""
+    import solver.tables.game
+
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(solver.tables.game, "ON_DEMAND_SECONDS", 0.0)  # no solve on demand
     ask = ("winprob", "--me", "0", *["--opp", "0"] * 4, "--variant", "target=300")
     line = assert_one_line_error(sabords(*ask))
     command = line.rsplit("run `", 1)[1].rstrip("`").split()
@@ -1121,6 +1129,23 @@ def test_the_command_a_missing_three_player_table_names_makes_it(
     assert made.exit_code == 0, made.stderr
     answered = sabords(*ask)
     assert answered.exit_code == 0 and "near-optimal" in answered.stdout, answered.stderr
+
+
+def test_a_game_solved_in_minutes_at_most_is_solved_on_demand(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Four players at target 300 (seconds): their exact table is solved on the first
+    question, said on stderr with what it takes, cached, and read the next time."""
+    from solver.limits import game_cost_text
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    ask = ("winprob", "--me", "0", *["--opp", "0"] * 3, "--variant", "target=300", "--json")
+    first = sabords(*ask)
+    assert first.exit_code == 0, first.stderr
+    assert (f"solving the four-player game for target=300: {game_cost_text(300, 4)}, once "
+            "(then cached)") in first.stderr
+    assert json.loads(first.stdout)["exact"] is True
+    again = sabords(*ask)
+    assert (again.exit_code, again.stderr, again.stdout) == (0, "", first.stdout)
 
 
 @pytest.mark.parametrize(("totals", "says"), [

@@ -87,14 +87,14 @@ end's: with its progress, in its own process...)."""
 
 
 def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
-            solve: Solve | None = None, within: float = ON_DEMAND_SECONDS) -> Game:
+            solve: Solve | None = None, within: float | None = None) -> Game:
     """The game of `players` under `rules` for an answer (module docstring), in this order:
 
     1. its exact table, from `directory` or the place of these rules
        (:func:`solver.tables.paths.game_default_dir`: the committed tables, the cache);
     2. solved now by `solve` and cached, when it takes at most `within` seconds
-       (:func:`solver.limits.game_cost`) and the table is not in `directory` (a directory
-       given is read, never written);
+       (:func:`solver.limits.game_cost`; default :data:`ON_DEMAND_SECONDS`) and the table is
+       not in `directory` (a directory given is read, never written);
     3. four and five players: near-optimal play on the game of three, found the same way;
     4. else the refusal of the table it needs (:class:`~solver.errors.StaleTableError`): the
        exact table's, or for four and five players the table of three's, for the question
@@ -103,6 +103,7 @@ def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
     from ..limits import game_cost
     from .paths import cached, game_default_dir, is_committed_dir
 
+    within = ON_DEMAND_SECONDS if within is None else within
     where = Path(directory) if directory is not None else game_default_dir(rules)
     path = game_table_path(where, players)
     cheap = (solve is not None and directory is None and not is_committed_dir(where)
