@@ -1,15 +1,19 @@
-"""Measure near-optimal play (solver/game/reduced.py) against an exact table, at every state,
-and store the figures beside the committed tables (tables/near-optimal.json), where every
-near-optimal answer reads them.
+"""Measure near-optimal play for four and five players (solver/game/reduced.py) and store the
+figures beside the committed tables (tables/near-optimal.json), where every near-optimal
+answer reads them.
 
-    python scripts/measure_reduced.py --players 4 --variant target=1000 --tables DIR
-    python scripts/measure_reduced.py --players 3            # against 2 players, at 6000
+    python scripts/measure_reduced.py exact --players 4 --variant target=2000 --tables DIR
+    python scripts/measure_reduced.py games --players 4 [--games 20000]
 
-DIR holds the exact tables of the players and of three (`sabords solve-game --players N
---variant ... --out DIR`). With --players 3 the method's small game is the two-player one
-(the same method one player down, against the exact three-player table: the committed one
-for the default rules). Prints the figures as JSON; --write adds them to
-tables/near-optimal.json (replacing an entry of the same players, target and ties).
+``exact``: against the exact table of the game (DIR holds the tables of 2, 3 and the players,
+`sabords solve-game --players N --variant ... --out DIR`): the chances shown at every state of
+normal play and sudden death and at a sample of the final round's, every seat, against the
+table's; the moves' loss in P(win) (the final round played as the table does: the method's
+normal play and sudden death, with --final-play the final round too). ``games``: at the
+default target, the chances shown at the start and at five states of the middle of a game,
+against the win rate of whole games from there where every seat plays the method (each
+seat's 95 % Wilson interval). Prints the figures as JSON; --write adds them to
+tables/near-optimal.json (replacing an entry of the same kind, players, target and ties).
 """
 
 from __future__ import annotations
@@ -17,52 +21,103 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tables" / "near-optimal.json"
 
+MIDGAME = {4: [(3000, 3000, 3000, 3000), (4500, 2000, 5000, 1500), (1000, 4000, 2500, 5500),
+               (5800, 5800, 0, 3000), (2000, 2000, 2000, 5900)],
+           5: [(3000, 3000, 3000, 3000, 3000), (4500, 2000, 5000, 1500, 3500),
+               (1000, 4000, 2500, 5500, 0), (5800, 5800, 0, 3000, 4000),
+               (2000, 2000, 2000, 2000, 5900)]}
+"""The states of the middle of a game whose chances whole games check (points, the mover
+first): even, mixed, a leader near the target, two near it, one at 5900."""
 
-def main() -> None:
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def exact(args: argparse.Namespace) -> dict[str, object]:
     from solver.rules import rules_with
     from solver.strategy.measure import measure_loss
     from solver.tables.game import read_game
     from solver.tables.paths import game_default_dir
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, required=True, choices=(3, 4, 5))
-    parser.add_argument("--variant", action="append", default=[])
-    parser.add_argument("--tables", type=Path, default=None,
-                        help="the exact tables' directory (default: where `sabords` finds them)")
-    parser.add_argument("--jobs", type=int, default=2,
-                        help="processes (the table's turns on a local Dask cluster)")
-    parser.add_argument("--write", action="store_true")
-    args = parser.parse_args()
     rules = rules_with(args.variant)
     tables = args.tables or game_default_dir(rules)
     big = read_game(tables, rules, args.players)
-    small = read_game(tables, rules, args.players - 1 if args.players == 3 else 3)
+    two, three = read_game(tables, rules, 2), read_game(tables, rules, 3)
+    t0 = time.perf_counter()
+    loss = measure_loss(big, two, three, jobs=args.jobs, final_play=args.final_play,
+                        progress=lambda s: say(f"{time.perf_counter() - t0:7.0f} s  {s}"))
+    return {"kind": "exact", **loss.as_dict()}
 
-    def say(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
 
-    if args.jobs > 1:  # the table's turns on a local Dask cluster, as the solve runs them
-        from solver.game.cluster import DaskRunner, local_cluster
+def games(args: argparse.Namespace) -> dict[str, object]:
+    from solver.engine.stats import wilson_interval
+    from solver.rules import Rules
+    from solver.rules.standing import Standing
+    from solver.strategy.games import play_n_games
+    from solver.tables.game import game_of
 
-        with local_cluster(args.jobs) as client:
-            runner = DaskRunner(client, rules, big.players, big.n_dice)
-            loss = measure_loss(big, small, jobs=args.jobs, runner=runner, progress=say)
-    else:
-        loss = measure_loss(big, small, jobs=1, progress=say)
-    entry = loss.as_dict()
+    rules = Rules()
+    game = game_of(rules, args.players)
+    play = game.win_play()
+    states = []
+    t0 = time.perf_counter()
+    for k, start in enumerate([(0,) * args.players, *MIDGAME[args.players]]):
+        shown = game.chances(Standing.of(rules, start[0], start[1:])).seats
+        score, turns = play_n_games(["win"] * args.players, rules, games=args.games,
+                                    seed=args.seed + k, win=play, start=start)
+        wins = score.sum(axis=0)
+        rows = []
+        for seat in range(args.players):
+            lo, hi = wilson_interval(float(wins[seat]), args.games)
+            rows.append({"shown": shown[seat], "rate": float(wins[seat]) / args.games,
+                         "ci95": [lo, hi], "inside": lo <= shown[seat] <= hi})
+        states.append({"start": list(start), "games": args.games, "seed": args.seed + k,
+                       "turns": float(turns.mean()), "seats": rows})
+        say(f"{time.perf_counter() - t0:7.0f} s  {list(start)}: "
+            + ", ".join(f"{100 * r['shown']:.2f} in [{100 * r['ci95'][0]:.2f}, "
+                        f"{100 * r['ci95'][1]:.2f}]" for r in rows))
+    inside = sum(r["inside"] for s in states for r in s["seats"])
+    total = sum(len(s["seats"]) for s in states)
+    return {"kind": "games", "players": args.players, "target": rules.target,
+            "ties": rules.ties, "states": states, "inside": inside, "checked": total,
+            "seconds": time.perf_counter() - t0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    one = sub.add_parser("exact")
+    one.add_argument("--players", type=int, required=True, choices=(4, 5))
+    one.add_argument("--variant", action="append", default=[])
+    one.add_argument("--tables", type=Path, default=None,
+                     help="the exact tables' directory (default: where `sabords` finds them)")
+    one.add_argument("--jobs", type=int, default=2, help="processes")
+    one.add_argument("--final-play", action="store_true",
+                     help="the method plays the final round in the profiles too")
+    two = sub.add_parser("games")
+    two.add_argument("--players", type=int, required=True, choices=(4, 5))
+    two.add_argument("--games", type=int, default=20_000)
+    two.add_argument("--seed", type=int, default=6000)
+    for p in (one, two):
+        p.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    entry = exact(args) if args.what == "exact" else games(args)
     print(json.dumps(entry, indent=1))
     if args.write:
-        data = json.loads(OUT.read_text(encoding="utf-8")) if OUT.is_file() else {"losses": []}
-        key = (entry["players"], entry["target"], entry["ties"])
-        data["losses"] = [e for e in data["losses"]
-                          if (e["players"], e["target"], e["ties"]) != key] + [entry]
-        data["losses"].sort(key=lambda e: (e["players"], e["target"], e["ties"]))
-        OUT.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        data = json.loads(OUT.read_text(encoding="utf-8")) if OUT.is_file() else {}
+        key = (entry["kind"], entry["players"], entry["target"], entry["ties"])
+        kept = [e for e in data.get("measured", [])
+                if (e["kind"], e["players"], e["target"], e["ties"]) != key]
+        kept.append(entry)
+        kept.sort(key=lambda e: (e["kind"], e["players"], e["target"], e["ties"]))
+        OUT.write_text(json.dumps({"measured": kept}, indent=1) + "\n", encoding="utf-8")
         say(f"written: {OUT}")
 
 

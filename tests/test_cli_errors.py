@@ -10,9 +10,8 @@ name no command-line flag.
 
 from __future__ import annotations
 
-import json
-
 import errno
+import json
 import os
 import re
 import shutil

@@ -96,7 +96,8 @@ def test_a_final_round_and_its_refusals(tables: Path) -> None:
     # what is missing (their near-optimal play is read from it)
     done = run_sabords("winprob", "--me", "0", "--opp", "0", "--opp", "0", "--opp", "0",
                        *TARGET, "--game-tables", str(tables / "none"))
-    assert_one_line_error(done, "game-4.msgpack", "3-player game", "solve-game --players 3")
+    assert_one_line_error(done, "4 players under target=300 are played on the three-player "
+                          "table of these rules", "game-3.msgpack", "solve-game --players 3")
 
 
 class _Table:
@@ -163,29 +164,31 @@ def test_every_win_answer_says_its_table_is_exact_and_how_it_was_solved(tables: 
         assert advice["game"] == {"exact": True, "method": method}
 
 
-NEAR = ("near-optimal: each turn's endings valued by the three-player table, the player "
-        "against its two most dangerous opponents")
+from solver.game.reduced import METHOD as NEAR  # noqa: E402
 
 
 @pytest.mark.parametrize("opponents", [3, 4])
 def test_four_and_five_players_get_near_optimal_answers_that_say_so(tables: Path,
                                                                      opponents: int) -> None:
-    """No table of four or five: their win answers are near-optimal play on the table of
-    three, and every one says so (`"exact": false`, the method, its measured loss); the other
-    players' chances are not estimated (null, and "not estimated" in the text)."""
+    """No table of four or five: their win answers are near-optimal play on the tables of two
+    and three, and every one says so (`"exact": false`, the method, its measured error);
+    every seat's chance is estimated, in seat order, summing to 1, after every move too."""
     opp = [*["--opp", "0"] * opponents, *TARGET, "--game-tables", str(tables)]
     win = _json("winprob", "--me", "0", *opp)
     assert (win["exact"], win["method"]) == (False, NEAR) and "loss" in win
-    assert [p["win"] for p in win["players"][1:]] == [None] * opponents  # type: ignore[index]
-    assert 0.0 < win["win"] < 1.0  # type: ignore[operator]
+    chances = [p["win"] for p in win["players"]]  # type: ignore[index]
+    assert len(chances) == opponents + 1 and all(0.0 < p < 1.0 for p in chances)
+    assert abs(sum(chances) - 1.0) <= 1e-9 and chances[0] == win["win"]
     text = run_sabords("winprob", "--me", "0", *opp)
     assert text.exit_code == 0, text.stderr
-    assert "not estimated" in text.stdout and f"method    {NEAR} (not exact)" in text.stdout
+    assert "not estimated" not in text.stdout and "near-optimal" in text.stdout
     advice = _json("advise", "none", "kkmmppsc", "--me", "100", *opp)
     assert advice["game"]["exact"] is False and advice["game"]["method"] == NEAR  # type: ignore[index]
     values = [o["value"] for o in advice["options"]]  # type: ignore[index]
     assert values == sorted(values, reverse=True)
-    assert all("players" not in o for o in advice["options"])  # type: ignore[union-attr]
+    for option in advice["options"]:  # type: ignore[union-attr]
+        assert len(option["players"]) == opponents + 1
+        assert abs(sum(option["players"]) - 1.0) <= 1e-9
     turn = run_sabords("turn", "none", "--me", "100", *opp, "--json", input="kkmmppsc\n")
     start = json.loads(turn.stdout.splitlines()[0])
     assert start["event"] == "start" and start["game"]["exact"] is False
@@ -254,7 +257,7 @@ def test_the_web_answers_for_three_players(tables: Path) -> None:
         advice = client.get("/api/advise", params=[
             ("card", "none"), ("dice", "kkmmmpsc"), ("me", "100"), *[("opp", "0")] * 4,
             ("variant", "target=300")]).json()
-        assert advice["game"]["exact"] is False and "players" not in advice["options"][0]
+        assert advice["game"]["exact"] is False and len(advice["options"][0]["players"]) == 5
 
 
 def test_whole_games_with_real_dice_win_as_often_as_the_table_says(tables: Path) -> None:

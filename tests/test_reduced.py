@@ -1,12 +1,15 @@
-"""Near-optimal play for four and five players (solver/game/reduced.py) and the measurement of
-its loss (solver/game/deviation.py, solver/strategy/measure.py), on reduced games (three dice):
+"""Near-optimal play for four and five players (solver/game/reduced.py, estimate.py) and the
+measurement of its chances and its loss (solver/strategy/measure.py), on reduced games (three
+dice):
 
-- on a game of its own size the method is the table: its utilities are the exact table's,
-  every ending of every state, and a seat that plays it loses nothing;
-- the table's own play evaluated as a profile gives the table's values back (the evaluation is
-  the game's);
+- on a game of its own size the method is the table: the sub-games' odds pooled give the
+  table's values back, its utilities are the exact table's, and a seat that plays it loses
+  nothing;
+- the final round's race is the exact last turn's where nobody can be pushed back;
+- every seat's chances sum to 1; the table's own play evaluated as a profile gives the table's
+  values back (the evaluation is the game's);
 - the exact table is an equilibrium: no seat gains by playing the method instead (the loss is
-  never below the noise), and the method loses little.
+  never below the noise), and the method loses little; its chances are near the table's.
 """
 
 from __future__ import annotations
@@ -28,9 +31,10 @@ def stacked(sol: GameTable) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def four() -> tuple[GameTable, GameTable]:
+def four() -> tuple[GameTable, GameTable, GameTable]:
     rules = Rules(target=400)
-    return solve_game(rules, 4, n_dice=3), solve_game(rules, 3, n_dice=3)
+    return (solve_game(rules, 4, n_dice=3), solve_game(rules, 2, n_dice=3),
+            solve_game(rules, 3, n_dice=3))
 
 
 def test_the_most_dangerous_are_the_highest_totals_a_tie_to_who_plays_sooner() -> None:
@@ -56,22 +60,64 @@ def test_on_a_game_of_its_own_size_the_method_s_utilities_are_the_table_s(ties: 
 
 
 def test_nobody_gains_by_the_method_and_it_loses_little(
-        four: tuple[GameTable, GameTable]) -> None:
-    """Four players, the method on the three-player table: the table's own play evaluated as
-    a profile gives the table back (the evaluation is the game's); the exact table is an
-    equilibrium, so a seat that plays the method gains nothing anywhere (within the noise);
-    and it loses something (the method is not the table) but little: measured here 0.04
-    points of P(win) on average in normal play, 0.34 at worst (three dice, target 400)."""
-    big, small = four
-    loss = measure_loss(big, small)
+        four: tuple[GameTable, GameTable, GameTable]) -> None:
+    """Four players, the method on the tables of two and three: the table's own play
+    evaluated as a profile gives the table back (the evaluation is the game's); the exact
+    table is an equilibrium, so a seat that plays the method gains nothing anywhere (within
+    the noise); it loses something (the method is not the table) but little; and the chances
+    it shows are near the table's (three dice, target 400: measured 0.01 points of P(win)
+    lost on average, the chances 0.1 points off in normal play)."""
+    big, two, three = four
+    loss = measure_loss(big, two, three)
     assert loss.noise < 1e-9 and loss.residual <= 1e-13
     assert loss.least > -1e-9  # nobody gains
     assert 0 < loss.mean < 0.002 and loss.worst < 0.01
-    lo = big.seats.offset("normal")
-    assert loss.start_exact == list(stacked(big)[lo])
+    assert loss.start_exact == list(big.values["normal"][0])
+    assert loss.chances["normal"].mean < 0.005 and loss.chances["normal"].worst < 0.02
+    assert loss.chances["sudden"].mean < 0.005
 
 
-def test_a_seat_that_plays_the_method_on_its_own_size_loses_nothing() -> None:
-    sol = solve_game(Rules(target=300), 3, n_dice=3)
-    loss = measure_loss(sol, sol)
-    assert abs(loss.mean) < 1e-9 and abs(loss.worst) < 1e-9 and loss.least > -1e-9
+def test_on_its_own_size_the_method_is_the_table() -> None:
+    """Three players on the tables of two and three: the one set of three seats is the whole
+    game, so the pooled odds (not extrapolated) are the table's, every state of normal play
+    and sudden death; the method as it is (extrapolated, its final round a race) loses little
+    there, and nobody gains by it."""
+    from solver.game.estimate import Estimate
+
+    rules = Rules(target=300)
+    two, three = solve_game(rules, 2, n_dice=3), solve_game(rules, 3, n_dice=3)
+    estimate = Estimate(two, three, 3, extrapolate={"normal": 0.0, "sudden": 0.0})
+    for name in ("normal", "sudden"):
+        phase = three.seats.phases[name]
+        got = estimate.values(name, phase.decode(np.arange(phase.size)))
+        assert np.abs(got - three.values[name]).max() <= 1e-12, name
+    loss = measure_loss(three, two, three, play=True)
+    assert 0 <= loss.mean < 1e-4 and loss.worst < 1e-3 and loss.least > -1e-9
+
+
+def test_the_race_of_the_last_final_turn_is_the_exact_table_where_nobody_falls_back(
+        four: tuple[GameTable, GameTable, GameTable]) -> None:
+    """The last final turn, the leader so far ahead that no Skull Island brings it below the
+    target: the mover plays to beat the leader, as the exact table's mover does, and the race
+    gives every seat the table's chance."""
+    from solver.game.estimate import Estimate
+
+    big, two, three = four
+    estimate = Estimate(two, three, 4)
+    phase = big.seats.phases["final1"]
+    totals = phase.decode(np.arange(phase.size))
+    safe = totals[:, 1:].max(axis=1) >= big.seats.n + big.n_ded - 1
+    got = estimate.values("final1", totals[safe])
+    assert safe.sum() > 300
+    assert np.abs(got - big.values["final1"][safe]).max() <= 1e-9
+
+
+def test_every_seat_s_chances_sum_to_one(four: tuple[GameTable, GameTable, GameTable]) -> None:
+    from solver.game.estimate import Estimate
+
+    big, two, three = four
+    estimate = Estimate(two, three, 4)
+    for name, phase in big.seats.phases.items():
+        got = estimate.values(name, phase.decode(np.arange(min(phase.size, 3000))))
+        assert np.abs(got.sum(axis=1) - 1.0).max() <= 1e-9, name
+        assert got.min() >= 0.0

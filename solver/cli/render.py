@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..rules.aims import POINTS
 from .streams import say
@@ -139,24 +139,22 @@ def option_key(option: Option) -> tuple[str, str, str, bool]:
 
 def method_lines(game: Game) -> Iterator[str]:
     """How a win answer's game values were made: nothing for an exact table; near-optimal play
-    says so, with its measured loss (or that none was measured)."""
+    says so in one line, with how far its chances were measured from exact play (or that
+    nothing was measured: docs/playing-to-win.md has every figure)."""
     if game.exact:
         return
-    method, loss = game.method, game.loss
-    yield f"method    {method} (not exact)"
-    yield ("estimate  the chances shown are the three-player table's estimates, not this "
-           "game's")
-    measured = [] if loss is None else loss.get("measured") or []
-    if not measured:
-        yield "loss      not measured"
-    for entry in measured:
-        down = (" (the same method onto the two-player table)"
-                if entry.get("small_players") == 2 else "")
-        yield (f"loss      measured against exact play, {entry['players']} players at target "
-               f"{entry['target']}{down}: the moves lose {100 * entry['mean']:.3f} points of "
-               f"P(win) on average, {100 * entry['worst']:.2f} at worst; the estimates are "
-               f"{100 * entry['estimate_mean']:.1f} points off on average, "
-               f"{100 * entry['estimate_worst']:.1f} at worst")
+    yield f"method    {near_optimal_words(game.loss)}"
+
+
+def near_optimal_words(loss: dict[str, Any] | None) -> str:
+    """Near-optimal play in one clause: how far its chances were measured off exact play."""
+    chances = (loss or {}).get("chances") or {}
+    if chances.get("worst") is None:
+        return "near-optimal, not exact (not measured)"
+    where = ", ".join(sorted({f"{e['players']} players at target {e['target']}"
+                              for e in loss["measured"] if e.get("kind") == "exact"}))  # type: ignore[index]
+    return (f"near-optimal, not exact: chances within {100 * chances['worst']:.1f} points of "
+            f"exact play, {100 * chances['mean']:.2f} on average (measured against {where})")
 
 
 @contextmanager

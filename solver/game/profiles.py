@@ -76,16 +76,19 @@ class ProfileValues:
 
 
 def win_endings(table: Any, gm: GameModel, seats: Seats, runner: Any = None,
-                progress: Callable[[str, int, int], None] | None = None) -> dict[str, FloatArray]:
-    """Per phase (size, n_u): the endings of the mover's win turn at every state, from the
-    table's values (the solver's turns), by `runner` (:mod:`.solve`: this process by
-    default, or a Dask cluster's)."""
+                progress: Callable[[str, int, int], None] | None = None,
+                phases: Sequence[str] | None = None) -> dict[str, FloatArray]:
+    """Per phase (size, n_u; `phases`, or every one): the endings of the mover's win turn at
+    every state, from the table's values (the solver's turns), by `runner` (:mod:`.solve`:
+    this process by default, or a Dask cluster's)."""
     from .solve import LocalRunner
 
     runner = runner or LocalRunner(table.rules, table.players, table.n_dice)
     Z = table.stacked()
     out = {}
     for name, phase in seats.phases.items():
+        if phases is not None and name not in phases:
+            continue
         ends = np.zeros((phase.size, gm.n_u))
         blocks = blocks_of(np.arange(phase.size), BLOCK)
         for i, got in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, False,
@@ -134,14 +137,15 @@ def profile_values(table: Any, profile: Sequence[str], *,
                    win: dict[str, FloatArray] | None = None, runner: Any = None,
                    progress: Callable[[str, int, int], None] | None = None,
                    points: FloatArray | None = None,
-                   ways: Mapping[str, Mapping[str, FloatArray]] | None = None
-                   ) -> ProfileValues:
+                   ways: Mapping[str, Mapping[str, FloatArray]] | None = None,
+                   exact: Sequence[str] = ()) -> ProfileValues:
     """The values of `profile` (one of ``win``/``points`` a seat, or of the names of `ways`,
     seat 0 moving first) at every normal-play state (module doc); `win` and `points` the
     endings of the two ways to play when known (:func:`win_endings`, :func:`points_endings`);
     `ways`: other ways to play, by name, as their endings per phase (size, n_u), such as a
-    near-optimal method's (:mod:`solver.strategy.measure`). The sweeps release the
-    interpreter's lock: several profiles evaluate at once in threads."""
+    near-optimal method's (:mod:`solver.strategy.measure`); `exact`: phases every seat plays
+    as the table does (their values the table's: nothing to evaluate there). The sweeps
+    release the interpreter's lock: several profiles evaluate at once in threads."""
     gm = game_model(table.rules, table.n_dice)
     seats = table.seats
     players = table.players
@@ -162,6 +166,12 @@ def profile_values(table: Any, profile: Sequence[str], *,
     none = np.zeros((0, players))
     residual = 0.0
     for name, phase in seats.phases.items():
+        if name in exact:  # every copy the table's values
+            lo = seats.offset(name)
+            values = np.asarray(table.stacked(np.arange(lo, lo + phase.size)))[lo:lo + phase.size]
+            for c in range(players):
+                Z[c * rows + lo:c * rows + lo + phase.size] = values
+            continue
         index = np.arange(phase.size, dtype=np.int64)
         cyclic = phase.kind in (NORMAL, SUDDEN)
         order = order_of(phase.decode(index)) if cyclic else index

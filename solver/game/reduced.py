@@ -1,36 +1,24 @@
-r"""Near-optimal play for four and five players: every ending of the mover's turn valued by
-the table of a smaller game, the mover against its most dangerous opponents.
+r"""Near-optimal play for four and five players: every seat's chance estimated from the exact
+tables of two and three players, and each turn played to the mover's estimate.
 
 **Why.**  The exact game of four players at the default target has 350 million states (five:
 6.5 billion in the final round alone, compact): out of reach here (docs/playing-to-win.md).
-The three-player game at 6000 is solved exactly. A turn's decisions need only the mover's
-utility of each ending (its probability of winning after it), so a good estimate of that
-utility gives good play.
+The games of two and three players at 6000 are solved exactly.
 
-**The method** (:func:`reduced_utilities`).  After each ending of the mover's turn, the state
-of the big game (``N`` players) is *projected* onto a state of the small one (``M < N``
-players, its table exact), the mover kept, the others cut to the ``M - 1`` most dangerous:
+**The method** (:class:`ReducedTable`).  Every seat's chance at every state of the big game is
+estimated from the exact small tables (:mod:`.estimate`: the sub-games' odds pooled and
+extrapolated in normal play and sudden death, a race to beat the best in the final round).
+The mover's turn is the engine's exact turn solve of its estimated chance after each ending
+(its moves maximise it, the tie rule is the engine's); the other seats' chances under it are
+its evaluations of theirs. A final turn with others still to play after it is played, as a
+cheaper stand-in, on the three-player table's final round: the mover against the most
+dangerous of those still to play and the leader of those who have played
+(:func:`reduced_utilities`; the last final turn's results are exact either way). A state's chances shown are one turn ahead: the deck's average of
+the mover's best turns and of the others' chances under them, as an exact table's values are.
 
-* normal play and sudden death: the ``M - 1`` opponents with the highest totals (a tie: the
-  one who plays sooner), in seat order, then the mover; if the mover reached the target, it
-  is the trigger of the small game's final round, the chosen opponents its final turns;
-* the final round, with final turns still to play after the mover's: the most dangerous of
-  those players, then the leader of the trigger and the players who have played (as the small
-  game's trigger), then the mover (``M = 3``); with ``M = 2``, a mover at or above the target
-  and the leader's total is the trigger of the small game's last final turn, a mover below a
-  leader at or above the target loses, and with everybody below it (Skull Island) the small
-  game's sudden death values it;
-* the last final turn: the result itself (exact), or sudden death projected as above.
-
-The utility is the mover's probability of winning at the projected state, from the small
-table. Pirate magic wins, as in every game. The mover's turn is then the engine's exact turn
-solve of those utilities: the moves maximise them, the tie rule is the engine's.
-
-**What it is not.**  The values are not the big game's: the mover's estimate of its chance
-is the small game's, and the other players' are not estimated. Its quality is *measured*
-(:mod:`scripts.measure_reduced`): against the exact tables where they exist, the loss in
-probability of winning of a seat that plays it while the others play the exact table, at
-every state, and by whole games against players of points and of "need".
+**What it is not.**  The values are estimates, not the big game's. Their error and the play's
+loss are *measured* (:mod:`solver.strategy.measure`, ``scripts/measure_reduced.py``): against
+the exact tables where they exist (every state, every seat), and by whole games at 6000.
 """
 
 from __future__ import annotations
@@ -41,14 +29,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..engine import FloatArray, IntArray
-from .seats import NORMAL, SUDDEN, Phase, Seats, final_name
+from .seats import FINAL, NORMAL, SUDDEN, Phase, Seats, final_name
 from .table import Chances
 
 if TYPE_CHECKING:
     from ..rules.standing import Standing
+    from .table import GameTable
 
 SMALL_PLAYERS = 3
-"""The players of the small game whose table values the ending of a turn of four or five."""
+"""The most players of the exact small games the method pools (two and three)."""
 
 
 def dangerous(totals: IntArray, m: int) -> IntArray:
@@ -166,82 +155,113 @@ def reduced_utilities(big: Seats, proj: Projection, name: str, index: IntArray
     return u, island
 
 
-def projection_of(table: Any) -> Projection:
-    """The projection onto an exact game table (:class:`solver.game.GameTable`, two
-    or three players)."""
-    return Projection(small=table.seats, table=table)
-
-
-__all__ = ["SMALL_PLAYERS", "Projection", "dangerous", "projection_of", "reduced_utilities"]
-
-
-METHOD = ("near-optimal: each turn's endings valued by the three-player table, the player "
-          "against its two most dangerous opponents")
-"""The JSON's ``method`` of a table of four or five players played by this method."""
+METHOD = ("near-optimal: every seat's chance pooled from the exact two- and three-player "
+          "tables, each turn played to the player's")
+"""The JSON's ``method`` of a game of four or five players played by this module."""
 
 
 class ReducedTable:
-    """The game of four or five players, played by the method of this module on an exact
-    table of three (:class:`solver.game.table.GameTable`: not exact, its loss measured)."""
+    """The game of four or five players without its exact table: every seat's chance
+    estimated from the exact tables of two and three players (:class:`.estimate.Estimate`),
+    and each turn played to maximise the mover's estimated chance after it
+    (:class:`solver.game.table.Game`: not exact, its error measured)."""
 
     exact = False
     method = METHOD
 
-    def __init__(self, small: Any, players: int, loss: dict[str, Any] | None = None) -> None:
-        if not small.players < players:
-            raise ValueError("the small game has fewer players than the big one")
-        self.small, self.players = small, players
-        self.rules = small.rules
-        self.n_dice = small.n_dice
-        self.k_min, self.k_max, self.n_ded = small.k_min, small.k_max, small.n_ded
+    def __init__(self, two: GameTable, three: GameTable, players: int,
+                 loss: dict[str, Any] | None = None) -> None:
+        from .estimate import Estimate
+
+        if three.players > players:
+            raise ValueError("the small game has more players than the big one")
+        self.small = three
+        self.estimate = Estimate(two, three, players)
+        self.players = players
+        self.rules = three.rules
+        self.n_dice = three.n_dice
+        self.k_min, self.k_max, self.n_ded = three.k_min, three.k_max, three.n_ded
         self.loss = loss
-        """The measured loss (:mod:`solver.strategy.measure`), as stored beside the tables,
-        or None where nothing was measured."""
-        self._projection: Projection | None = None
-        self._seats = Seats(players=players, n=self.rules.target // 100, k_min=self.k_min,
-                            k_max=self.k_max, n_ded=self.n_ded, ties=self.rules.ties)
+        """What was measured of the method (:mod:`solver.strategy.measure`), as stored
+        beside the tables, or None where nothing was measured."""
 
     @property
     def seats(self) -> Seats:
         """The big game's seats (one object: its phases are built once, not per turn)."""
-        return self._seats
+        return self.estimate.seats
 
+    @property
     def projection(self) -> Projection:
-        if self._projection is None:
-            self._projection = projection_of(self.small)
-        return self._projection
+        return Projection(small=self.small.seats, table=self.small)
+
+    def successor_values(self, name: str, index: IntArray) -> tuple[FloatArray, FloatArray]:
+        """Every seat's estimated chance after every ending of the mover's turn at states
+        `index` of phase `name`, in the current state's frame (seat 0 the mover): points
+        (n_k, S, N) for ``k_min .. k_max`` units and Skull Island (n_ded, S, N) by
+        deduction."""
+        points, island = self.seats.successors(name, np.asarray(index, dtype=np.int64))
+        raced = self.seats.phases[name].kind == FINAL  # (module doc of .estimate)
+        values = self.estimate.rows(np.concatenate([points.ravel(), island.ravel()]),
+                                    shift=raced)
+        values = np.roll(values, 1, axis=1)  # the next state's seat j is this one's j + 1
+        cut = points.size
+        return (values[:cut].reshape(*points.shape, self.players),
+                values[cut:].reshape(*island.shape, self.players))
 
     def utilities(self, name: str, index: IntArray) -> tuple[FloatArray, FloatArray]:
-        """The mover's utilities at states `index` of phase `name` (:func:`reduced_utilities`)."""
-        return reduced_utilities(self.seats, self.projection(), name, index)
+        """The mover's utilities at states `index` of phase `name`, as
+        :func:`.turns.mover_utilities` gives them from an exact table: (n_k + 1, S), the
+        points rows then pirate magic (a win), and Skull Island's (n_ded, S). A final turn
+        with others still to play after it is played on the three-player table's final
+        round (:func:`reduced_utilities`: the most dangerous of them and the leader)."""
+        phase = self.seats.phases[name]
+        if phase.kind == FINAL and phase.remaining > 1:
+            return reduced_utilities(self.seats, self.projection, name, index)
+        points, island = self.successor_values(name, index)
+        u = np.empty((points.shape[0] + 1, points.shape[1]))
+        u[:-1] = points[..., 0]
+        u[-1] = 1.0
+        return u, island[..., 0]
 
     def objectives(self, standing: Standing) -> tuple[Any, ...]:
-        """The mover's objective only: the others' chances are not estimated."""
+        """Every seat's objective, the mover's first (its moves maximise it), from the
+        estimated chances after each ending."""
         from .model import GameUtility, TurnUtility
-        from .query import state_of
+        from .query import SeatUtility, state_of
 
         phase, index = state_of(self, standing)
-        u, island = self.utilities(phase, np.array([index], dtype=np.int64))
-        utility = TurnUtility(self.k_min, u[:-1], island)
-        key = ("near-optimal", self.players, phase, index, self.rules.hash)
-        return (GameUtility(utility, key=key),)
+        points, island = self.successor_values(phase, np.array([index], dtype=np.int64))
+        out: list[Any] = []
+        for seat in range(self.players):
+            u = TurnUtility(self.k_min, points[:, :, seat], island[:, :, seat])
+            key = ("near-optimal", self.players, phase, index, seat, self.rules.hash)
+            out.append(GameUtility(u, key=key) if seat == 0 else SeatUtility(u, key=key))
+        return tuple(out)
 
     def chances(self, standing: Standing) -> Chances:
-        """The mover's estimate (its best turn's expected utility: the small game's values,
-        not the big game's), after each card and over the deck; None for every other seat."""
+        """Every seat's estimated chance with the mover about to draw, one turn ahead: the
+        mover's best turn of each card on the estimates after it, every other seat's chance
+        under that turn, over the deck (the exact tables' values are such a step of their
+        own); and the mover's after each card."""
         from ..engine import solve_turn
         from ..rules.rulebook import CARDS
         from .model import deck
 
-        (mover,) = self.objectives(standing)
+        mover, *others = self.objectives(standing)
         rules = self.rules.turn_rules()
         weights = deck(self.n_dice)
-        cards = {c: float(solve_turn(CARDS[c], rules, mover, n_dice=self.n_dice)
-                          .turn_value[0]) for c in weights}
-        total = 0.0
+        cards: dict[str, float] = {}
+        seats = np.zeros(self.players)
         for card, weight in weights.items():  # in the deck's order, as the solves sum them
-            total += weight * cards[card]
-        return Chances((total, *([None] * (self.players - 1))), cards)  # type: ignore[arg-type]
+            best = solve_turn(CARDS[card], rules, mover, n_dice=self.n_dice)
+            chance = [float(best.turn_value[0])]
+            for objective in others:
+                chance.append(float(solve_turn(CARDS[card], rules, objective,
+                                               policy=best.policy(),
+                                               n_dice=self.n_dice).turn_value[0]))
+            cards[card] = chance[0]
+            seats += weight * np.array(chance)
+        return Chances(tuple(float(x) for x in seats), cards)
 
     def win_play(self) -> Any:
         from .winplay import ReducedWinPlay

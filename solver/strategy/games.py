@@ -195,12 +195,16 @@ def check_games(games: int) -> None:
 
 
 def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
-                 win: WinPlay | None = None, progress: Callable[[int], None] | None = None
-                 ) -> tuple[np.ndarray, IntArray]:
+                 win: WinPlay | None = None, progress: Callable[[int], None] | None = None,
+                 start: Sequence[int] | None = None) -> tuple[np.ndarray, IntArray]:
     """Play `games` games of ``len(names)`` players side by side; game g has ``names[(i - g)
-    % N]`` in seat i (seat 0 moves first). Returns (each seat's score per game, (games, N):
-    1, a share of a tie, or 0; turns per game)."""
+    % N]`` in seat i (seat 0 moves first), every game from the totals `start` (points, in
+    seat order; default every total 0; all below the target: normal play). Returns (each
+    seat's score per game, (games, N): 1, a share of a tie, or 0; turns per game)."""
     players = len(names)
+    if start is not None and (len(start) != players or any(
+            t < 0 or t % UNIT or t >= rules.target for t in start)):
+        raise ValueError(f"a start is {players} totals of normal play, not {list(start)}")
     rng = np.random.Generator(np.random.PCG64(seed))
     built: dict[str, TurnPolicy] = {}
     for name in names:
@@ -226,6 +230,8 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
     d = deck_arrays(rules, tuple(weights))
     n = rules.target // UNIT
     totals = np.zeros((games, players), dtype=np.int64)
+    if start is not None:
+        totals[:] = np.asarray(start, dtype=np.int64) // UNIT
     mover = np.zeros(games, dtype=np.int64)
     kind = np.full(games, NORMAL_KIND, dtype=np.int64)
     left = np.zeros(games, dtype=np.int64)  # final turns left, the mover's included

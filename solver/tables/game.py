@@ -21,7 +21,8 @@ earlier versions (``game.msgpack``, another layout) is refused with its own reas
 
 :func:`game_of` is the one reader: the game of `players` under `rules` for an answer, its
 table read from a directory or solved on demand where that is cheap, or for four and five
-players near-optimal play on the table of three (:class:`solver.game.reduced.ReducedTable`).
+players near-optimal play on the tables of two and three
+(:class:`solver.game.reduced.ReducedTable`).
 """
 
 from __future__ import annotations
@@ -95,40 +96,73 @@ def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
     2. solved now by `solve` and cached, when it takes at most `within` seconds
        (:func:`solver.limits.game_cost`; default :data:`ON_DEMAND_SECONDS`) and the table is
        not in `directory` (a directory given is read, never written);
-    3. four and five players: near-optimal play on the game of three, found the same way;
+    3. four and five players: near-optimal play on the games of two and three, found the
+       same way (two players from their default place when `directory` has none);
     4. else the refusal of the table it needs (:class:`~solver.errors.StaleTableError`): the
        exact table's, or for four and five players the table of three's, for the question
        about `players` (:meth:`~solver.errors.StaleTableError.about_players`).
     """
-    from ..limits import game_cost
-    from .paths import cached, game_default_dir, is_committed_dir
-
-    within = ON_DEMAND_SECONDS if within is None else within
-    where = Path(directory) if directory is not None else game_default_dir(rules)
-    path = game_table_path(where, players)
-    cheap = (solve is not None and directory is None and not is_committed_dir(where)
-             and game_cost(rules.target, players)[0] <= within)
-    if on_disk(path) or cheap:
-        def build() -> GameTable:
-            assert solve is not None
-            return solve(rules, players)
-
-        def write(table: GameTable) -> None:
-            keep_in_cache(lambda: write_game(table, where), path)
-
-        if not cheap:
-            return read_game(where, rules, players)
-        return cached(where, lambda: read_game(where, rules, players), build, write)
     from ..game.reduced import SMALL_PLAYERS, ReducedTable
 
-    if players > SMALL_PLAYERS:
-        try:
-            small = game_of(rules, SMALL_PLAYERS, directory, solve=solve, within=within)
-        except StaleTableError as exc:  # the question was the game of `players`
-            raise exc.about_players(players) from None
-        return ReducedTable(small, players, near_optimal_loss(players, rules.ties))
-    return read_game(where, rules, players)  # the refusal: no such file
+    within = ON_DEMAND_SECONDS if within is None else within
+    if players <= SMALL_PLAYERS or _made(rules, players, directory, solve, within):
+        return exact_table(rules, players, directory, solve=solve, within=within)
+    try:
+        three = exact_table(rules, SMALL_PLAYERS, directory, solve=solve, within=within)
+    except StaleTableError as exc:  # the question was the game of `players`
+        raise exc.about_players(players) from None
+    try:
+        two = exact_table(rules, 2, directory, solve=solve, within=within)
+    except StaleTableError:
+        if directory is None:
+            raise
+        two = exact_table(rules, 2, solve=solve, within=within)  # its default place
+    return ReducedTable(two, three, players, near_optimal_loss(players, rules.ties))
 
+
+def _where(rules: Rules, directory: Path | str | None) -> Path:
+    from .paths import game_default_dir
+
+    return Path(directory) if directory is not None else game_default_dir(rules)
+
+
+def _cheap(rules: Rules, players: int, directory: Path | str | None, solve: Solve | None,
+           within: float) -> bool:
+    """Whether the game is solved on demand when its table is not on disk."""
+    from ..limits import game_cost
+    from .paths import is_committed_dir
+
+    return (solve is not None and directory is None
+            and not is_committed_dir(_where(rules, directory))
+            and game_cost(rules.target, players)[0] <= within)
+
+
+def _made(rules: Rules, players: int, directory: Path | str | None, solve: Solve | None,
+          within: float) -> bool:
+    """Whether the exact table of the game is on disk, or made on demand."""
+    return (on_disk(game_table_path(_where(rules, directory), players))
+            or _cheap(rules, players, directory, solve, within))
+
+
+def exact_table(rules: Rules, players: int, directory: Path | str | None = None, *,
+                solve: Solve | None = None, within: float | None = None) -> GameTable:
+    """The exact table of the game (:func:`game_of`'s first two steps), or its refusal."""
+    from .paths import cached
+
+    within = ON_DEMAND_SECONDS if within is None else within
+    where = _where(rules, directory)
+    path = game_table_path(where, players)
+    if not _cheap(rules, players, directory, solve, within):
+        return read_game(where, rules, players)
+
+    def build() -> GameTable:
+        assert solve is not None
+        return solve(rules, players)
+
+    def write(table: GameTable) -> None:
+        keep_in_cache(lambda: write_game(table, where), path)
+
+    return cached(where, lambda: read_game(where, rules, players), build, write)
 
 
 NEAR_OPTIMAL_FILE = "near-optimal.json"
@@ -138,9 +172,14 @@ the committed tables)."""
 
 def near_optimal_loss(players: int, ties: str) -> dict[str, Any] | None:
     """What was measured of near-optimal play for `players` under the tie rule `ties`
-    (:mod:`solver.game.reduced`): ``{"measured": [...]}``, each entry a
-    :class:`solver.strategy.measure.Loss` of that many players, or of three (the same method
-    one player down, onto the two-player table); None if nothing was (or the file is
+    (:mod:`solver.game.reduced`; ``scripts/measure_reduced.py`` writes it): ``{"measured":
+    [...], "chances": {"mean", "worst"}, "final": {"mean", "worst"}, "play": {"mean",
+    "worst"}, "games": {"inside", "checked"}}``: every entry of these players and ties
+    (``exact``: against an exact table, :class:`solver.strategy.measure.Loss`; ``games``:
+    against whole games at the default target), and the largest of their figures: the chances
+    shown off the exact ones in normal play and sudden death (points of probability, as
+    fractions), in the final round, and the moves' loss in P(win); how many seats' chances fell
+    inside the 95 % interval of whole games. None if nothing was measured (or the file is
     unreadable: the answers then say "not measured")."""
     import json
 
@@ -148,11 +187,27 @@ def near_optimal_loss(players: int, ties: str) -> dict[str, Any] | None:
 
     try:
         entries = json.loads((committed_dir() / NEAR_OPTIMAL_FILE).read_text(encoding="utf-8"))
-        kept = [e for e in entries["losses"]
-                if e["players"] in (players, 3) and e["ties"] == ties]
+        kept = [e for e in entries["measured"]
+                if e["players"] == players and e["ties"] == ties]
+        exact = [e for e in kept if e["kind"] == "exact"]
+        games = [e for e in kept if e["kind"] == "games"]
+
+        def most(kinds: tuple[str, ...], figure: str) -> float | None:
+            values = [e["chances"][k][figure] for e in exact for k in kinds]
+            return max(values) if values else None
+
+        out: dict[str, Any] = {
+            "measured": kept,
+            "chances": {"mean": most(("normal", "sudden"), "mean"),
+                        "worst": most(("normal", "sudden"), "worst")},
+            "final": {"mean": most(("final",), "mean"), "worst": most(("final",), "worst")},
+            "play": {"mean": max((e["mean"] for e in exact), default=None),
+                     "worst": max((e["worst"] for e in exact), default=None)},
+            "games": {"inside": sum(e["inside"] for e in games),
+                      "checked": sum(e["checked"] for e in games)}}
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return {"measured": kept} if kept else None
+    return out if kept else None
 
 
 def pack_values(values: FloatArray) -> dict[str, Any]:

@@ -414,9 +414,9 @@ class Solutions:
         try:
             return game_of(rules, players, self.settings.game_tables_dir,
                            solve=self._solve_game, within=self._budget())
-        except StaleTableError as exc:
+        except StaleTableError as exc:  # a game this server does not solve on demand
             if (self.settings.solve_on_demand and self.settings.game_tables_dir is None
-                    and exc.reason.startswith("no such file")):
+                    and exc.missing and exc.players is None):
                 limit = self.settings.max_game_target
                 raise GameTooLarge(
                     f"this server solves a game on demand when it takes no longer than the "
@@ -424,8 +424,7 @@ class Solutions:
                     f"target={rules.target} takes {game_cost_text(rules.target, players)} and "
                     f"is not solved here (its keeper can make its table on the server)",
                     subject="variant", kind="game_too_large",
-                    values={"target": rules.target, "players": players,
-                            "max_game_target": limit}) from None
+                    values={"target": rules.target, "max_game_target": limit}) from None
             raise
 
     def _solve_game(self, rules: Rules, players: int) -> GameTable:

@@ -1,0 +1,320 @@
+r"""Every seat's chance in a game of four or five players without its exact table, from the
+exact tables of two and three players (:class:`Estimate`).
+
+**Normal play and sudden death: the small games' odds, pooled and extrapolated.**  Take a
+state of the big game (``N`` players) and a set ``S`` of ``m`` of its seats. The small game of
+``S`` alone (the exact ``m``-player table, at the totals of ``S`` in seat order, the first of
+``S`` after the mover about to move) gives every seat of ``S`` a chance ``P^S``. If the game
+were a Plackett-Luce contest, each seat would have a strength ``e^{u_i}`` and every sub-game
+the odds of those strengths: ``ln P^S_x - ln P^S_y = u_x - u_y``. The fit
+:math:`u^{(m)}` is the least-squares solution of those equations over every set of ``m`` seats
+(:func:`pooled`); ``P = softmax(u)`` sums to 1 over the seats. The game is not such a contest
+(a seat's chance depends on how many it must beat in the final round, on Skull Island hitting
+every other seat...), and pooling larger sub-games comes closer: measured against the exact
+four-player game at target 500, pairs are 0.80 points of P(win) off on average and triples
+0.37. The method extrapolates in the sub-games' size (Richardson): ``u = u^{(3)} +
+c (u^{(3)} - u^{(2)})``, ``c`` :data:`EXTRAPOLATE` per phase (measured: docs/playing-to-win.md).
+
+**The final round: a race to beat the best** (:meth:`Estimate.final_round`).  Once a player has reached
+the target, each remaining player has one final turn, in seat order, and the best total wins.
+Each remaining player plays its turn to beat the best total so far (or to reach the target),
+which is the exact last turn and near the others' (they would also keep a margin for the
+players after them): the turn's outcome distribution for each deficit comes from the engine's
+exact turn solve of the need (:func:`need_endings`, once per rules). The best total, who holds
+it, and Skull Island's deductions so far are carried forward as a distribution; a shared tie
+shares the win equally among its holders. A final round that ends with everybody below the target (Skull
+Island) goes on in sudden death, valued as above. The endings of a turn of normal play that
+reach the target are raced without Skull Island's deductions (an island there ends the turn
+with nothing): a race of far fewer cells, for the many states whose turns the method solves.
+
+The estimates are measured against the exact tables of four players at 2000 and five at 1000
+and against whole games at 6000 (``scripts/measure_reduced.py``, ``tables/near-optimal.json``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..engine import FloatArray, IntArray
+from .seats import FINAL, NORMAL, SUDDEN, Seats
+
+if TYPE_CHECKING:
+    from ..rules.rulebook import Rules
+    from .table import GameTable
+
+TINY = 1e-12
+"""A chance of 0 in a small game (a seat that cannot win there) counts as this: its odds are
+finite."""
+EXTRAPOLATE = {NORMAL: 0.75, SUDDEN: 1.0}
+"""The extrapolation in the sub-games' size, per phase (module doc): the ``c`` that fits the
+exact games of four players at target 500 best (normal play 0.16 points off on average with
+it, 0.37 without; sudden death 0.07, 4.7 without)."""
+
+
+@lru_cache(maxsize=16)
+def _fit(players: int, m: int) -> tuple[tuple[tuple[int, ...], ...], FloatArray]:
+    """The sets of `m` of `players` seats and the least-squares map from their sub-games' log
+    chances (concatenated in the sets' order) to the strengths ``u`` (N, K)."""
+    sets = tuple(itertools.combinations(range(players), m))
+    rows = []
+    for S in sets:
+        for a, b in itertools.combinations(range(m), 2):
+            row = np.zeros(players)
+            row[S[a]], row[S[b]] = 1.0, -1.0
+            rows.append(row)
+    A = np.array(rows)
+    # the map from the differences to u (the minimum-norm solution: u sums to 0)
+    diff = np.zeros((len(rows), len(sets) * m))
+    k = 0
+    for s_i, _ in enumerate(sets):
+        for a, b in itertools.combinations(range(m), 2):
+            diff[k, s_i * m + a], diff[k, s_i * m + b] = 1.0, -1.0
+            k += 1
+    return sets, np.linalg.pinv(A) @ diff
+
+
+def small_values(small: GameTable, phase: str, totals: IntArray) -> FloatArray:
+    """The exact values (E, m) of the small game at `totals` (E, m) of its `phase` (clipped
+    into the phase's box)."""
+    seats = small.seats
+    ph = seats.phases[phase]
+    t = np.clip(totals, np.array(ph.lo), np.array(ph.hi) - 1)
+    rows = seats.offset(phase) + ph.encode(t)
+    out: FloatArray = small.stacked(rows)[rows]
+    return out
+
+
+def pooled(small: GameTable, phase: str, totals: IntArray) -> FloatArray:
+    """The strengths ``u^{(m)}`` (E, N) of states `totals` (E, N) of the big game's `phase`
+    (normal play or sudden death), from every set of ``m = small.players`` seats."""
+    players, m = totals.shape[1], small.players
+    sets, fit = _fit(players, m)
+    logs = np.concatenate([np.log(np.maximum(small_values(small, phase,
+                                                          totals[:, list(S)]), TINY))
+                           for S in sets], axis=1)
+    out: FloatArray = logs @ fit.T
+    return out
+
+
+def softmax(u: FloatArray) -> FloatArray:
+    z = np.exp(u - u.max(axis=1, keepdims=True))
+    out: FloatArray = z / z.sum(axis=1, keepdims=True)
+    return out
+
+
+@dataclass(frozen=True)
+class NeedEndings:
+    """A final turn played to beat a total: per column ``(D, w)`` (utility 1 for ending with
+    more than ``D`` units, ``w`` for exactly ``D``), the deck-weighted probability of every
+    utility row (points ``k_min .. k_max``, then pirate magic), Skull Island apart."""
+
+    k_min: int
+    k_max: int
+    dist: FloatArray
+    """(columns, n_u): column ``2 * (D - k_min + 1) + (w > 0)``."""
+    island: FloatArray
+    """(n_ded,): P(the turn goes to Skull Island deducting d units from every other seat)."""
+
+    def column(self, D: IntArray, tie: IntArray) -> IntArray:
+        d = np.clip(D, self.k_min - 1, self.k_max)
+        out: IntArray = 2 * (d - self.k_min + 1) + tie
+        return out
+
+
+@lru_cache(maxsize=4)
+def need_endings(rules: Rules, n_dice: int) -> NeedEndings:
+    """:class:`NeedEndings` of the turn rules of `rules` (the engine's exact turn solves, every
+    deficit in one batch of columns; about 4 s, once per rules and process)."""
+    from ..engine import TIE_TOL, kernel
+    from ..engine.codes import UNUSED, USED
+    from ..engine.forward import endings as push
+    from ..engine.kernel import from_lanes, to_lanes
+    from ..engine.solve import solve_layers
+    from .model import game_model
+    from .records import FINAL_EPS, FINAL_TOL
+
+    gm = game_model(rules, n_dice)
+    ks = np.arange(gm.k_min, gm.k_max + 1)
+    Ds = np.arange(gm.k_min - 1, gm.k_max + 1)
+    u = np.zeros((gm.n_u, 2 * Ds.shape[0]))
+    for j, D in enumerate(Ds.tolist()):
+        for t, share in enumerate((0.0, 0.5)):
+            u[:-1, 2 * j + t] = (ks > D) + share * (ks == D)
+            u[-1, 2 * j + t] = 1.0
+    ul = to_lanes(u, kernel.LANES)
+    dist = np.zeros((u.shape[1], gm.n_u))
+    with kernel.compiled_whenever_installed():
+        for card, weight in gm.weights.items():  # in the deck's order
+            ct = gm.cards[card]
+            w0 = ct.worlds[ct.model.worlds[0]]
+            solved = solve_layers(ct.model, ct.st, ul, w0.stop_idx, w0.bust_idx, tol=FINAL_TOL,
+                                  per_lane=True)
+            code, sor = {}, {}
+            for world in ct.model.worlds:
+                w = ct.worlds[world]
+                q_used = solved.keeps[USED] if world == UNUSED else None
+                code[world], sor[world], _ = kernel.best_moves(solved.keeps[world], q_used, ul,
+                                                               w, ct.st, TIE_TOL,
+                                                               w.sorceress_ok)
+            ends = push(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first,
+                        ct.first_bust_row, gm.n_u, eps=FINAL_EPS)
+            dist = dist + weight * from_lanes(ends.mass, u.shape[1]).T
+    return NeedEndings(gm.k_min, gm.k_max, dist, gm.island_deductions())
+
+
+RACE_CHUNK = 256
+"""Final-round states raced at once (each state's cells grow with the turns left: about
+20,000 after three turns)."""
+
+
+class Estimate:
+    """Every seat's chance at every state of the game of `players` under the rules of the exact
+    tables `two` and `three` (module doc)."""
+
+    def __init__(self, two: GameTable, three: GameTable, players: int,
+                 extrapolate: dict[str, float] | None = None) -> None:
+        self.two, self.three, self.players = two, three, players
+        self.rules = three.rules
+        self.n_dice = three.n_dice
+        self.extrapolate = EXTRAPOLATE if extrapolate is None else extrapolate
+        self.seats = Seats(players=players, n=self.rules.target // 100, k_min=three.k_min,
+                           k_max=three.k_max, n_ded=three.n_ded, ties=self.rules.ties)
+
+    @cached_property
+    def need(self) -> NeedEndings:
+        return need_endings(self.rules.turn_rules(), self.n_dice)
+
+    # -- the phases --------------------------------------------------------------------------
+
+    def values(self, phase: str, totals: IntArray, *, shift: bool = True) -> FloatArray:
+        """Every seat's chance (E, N) at states `totals` (E, N) of `phase`, seat 0 the
+        mover (`shift`: :meth:`final_round`'s)."""
+        totals = np.asarray(totals, dtype=np.int64)
+        if totals.shape[0] == 0:
+            return np.zeros((0, self.players))
+        kind = self.seats.phases[phase].kind
+        if kind == FINAL:  # a chunk of states at a time: each race's cells multiply
+            r = self.seats.phases[phase].remaining
+            return np.concatenate([self.final_round(totals[lo:lo + RACE_CHUNK], r, shift=shift)
+                                   for lo in range(0, totals.shape[0], RACE_CHUNK)])
+        u2 = pooled(self.two, kind, totals)
+        u3 = pooled(self.three, kind, totals)
+        c = self.extrapolate[kind]
+        return softmax(u3 + c * (u3 - u2))
+
+    def rows(self, rows: IntArray, *, shift: bool = True) -> FloatArray:
+        """Every seat's chance (len, N) at rows of the stacked table ``Z`` of the big game's
+        :class:`~.seats.Seats` (its terminal rows included; `shift`: :meth:`final_round`'s)."""
+        rows = np.asarray(rows, dtype=np.int64).ravel()
+        out = np.empty((rows.shape[0], self.players))
+        seats = self.seats
+        terminal = seats.offset("terminal")
+        at = rows >= terminal
+        out[at] = seats.terminal[rows[at] - terminal]
+        for name, phase in seats.phases.items():
+            lo = seats.offset(name)
+            sel = np.flatnonzero((rows >= lo) & (rows < lo + phase.size))
+            if sel.shape[0] == 0:
+                continue
+            unique, back = np.unique(rows[sel], return_inverse=True)
+            out[sel] = self.values(name, phase.decode(unique - lo),
+                                   shift=shift)[back.reshape(-1)]
+        return out
+
+    # -- the final round ---------------------------------------------------------------------
+
+    def final_round(self, totals: IntArray, r: int, *, shift: bool = True) -> FloatArray:
+        """Every seat's chance (E, N) at final-round states `totals` (E, N) with the movers
+        0 .. r - 1 still to play (module doc: the race to beat the best). `shift`: Skull
+        Island's deductions carried (False: an island ends the mover's turn with nothing, as
+        a bust would: a race of far fewer cells)."""
+        need, n, players = self.need, self.seats.n, self.players
+        tie = 1 if self.rules.ties == "shared" else 0
+        E = totals.shape[0]
+        # cells: (state, best, its holders as a bit mask of seats, deductions so far, mass)
+        best = totals[:, r:].max(axis=1)
+        tied = totals[:, r:] == best[:, None]
+        if not tie:  # ties=trigger: the first to reach it (the trigger, then in seat order)
+            first = np.argmax(tied, axis=1)
+            tied = np.zeros_like(tied)
+            tied[np.arange(E), first] = True
+        cell_m = tied.astype(np.int64) @ (1 << np.arange(r, players)).astype(np.int64)
+        cell_e, cell_b = np.arange(E), best.astype(np.int64)
+        cell_s, cell_p = np.zeros(E, dtype=np.int64), np.ones(E)
+        won = np.zeros((E, players))
+        ks = np.arange(need.k_min, need.k_max + 1)
+        island = [(d, float(q)) for d, q in enumerate(need.island.tolist()) if q > 0.0]
+        for j in range(r):
+            t = np.maximum(totals[cell_e, j] - cell_s, 0)
+            above = cell_b >= n
+            D = np.where(above, cell_b - t, n - 1 - t)
+            col = need.column(D, np.where(above, tie, 0))
+            dist = need.dist[col]  # (cells, n_u)
+            np.add.at(won[:, j], cell_e, cell_p * dist[:, -1])  # pirate magic wins at once
+            y = np.maximum(t[:, None] + ks[None, :], 0)  # (cells, n_k)
+            q = dist[:, :-1]
+            beat = (y >= n) & ((y > cell_b[:, None]) | ~above[:, None])
+            even = bool(tie) & above[:, None] & (y == cell_b[:, None]) & (q > 0)
+            stay = ~beat & ~even
+            cells = _Cells()
+            # the mover beats the best: the new best, the mover's alone
+            ci, ki = np.nonzero(beat & (q > 0))
+            cells.add(cell_e[ci], y[ci, ki], np.full(ci.shape[0], 1 << j, dtype=np.int64),
+                      cell_s[ci], cell_p[ci] * q[ci, ki])
+            # the mover ties the best (shared ties): one more holder
+            ci, ki = np.nonzero(even)
+            cells.add(cell_e[ci], cell_b[ci], cell_m[ci] | (1 << j), cell_s[ci],
+                      cell_p[ci] * q[ci, ki])
+            # below: nothing changes
+            cells.add(cell_e, cell_b, cell_m, cell_s, cell_p * (q * stay).sum(axis=1))
+            # Skull Island: the mover scores nothing, every other total loses d
+            if shift:
+                for d, p_d in island:
+                    cells.add(cell_e, np.maximum(cell_b - d, 0), cell_m, cell_s + d,
+                              cell_p * p_d)
+            else:
+                cells.add(cell_e, cell_b, cell_m, cell_s, cell_p * need.island.sum())
+            cell_e, cell_b, cell_m, cell_s, cell_p = cells.merged()
+        over = cell_b >= n
+        seats = (cell_m[:, None] >> np.arange(players)[None, :]) & 1
+        share = cell_p[:, None] * seats / seats.sum(axis=1, keepdims=True)
+        np.add.at(won, cell_e[over], share[over])
+        if np.any(~over):  # everybody below the target: sudden death, the trigger to move
+            e, s_, p = cell_e[~over], cell_s[~over], cell_p[~over]
+            left = np.maximum(totals[e] - s_[:, None], 0)
+            frame = np.roll(left, -r, axis=1)  # the trigger first
+            v = self.values(SUDDEN, frame)
+            np.add.at(won, e, p[:, None] * np.roll(v, r, axis=1))
+        return won
+
+
+class _Cells:
+    """The cells of the final round's race after a turn (:meth:`Estimate.final_round`): each
+    a state, the best total, its holders, the deductions so far and its mass."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[IntArray, IntArray, IntArray, IntArray, FloatArray]] = []
+
+    def add(self, e: IntArray, b: IntArray, m: IntArray, s: IntArray, p: FloatArray) -> None:
+        self.parts.append((e, b, m, s, p))
+
+    def merged(self) -> tuple[IntArray, IntArray, IntArray, IntArray, FloatArray]:
+        """The cells with the same (state, best, holders, deductions) merged (their masses
+        summed, in the cells' order), the empty ones dropped."""
+        e, b, m, s, p = (np.concatenate([part[i] for part in self.parts]) for i in range(5))
+        keep = p > 0.0
+        e, b, m, s, p = e[keep], b[keep], m[keep], s[keep], p[keep]
+        key = ((e * (int(b.max(initial=0)) + 1) + b) * (int(m.max(initial=0)) + 1) + m) * (
+            int(s.max(initial=0)) + 1) + s
+        unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        mass = np.zeros(unique.shape[0])
+        np.add.at(mass, inverse.reshape(-1), p)
+        return e[first], b[first], m[first], s[first], mass
+
+
+__all__ = ["EXTRAPOLATE", "Estimate", "NeedEndings", "need_endings", "pooled", "softmax"]
