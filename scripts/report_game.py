@@ -23,14 +23,14 @@ GAME_GRID = (0, 1500, 3000, 4500, 5500)
 
 def section_playing_to_win(r: Report) -> str:
     """The two-player game, W over the score grid, win policy against points policy."""
-    from solver.advice.sources import TablesDirectory
+    from solver.advice.sources import Tables
     from solver.engine import ExpectedPoints
     from solver.game import GameUtility, deck, game_model
     from solver.game.profiles import profile_values, win_endings
     from solver.rules.standing import Standing
 
     r.log("game tables")
-    two = TablesDirectory().game(r.rules, 2)
+    two = Tables().game(r.rules, 2)
     target = r.rules.target
     n = target // 100
     win = two.values["normal"][:, 0].reshape(n, n)  # type: ignore[attr-defined]
@@ -110,14 +110,14 @@ HEAD_STARTS = (0, 500, 1000, 2000)
 def section_three_players(r: Report) -> str:
     """The three-player game: each seat's chance from the start, a head start, and
     the edge of playing to win, exactly."""
-    from solver.advice.sources import TablesDirectory
+    from solver.advice.sources import Tables
     from solver.game import game_model
     from solver.game.profiles import profile_values, win_endings
     from solver.game.query import state_of
     from solver.rules.standing import Standing
 
     r.log("the three-player game table")
-    game = TablesDirectory().game(r.rules, 3)
+    game = Tables().game(r.rules, 3)
     target = r.rules.target
     start = game.values["normal"][0]
     records = game.records

@@ -370,14 +370,14 @@ def test_readme_quotes_the_report_headline() -> None:
 def test_report_three_player_chapter_reads_the_committed_table() -> None:
     """The three-player chapter's chances from 0, 0, 0 and with a head start, and its record
     table, are the committed three-player table's (a reread, not a solve)."""
-    from solver.advice.sources import TablesDirectory
+    from solver.advice.sources import Tables
     from solver.game.query import state_of
     from solver.rules.standing import Standing
 
     text = REPORT.read_text(encoding="utf-8")
     chapter = text[text.index("## Playing to win (three players)"):]
     chapter = chapter[:chapter.index("\n## ", 1)]
-    game = TablesDirectory().game(RULES, 3)
+    game = Tables().game(RULES, 3)
 
     def pct(p: float) -> str:
         return f"{100 * p:.1f} %"

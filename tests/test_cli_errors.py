@@ -304,7 +304,7 @@ def test_a_target_is_read_as_every_number_is(sabords: Run, value: str, why: str)
     from starlette.testclient import TestClient
 
     from solver.web import create_app
-    from solver.web.solutions import Settings
+    from solver.web.settings import Settings
 
     assert_one_line_error(sabords("ev", "--card", "none", "--variant", f"target={value}"),
                           f"not {value!r}, {why}")
@@ -1163,7 +1163,7 @@ def test_a_typo_in_the_totals_of_many_players_is_told_before_a_missing_table(
     from starlette.testclient import TestClient
 
     from solver.web import create_app
-    from solver.web.solutions import Settings
+    from solver.web.settings import Settings
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path))
     me, *opps = totals

@@ -22,7 +22,7 @@ from solver.rules.standing import Standing
 from solver.strategy.games import play_n_games
 from solver.tables.game import read_game
 from solver.web import create_app
-from solver.web.solutions import Settings
+from solver.web.settings import Settings
 
 from .conftest import assert_one_line_error, run_sabords
 

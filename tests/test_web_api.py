@@ -34,7 +34,7 @@ from solver.web.application import ASSETS
 from solver.web.cache import BoundedCache
 from solver.web.params import Limits
 from solver.web.serve import phone_url, qr_lines, settings_env, url_of
-from solver.web.solutions import Settings
+from solver.web.settings import Settings
 
 from .conftest import CliResult
 from .test_cli_fuzz import CARDS as FUZZ_CARDS

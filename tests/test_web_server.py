@@ -40,8 +40,10 @@ from solver.rules.scoreboard import Scoreboard, ScoreboardError
 from solver.web import create_app
 from solver.web.api import ENDPOINTS
 from solver.web.application import ASSETS
+from solver.web.cache import prune_cache
+from solver.web.queue import SolveQueue, SolverBusy
 from solver.web.serve import allowed_hosts
-from solver.web.solutions import Settings, SolveQueue, SolverBusy, prune_cache
+from solver.web.settings import Settings
 from solver.web.words import FRENCH, NBSP, language
 
 from .conftest import stop_process
@@ -526,7 +528,7 @@ def test_a_solve_that_would_wait_too_long_is_refused_at_once() -> None:
 
 
 def test_a_solve_nobody_waits_for_any_more_is_not_started() -> None:
-    from solver.web.solutions import Abandoned, answering
+    from solver.web.queue import Abandoned, answering
 
     queue = SolveQueue(1, 4, first_guess=1.0)
     made: list[int] = []

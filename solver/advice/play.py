@@ -38,7 +38,7 @@ from ..rules.scoring import Outcome, island_continues, island_deduction, skulls_
 from .advisor import Advice, Option, Position, advise
 from .choices import chosen_option, next_roll, option_stays
 from .goals import Goal, GoalSolution
-from .sources import TablesDirectory
+from .sources import Tables
 
 if TYPE_CHECKING:
     from .sources import SolutionSource
@@ -178,9 +178,9 @@ class TurnPlay:
             solutions: SolutionSource | None = None,
             letters: Letters = DEFAULT_LETTERS) -> TurnPlay:
         """A new turn of `card` played for `goal` (expected points by default), its solution
-        from `solutions` (default: the committed tables, or the cache, :class:`TablesDirectory`)."""
+        from `solutions` (default: the committed tables, or the cache, :class:`Tables`)."""
         goal = goal if goal is not None else Goal()
-        source = solutions if solutions is not None else TablesDirectory()
+        source = solutions if solutions is not None else Tables()
         return cls(card, rules, source.goal(card, rules, goal), letters=letters)
 
     # -- what the turn shows ---------------------------------------------------------------

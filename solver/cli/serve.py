@@ -78,7 +78,7 @@ def serve(
     from ..limits import check_jobs
     from ..web.serve import allowed_hosts
     from ..web.serve import serve as run
-    from ..web.solutions import Settings
+    from ..web.settings import Settings
 
     level = log_level.strip().lower()
     if level not in LOG_LEVELS:

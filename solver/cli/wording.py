@@ -28,7 +28,7 @@ from ..rules.rulebook import Rules, rules_with
 from .streams import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, BrokenPipe, OutputError, say
 
 if TYPE_CHECKING:
-    from ..advice.sources import TablesDirectory
+    from ..advice.sources import Tables
     from ..rules.notation import Notation
 
 NOTATION_ENV = "SABORDS_NOTATION"
@@ -186,12 +186,12 @@ def rules_from(variants: list[str] | None) -> Rules:
 
 
 def solutions_from(tables: Path | None = None, game_tables: Path | None = None
-                   ) -> TablesDirectory:
+                   ) -> Tables:
     """The solutions of `--tables` and `--game-tables`, a game solve reported on stderr."""
-    from ..advice.sources import TablesDirectory
+    from ..advice.sources import Tables
     from .render import SolveProgress, game_solve_notice
 
-    return TablesDirectory(tables, game_tables, before_game_solve=game_solve_notice,
+    return Tables(tables, game_tables, before_game_solve=game_solve_notice,
                            progress=SolveProgress("solving the game table"), light=True)
 
 

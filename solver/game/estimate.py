@@ -15,17 +15,18 @@ four-player game at target 500, pairs are 0.80 points of P(win) off on average a
 0.37. The method extrapolates in the sub-games' size (Richardson): ``u = u^{(3)} +
 c (u^{(3)} - u^{(2)})``, ``c`` :data:`EXTRAPOLATE` per phase (measured: docs/playing-to-win.md).
 
-**The final round: a race to beat the best** (:meth:`Estimate.final_round`).  Once a player has reached
-the target, each remaining player has one final turn, in seat order, and the best total wins.
-Each remaining player plays its turn to beat the best total so far (or to reach the target),
-which is the exact last turn and near the others' (they would also keep a margin for the
-players after them): the turn's outcome distribution for each deficit comes from the engine's
-exact turn solve of the need (:func:`need_endings`, once per rules). The best total, who holds
-it, and Skull Island's deductions so far are carried forward as a distribution; a shared tie
-shares the win equally among its holders. A final round that ends with everybody below the target (Skull
-Island) goes on in sudden death, valued as above. The endings of a turn of normal play that
-reach the target are raced without Skull Island's deductions (an island there ends the turn
-with nothing): a race of far fewer cells, for the many states whose turns the method solves.
+**The final round: a race to beat the best** (:meth:`Estimate.final_round`).  Once a player has
+reached the target, each remaining player has one final turn, in seat order, and the best total
+wins. Each remaining player plays its turn to beat the best total so far (or to reach the
+target), which is the exact last turn and near the others' (they would also keep a margin for
+the players after them): the turn's outcome distribution for each deficit comes from the
+engine's exact turn solve of the need (:func:`need_endings`, once per rules). The best total,
+who holds it, and Skull Island's deductions so far are carried forward as a distribution; a
+shared tie shares the win equally among its holders. A final round that ends with everybody
+below the target (Skull Island) goes on in sudden death, valued as above. The endings of a turn
+of normal play that reach the target are raced without Skull Island's deductions (an island
+there ends the turn with nothing): a race of far fewer cells, for the many states whose turns
+the method solves.
 
 The estimates are measured against the exact tables of four players at 2000 and five at 1000
 and against whole games at 6000 (``scripts/measure_reduced.py``, ``tables/near-optimal.json``).

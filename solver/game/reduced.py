@@ -7,14 +7,15 @@ The games of two and three players at 6000 are solved exactly.
 
 **The method** (:class:`ReducedTable`).  Every seat's chance at every state of the big game is
 estimated from the exact small tables (:mod:`.estimate`: the sub-games' odds pooled and
-extrapolated in normal play and sudden death, a race to beat the best in the final round).
-The mover's turn is the engine's exact turn solve of its estimated chance after each ending
-(its moves maximise it, the tie rule is the engine's); the other seats' chances under it are
-its evaluations of theirs. A final turn with others still to play after it is played, as a
-cheaper stand-in, on the three-player table's final round: the mover against the most
-dangerous of those still to play and the leader of those who have played
-(:func:`reduced_utilities`; the last final turn's results are exact either way). A state's chances shown are one turn ahead: the deck's average of
-the mover's best turns and of the others' chances under them, as an exact table's values are.
+extrapolated in normal play and sudden death, a race to beat the best in the final round). The
+mover's turn is the engine's exact turn solve of its estimated chance after each ending (its
+moves maximise it, the tie rule is the engine's); the other seats' chances under it are its
+evaluations of theirs. A final turn with others still to play after it is played, as a cheaper
+stand-in, on the three-player table's final round: the mover against the most dangerous of
+those still to play and the leader of those who have played (:func:`reduced_utilities`; the
+last final turn's results are exact either way). A state's chances shown are one turn ahead:
+the deck's average of the mover's best turns and of the others' chances under them, as an exact
+table's values are.
 
 **What it is not.**  The values are estimates, not the big game's. Their error and the play's
 loss are *measured* (:mod:`solver.strategy.measure`, ``scripts/measure_reduced.py``): against

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .application import create_app
-from .solutions import Settings
+from .settings import Settings
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette

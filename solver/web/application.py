@@ -66,7 +66,9 @@ from ..errors import SabordsError, StaleTableError
 from . import api
 from .openapi import openapi
 from .params import BadRequest, Endpoint, Limits
-from .solutions import GameTooLarge, Settings, Solutions, SolverBusy, SolveRefused, answering
+from .queue import SolverBusy, answering
+from .settings import Settings
+from .solutions import GameTooLarge, Solutions, SolveRefused
 from .solving import SolverStopped
 from .words import language
 

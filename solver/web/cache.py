@@ -1,4 +1,5 @@
-"""A bounded, thread-safe cache that computes each missing value once.
+"""What the server keeps: a bounded, thread-safe cache that computes each missing value once
+(:class:`BoundedCache`), and the cache directory's tables pruned to a size (:func:`prune_cache`).
 
 The server answers from several threads (Starlette's thread pool, or several workers each with
 its own caches): :class:`BoundedCache` keeps at most ``size`` values, dropping the least
@@ -13,7 +14,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -82,4 +84,34 @@ class BoundedCache(Generic[K, V]):
                 "misses": self.misses}
 
 
-__all__ = ["BoundedCache"]
+def prune_cache(most_bytes: int, keep: Path | None = None) -> list[Path]:
+    """Remove the oldest folders of tables from the cache directory until its tables take at
+    most `most_bytes` (never `keep`, the folder just written; never numba's kernels). Returns
+    the folders removed."""
+    from ..caches import NUMBA_DIR, cache_entries, remove_entry
+
+    entries = [e for e in cache_entries() if e.kind != NUMBA_DIR]
+    total = sum(e.size for e in entries)
+    removed: list[Path] = []
+
+    def age(entry: Any) -> float:
+        try:
+            return float(entry.path.stat().st_mtime)
+        except OSError:
+            return 0.0
+
+    for entry in sorted(entries, key=age):
+        if total <= most_bytes:
+            break
+        if keep is not None and entry.path == keep:
+            continue
+        try:
+            remove_entry(entry)
+        except OSError:
+            continue
+        total -= entry.size
+        removed.append(entry.path)
+    return removed
+
+
+__all__ = ["BoundedCache", "prune_cache"]

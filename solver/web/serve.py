@@ -24,7 +24,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..errors import SettingsError
-from .solutions import ENV_PREFIX, Settings
+from .settings import ENV_PREFIX, Settings
 
 ANY_HOSTS = ("0.0.0.0", "::", "")
 """Hosts that bind every interface."""

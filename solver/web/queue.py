@@ -1,0 +1,154 @@
+"""The queue of the solves a server makes on demand (:class:`SolveQueue`): at most so many at
+once and so many waiting, each refused at once (:class:`SolverBusy`, HTTP 429 with
+``Retry-After``) when it would wait longer than the server's bound; a solve whose client left
+while it waited is not started (:func:`answering`, :class:`Abandoned`).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..errors import SettingsError
+
+T = TypeVar("T")
+
+
+class SolverBusy(SettingsError):
+    """The queue of solves is full, or would keep a new solve waiting longer than the server's
+    bound (HTTP 429): try again after :attr:`retry_after` seconds."""
+
+    def __init__(self, queued: int, retry_after: int) -> None:
+        ahead = f"{queued} solve{'s' if queued != 1 else ''} ahead"
+        super().__init__(f"the server is busy solving other rules ({ahead}): try again in "
+                         f"{retry_after} s", subject="variant", kind="busy",
+                         values={"queued": queued, "retry_after": retry_after})
+        self.retry_after = retry_after
+
+
+class Abandoned(Exception):
+    """The client that asked for a solve left before it started: it is not started."""
+
+
+_waiter = threading.local()
+"""The request a thread answers: ``_waiter.gone``, an event set when its client has left
+(:func:`answering`)."""
+
+
+def answering(gone: threading.Event, fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` on behalf of a client whose leaving sets `gone`: a solve it would start is
+    then not started (:class:`Abandoned`)."""
+    _waiter.gone = gone
+    try:
+        return fn(*args)
+    finally:
+        _waiter.gone = None
+
+
+class SolveQueue:
+    """At most `running` solves at once and `waiting` more waiting; beyond, or when a new solve
+    would wait more than `max_wait` seconds, :class:`SolverBusy` at once (a wait the client
+    gives up before its end is no queue). A solve's expected seconds are given with it (a game:
+    :func:`solver.limits.game_cost`) or are the mean of the last solves of the queue
+    (`first_guess` before any), a given cost scaled by how long the last solves took against
+    theirs; the wait of a new solve is what the solves ahead of it still expect to take.
+    ``Retry-After`` is that wait, at least 1 s. A solve whose client has left while it waited
+    (:func:`answering`) is not started."""
+
+    def __init__(self, running: int, waiting: int, first_guess: float,
+                 max_wait: float = math.inf) -> None:
+        self.running = max(1, running)
+        self.waiting = max(0, waiting)
+        self.max_wait = max_wait
+        self._slots = threading.BoundedSemaphore(self.running)
+        self._lock = threading.Lock()
+        self.queued = 0
+        """Solves running or waiting."""
+        self.most = 0
+        """The most solves that ran at once (for the tests and the health answer)."""
+        self._now = 0
+        self.refused = 0
+        self.abandoned = 0
+        self._durations: deque[float] = deque(maxlen=8)
+        self._ratios: deque[float] = deque(maxlen=8)
+        self._first_guess = first_guess
+        self._ahead: dict[int, tuple[float, float | None]] = {}
+        """Each solve running or waiting: its expected seconds, and when it started."""
+        self._ids = 0
+
+    def _scale(self) -> float:
+        """How much longer than their given cost the last solves took (1 before any): this
+        machine, under its load of the moment."""
+        return sum(self._ratios) / len(self._ratios) if self._ratios else 1.0
+
+    def _mean(self) -> float:
+        return (sum(self._durations) / len(self._durations) if self._durations
+                else self._first_guess)
+
+    def expected_wait(self) -> float:
+        """The seconds a solve queued now would wait: what the solves ahead still expect."""
+        now = time.monotonic()
+        left = [max(0.0, cost - (now - start)) if start is not None else cost
+                for cost, start in self._ahead.values()]
+        if len(left) < self.running:
+            return 0.0
+        return sum(left) / self.running
+
+    def run(self, make: Callable[[], T], cost: float | None = None) -> T:
+        """`make()` in its turn (class docstring); `cost`: its expected seconds."""
+        gone: threading.Event | None = getattr(_waiter, "gone", None)
+        expected = self._mean() if cost is None else cost * self._scale()
+        with self._lock:
+            wait = self.expected_wait()
+            if self.queued >= self.running + self.waiting or wait > self.max_wait:
+                self.refused += 1
+                raise SolverBusy(max(0, self.queued - self.running + 1),
+                                 max(1, math.ceil(wait)))
+            self.queued += 1
+            self._ids += 1
+            me = self._ids
+            self._ahead[me] = (expected, None)
+        try:
+            while not self._slots.acquire(timeout=0.1):
+                if gone is not None and gone.is_set():
+                    with self._lock:
+                        self.abandoned += 1
+                    raise Abandoned()
+            try:
+                if gone is not None and gone.is_set():
+                    with self._lock:
+                        self.abandoned += 1
+                    raise Abandoned()
+                with self._lock:
+                    self._now += 1
+                    self.most = max(self.most, self._now)
+                    self._ahead[me] = (expected, time.monotonic())
+                start = time.monotonic()
+                try:
+                    return make()
+                finally:
+                    took = time.monotonic() - start
+                    if cost is None:
+                        self._durations.append(took)
+                    elif cost > 0:
+                        self._ratios.append(took / cost)
+                    with self._lock:
+                        self._now -= 1
+            finally:
+                self._slots.release()
+        finally:
+            with self._lock:
+                self.queued -= 1
+                self._ahead.pop(me, None)
+
+    def stats(self) -> dict[str, int]:
+        return {"running": self.running, "waiting": self.waiting, "queued": self.queued,
+                "most_at_once": self.most, "refused": self.refused,
+                "abandoned": self.abandoned}
+
+
+__all__ = ["Abandoned", "SolveQueue", "SolverBusy", "answering"]
