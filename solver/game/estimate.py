@@ -126,6 +126,17 @@ class NeedEndings:
         out: IntArray = 2 * (d - self.k_min + 1) + tie
         return out
 
+    @cached_property
+    def beat(self) -> tuple[FloatArray, FloatArray]:
+        """Per column ``(D, w)``: the probability of ending with more than ``D`` units (pirate
+        magic included), and of ending with exactly ``D``."""
+        columns = self.dist.shape[0]
+        D = np.arange(columns) // 2 + self.k_min - 1
+        k = np.arange(self.k_min, self.k_max + 1)
+        more = (self.dist[:, :-1] * (k[None, :] > D[:, None])).sum(axis=1) + self.dist[:, -1]
+        even = (self.dist[:, :-1] * (k[None, :] == D[:, None])).sum(axis=1)
+        return more, even
+
 
 @lru_cache(maxsize=4)
 def need_endings(rules: Rules, n_dice: int) -> NeedEndings:
@@ -228,6 +239,29 @@ class Estimate:
         return out
 
     # -- the final round ---------------------------------------------------------------------
+
+    def trigger_chance(self, totals: IntArray) -> FloatArray:
+        """The chance (E,) of the player who has just reached the target, the last seat of
+        states `totals` (E, N) of the final round's first phase, every other seat a final turn
+        to play: the race's (:meth:`final_round` without Skull Island's deductions) in closed
+        form: the trigger wins when nobody ends above its total, a shared tie's share among
+        those who tie it (each final turn played to beat it, independently of the others')."""
+        need, players = self.need, self.players
+        tie = 1 if self.rules.ties == "shared" else 0
+        y = totals[:, -1]
+        more, even = need.beat
+        # ties[k]: P(nobody above the trigger and k of the final turns tie it)
+        ties = np.zeros((totals.shape[0], players))
+        ties[:, 0] = 1.0
+        for j in range(players - 1):
+            col = need.column(y - totals[:, j], np.full(y.shape[0], tie))
+            above, level = more[col], even[col] * tie
+            below = 1.0 - above - level
+            shifted = np.zeros_like(ties)
+            shifted[:, 1:] = ties[:, :-1] * level[:, None]
+            ties = ties * below[:, None] + shifted
+        out: FloatArray = ties @ (1.0 / np.arange(1, players + 1))
+        return out
 
     def final_round(self, totals: IntArray, r: int, *, shift: bool = True) -> FloatArray:
         """Every seat's chance (E, N) at final-round states `totals` (E, N) with the movers

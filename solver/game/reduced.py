@@ -218,11 +218,30 @@ class ReducedTable:
         phase = self.seats.phases[name]
         if phase.kind == FINAL and phase.remaining > 1:
             return reduced_utilities(self.seats, self.projection, name, index)
-        points, island = self.successor_values(name, index)
+        points, island = self.seats.successors(name, np.asarray(index, dtype=np.int64))
+        rows = np.concatenate([points.ravel(), island.ravel()])
+        values = self.mover_rows(rows, raced=phase.kind == FINAL)
         u = np.empty((points.shape[0] + 1, points.shape[1]))
-        u[:-1] = points[..., 0]
+        u[:-1] = values[:points.size].reshape(points.shape)
         u[-1] = 1.0
-        return u, island[..., 0]
+        return u, values[points.size:].reshape(island.shape)
+
+    def mover_rows(self, rows: IntArray, *, raced: bool) -> FloatArray:
+        """The chance of the player who has just moved (the last seat) at rows of the big
+        game's ``Z``: the estimate's, a row of the final round's first phase (the player has
+        just reached the target) by its closed form (:meth:`.estimate.Estimate.trigger_chance`;
+        the same as the race when `raced` is False)."""
+        seats = self.seats
+        first = seats.phases[final_name(self.players - 1)]
+        lo = seats.offset(first.name)
+        at = (rows >= lo) & (rows < lo + first.size) & (not raced)
+        out = np.empty(rows.shape[0])
+        if np.any(at):
+            unique, back = np.unique(rows[at], return_inverse=True)
+            out[at] = self.estimate.trigger_chance(first.decode(unique - lo))[back.reshape(-1)]
+        if np.any(~at):
+            out[~at] = self.estimate.rows(rows[~at], shift=raced)[:, -1]
+        return out
 
     def objectives(self, standing: Standing) -> tuple[Any, ...]:
         """Every seat's objective, the mover's first (its moves maximise it), from the

@@ -94,10 +94,20 @@ class TableWinPlay:
         for p, s, c in zip(phase.tolist(), column.tolist(), cards, strict=True):
             if (p, s, c) not in self.moves_of:
                 want.setdefault((c, p), []).append(s)
+        # every state's utilities once, whatever its cards
+        states_of: dict[int, list[int]] = {}
+        for (_, p), states in want.items():
+            states_of.setdefault(p, []).extend(states)
+        columns: dict[tuple[int, int], FloatArray] = {}
+        for p, states in states_of.items():
+            index = np.array(sorted(set(states)), dtype=np.int64)
+            u, _ = self.utilities(self.names[p], index)
+            for j, s in enumerate(index.tolist()):
+                columns[(p, s)] = u[:, j]
         with kernel.compiled_whenever_installed():
             for (card, p), states in want.items():
                 index = np.array(sorted(set(states)), dtype=np.int64)
-                u, _ = self.utilities(self.names[p], index)
+                u = np.stack([columns[(p, s)] for s in index.tolist()], axis=1)
                 ul = to_lanes(u, LANES)
                 ct = self.gm.cards[card]
                 w0 = ct.worlds[ct.model.worlds[0]]

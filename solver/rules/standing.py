@@ -166,12 +166,13 @@ class Standing:
 
     def as_dict(self) -> dict[str, Any]:
         """The standing as the answers' JSON gives it (``me``, ``opp`` the next player's total,
-        ``others`` the rest, ``final``; ``trigger`` and ``sudden`` when given)."""
+        ``others`` the rest, ``final``; ``trigger`` and ``sudden`` when given, the trigger
+        numbered as the question numbers it: the player, from the mover's 1)."""
         out: dict[str, Any] = {"me": self.me, "opp": self.others[0], "final": self.final}
         if self.players > 2:
             out["others"] = list(self.others[1:])
         if self.trigger is not None:
-            out["trigger"] = self.trigger
+            out["trigger"] = self.trigger + 1
         if self.sudden:
             out["sudden"] = True
         return out
