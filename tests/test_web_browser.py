@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -922,8 +923,9 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     """Win for a scoreboard of three players, from the committed three-player table
     (/api/meta's win_players [2, 3, 4, 5], and the options' `players`: each seat's
     probability of winning, in seat order from the mover); with a fourth player Win stays
-    (near-optimal play on the three-player table, and the advice says so, in English and in
-    French); with a sixth the page refuses to add one (the game is for 2 to 5)."""
+    (near-optimal play estimated from the exact two- and three-player games, every seat's
+    chance beside each option too, and the advice says so, in English and in French); with a
+    sixth the page refuses to add one (the game is for 2 to 5)."""
     page.open_details("Player 1")
     page.tap("Add a player")
     assert page.text(browser.find_element(page.By.ID, "many-players")) == ""
@@ -952,8 +954,11 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     page.tap("Advise")
     assert "% chance to win" in page.sentence("Advice")
     notes = page.text(browser.find_element(page.By.ID, "notes"))
-    assert notes.startswith("Near-optimal advice, not exact: with four or five players"), notes
-    assert "Chances of winning" not in page.options("Advice")[0]
+    assert notes.startswith("Near-optimal advice, not exact: with four or five players every "
+                            "chance is estimated from the exact games of two and three "
+                            "players"), notes
+    first = page.options("Advice")[0]  # every seat's chance, near-optimal options too
+    assert "Chances of winning: you " in first and "Player 4 " in first, first
     page.screenshot("web-four.png", "Advice")
     page.tap("Français")
     page.until(lambda: page.text(browser.find_element(page.By.ID, "notes")).startswith(
@@ -1292,8 +1297,10 @@ def test_the_scoreboard_is_for_2_to_5_players_and_marks_who_plays(
         page: Page, browser: Any) -> None:
     """Before: seven players could be added, and the player to play was marked ▶, the mark
     of a folded section."""
-    summary = page.text(browser.find_element(page.By.ID, "board-summary"))
-    assert summary == "● Player 1 0 · Player 2 0", summary
+    summary = browser.find_element(page.By.ID, "board-summary")
+    page.until(lambda: "%" in page.text(summary), "every seat's chance")
+    assert re.fullmatch(rf"● Player 1 0{NBSP}\(\d+{NBSP}%\) · Player 2 0{NBSP}\(\d+{NBSP}%\)",
+                        page.text(summary)), page.text(summary)
     page.open_details("Player 1")
     assert "▶" not in page.text(page.region("Scoreboard"))
     page.open_details("Names and totals")
