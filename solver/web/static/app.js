@@ -6,11 +6,11 @@
 
 import {
   $, FACES, META, S, SHOWN, W, api, capital, cardMeta, cardName, clearFieldErrors, diceWords, el, guardTaps,
-  goalParams, hooks, inNotation, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
-  players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
-  rulesWords, setRulesWin, variantParams, winCounts, winFor, winGoal, winMaking, work, worth,
+  boardKey, goalParams, hooks, inNotation, knownChances, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
+  lossWords, players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
+  rulesWords, setRulesWin, variantParams, winChances, winCounts, winFor, winGoal, winMaking, work, worth,
 } from "./core.js";
-import { answerConfirm, boardStatus, fieldError, MOST_PLAYERS, newGame, nextPlayer, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
+import { answerConfirm, boardStatus, fieldError, MOST_PLAYERS, newGame, nextPlayer, paintChances, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
 import { gradedTable } from "./graded.js";
 import { practiceAction, renderPractice, resumePractice } from "./practice.js";
@@ -34,10 +34,17 @@ function renderObjective() {
   const note = over ? W.winOver : !winFor(ps.length) ? (making ? W.winNeedsThree(ps.length, making) : winCounts().length || !Object.keys(S.variants).length ? W.winPlayers(ps.length, winCounts(), Object.keys(S.variants).length > 0) : W.winTarget(META.max_game_target)) : "";
   say("many-players", note);
   $("many-players").hidden = !note;
-  // what the rules make of the scoreboard (the final turn, what beats the leader): the server's
-  scores().then(renderScores).catch(() => { /* shown when a turn asks */ });
+  // every seat's chance on the scoreboard: none once the game is over or without Win, and why
+  const key = boardKey();
+  if (over) showChances({ key, note: W.chancesOver });
+  else if (!winOk) showChances({ key, note: `${W.noChances} ${note}` });
+  // what the rules make of the scoreboard (the final turn, what beats the leader, every seat's
+  // chance): the server's, drawn if the scoreboard is still the one asked about
+  scores().then((board) => { if (boardKey() === key) renderScores(board, key); }).catch((e) => {
+    if (winOk && boardKey() === key) showChances({ key, error: capital(e.message || String(e)) });
+  });
 }
-function renderScores(board) {
+function renderScores(board, key) {
   const ps = players();
   say("board-status", boardStatus());  // the final round, as the server now says
   const beat = $("beat-leader");
@@ -51,28 +58,26 @@ function renderScores(board) {
     if (board.beat === null || board.beat === undefined) { S.objective = "points"; S.needBeat = false; save(); hooks.render(); return; }
     if (S.need !== board.beat) { S.need = board.beat; save(); hooks.render(); return; }
   }
-  if (S.objective !== "win") return;
   const goal = winGoal(board);
-  if (!goal) return;
+  if (!goal || !winFor(ps.length) || S.mode !== "table") return;  // (practice: not this table's game)
+  // the mover's win question in words (Win's line), then every seat's chance, the same answer
   const others = goal.opp.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
-  const text = W.winTotals(playerName(board.mover), goal.me, others, goal.final);
-  const key = JSON.stringify([goal, variantParams()]);
-  if (ui.winKey === key && ui.win) { say("win-totals", `${text} ${winChance(ui.win)}`); return; }
-  say("win-totals", text);
-  api("/api/winprob", { ...goal, variant: variantParams() })
-    .then((w) => { ui.win = w; ui.winKey = key; say("win-totals", `${text} ${winChance(w)}`); })
-    .catch(() => { /* the advice says it */ });
+  const text = W.winTotals(playerName(board.mover), goal.me, others, goal.final, goal.sudden);
+  const line = (w) => { if (S.objective === "win") say("win-totals", w ? `${text} ${winChance(w)}` : text); };
+  const known = knownChances(goal);
+  line(known);
+  if (known) { showChances({ key, w: known, mover: board.mover }); return; }
+  showChances({ key, pending: true });
+  winChances(goal).then((w) => {
+    if (boardKey() !== key) return;  // the scoreboard has changed since: its own answer comes
+    showChances({ key, w, mover: board.mover });
+    line(w);
+  }).catch((e) => { if (boardKey() === key) showChances({ key, error: capital(e.message || String(e)) }); });
 }
+function showChances(chances) { ui.chances = chances; paintChances(); }
 function winChance(w) {
-  if (w.exact === false) return W.nearOptimalChance(pct(w.win, 1), lossWords(w.loss));
-  return w.players ? seatsText(w.players.map((p) => p.win)) : W.chanceNow(pct(w.win, 1));
+  return w.exact === false ? W.chanceNowNear(pct(w.win, 1)) : W.chanceNow(pct(w.win, 1));
 }
-// What was measured of near-optimal play (the JSON's `loss`), in a sentence or two.
-function lossWords(loss) {
-  const measured = (loss && loss.measured) || [];
-  return measured.map((m) => W.lossLine(m.players, m.small_players, m.target, pct(m.mean, 3), pct(m.worst, 2), pct(m.estimate_mean, 1))).join("");
-}
-
 // -- the rules ------------------------------------------------------------------------------------
 
 function renderVariants() {

@@ -3,12 +3,13 @@
 // player and a new game ask first.
 
 import {
-  $, META, S, W, api, boardParams, el, hooks, playerName, players, reveal, save, say, t, ui, work,
+  $, META, S, W, api, boardKey, boardParams, el, hooks, lossWords, pct, playerName, players, reveal, save, say, t, ui, work,
 } from "./core.js";
 
 const HISTORY = 20;  // scores that can be undone, one after the other
 export const FEWEST_PLAYERS = 2, MOST_PLAYERS = 5;  // the game is for 2 to 5 (RULES.md)
 const NOW = "● ";  // the player to play (not ▶, which looks like the fold of a <details>)
+const NBSP = "\u00a0";
 
 // ui.confirm: a question awaiting the player's answer ({text, yes}).
 export function ask(text, yes) { ui.confirm = { text, yes }; hooks.render(); $("confirm-yes").focus(); }
@@ -57,15 +58,18 @@ export function renderBoard() {
   const box = $("board-box");
   const fold = folded ? "folded" : g.over ? "over" : "free";
   if (box.dataset.fold !== fold) { if (fold !== "free") box.open = fold === "over"; box.dataset.fold = fold; }
-  say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}`).join(" · "));
   $("players").replaceChildren(...ps.map((p, i) => {
     const now = i === S.current;
     const won = g.over && g.winners.includes(i);
-    const b = el("button", { type: "button", "aria-current": String(now), "aria-label": t(W.playerRow(playerName(i), p.total, now, won)) },
-      el("span", { text: (now ? NOW : "") + (won ? "★ " : "") + playerName(i) }), el("span", { text: String(p.total) }));
+    // the player's chance of winning (paintChances): a bar, for the eye only, and its number
+    const chance = el("span", { class: "chance", hidden: true },
+      el("span", { class: "bar", "aria-hidden": "true" }, el("span", { class: "fill" })), el("span", { class: "pct" }));
+    const b = el("button", { type: "button", "aria-current": String(now) },
+      el("span", { text: (now ? NOW : "") + (won ? "★ " : "") + playerName(i) }), el("span", { text: String(p.total) }), chance);
     b.addEventListener("click", () => { S.current = i; S.last = null; save(); hooks.render(); });
     return el("li", {}, b);
   }));
+  paintChances();
   $("undo-score").hidden = !S.history.length;
   if (S.history.length) $("undo-score").textContent = t(W.undoScore);
   $("next-player").hidden = !!g.over;
@@ -103,6 +107,41 @@ export function renderBoard() {
     }));
     return el("div", { class: "player-fields" }, name, total, remove);
   }));
+}
+
+// Every seat's chance of winning now, on the scoreboard (ui.chances, set by app.js for the
+// scoreboard of `key`: the /api/winprob answer `w` of its goal, whose `players` are in seat
+// order from the `mover`; or a `note` saying why there are none, an `error`, or `pending`): in
+// each player's row a bar and its number (the row's accessible name says it), in the folded
+// line too, and whether they are exact or near-optimal, with how far near-optimal chances were
+// measured from exact play a tap away. Drawn again in place when the answer comes.
+export function paintChances() {
+  const ps = players();
+  const g = S.game || {};
+  const c = ui.chances && ui.chances.key === boardKey() ? ui.chances : {};
+  const w = c.w && c.w.players && c.w.players.length === ps.length ? c.w : null;
+  const seats = w ? ps.map((_, i) => w.players[(i - c.mover + ps.length) % ps.length].win) : null;
+  const shown = (i) => t(`${pct(seats[i], 1)} %`);
+  // (a player's chance kept on the line of their total: "(9 %)" never cut before its "%")
+  say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}${seats ? `${NBSP}(${pct(seats[i], 0)}${NBSP}%)` : ""}`).join(" · "));
+  $("players").querySelectorAll("li > button").forEach((b, i) => {
+    if (i >= ps.length) return;
+    const now = i === S.current;
+    const won = !!(g.over && g.winners.includes(i));
+    b.setAttribute("aria-label", t(W.playerRow(playerName(i), ps[i].total, now, won, seats ? pct(seats[i], 1) : null)));
+    const chance = b.querySelector(".chance");
+    chance.hidden = !seats;
+    if (!seats) return;
+    chance.querySelector(".fill").style.width = `${100 * seats[i]}%`;
+    chance.querySelector(".pct").textContent = shown(i);
+  });
+  const note = c.note || (c.error ? W.chancesFailed(c.error) : c.pending ? W.chancesWorking : "");
+  say("chances-note", note);
+  $("chances-note").hidden = !note;
+  $("chances-how").hidden = !w;
+  if (!w) return;
+  say("chances-word", w.exact === false ? W.chancesNear : W.chancesExact);
+  say("chances-measured", w.exact === false ? `${W.nearHow} ${lossWords(w.loss)}` : W.exactHow(ps.length));
 }
 
 // A number of points typed in a field: a whole number of the game's unit, at least `least` and

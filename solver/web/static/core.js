@@ -24,7 +24,9 @@ export function setWords(lang) { W = WORDS[lang] || WORDS.en; }
 // ui: what the page holds while open. state: the /api/turn answer of S.turn; position: a
 // one-off advice; pad/chest: the dice tapped in; busy: a request is in flight (the controls
 // that change the turn are disabled until it ends).
-export const ui = { state: null, position: null, pad: [0, 0, 0, 0, 0, 0], chest: [0, 0, 0, 0, 0, 0], showAll: false, busy: false, scores: null, scoresKey: null, win: null, winKey: null };
+// scores/scoresKey: the last /api/scores of the scoreboard; chances: what the scoreboard shows
+// of every seat's chance (board.js: paintChances).
+export const ui = { state: null, position: null, pad: [0, 0, 0, 0, 0, 0], chest: [0, 0, 0, 0, 0, 0], showAll: false, busy: false, scores: null, scoresKey: null, chances: null };
 
 // hooks.render: redraws the whole page (set by app.js).
 export const hooks = { render: () => {} };
@@ -299,13 +301,40 @@ export function boardParams() {
   const g = S.game || {};
   return { total: players().map((p) => p.total), mover: S.current, trigger: g.trigger ?? null, sudden: !!g.sudden, variant: variantParams() };
 }
+export function boardKey() { return JSON.stringify(boardParams()); }
+// One request per question: while an answer to `key` is awaited, asking again awaits it too (the
+// page is drawn again and again meanwhile).
+const asking = new Map();  // key -> the promise of its answer
+function once(key, ask) {
+  if (!asking.has(key)) asking.set(key, ask().finally(() => asking.delete(key)));
+  return asking.get(key);
+}
 // The scoreboard as the server reads it (/api/scores), asked again when the totals, the player
-// to move or the rules change.
+// to move or the rules change. An answer that comes after the scoreboard changed is not kept.
 export async function scores() {
   const params = boardParams();
   const key = JSON.stringify(params);
-  if (ui.scoresKey !== key) { ui.scores = await api("/api/scores", params); ui.scoresKey = key; }
-  return ui.scores;
+  if (ui.scoresKey === key) return ui.scores;
+  const board = await once(`scores ${key}`, () => api("/api/scores", params));
+  if (boardKey() === key) { ui.scores = board; ui.scoresKey = key; }
+  return board;
+}
+// Every seat's chance of winning for the scoreboard's goal (/api/winprob, in seat order from
+// the mover), asked once per goal and rules: the last answers are kept (an answer that comes
+// late, or a score undone, asks nothing again).
+const KEPT_CHANCES = 16;
+const chancesKept = new Map();  // key -> the answer
+function chancesKey(goal) { return JSON.stringify({ ...goal, variant: variantParams() }); }
+export function knownChances(goal) { return chancesKept.get(chancesKey(goal)) || null; }
+export async function winChances(goal) {
+  const params = { ...goal, variant: variantParams() };
+  const key = chancesKey(goal);
+  if (chancesKept.has(key)) return chancesKept.get(key);
+  const w = await once(`winprob ${key}`, () => api("/api/winprob", params));
+  chancesKept.delete(key);
+  chancesKept.set(key, w);
+  if (chancesKept.size > KEPT_CHANCES) chancesKept.delete(chancesKept.keys().next().value);
+  return w;
 }
 // Win for this many players: the server has their game. What /api/rules answered for the rules
 // chosen (`win.players`: the game tables on the server's disk, those of other rules in its cache
@@ -385,6 +414,17 @@ export function seatsText(probabilities) {
   const names = probabilities.map((p, k) => `${k === 0 ? W.you : playerName((S.current + k) % ps.length)} ${pct(p, 1)} %`);
   return W.seats(names.join(", "));
 }
+// How far near-optimal chances were measured from exact play (the JSON's `loss`), in a sentence.
+export function lossWords(loss) {
+  const chances = (loss && loss.chances) || {};
+  if (chances.worst === null || chances.worst === undefined) return W.notMeasured;
+  const against = (loss.measured || []).filter((m) => m.kind === "exact").map((m) => W.playersAt(m.players, m.target));
+  const final = loss.final && loss.final.worst !== null && loss.final.worst !== undefined ? W.measuredFinal(pct(loss.final.worst, 1), pct(loss.final.mean, 2)) : "";
+  const played = (loss.measured || []).find((m) => m.kind === "games");
+  const games = played && loss.games && loss.games.checked ? W.measuredGames(loss.games.inside, loss.games.checked, played.target) : "";
+  return `${W.measured(pct(chances.worst, 1), pct(chances.mean, 2), against)}${final}${games}`;
+}
+
 // The answer in one sentence, for the eye and the screen reader.
 export function sentence(a) {
   if (a.kind === "island") return W.islandSentence(num(a.island.expected_deduction, 1), a.island.cost_per_skull);
