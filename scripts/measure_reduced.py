@@ -4,15 +4,21 @@ answer reads them.
 
     python scripts/measure_reduced.py exact --players 4 --variant target=2000 --tables DIR
     python scripts/measure_reduced.py games --players 4 [--games 20000]
+    python scripts/measure_reduced.py down [--sample 20000]
+
+``down``: the method one player down where the truth is known at the default target: three
+players from the pairs alone (solver/game/estimate.py) against the committed three-player
+table, the chances shown at a fixed sample of the states of every phase.
 
 ``exact``: against the exact table of the game (DIR holds the tables of 2, 3 and the players,
 `sabords solve-game --players N --variant ... --out DIR`): the chances shown at every state of
 normal play and sudden death and at a sample of the final round's, every seat, against the
 table's; the moves' loss in P(win) (the final round played as the table does: the method's
-normal play and sudden death, with --final-play the final round too). ``games``: at the
-default target, the chances shown at the start and at five states of the middle of a game,
-against the win rate of whole games from there where every seat plays the method (each
-seat's 95 % Wilson interval). Prints the figures as JSON; --write adds them to
+normal play and sudden death, with --final-play the final round too); with --sample N, the
+chances alone at a fixed sample of N states of every phase. ``games``: at the default target,
+the chances shown at the start and at five states of the middle of a game, against the win
+rate of whole games from there where every seat plays the method (each seat's 95 % Wilson
+interval). Prints the figures as JSON; --write adds them to
 tables/near-optimal.json (replacing an entry of the same kind, players, target and ties).
 """
 
@@ -52,8 +58,23 @@ def exact(args: argparse.Namespace) -> dict[str, object]:
     two, three = read_game(tables, rules, 2), read_game(tables, rules, 3)
     t0 = time.perf_counter()
     loss = measure_loss(big, two, three, jobs=args.jobs, final_play=args.final_play,
+                        play=args.sample is None, sample=args.sample,
                         progress=lambda s: say(f"{time.perf_counter() - t0:7.0f} s  {s}"))
-    return {"kind": "exact", **loss.as_dict()}
+    return {"kind": "exact", "sample": args.sample, **loss.as_dict()}
+
+
+def down(args: argparse.Namespace) -> dict[str, object]:
+    from solver.rules import Rules
+    from solver.strategy.measure import measure_loss
+    from solver.tables.game import read_game
+    from solver.tables.paths import committed_dir
+
+    rules = Rules()
+    two, three = read_game(committed_dir(), rules, 2), read_game(committed_dir(), rules, 3)
+    t0 = time.perf_counter()
+    loss = measure_loss(three, None, two, jobs=args.jobs, play=False, sample=args.sample,
+                        progress=lambda s: say(f"{time.perf_counter() - t0:7.0f} s  {s}"))
+    return {"kind": "down", "sample": args.sample, **loss.as_dict()}
 
 
 def games(args: argparse.Namespace) -> dict[str, object]:
@@ -101,14 +122,20 @@ def main() -> None:
     one.add_argument("--jobs", type=int, default=2, help="processes")
     one.add_argument("--final-play", action="store_true",
                      help="the method plays the final round in the profiles too")
+    one.add_argument("--sample", type=int, default=None,
+                     help="the chances alone, at a fixed sample of N states of every phase "
+                          "(the play is measured at every state: a large game's takes hours)")
     two = sub.add_parser("games")
     two.add_argument("--players", type=int, required=True, choices=(4, 5))
     two.add_argument("--games", type=int, default=20_000)
     two.add_argument("--seed", type=int, default=6000)
-    for p in (one, two):
+    three = sub.add_parser("down")
+    three.add_argument("--sample", type=int, default=20_000)
+    three.add_argument("--jobs", type=int, default=2, help="processes")
+    for p in (one, two, three):
         p.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    entry = exact(args) if args.what == "exact" else games(args)
+    entry = {"exact": exact, "games": games, "down": down}[args.what](args)
     print(json.dumps(entry, indent=1))
     if args.write:
         data = json.loads(OUT.read_text(encoding="utf-8")) if OUT.is_file() else {}

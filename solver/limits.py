@@ -37,11 +37,38 @@ PATH_LIMIT = 240
 
 
 def cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    """The cores this process may run on: its CPU affinity where the system tells it, capped
+    by the container's CPU quota (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``) where one is
+    set. A machine of 2 cores in a host of 64 runs 2 workers and 2 threads, not 64 (each
+    thread of the compiled kernel holds its own buffers)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        n = max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # not on Linux
-        return max(1, os.cpu_count() or 1)
+        n = max(1, os.cpu_count() or 1)
+    quota = _cpu_quota()
+    return max(1, min(n, quota)) if quota is not None else n
+
+
+def _cpu_quota() -> int | None:
+    """The cores the cgroup's CPU quota allows (rounded up), None where there is none."""
+    from math import ceil
+
+    def read(path: str) -> str:
+        return Path(path).read_text(encoding="ascii").strip()
+
+    for v2 in (True, False):
+        try:
+            if v2:
+                quota, period = read("/sys/fs/cgroup/cpu.max").split()[:2]
+            else:
+                quota = read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
+                period = read("/sys/fs/cgroup/cpu/cpu.cfs_period_us")
+            if quota in ("max", "-1"):
+                return None
+            return max(1, ceil(int(quota) / int(period)))
+        except (OSError, ValueError, ZeroDivisionError):
+            continue
+    return None
 
 
 def check_jobs(jobs: int, tasks: int) -> int:

@@ -14,6 +14,8 @@ dice):
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -121,3 +123,73 @@ def test_every_seat_s_chances_sum_to_one(four: tuple[GameTable, GameTable, GameT
         got = estimate.values(name, phase.decode(np.arange(min(phase.size, 3000))))
         assert np.abs(got.sum(axis=1) - 1.0).max() <= 1e-9, name
         assert got.min() >= 0.0
+
+
+def test_one_player_down_the_pairs_alone_estimate_three_players() -> None:
+    """Three players from the two-player table alone (what `scripts/measure_reduced.py down`
+    measures at 6000): every seat's chances sum to 1 and are near the exact three-player
+    table's, in every phase; the small games must be of m - 1 and m players, m at most the
+    game's."""
+    from solver.game.estimate import Estimate
+
+    rules = Rules(target=400)
+    two, three = solve_game(rules, 2, n_dice=3), solve_game(rules, 3, n_dice=3)
+    loss = measure_loss(three, None, two, play=False, sample=500)
+    assert loss.mean is None and loss.worst is None  # the play was not measured
+    for name in ("normal", "sudden", "final"):  # measured 0.7, 2.3, 0.2 points (three dice)
+        assert 0 < loss.chances[name].mean < 0.04, name
+        values = np.concatenate([three.values[p] for p, phase in three.seats.phases.items()
+                                 if p == name or phase.kind == name])
+        uniform = np.abs(values - 1 / 3).mean()  # knowing nothing of the totals
+        assert loss.chances[name].mean < uniform / 2, name
+    estimate = Estimate(None, two, 3)
+    got = estimate.values("normal", three.seats.phases["normal"].decode(np.arange(200)))
+    assert np.abs(got.sum(axis=1) - 1.0).max() <= 1e-9
+    with pytest.raises(ValueError, match="small games"):
+        Estimate(two, two, 4)
+    with pytest.raises(ValueError, match="small games"):
+        Estimate(None, three, 2)
+
+
+def test_the_final_turns_endings_are_kept_in_the_cache_and_a_foreign_file_is_solved_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """solver/tables/need.py: solved once and kept in the cache of the turn rules; read back
+    the same; a damaged file, or one made for other dice, is solved again and replaced (the
+    same endings); a cache that cannot be written warns and answers the same."""
+    import warnings
+
+    from solver.game.estimate import need_endings
+    from solver.tables.need import cached_need, need_path, pack_need
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    cached_need.cache_clear()
+    rules = Rules(target=400)
+    truth = need_endings(rules.turn_rules(), 3)
+    first = cached_need(rules, 3)
+    path = need_path(rules, 3)
+    assert path.is_file()
+
+    def same(a: object, b: object) -> bool:
+        return (a.k_min, a.k_max) == (b.k_min, b.k_max) \
+            and np.array_equal(a.dist, b.dist) and np.array_equal(a.island, b.island)
+
+    assert same(first, truth)
+    written = path.read_bytes()
+    for bad in (written[:-7], b"garbage", pack_need(need_endings(rules.turn_rules(), 2), rules,
+                                                    2)):
+        path.write_bytes(bad)
+        cached_need.cache_clear()
+        assert same(cached_need(rules, 3), truth)
+        assert path.read_bytes() == written  # replaced by this one
+    cached_need.cache_clear()
+    path.unlink()
+    path.parent.chmod(0o500)
+    try:
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            assert same(cached_need(rules, 3), truth)
+        if not path.exists():  # root writes anyway
+            assert said, "an unwritable cache is not warned of"
+    finally:
+        path.parent.chmod(0o700)
+        cached_need.cache_clear()

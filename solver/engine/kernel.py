@@ -220,7 +220,9 @@ def threads() -> int:
     text = os.environ.get(THREADS_ENV, "").strip()
     if text.isdigit() and int(text) >= 1:
         return int(text)
-    return max(1, os.cpu_count() or 1)
+    from ..limits import cores
+
+    return cores()
 
 
 def _split(fn: Callable[..., Any], n: int, *args: Any) -> None:

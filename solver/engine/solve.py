@@ -269,10 +269,12 @@ def solve_payoffs(
     """:func:`solve_payoff` of several turns (models, payoffs and their keys), in order. Turns
     whose structure, legality and bust probabilities are the same (most cards of one rules
     object) are solved together as the columns of one batch: every column is certified to
-    `tol` (each layer sweeps until every column of the batch meets its share)."""
+    `tol` (each layer sweeps until every column of the batch meets its share). With `policy`
+    (one turn's), the turns of the same model (its objectives) are evaluated as one batch."""
     groups: dict[tuple[object, ...], list[int]] = {}
     for i, (model, _, _) in enumerate(turns):
-        groups.setdefault(_batch_key(model) if policy is None else (i,), []).append(i)
+        # one policy is one turn's: the objectives of the same turn under it share a batch
+        groups.setdefault(_batch_key(model) if policy is None else (id(model),), []).append(i)
     out: list[TurnSolution | None] = [None] * len(turns)
     for members in groups.values():
         solved = _solve_batch([turns[i] for i in members], tol=tol, policy=policy)

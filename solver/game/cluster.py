@@ -23,7 +23,6 @@ Dask is imported here only, never on the advisor's path.
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 import threading
 import time
@@ -112,7 +111,9 @@ def workers(cluster_workers: int | None = None) -> int:
     """The workers of a local cluster: one a core unless said."""
     if cluster_workers is not None:
         return cluster_workers
-    return max(1, os.cpu_count() or 1)
+    from ..limits import cores
+
+    return cores()
 
 
 @contextmanager

@@ -15,6 +15,13 @@ four-player game at target 500, pairs are 0.80 points of P(win) off on average a
 0.37. The method extrapolates in the sub-games' size (Richardson): ``u = u^{(3)} +
 c (u^{(3)} - u^{(2)})``, ``c`` :data:`EXTRAPOLATE` per phase (measured: docs/playing-to-win.md).
 
+**One player down** (the method checked where the truth is known at the default target): three
+players from the pairs alone, ``two`` None and ``three`` the two-player table. A game of one
+seat has no odds to extrapolate from, so the pairs' pooled odds are the estimate, ``u =
+u^{(2)}`` (the step that pools sub-games, measured where the truth is known at 6000; read as
+``u^{(1)} = 0``, the extrapolation would take the chances 7.5 points off on average, not 1.0:
+scripts/measure_reduced.py ``down``).
+
 **The final round: a race to beat the best** (:meth:`Estimate.final_round`).  Once a player has
 reached the target, each remaining player has one final turn, in seat order, and the best total
 wins. Each remaining player plays its turn to beat the best total so far (or to reach the
@@ -35,6 +42,7 @@ and against whole games at 6000 (``scripts/measure_reduced.py``, ``tables/near-o
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
@@ -186,19 +194,27 @@ RACE_CHUNK = 256
 
 class Estimate:
     """Every seat's chance at every state of the game of `players` under the rules of the exact
-    tables `two` and `three` (module doc)."""
+    tables `two` and `three` (module doc; `two` None: one player down)."""
 
-    def __init__(self, two: GameTable, three: GameTable, players: int,
-                 extrapolate: dict[str, float] | None = None) -> None:
+    def __init__(self, two: GameTable | None, three: GameTable, players: int,
+                 extrapolate: dict[str, float] | None = None,
+                 need: Callable[[], NeedEndings] | None = None) -> None:
+        if three.players > players or (two is not None and two.players != three.players - 1):
+            raise ValueError("the small games are not of m - 1 and m < the players")
         self.two, self.three, self.players = two, three, players
         self.rules = three.rules
         self.n_dice = three.n_dice
         self.extrapolate = EXTRAPOLATE if extrapolate is None else extrapolate
+        self._need = need
+        """Where the final turns' endings come from (:func:`need_endings` by default; the
+        tables' cache, :mod:`solver.tables.need`)."""
         self.seats = Seats(players=players, n=self.rules.target // 100, k_min=three.k_min,
                            k_max=three.k_max, n_ded=three.n_ded, ties=self.rules.ties)
 
     @cached_property
     def need(self) -> NeedEndings:
+        if self._need is not None:
+            return self._need()
         return need_endings(self.rules.turn_rules(), self.n_dice)
 
     # -- the phases --------------------------------------------------------------------------
@@ -214,8 +230,10 @@ class Estimate:
             r = self.seats.phases[phase].remaining
             return np.concatenate([self.final_round(totals[lo:lo + RACE_CHUNK], r, shift=shift)
                                    for lo in range(0, totals.shape[0], RACE_CHUNK)])
-        u2 = pooled(self.two, kind, totals)
         u3 = pooled(self.three, kind, totals)
+        if self.two is None:  # one player down: the pairs alone (module doc)
+            return softmax(u3)
+        u2 = pooled(self.two, kind, totals)
         c = self.extrapolate[kind]
         return softmax(u3 + c * (u3 - u2))
 

@@ -34,7 +34,10 @@ from .seats import FINAL, NORMAL, SUDDEN, Phase, Seats, final_name
 from .table import Chances
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..rules.standing import Standing
+    from .estimate import NeedEndings
     from .table import GameTable
 
 SMALL_PLAYERS = 3
@@ -170,14 +173,15 @@ class ReducedTable:
     exact = False
     method = METHOD
 
-    def __init__(self, two: GameTable, three: GameTable, players: int,
-                 loss: dict[str, Any] | None = None) -> None:
+    def __init__(self, two: GameTable | None, three: GameTable, players: int,
+                 loss: dict[str, Any] | None = None,
+                 need: Callable[[], NeedEndings] | None = None) -> None:
+        """`two` None: the method one player down, `three` the largest small game; `need`:
+        where the final turns' endings come from (:class:`.estimate.Estimate`)."""
         from .estimate import Estimate
 
-        if three.players > players:
-            raise ValueError("the small game has more players than the big one")
         self.small = three
-        self.estimate = Estimate(two, three, players)
+        self.estimate = Estimate(two, three, players, need=need)
         self.players = players
         self.rules = three.rules
         self.n_dice = three.n_dice
@@ -263,7 +267,9 @@ class ReducedTable:
         mover's best turn of each card on the estimates after it, every other seat's chance
         under that turn, over the deck (the exact tables' values are such a step of their
         own); and the mover's after each card."""
-        from ..engine import solve_turn
+        from ..engine.model import turn_model
+        from ..engine.objectives import payoff_for
+        from ..engine.solve import solve_payoffs
         from ..rules.rulebook import CARDS
         from .model import deck
 
@@ -272,13 +278,14 @@ class ReducedTable:
         weights = deck(self.n_dice)
         cards: dict[str, float] = {}
         seats = np.zeros(self.players)
-        for card, weight in weights.items():  # in the deck's order, as the solves sum them
-            best = solve_turn(CARDS[card], rules, mover, n_dice=self.n_dice)
-            chance = [float(best.turn_value[0])]
-            for objective in others:
-                chance.append(float(solve_turn(CARDS[card], rules, objective,
-                                               policy=best.policy(),
-                                               n_dice=self.n_dice).turn_value[0]))
+        models = {card: turn_model(CARDS[card], rules, self.n_dice) for card in weights}
+        bests = solve_payoffs([(m, payoff_for(m, mover), mover.key()) for m in models.values()])
+        for (card, weight), best in zip(weights.items(), bests, strict=True):
+            # in the deck's order, as the solves sum them
+            model = models[card]
+            theirs = solve_payoffs([(model, payoff_for(model, o), o.key()) for o in others],
+                                   policy=best.policy())  # one batch under the mover's turn
+            chance = [float(best.turn_value[0]), *(float(t.turn_value[0]) for t in theirs)]
             cards[card] = chance[0]
             seats += weight * np.array(chance)
         return Chances(tuple(float(x) for x in seats), cards)

@@ -49,13 +49,13 @@ FINAL_SAMPLE = 20_000
 where a phase has fewer)."""
 
 
-def _method(two: GameTable, three: GameTable, players: int) -> ReducedTable:
+def _method(two: GameTable | None, three: GameTable, players: int) -> ReducedTable:
     from ..game.reduced import ReducedTable
 
     return ReducedTable(two, three, players)
 
 
-def _block(two: GameTable, three: GameTable, players: int, name: str, index: IntArray,
+def _block(two: GameTable | None, three: GameTable, players: int, name: str, index: IntArray,
            chances: bool) -> tuple[FloatArray, FloatArray]:
     """One block of states: the method's endings (S, n_u), and with `chances` every seat's
     chance it shows there (S, N)."""
@@ -76,7 +76,7 @@ def _block(two: GameTable, three: GameTable, players: int, name: str, index: Int
     return ends, shown
 
 
-def endings_of(table: GameTable, two: GameTable, three: GameTable, name: str,
+def endings_of(table: GameTable, two: GameTable | None, three: GameTable, name: str,
                index: IntArray | None = None, *, chances: bool = False, jobs: int = 1,
                block: int = BLOCK) -> tuple[FloatArray, FloatArray]:
     """The method's play at states `index` (default: every state) of phase `name` of
@@ -126,23 +126,23 @@ class Loss:
     target: int
     ties: str
     n_dice: int
-    mean: float
+    mean: float | None
     """The mean over states of normal play and seats of the loss in P(win) of the seat that
-    plays the method."""
-    worst: float
+    plays the method (None: the play was not measured, the chances alone)."""
+    worst: float | None
     """The largest loss, over states and seats."""
-    least: float
+    least: float | None
     """The least (below 0: the method gains there; an equilibrium leaves it only the noise)."""
-    worst_state: list[int]
+    worst_state: list[int] | None
     """Its totals (points, the mover first), then the method's seat from the mover."""
-    start: list[float]
+    start: list[float] | None
     """At the game's start (every total 0): the loss of the method at each seat."""
     start_exact: list[float]
     """The table's probabilities of winning there, each seat."""
-    noise: float
+    noise: float | None
     """The table's own play evaluated the same way: its largest difference from the table (the
     others' values at near ties, and the evaluation's precision)."""
-    residual: float
+    residual: float | None
     final_play: bool = True
     """Whether the method played the final round in the profiles (else every seat played it
     as the table does: the loss is that of normal play and sudden death)."""
@@ -159,17 +159,22 @@ class Loss:
         return out
 
 
-def measure_loss(table: GameTable, two: GameTable, three: GameTable, *, jobs: int = 1,
+def measure_loss(table: GameTable, two: GameTable | None, three: GameTable, *, jobs: int = 1,
                  runner: Any = None, play: bool = True, final_play: bool = True,
+                 sample: int | None = None,
                  progress: Callable[[str], None] | None = None) -> Loss:
     """The method on the exact tables `two` and `three` against the exact table `table` of
     more players (module doc); `play`: also its loss in P(win) (the profiles' evaluations:
     the longest part); `final_play`: the method plays the final round too (else every seat
     plays it as the table does: the loss of normal play and sudden death, a profile of far
-    fewer states). `runner`: where the table's turns are solved (:mod:`solver.game.solve`;
-    this process by default)."""
+    fewer states). `sample` (without `play`): the chances of every phase measured on a fixed
+    sample of at most that many states (the final round's: :data:`FINAL_SAMPLE`). `two` None:
+    the method one player down (:class:`solver.game.estimate.Estimate`). `runner`: where the
+    table's turns are solved (:mod:`solver.game.solve`; this process by default)."""
     import time
 
+    if play and sample is not None:
+        raise ValueError("the play is measured at every state: no sample")
     t0 = time.perf_counter()
     players = table.players
     seats = table.seats
@@ -180,12 +185,15 @@ def measure_loss(table: GameTable, two: GameTable, three: GameTable, *, jobs: in
     rng = np.random.default_rng(2026)  # the same sample every run
     for name, phase in seats.phases.items():
         index = np.arange(phase.size, dtype=np.int64)
-        sample = phase.kind == FINAL and phase.size > FINAL_SAMPLE
-        if sample:  # the chances of a sample (each state's values a race of the others)
-            index = np.sort(rng.choice(phase.size, FINAL_SAMPLE, replace=False))
+        most = FINAL_SAMPLE if phase.kind == FINAL else sample
+        sampled = most is not None and phase.size > most
+        if sampled:  # the chances of a sample (a final state's values a race of the others)
+            index = np.sort(rng.choice(phase.size, most, replace=False))
+            if phase.kind != FINAL:  # the game's start always measured
+                index = np.union1d(index, [0]).astype(np.int64)
         ends, shown = endings_of(table, two, three, name, index, chances=True, jobs=jobs)
         if play and (final_play or phase.kind != FINAL):  # every state's play: the profiles'
-            near[name] = ends if not sample else endings_of(table, two, three, name,
+            near[name] = ends if not sampled else endings_of(table, two, three, name,
                                                              jobs=jobs)[0]
         shown_at[name] = (shown, Z[seats.offset(name) + index], phase.decode(index))
         if progress is not None:
@@ -197,7 +205,7 @@ def measure_loss(table: GameTable, two: GameTable, three: GameTable, *, jobs: in
                                np.concatenate([p[2] for p in parts]))
     lo, size = seats.offset(NORMAL), seats.phases[NORMAL].size
     exact_normal = Z[lo:lo + size]
-    start = [float(x) for x in shown_at[NORMAL][0][0]]
+    start = [float(x) for x in shown_at[NORMAL][0][0]]  # the start: index 0
     loss = np.zeros((size, players))
     residual = noise = 0.0
     if play:
@@ -223,6 +231,13 @@ def measure_loss(table: GameTable, two: GameTable, three: GameTable, *, jobs: in
         loss = exact_normal - V
         noise = float(np.max(np.abs(own.normal - exact_normal)))
         residual = max(residual, own.residual)
+    start_exact = [float(x) for x in exact_normal[0]]
+    if not play:  # the chances alone: nothing of the play was measured
+        return Loss(players=players, target=table.rules.target, ties=table.rules.ties,
+                    n_dice=table.n_dice, mean=None, worst=None, least=None, worst_state=None,
+                    final_play=final_play, start=None, start_exact=start_exact, noise=None,
+                    residual=None, chances=chances, start_shown=start,
+                    seconds=time.perf_counter() - t0)
     worst = np.unravel_index(int(np.argmax(loss)), loss.shape)
     totals = seats.phases[NORMAL].decode(np.array([worst[0]]))[0] * 100
     return Loss(players=players, target=table.rules.target, ties=table.rules.ties,
@@ -230,7 +245,7 @@ def measure_loss(table: GameTable, two: GameTable, three: GameTable, *, jobs: in
                 least=float(loss.min()), worst_state=[*map(int, totals), int(worst[1])],
                 final_play=final_play,
                 start=[float(x) for x in loss[0]],
-                start_exact=[float(x) for x in exact_normal[0]], noise=noise,
+                start_exact=start_exact, noise=noise,
                 residual=residual, chances=chances, start_shown=start,
                 seconds=time.perf_counter() - t0)
 

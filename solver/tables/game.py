@@ -117,7 +117,10 @@ def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
         if directory is None:
             raise
         two = exact_table(rules, 2, solve=solve, within=within)  # its default place
-    return ReducedTable(two, three, players, near_optimal_loss(players, rules.ties))
+    from .need import cached_need
+
+    return ReducedTable(two, three, players, near_optimal_loss(players, rules.ties),
+                        need=lambda: cached_need(rules, three.n_dice))
 
 
 def _where(rules: Rules, directory: Path | str | None) -> Path:
@@ -201,8 +204,10 @@ def near_optimal_loss(players: int, ties: str) -> dict[str, Any] | None:
             "chances": {"mean": most(("normal", "sudden"), "mean"),
                         "worst": most(("normal", "sudden"), "worst")},
             "final": {"mean": most(("final",), "mean"), "worst": most(("final",), "worst")},
-            "play": {"mean": max((e["mean"] for e in exact), default=None),
-                     "worst": max((e["worst"] for e in exact), default=None)},
+            "play": {"mean": max((e["mean"] for e in exact if e["mean"] is not None),
+                                 default=None),
+                     "worst": max((e["worst"] for e in exact if e["worst"] is not None),
+                                  default=None)},
             "games": {"inside": sum(e["inside"] for e in games),
                       "checked": sum(e["checked"] for e in games)}}
     except (OSError, ValueError, KeyError, TypeError):

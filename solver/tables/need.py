@@ -1,0 +1,95 @@
+"""The final turns' endings of four and five players, kept in the cache: ``need-<n>.msgpack``.
+
+The near-optimal game of four and five players races the final round on one table: a final
+turn played to beat every deficit, the probability of each of its endings
+(:func:`solver.game.estimate.need_endings`, about a second of turn solves). A cold answer
+would solve it again every time; it is kept beside the turn tables cached for the same turn
+rules (:func:`solver.tables.paths.cache_dir`: it depends on the turn rules and the number of
+dice alone), in the envelope of every table file (format, checksum). A file that is not this
+one (other rules, another format, damaged) is solved again and replaced; a cache that cannot
+be written warns, as every cache does, and the answer is the same.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from .. import __version__
+from .fileformat import (
+    FORMAT_VERSION,
+    keep_in_cache,
+    open_envelope,
+    pack_array,
+    pack_envelope,
+    refusal,
+    unpack_array,
+    write_atomically,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..game.estimate import NeedEndings
+    from ..rules.rulebook import Rules
+
+
+def need_path(rules: Rules, n_dice: int) -> Path:
+    from .paths import cache_dir
+
+    return cache_dir(rules) / f"need-{n_dice}.msgpack"
+
+
+def _header(rules: Rules, n_dice: int) -> dict[str, object]:
+    turn = rules.turn_rules()
+    return {"kind": "need", "rules": turn.as_dict(), "rules_hash": turn.hash,
+            "n_dice": n_dice, "solver_version": __version__}
+
+
+def pack_need(need: NeedEndings, rules: Rules, n_dice: int) -> bytes:
+    return pack_envelope({"header": _header(rules, n_dice), "k_min": need.k_min,
+                          "k_max": need.k_max, "dist": pack_array(need.dist),
+                          "island": pack_array(need.island)}, FORMAT_VERSION)
+
+
+def unpack_need(data: bytes, rules: Rules, n_dice: int, source: str) -> NeedEndings:
+    """The endings of `data`, refused (:class:`~solver.errors.StaleTableError`) unless made
+    by this solver for these turn rules and dice."""
+    import numpy as np
+
+    from ..game.estimate import NeedEndings
+
+    refuse = refusal("need", source, rules.turn_rules())
+    payload = open_envelope(data, refuse=refuse, version=FORMAT_VERSION)
+    if payload.get("header") != _header(rules, n_dice):
+        raise refuse("made for other rules, dice or solver")
+    try:
+        dist = np.array(unpack_array(payload["dist"]), dtype=np.float64)
+        island = np.array(unpack_array(payload["island"]), dtype=np.float64)
+        k_min, k_max = int(payload["k_min"]), int(payload["k_max"])
+    except (KeyError, TypeError, ValueError):
+        raise refuse("incomplete table") from None
+    if dist.ndim != 2 or dist.shape != (2 * (k_max - k_min + 2), k_max - k_min + 2) \
+            or island.ndim != 1:
+        raise refuse("arrays of the wrong shape")
+    return NeedEndings(k_min, k_max, dist, island)
+
+
+@lru_cache(maxsize=4)
+def cached_need(rules: Rules, n_dice: int) -> NeedEndings:
+    """The final turns' endings under `rules` with `n_dice` dice: from the cache when it holds
+    them, else solved now and kept there (module doc)."""
+    from ..errors import StaleTableError
+    from ..game.estimate import need_endings
+
+    path = need_path(rules, n_dice)
+    try:
+        return unpack_need(path.read_bytes(), rules, n_dice, str(path))
+    except (OSError, StaleTableError):
+        pass
+    need = need_endings(rules.turn_rules(), n_dice)
+    keep_in_cache(lambda: write_atomically(path, pack_need(need, rules, n_dice)), path)
+    return need
+
+
+__all__ = ["cached_need", "need_path", "pack_need", "unpack_need"]
