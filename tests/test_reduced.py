@@ -193,3 +193,23 @@ def test_the_final_turns_endings_are_kept_in_the_cache_and_a_foreign_file_is_sol
     finally:
         path.parent.chmod(0o700)
         cached_need.cache_clear()
+
+
+@pytest.mark.parametrize(("players", "m"), [(3, 2), (3, 3), (4, 2), (4, 3), (5, 2), (5, 3)])
+def test_the_pooled_strengths_closed_form_is_the_least_squares_solution(players: int,
+                                                                        m: int) -> None:
+    """solver/game/estimate.py pools the sub-games by ``u = A^T d / (c N)``, ``c = C(N - 2,
+    m - 2)``, in a fixed order: the minimum-norm least-squares solution (the pseudo-inverse,
+    which LAPACK computes with the machine's last bits), to rounding."""
+    import itertools
+    from math import comb
+
+    rows = []
+    for S in itertools.combinations(range(players), m):
+        for a, b in itertools.combinations(range(m), 2):
+            row = np.zeros(players)
+            row[S[a]], row[S[b]] = 1.0, -1.0
+            rows.append(row)
+    A = np.array(rows)
+    closed = A.T / (comb(players - 2, m - 2) * players)
+    assert np.abs(np.linalg.pinv(A) - closed).max() < 1e-14

@@ -66,25 +66,9 @@ it, 0.37 without; sudden death 0.07, 4.7 without)."""
 
 
 @lru_cache(maxsize=16)
-def _fit(players: int, m: int) -> tuple[tuple[tuple[int, ...], ...], FloatArray]:
-    """The sets of `m` of `players` seats and the least-squares map from their sub-games' log
-    chances (concatenated in the sets' order) to the strengths ``u`` (N, K)."""
-    sets = tuple(itertools.combinations(range(players), m))
-    rows = []
-    for S in sets:
-        for a, b in itertools.combinations(range(m), 2):
-            row = np.zeros(players)
-            row[S[a]], row[S[b]] = 1.0, -1.0
-            rows.append(row)
-    A = np.array(rows)
-    # the map from the differences to u (the minimum-norm solution: u sums to 0)
-    diff = np.zeros((len(rows), len(sets) * m))
-    k = 0
-    for s_i, _ in enumerate(sets):
-        for a, b in itertools.combinations(range(m), 2):
-            diff[k, s_i * m + a], diff[k, s_i * m + b] = 1.0, -1.0
-            k += 1
-    return sets, np.linalg.pinv(A) @ diff
+def _sets(players: int, m: int) -> tuple[tuple[int, ...], ...]:
+    """The sets of `m` of `players` seats, in a fixed order."""
+    return tuple(itertools.combinations(range(players), m))
 
 
 def small_values(small: GameTable, phase: str, totals: IntArray) -> FloatArray:
@@ -100,13 +84,23 @@ def small_values(small: GameTable, phase: str, totals: IntArray) -> FloatArray:
 
 def pooled(small: GameTable, phase: str, totals: IntArray) -> FloatArray:
     """The strengths ``u^{(m)}`` (E, N) of states `totals` (E, N) of the big game's `phase`
-    (normal play or sudden death), from every set of ``m = small.players`` seats."""
+    (normal play or sudden death), from every set of ``m = small.players`` seats: the
+    least-squares strengths whose differences fit every pair's log-odds within every set, the
+    minimum-norm one (summing to 0). Every pair of seats shares ``c = C(N - 2, m - 2)`` sets,
+    so the normal equations are ``c (N I - J) u = A^T d`` and the solution is ``u = A^T d /
+    (c N)``: a sum in a fixed order (no linear algebra library, whose last bits depend on the
+    machine)."""
+    from math import comb
+
     players, m = totals.shape[1], small.players
-    sets, fit = _fit(players, m)
-    logs = np.concatenate([np.log(np.maximum(small_values(small, phase,
-                                                          totals[:, list(S)]), TINY))
-                           for S in sets], axis=1)
-    out: FloatArray = logs @ fit.T
+    u = np.zeros((totals.shape[0], players))
+    for S in _sets(players, m):
+        logs = np.log(np.maximum(small_values(small, phase, totals[:, list(S)]), TINY))
+        for a, b in itertools.combinations(range(m), 2):
+            d = logs[:, a] - logs[:, b]
+            u[:, S[a]] += d
+            u[:, S[b]] -= d
+    out: FloatArray = u / float(comb(players - 2, m - 2) * players)
     return out
 
 
@@ -278,7 +272,9 @@ class Estimate:
             shifted = np.zeros_like(ties)
             shifted[:, 1:] = ties[:, :-1] * level[:, None]
             ties = ties * below[:, None] + shifted
-        out: FloatArray = ties @ (1.0 / np.arange(1, players + 1))
+        out: FloatArray = ties[:, 0].copy()
+        for k in range(1, players):  # k others tie it: a share of 1 / (k + 1), in a fixed order
+            out += ties[:, k] / (k + 1)
         return out
 
     def final_round(self, totals: IntArray, r: int, *, shift: bool = True) -> FloatArray:
