@@ -136,7 +136,8 @@ class Event:
             a = d.advice
             out.update({"sorceress_used": a.sorceress_used,
                         "chest": None if a.chest is None else str(a.chest),
-                        "played": d.chosen.as_dict(), "best": d.best.as_dict(),
+                        "points": a.points, "played": d.chosen.as_dict(),
+                        "best": d.best.as_dict(),
                         "chance_best": a.value, "chance_played": d.chosen.value,
                         "error": d.cost, "grade": self.grade})
         return out

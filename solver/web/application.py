@@ -81,7 +81,8 @@ READS = ("GET", "HEAD")
 """The methods every route answers (any other is the router's 405, with ``Allow``)."""
 JSON = "application/json"
 SCRIPT = "text/javascript; charset=utf-8"
-MODULES = ("app", "core", "words", "faces", "practice", "graded", "board", "store")
+MODULES = ("app", "core", "words", "faces", "practice", "graded", "board", "store", "record",
+           "review")
 ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
           **{f"/{name}.js": (f"{name}.js", SCRIPT) for name in MODULES},
           "/sw.js": ("sw.js", SCRIPT),
