@@ -128,18 +128,20 @@ def review_lines(review: GameReview, notes: Notation, *, mistakes: int,
         ended = ("the game is not over" if not review.over else
                  " and ".join(record.players[w].name for w in review.winners)
                  + (" shared the win" if len(review.winners) > 1 else " won"))
-        yield (f"A game of {n} players, {len(review.turns)} turns: {ended}. Chances of "
-               f"winning in %, luck and errors in points of P(win).")
+        turns = len(review.turns)
+        yield (f"A game of {n} players, {turns} turn{'' if turns == 1 else 's'}: {ended}. "
+               f"Chances of winning in %, luck and errors in points of P(win).")
         assert review.game is not None
         yield from method_lines(review.game)
     else:
         what = ("expected points" if review.objective == "points"
                 else f"the probability of scoring {record.need} (in points of %)")
-        yield f"One player, {len(review.turns)} turns, reviewed in {what}."
+        turns = len(review.turns)
+        yield f"One player, {turns} turn{'' if turns == 1 else 's'}, reviewed in {what}."
     width = max(6, *map(len, names))
     unit_head = "points" if review.unit == "points" else ""
     yield ""
-    head = f"{'turn':>4}  {'player':<{width}} {'card':<10} {'scored':>7}  "
+    head = f"{'turn':>4}  {'player':<{width}} {'card':<10} {'scored':>9}  "
     if review.objective == "win":
         head += " ".join(f"{name:>{max(6, len(name))}}" for name in names)
     else:
@@ -149,7 +151,7 @@ def review_lines(review: GameReview, notes: Notation, *, mistakes: int,
         yield _turn_line(review, t, names, width, notes)
         if events:
             for e in t.events:
-                yield _event_line(review, t, e, notes)
+                yield _event_line(review, t, e, names, width, notes)
     if mistakes:
         wrong = review.mistakes(mistakes)
         yield ""
@@ -189,11 +191,9 @@ def review_lines(review: GameReview, notes: Notation, *, mistakes: int,
 def _turn_line(review: GameReview, t: TurnReview, names: list[str], width: int,
                notes: Notation) -> str:
     card = "–" if t.turn.card is None else notes.card(t.turn.card)
-    scored = (f"−{t.turn.deduction}" if t.turn.deduction is not None
-              else f"{t.turn.points}" + ("*" if t.turn.magic else ""))
-    if t.turn.deduction is not None:
-        scored = f"isl {t.turn.deduction}"
-    line = f"{t.number:>4}  {names[t.player]:<{width}} {card[:10]:<10} {scored:>7}  "
+    scored = (f"isl −{t.turn.deduction}" if t.turn.deduction is not None
+              else f"{t.turn.points}".replace("-", "−") + (" magic" if t.turn.magic else ""))
+    line = f"{t.number:>4}  {names[t.player]:<{width}} {card[:10]:<10} {scored:>9}  "
     if review.objective == "win":
         line += " ".join(f"{100 * v:>{max(6, len(name))}.1f}"
                          for v, name in zip(t.after, names, strict=True))
@@ -205,7 +205,10 @@ def _turn_line(review: GameReview, t: TurnReview, names: list[str], width: int,
     return f"{line}  {_amount(review, luck):>6} {err:>6}"
 
 
-def _event_line(review: GameReview, t: TurnReview, e: Event, notes: Notation) -> str:
+def _event_line(review: GameReview, t: TurnReview, e: Event, names: list[str], width: int,
+                notes: Notation) -> str:
+    """An event under its turn's line: each player's change in the player's column, then what
+    it was."""
     what = {"card": "card drawn", "roll": f"roll {e.roll}", "island": "Skull Island",
             "turn": "the turn (points alone)"}.get(e.kind, "")
     if e.dice is not None:
@@ -216,8 +219,12 @@ def _event_line(review: GameReview, t: TurnReview, e: Event, notes: Notation) ->
         what = f"decision {move_text(e.decision.chosen, notes)}"
         if e.grade != "best":
             what += f" ({e.grade}; best: {move_text(e.decision.best, notes)})"
-    changes = " ".join(_amount(review, c) for c in e.change)
-    return f"{'':>6}{what:<48} {changes}"
+    if review.objective == "win":
+        changes = " ".join(f"{_amount(review, c):>{max(6, len(name))}}"
+                           for c, name in zip(e.change, names, strict=True))
+    else:
+        changes = f"{_amount(review, e.change[0]):>7}"
+    return f"{'':>4}  {'':<{width}} {'':<10} {'':>9}  {changes}  {what}"
 
 
 def _mistake(review: GameReview, t: TurnReview, e: Event, notes: Notation) -> str:
