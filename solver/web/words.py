@@ -268,6 +268,7 @@ FRENCH: dict[str, Words] = {
         if v.get("players") else "ce serveur n'a pas la table de ces règles (empreinte ")
     + f"{v.get('rules_hash')}) : demandez à qui le tient de la calculer{_making(v)}",
     # a game record (solver.rules.record), its place said before (error_sentence)
+    "record": lambda v, p: "l'enregistrement de la partie ne se lit pas",
     "not_a_record": lambda v, p: "ce n'est pas l'enregistrement d'une partie de "
     "mille-sabords",
     "record_version": lambda v, p: f"un enregistrement de la version {v.get('version')} : "
