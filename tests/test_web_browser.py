@@ -1988,3 +1988,171 @@ def test_every_seats_chance_at_200_percent_text_at_320_px(server: str, tmp_path:
         assert driver.execute_script(INSIDE_ROWS) == []
     finally:
         driver.quit()
+
+
+# -- a game's review (issue 38) -----------------------------------------------------------------
+
+
+def review_of(page: Page, record: dict[str, Any]) -> Any:
+    """The server's review of `record` (POST /api/review), as the page asks it."""
+    request = urllib.request.Request(page.server + "api/review", data=json.dumps(record).encode(),
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request) as r:
+        return json.load(r)
+
+
+def table_record(page: Page) -> dict[str, Any]:
+    """The table's game record the page keeps, whole (its rules the server's)."""
+    kept = page.d.execute_script("return JSON.parse(localStorage.getItem('mille-sabords.v2'))")
+    rules = api(page.server, "rules", [])
+    names = [p["name"] or f"Player {i + 1}" for i, p in enumerate(kept["players"])]
+    return {"format": "mille-sabords game record", "version": 1, "rules": rules["rules"],
+            "rules_hash": rules["rules_hash"], "players": [{"name": n} for n in names],
+            "start": kept["record"]["start"], "source": "the page's scoreboard",
+            "turns": kept["record"]["turns"]}
+
+
+def test_a_game_is_reviewed_with_its_chart_mistakes_advice_and_link(
+        page: Page, browser: Any) -> None:
+    """The table's game, scored with the turn helper and without it, reviewed on the page: every
+    player's chance after every turn (an SVG chart, and a table for a screen reader), the
+    largest mistake with the better move and, a tap away, that position's advice; each
+    player's luck and errors and their game in a sentence; the same in French; the game as a
+    link that opens its review; back to the game where it was."""
+    # Player 1 stops on a first roll where keeping 3 swords and 2 coins is better: a mistake
+    play_typed_turn(page, "No card", ["kssssccm"], [])
+    page.tap("Show all")
+    page.take("Stop")
+    page.tap("Add 400 points to Player 1")
+    # Player 2's turn scored without the helper
+    page.open_details("Player 1")
+    page.open_details("Score a turn without the helper")
+    page.type(page.field("Player 2's points this turn (a lost battle: −300)"), "500")
+    page.tap("Add them to Player 2")
+    # Player 1 again, with the helper
+    play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
+    page.tap("Add ")
+    record = table_record(page)
+    assert [t["player"] for t in record["turns"]] == [0, 1, 0]
+    assert record["turns"][1] == {"player": 1, "points": 500}
+    assert record["turns"][0]["rolls"] == [{"dice": "kmsssscc", "stop": True}]
+    expected = review_of(page, record)
+    page.tap("Review")
+    page.until(lambda: page.sentence("Review of the game").startswith("After "), "the review")
+    region = page.region("Review of the game")
+    status = page.sentence("Review of the game")
+    assert status == (f"After 3 turns: Player 1 {100 * expected['now'][0]:.1f} %, Player 2 "
+                      f"{100 * expected['now'][1]:.1f} %."), status
+    stories = [page.text(li) for li in browser.find_elements(page.By.CSS_SELECTOR,
+                                                             "#review-stories li")]
+    assert stories[0].startswith(f"Player 1 is at {100 * expected['now'][0]:.1f} % from "
+                                 f"{100 * expected['start'][0]:.1f} % at the start: "), stories
+    assert len(stories) == 2
+    # the chart, and its numbers as a table for a screen reader
+    assert region.find_element(page.By.CSS_SELECTOR, "svg.chart").get_attribute(
+        "aria-hidden") == "true"
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('#review-table tbody tr')].map((r) =>"
+        " [...r.children].map((c) => c.textContent))")
+    assert len(rows) == 4 and rows[0][0] == "Start"
+    for i, turn in enumerate(expected["turns"], 1):
+        assert rows[i] == [str(i), *(f"{100 * x:.1f}" for x in turn["after"])], rows[i]
+    # the mistake: where, the move played, the better one, what it cost, and its advice
+    advice = api(page.server, "advise", [("card", "none"), ("dice", "kssssccm"),
+                                         ("first", "true"), ("me", "0"), ("opp", "0")])
+    stop = next(o for o in advice["options"] if o["action"] == "stop")
+    mistake = page.text(browser.find_element(page.By.CSS_SELECTOR, "#review-mistakes > li"))
+    lines = mistake.splitlines()
+    assert lines[0] == "Turn 1, Player 1, No card, roll 1: 1 skull, 1 monkey, 4 swords and 2 coins"
+    assert lines[1].startswith("Played: Stop: 400 points (")
+    assert lines[2].startswith(
+        f"Better: {move_words(advice, advice['options'][0], 'en', True)} "
+        f"({100 * advice['options'][0]['value']:.2f} %)")
+    assert lines[3] == f"Lost {100 * stop['regret']:.1f} points: " + next(
+        w for g, w in (("blunder", "a blunder."), ("mistake", "a mistake."),
+                       ("inaccuracy", "an inaccuracy."), ("small", "a small error."))
+        if expected["turns"][0]["events"][2]["grade"] == g)
+    page.tap("Advice for this position")
+    shown = page.text(browser.find_element(page.By.CSS_SELECTOR, "#review-mistakes .sentence"))
+    assert shown == expected_sentence({**advice, "objective": "win"}, "en").replace(
+        f"{number(advice['options'][0]['value'], 1, 'en')} points expected",
+        f"{number(100 * advice['options'][0]['value'], 2, 'en')} % chance to win"), shown
+    # each player's luck and errors
+    figures = [page.text(table) for table in region.find_elements(page.By.CSS_SELECTOR,
+                                                                    "table.review-player")]
+    own = expected["summary"][0]
+    assert figures[0].splitlines()[:5] == [
+        "Player 1", f"At the start\t{100 * own['start']:.1f} %", f"Now\t{100 * own['end']:.1f} %",
+        f"Luck\t{100 * own['luck']:+.1f}".replace("-", "−"),
+        f"Errors\t{100 * own['error']:.1f}, {own['decisions']} decisions, "
+        + ", ".join(f"{n} {grade}" for grade, n in own["grades"].items()
+                    if n and grade not in ("best", "small"))], figures[0]
+    # in French
+    page.tap("Français")
+    page.until(lambda: page.sentence("Revue de la partie").startswith("Après 3 tours"),
+               "the review in French")
+    french = page.text(page.region("Revue de la partie"))
+    assert "Les plus grosses erreurs" in french and "Tour 1, Joueur 1" in french
+    assert french_typography(french) == [], french_typography(french)
+    page.tap("English")
+    # the game as a link: opened, it is reviewed at once
+    page.tap("Copy a link to this game")
+    link_text = page.text(region.find_element(page.By.CSS_SELECTOR, "#review-body > p:last-child"))
+    link = link_text.split(" ")[-1]
+    assert "#review=" in link, link_text
+    page.tap("Back to the game")
+    assert page.region("Scoreboard")
+    browser.get(link)
+    page.ready()
+    page.until(lambda: "The game opened" in page.text(page.region("Review of the game")),
+               "the linked game")
+    page.until(lambda: page.sentence("Review of the game") == status, "its review")
+    assert "#review=" not in browser.current_url
+    assert page.errors() == []
+
+
+def test_a_game_file_of_three_players_is_reviewed_in_french(page: Page, browser: Any) -> None:
+    """A recorded game of three players (tests/data/game-three.json, `sabords game --record`),
+    opened from a file on the page: its review is the server's, in French (docs/web-review.png);
+    a file that is no game record is refused in a sentence, and nothing else changes."""
+    record = json.loads((ROOT / "tests" / "data" / "game-three.json").read_text("utf-8"))
+    expected = review_of(page, record)
+    page.tap("Français")
+    page.tap("Revue")
+    page.until(lambda: "Aucun tour" in page.sentence("Revue de la partie"), "an empty game")
+    opened = browser.find_element(page.By.ID, "review-open")
+    opened.send_keys(str(ROOT / "tests" / "data" / "game-three.json"))
+    page.until(lambda: page.sentence("Revue de la partie") == "Anne a gagné.", "the review")
+    region = page.region("Revue de la partie")
+    assert "La partie ouverte" in page.text(region)
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('#review-table tbody tr')].map((r) =>"
+        " [...r.children].map((c) => c.textContent))")
+    assert len(rows) == len(record["turns"]) + 1 == len(expected["turns"]) + 1
+    assert rows[0] == ["Départ", *(f"{100 * x:.1f}".replace(".", ",") for x in expected["start"])]
+    assert rows[-1] == [str(len(record["turns"])), "100,0", "0,0", "0,0"]
+    stories = [page.text(li) for li in browser.find_elements(page.By.CSS_SELECTOR,
+                                                             "#review-stories li")]
+    anne = expected["summary"][0]
+    def fr(x: float) -> str:
+        return f"{x:+.1f}".replace(".", ",").replace("-", "\u2212")
+
+    assert stories[0] == (
+        f"Anne a gagné, avec {fr(100 * anne['start'])[1:]}{NBSP}% de chances au départ{NBSP}: "
+        f"{fr(100 * anne['luck'])} points de chance, rien de perdu par son jeu, "
+        f"{fr(100 * anne['play_others'])} venus du jeu des autres."), stories[0]
+    worst = max((e for t in expected["turns"] for e in t["events"] if e["kind"] == "decision"),
+                key=lambda e: e["error"])
+    first = page.text(browser.find_element(page.By.CSS_SELECTOR, "#review-mistakes > li"))
+    assert f"{fr(100 * worst['error'])[1:]} points perdus{NBSP}: une gaffe." in first, first
+    assert french_typography(page.text(region)) == []
+    page.screenshot("web-review.png", "Revue de la partie")
+    # not a game record: refused in a sentence
+    bad = Path(tempfile.mkdtemp(prefix="sabords-")) / "notes.json"
+    bad.write_text('{"notes": "a shopping list"}', encoding="utf-8")
+    browser.find_element(page.By.ID, "review-open").send_keys(str(bad))
+    page.until(lambda: "Ce n'est pas l'enregistrement d'une partie de mille-sabords" in page.text(
+        page.region("Revue de la partie")), "the refusal")
+    page.tap("Revenir à la partie")
+    assert page.region("Scores")
+    assert page.errors() == []

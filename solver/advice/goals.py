@@ -219,5 +219,35 @@ def solve_goal(card: Card, rules: Rules, goal: Goal, *,
     return GoalSolution(goal, mover, best, seats, game=game)
 
 
+def solve_goals(rules: Rules, game: Game, wanted: list[tuple[Card, Goal]]
+                ) -> list[GoalSolution]:
+    """:func:`solve_goal` of many turns of one game at once, each (card, win goal) of
+    `wanted`: the movers' best turns solved as the columns of one batch where their cards
+    allow (:func:`solver.engine.solve_payoffs`), and every other seat's chance under each
+    mover's play in one policy evaluation of their objectives side by side
+    (:class:`~solver.engine.objectives.Stacked`). Each value is within its solve's certified
+    bound of :func:`solve_goal`'s (a whole game's review: :mod:`.review`)."""
+    from ..engine import Stacked, payoff_for, solve_payoff, solve_payoffs, turn_model
+
+    turn_rules = rules.turn_rules()
+    objectives = []
+    for _, goal in wanted:
+        if goal.standing is None:
+            raise ValueError("solve_goals solves win goals")
+        objectives.append(game.objectives(goal.standing))
+    models = [turn_model(card, turn_rules, game.n_dice) for card, _ in wanted]
+    best = solve_payoffs([(m, payoff_for(m, o[0]), o[0].key())
+                          for m, o in zip(models, objectives, strict=True)])
+    out = []
+    for (_, goal), model, (mover, *others), solution in zip(wanted, models, objectives, best,
+                                                             strict=True):
+        stacked = Stacked(tuple(others))
+        evaluated = solve_payoff(model, payoff_for(model, stacked), stacked.key(),
+                                 policy=solution.policy())
+        seats = tuple((o, evaluated.column(j)) for j, o in enumerate(others))
+        out.append(GoalSolution(goal, mover, solution, seats, game=game))
+    return out
+
+
 __all__ = ["AdviceError", "Goal", "GoalSolution", "check_need", "exact_solution_for",
-           "goal_of", "objective_for", "solution_for", "solve_goal"]
+           "goal_of", "objective_for", "solution_for", "solve_goal", "solve_goals"]

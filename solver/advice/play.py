@@ -33,6 +33,7 @@ from ..errors import IllegalMoveError, quote
 from ..rules.aims import POINTS, WIN
 from ..rules.dice import DEFAULT_LETTERS, EMPTY, Dice, DiceNotationError, Letters
 from ..rules.moves import Reroll
+from ..rules.record import Roll
 from ..rules.rulebook import NUM_DICE, Card, Rules
 from ..rules.scoring import Outcome, island_continues, island_deduction, skulls_of, stop_score
 from .advisor import Advice, Option, Position, advise
@@ -295,9 +296,24 @@ class TurnPlay:
                           start_value=s.start_value, island_skulls=s.island_skulls,
                           deduction=deduction)
 
+    def rolls(self) -> tuple[Roll, ...]:
+        """The turn's rolls so far as a game record writes them
+        (:class:`solver.rules.record.Roll`: the 8 dice showing after each, Skull Island's
+        rolls too, and the decision that followed)."""
+        out: list[Roll] = []
+        for entry in self._entries:
+            if isinstance(entry, _Roll):
+                out.append(Roll(entry.dice))
+                continue
+            option, last = entry.option, out[-1]
+            out[-1] = (Roll(last.dice, stop=True) if option.action == "stop"
+                       else Roll(last.dice, keep=option.keep, sorceress=option.sorceress))
+        return tuple(out)
+
     def as_dict(self, sentence: Callable[[Advice], str]) -> dict[str, Any]:
         """The turn's state for a script or a web page: the phase, what is expected, the
-        advice showing (with the front end's `sentence` of it), and the graded turn."""
+        advice showing (with the front end's `sentence` of it), the graded turn, and the
+        rolls as a game record writes them (``rolls``)."""
         s = self._state
         expected: list[int] = []
         rolled = None
@@ -320,6 +336,7 @@ class TurnPlay:
             "advice": None if s.advice is None or s.phase is Phase.ISLAND
             else s.advice.as_dict(sentence),
             "graded": self.graded().as_dict(),
+            "rolls": [roll.as_dict() for roll in self.rolls()],
         }
 
     # -- the machine -------------------------------------------------------------------------

@@ -181,7 +181,7 @@ class _Command(typer.core.TyperCommand):
 
 
 COMMAND_ORDER = ("score", "solve", "ev", "advise", "turn", "simulate", "winprob", "solve-game",
-                 "game", "serve", "cache")
+                 "game", "review", "serve", "cache")
 """The order of `sabords --help`: the turn, then the game, then the cache."""
 
 

@@ -3,7 +3,7 @@ registers it on :data:`.application.app` (:func:`.application.command`)."""
 
 from __future__ import annotations
 
-from . import advise, game, score, serve, simulate, solving, turn  # noqa: F401  (registers)
+from . import advise, game, review, score, serve, simulate, solving, turn  # noqa: F401  (registers)
 from .application import app
 
 __all__ = ["app"]

@@ -35,6 +35,7 @@ from .streams import say
 
 if TYPE_CHECKING:
     from ..game import GameTable
+    from ..rules.record import GameRecord
 
 
 @command("winprob")
@@ -251,6 +252,11 @@ def game_command(
         "--seed", metavar="S", help="Random seed, 0 to 2**64 - 1 (reproducible games).")] = None,
     variant: VariantOption = None,
     game_tables_dir: GameTablesOption = None,
+    record: Annotated[Path | None, typer.Option(
+        "--record", metavar="FILE", dir_okay=False,
+        help="Write every game's record into FILE (docs/record.md: each card, roll and "
+             "decision), one game a line; `sabords review FILE --game N` reviews one.")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Play whole games with real random dice between policies, one a seat (two players by
@@ -267,6 +273,7 @@ def game_command(
       sabords game --policies win,threshold=600 --variant target=3000 --json
       sabords game --games 500 --game-tables /tmp/g      # from `solve-game --out /tmp/g`
       sabords game --players 3 --policies win,points,need --games 300 --seed 1
+      sabords game --games 1 --seed 7 --policies win,greedy --record /tmp/game.json
     """
     import random
 
@@ -287,9 +294,14 @@ def game_command(
     table = (solutions_from(game_tables=game_tables_dir).game(rules, players)
              if WIN in names else None)
     win = None if table is None else table.win_play()
+    if record is not None:
+        record.open("a").close()  # refused now, not after the games
+    records: list[GameRecord] | None = None if record is None else []
     with progress_bar(games, "playing") as advance:
         result = play_games(names, rules, games=games, seed=the_seed, win=win,
-                            progress=advance)
+                            progress=advance, records=records)
+    if record is not None and records is not None:
+        record.write_text("".join(r.dumps() + "\n" for r in records), encoding="utf-8")
     if as_json:
         from ..game.table import how_solved
 

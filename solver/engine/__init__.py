@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         ExpectedPoints,
         Objective,
         Payoff,
+        Stacked,
         payoff_for,
     )
     from .positions import (
@@ -107,6 +108,7 @@ _WHERE = {
     "Objective": "objectives",
     "Payoff": "objectives",
     "payoff_for": "objectives",
+    "Stacked": "objectives",
     "BETA": "solve",
     "DEFAULT_TOL": "solve",
     "MAX_SWEEPS": "solve",
@@ -147,6 +149,7 @@ __all__ = [
     "Payoff",
     "Policy",
     "ProofRecord",
+    "Stacked",
     "TurnModel",
     "TurnSolution",
     "TurnStructure",

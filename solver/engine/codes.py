@@ -71,7 +71,13 @@ def partial_index(counts: Sequence[int], n_dice: int = NUM_DICE) -> int:
 
     Within its number of dice ``d``, the vectors run lexicographically descending: a vector's
     rank is the number of vectors of ``d`` dice before it, those with a larger first count at
-    the first face where they differ."""
+    the first face where they differ. (Remembered: an advice asks it of every option, for
+    every seat.)"""
+    return _partial_index(tuple(counts), n_dice)
+
+
+@lru_cache(maxsize=16384)
+def _partial_index(counts: tuple[int, ...], n_dice: int) -> int:
     total = sum(counts)
     if total > n_dice or len(counts) != NUM_FACES or min(counts) < 0:
         raise ValueError(f"{tuple(counts)} is not a partial position of {n_dice} dice")

@@ -88,6 +88,35 @@ class AtLeast(Objective):
         return ("AtLeast", self.need)
 
 
+class Stacked(Objective):
+    """Several objectives side by side, their columns in order: one solve or one policy
+    evaluation of them all (:meth:`solver.engine.TurnSolution.column` takes a column
+    back)."""
+
+    def __init__(self, parts: tuple[Objective, ...]) -> None:
+        if not parts:
+            raise ValueError("no objective to stack")
+        self.parts = parts
+
+    def _stack(self, columns: list[FloatArray]) -> FloatArray:
+        import numpy as np
+
+        out: FloatArray = np.hstack(columns)
+        return out
+
+    def of_points(self, points: IntArray) -> FloatArray:
+        return self._stack([p.of_points(points) for p in self.parts])
+
+    def of_magic(self, points: IntArray) -> FloatArray:
+        return self._stack([p.of_magic(points) for p in self.parts])
+
+    def of_island(self, deduction: IntArray) -> FloatArray:
+        return self._stack([p.of_island(deduction) for p in self.parts])
+
+    def key(self) -> tuple[object, ...]:
+        return ("Stacked", *(p.key() for p in self.parts))
+
+
 @dataclass(frozen=True)
 class Payoff:
     """Utilities of every way a turn can end, one column per objective."""

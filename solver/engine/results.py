@@ -76,6 +76,16 @@ class TurnSolution:
         """The solution's policy (column 0), as :func:`solve_payoff` evaluates one."""
         return {w: (ws.policy[:, :1], ws.sorceress[:, :1]) for w, ws in self.worlds.items()}
 
+    def column(self, j: int) -> TurnSolution:
+        """The solution of the batch's column `j` alone (a turn solved for several
+        objectives at once: :class:`~solver.engine.objectives.Stacked`), the same numbers."""
+        cut = slice(j, j + 1)
+        worlds = {w: WorldSolution(ws.value[:, cut], ws.keep_value[:, cut], ws.policy[:, cut],
+                                   ws.sorceress[:, cut]) for w, ws in self.worlds.items()}
+        return TurnSolution(self.card, self.rules, (*self.objective, j), worlds,
+                            self.first_value[:, cut], self.turn_value[cut], self.sweeps,
+                            self.residual, self.bound, self.n_dice)
+
 
 Policy: TypeAlias = "dict[int, tuple[IntArray, BoolArray]]"
 """Per world: (keep code per position, uses-the-Sorceress per position), column 0 used."""

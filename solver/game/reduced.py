@@ -290,6 +290,10 @@ class ReducedTable:
             seats += weight * np.array(chance)
         return Chances(tuple(float(x) for x in seats), cards)
 
+    def seat_values(self, standing: Standing) -> tuple[float, ...]:
+        """Every seat's estimated chance at `standing`, one turn ahead (:meth:`chances`)."""
+        return self.chances(standing).seats
+
     def win_play(self) -> Any:
         from .winplay import ReducedWinPlay
 

@@ -85,6 +85,11 @@ class Game(Protocol):
         """Every seat's probability of winning at `standing`, and the mover's per card."""
         ...
 
+    def seat_values(self, standing: Standing) -> tuple[float, ...]:
+        """Every seat's probability of winning at `standing`, in seat order from the mover:
+        :meth:`chances` without the cards (an exact table's stored values)."""
+        ...
+
     def win_play(self) -> WinPlay:
         """The win policy as moves, for whole simulated games (:mod:`.winplay`)."""
         ...
@@ -165,7 +170,14 @@ class GameTable:
 
         phase, index = state_of(self, standing)
         cards = {c: float(v[0]) for c, v in card_chances(self, phase, index, seats=1).items()}
-        return Chances(tuple(float(x) for x in self.values[phase][index]), cards)
+        return Chances(self.seat_values(standing), cards)
+
+    def seat_values(self, standing: Standing) -> tuple[float, ...]:
+        """:meth:`Game.seat_values`: the state's values."""
+        from .query import state_of
+
+        phase, index = state_of(self, standing)
+        return tuple(float(x) for x in self.values[phase][index])
 
     def win_play(self) -> WinPlay:
         """:meth:`Game.win_play`: each state's turn solved from the table when met."""

@@ -41,6 +41,7 @@ from ..errors import SabordsError, SettingsError, quote
 from ..game import UNIT, deck
 from ..game.winplay import FINAL_KIND, NORMAL_KIND, SUDDEN_KIND
 from ..rules.aims import NEED, POINTS, WIN
+from ..rules.record import GameRecord, Player, Roll, Turn
 from ..rules.rulebook import CARDS, Rules, floor_total
 from .policies import OPTIMAL, ThresholdError, parse_policy
 from .simulate import ISLAND, MAGIC, FixedPolicy, TurnPolicy, deck_arrays, play_batch
@@ -196,11 +197,15 @@ def check_games(games: int) -> None:
 
 def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
                  win: WinPlay | None = None, progress: Callable[[int], None] | None = None,
-                 start: Sequence[int] | None = None) -> tuple[np.ndarray, IntArray]:
+                 start: Sequence[int] | None = None,
+                 records: list[GameRecord] | None = None) -> tuple[np.ndarray, IntArray]:
     """Play `games` games of ``len(names)`` players side by side; game g has ``names[(i - g)
     % N]`` in seat i (seat 0 moves first), every game from the totals `start` (points, in
     seat order; default every total 0; all below the target: normal play). Returns (each
-    seat's score per game, (games, N): 1, a share of a tie, or 0; turns per game)."""
+    seat's score per game, (games, N): 1, a share of a tie, or 0; turns per game). With
+    `records`, every game's record is appended to it, in game order
+    (:class:`solver.rules.record.GameRecord`: each turn's card, rolls and decisions); the
+    games are the same with or without."""
     players = len(names)
     if start is not None and (len(start) != players or any(
             t < 0 or t % UNIT or t >= rules.target for t in start)):
@@ -241,6 +246,7 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
     turns = np.zeros(games, dtype=np.int64)
     finished = 0
     seats = np.arange(players)
+    played: list[list[Turn]] = [[] for _ in range(games)]
     while not done.all():
         idx = np.flatnonzero(~done)
         mv = mover[idx]
@@ -258,7 +264,9 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
             gap = frame[:, 1:].max(axis=1) + 1 - frame[:, 0]
             column[uses] = np.where(kind[idx][uses] == NORMAL_KIND,
                                     np.maximum(gap[uses], 0), np.maximum(gap[uses], 1))
-        batch = play_batch(cards, d, policy_of, which, phase, column, rng)
+        trace: list[list[dict[str, Any]]] | None = (
+            None if records is None else [[] for _ in range(idx.shape[0])])
+        batch = play_batch(cards, d, policy_of, which, phase, column, rng, trace)
         turns[idx] += 1
         magic = batch.kind == MAGIC
         island = batch.kind == ISLAND
@@ -271,6 +279,11 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
         new[rows, mv] = np.where(island, new[rows, mv],
                                  floor_total(new[rows, mv] + batch.points // UNIT))
         totals[idx] = new
+        if trace is not None:
+            for r, g in enumerate(idx.tolist()):
+                played[g].append(_turn(int(mv[r]), d.cards[cards[r]], trace[r],
+                                       int(batch.points[r]), int(deduction[r]) * UNIT,
+                                       bool(island[r]), bool(magic[r])))
         outcome = np.zeros((idx.shape[0], players))
         ended = magic.copy()
         outcome[rows[magic], mv[magic]] = 1.0
@@ -308,20 +321,44 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
         if progress is not None and g_end.shape[0]:
             finished += int(g_end.shape[0])
             progress(finished)
+    if records is not None:
+        source = f"sabords game --seed {seed}"
+        for g in range(games):
+            seated = tuple(Player(names[(i - g) % players], names[(i - g) % players])
+                           for i in range(players))
+            records.append(GameRecord(rules, seated, tuple(played[g]),
+                                      None if start is None else tuple(start), 0,
+                                      source=source, seed=seed))
     return score, turns
+
+
+def _turn(player: int, card: str, rolls: list[dict[str, Any]], points: int, deduction: int,
+          island: bool, magic: bool) -> Turn:
+    """A simulated turn as a record's (Skull Island: its first roll and its deduction)."""
+    from ..rules.dice import EMPTY, Dice
+
+    def roll(r: dict[str, Any]) -> Roll:
+        keep = r.get("keep")
+        return Roll(Dice.parse(r["dice"]), bool(r.get("stop")),
+                    None if keep is None else Dice.parse(keep) if keep else EMPTY,
+                    bool(r.get("sorceress")))
+
+    return Turn(player, None if island else points, deduction if island else None, magic,
+                CARDS[card], tuple(roll(r) for r in rolls))
 
 
 def play_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
                win: WinPlay | None = None,
-               progress: Callable[[int], None] | None = None) -> GamesResult:
+               progress: Callable[[int], None] | None = None,
+               records: list[GameRecord] | None = None) -> GamesResult:
     """Play `games` games of ``len(names)`` players (:func:`play_n_games`; `win`, the win
-    policy of their game table, :meth:`solver.game.table.GameTable.win_play`) and count each
-    policy's wins by seat."""
+    policy of their game table, :meth:`solver.game.table.GameTable.win_play`; `records`, a
+    list the games' records are appended to) and count each policy's wins by seat."""
     check_games(games)
     names = tuple(policy_name(n) for n in names)
     check_players_policies(names, len(names))
     score, turns = play_n_games(names, rules, games=games, seed=seed, win=win,
-                                progress=progress)
+                                progress=progress, records=records)
     players = len(names)
     rows = []
     for name in dict.fromkeys(names):

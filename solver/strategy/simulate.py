@@ -26,7 +26,7 @@ import numpy as np
 from ..engine import NO_MOVE, STOP, UNUSED, USED, IntArray, Policy, geometry, turn_model
 from ..engine.results import PolicyMoveError
 from ..errors import SettingsError, quote
-from ..rules.rulebook import CARDS, NUM_DICE, NUM_FACES, Card, Rules, deck_weights
+from ..rules.rulebook import CARDS, FACE_LETTERS, NUM_DICE, NUM_FACES, Card, Rules, deck_weights
 from ..rules.scoring import Outcome
 from .analysis import policy_distribution
 from .policies import PolicySpec, parse_policy, policy_for, policy_value
@@ -178,13 +178,20 @@ class TurnBatch:
 
 
 def play_batch(cards: IntArray, d: DeckArrays, policy_of: Sequence[TurnPolicy], which: IntArray,
-               phase: IntArray, column: IntArray, rng: np.random.Generator) -> TurnBatch:
+               phase: IntArray, column: IntArray, rng: np.random.Generator,
+               trace: list[list[dict[str, Any]]] | None = None) -> TurnBatch:
     """Play one turn for every entry: card ``d.cards[cards[i]]``, by the policy
     ``policy_of[which[i]]`` at phase ``phase[i]`` (a small integer the policy reads) and column
-    ``column[i]``."""
+    ``column[i]``. With `trace` (a list per entry), each turn's rolls are appended to its list
+    as a game record writes them (:class:`solver.rules.record.Roll`: the dice showing, then the
+    decision: ``stop``, or the non-skull dice kept and whether the Sorceress's skull was
+    rolled); the random numbers drawn are the same with or without it."""
     g = geometry()
     m = cards.shape[0]
     counts = rng.multinomial(NUM_DICE, P_FACE, size=m)
+    if trace is not None:
+        for i in range(m):
+            trace[i].append({"dice": _letters(counts[i])})
     pos = g.indices(counts) - g.full_offset
     world = d.start_world[cards]
     first = d.first_class[cards, pos]
@@ -219,6 +226,14 @@ def play_batch(cards: IntArray, d: DeckArrays, policy_of: Sequence[TurnPolicy], 
         world = np.where(go & sor, USED, world)
         rolled = rng.multinomial(np.where(go, NUM_DICE - kept.sum(axis=1), 0), P_FACE)
         counts = np.where(go[:, None], kept + rolled, counts)
+        if trace is not None:
+            for i in np.flatnonzero(stop).tolist():
+                trace[i][-1]["stop"] = True
+            for i in np.flatnonzero(go).tolist():
+                trace[i][-1]["keep"] = _letters((0, *kept[i, 1:]))
+                if sor[i]:
+                    trace[i][-1]["sorceress"] = True
+                trace[i].append({"dice": _letters(counts[i])})
         pos = g.indices(counts) - g.full_offset
         rolls += go
         live = d.live[cards, world, pos]
@@ -227,6 +242,11 @@ def play_batch(cards: IntArray, d: DeckArrays, policy_of: Sequence[TurnPolicy], 
         points = np.where(busted, d.bust_points[cards, np.maximum(keep, 0)], points)
         active = go & live
     return TurnBatch(kind, points, skulls, rolls)
+
+
+def _letters(counts: Sequence[int]) -> str:
+    """Dice counts (k m p s c d) as their letters."""
+    return "".join(FACE_LETTERS[f] * int(n) for f, n in enumerate(counts))
 
 
 def _check_stops(stop: Any, pos: IntArray, world: IntArray, cards: IntArray,

@@ -12,6 +12,7 @@ endpoint           the command's ``--json``   the library
                    the players won for)
 ``/api/scores``    (the table's scoreboard)   :class:`solver.rules.scoreboard.Scoreboard`
 ``/api/meta``      (what the page needs)      cards, faces, letters, variants, sizes
+``/api/review``    `sabords review`           :func:`solver.advice.review.review_game`
 =================  =========================  =============================================
 
 A handler reads its query (:mod:`solver.web.params`, the inputs of :mod:`solver.advice.inputs`)
@@ -23,6 +24,8 @@ same library calls as the command line's, whose `--json` is the same object. `/a
 stateless: the query carries the turn's entries so far (``entry``, repeated: the dice of each
 roll and each move, as `sabords turn` reads them), the server replays them through
 :class:`~solver.advice.play.TurnPlay` and answers its state; undoing is dropping the last entry.
+`/api/review` is the one POST: its body is a game record (:mod:`solver.rules.record`), too long
+for a query.
 
 Errors (:mod:`solver.web.application` has one handler per kind): a query that cannot be read
 is 400, an input the library refuses (:class:`~solver.errors.SabordsError`) 422 (`/api/turn`
@@ -343,5 +346,42 @@ def meta(win_players: list[int] | None = None,
     }
 
 
-__all__ = ["ENDPOINTS", "EntryError", "answer", "dumps", "error_data", "error_words", "meta",
-           "needs_solving"]
+# -- a game's review: a record in the body ------------------------------------------------------
+
+REVIEW_PATH = "/api/review"
+"""The one endpoint that reads a body: a game record (docs/record.md) POSTed as JSON, answered
+with the JSON of `sabords review --json`."""
+
+
+def review_key(body: bytes) -> tuple[str, str]:
+    """The answers' cache key of a review: the record's bytes, hashed."""
+    import hashlib
+
+    return (REVIEW_PATH, hashlib.sha256(body).hexdigest())
+
+
+def review(body: bytes, solutions: Solutions) -> bytes:
+    """`sabords review --json` of the record `body` (:func:`solver.advice.review.review_game`):
+    a game's turns solved in the goals' queue (its table read, or solved, first); cached."""
+    from ..advice.review import review_game
+    from ..rules.record import read_record
+    from ..words.review import story
+
+    key = review_key(body)
+    found = solutions.answers.peek(key)
+    if found is not None:
+        return found
+    record = read_record(body)
+    if record.solo:  # its need's turns are solved in the queue, one by one
+        answer = review_game(record, solutions).as_dict(story)
+    else:
+        solutions.game(record.rules, len(record.players))  # in the tables' queue if solved
+        answer = solutions.goal_solves.run(
+            lambda: review_game(record, solutions).as_dict(story))
+    out = dumps(answer)
+    solutions.answers.put(key, out)
+    return out
+
+
+__all__ = ["ENDPOINTS", "REVIEW_PATH", "EntryError", "answer", "dumps", "error_data",
+           "error_words", "meta", "needs_solving", "review", "review_key"]

@@ -31,8 +31,10 @@ answers 400 to a request whose ``Host`` is not one of them (DNS rebinding).
   service worker ``/sw.js``) are read from the package once, when the application is made: no
   request reaches the file system.
 - :class:`RequestLimits` refuses a query string longer than :attr:`Limits.query` bytes (414), a
-  GET with a body (413: every endpoint is a GET) and a path longer than 256 bytes; a request of
-  another method, with a body or not, is the router's 405 with ``Allow`` (its body unread).
+  GET with a body (413: every endpoint but one is a GET) and a path longer than 256 bytes; a
+  request of another method, with a body or not, is the router's 405 with ``Allow`` (its body
+  unread). The one POST, ``/api/review``, reads a game record of at most :attr:`Limits.record`
+  bytes (413 beyond, refused before the rest is read).
 - An answer that needs a table read or a solve runs in a worker thread; an answer from the
   caches on the event loop (:func:`solver.web.api.needs_solving`). While it waits for a solve
   the request watches its client: a client that has left is answered nothing, and the solve
@@ -79,7 +81,8 @@ READS = ("GET", "HEAD")
 """The methods every route answers (any other is the router's 405, with ``Allow``)."""
 JSON = "application/json"
 SCRIPT = "text/javascript; charset=utf-8"
-MODULES = ("app", "core", "words", "faces", "practice", "graded", "board", "store")
+MODULES = ("app", "core", "words", "faces", "practice", "graded", "board", "store", "record",
+           "review")
 ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
           **{f"/{name}.js": (f"{name}.js", SCRIPT) for name in MODULES},
           "/sw.js": ("sw.js", SCRIPT),
@@ -151,8 +154,8 @@ class RequestLimits:
         for name, value in scope.get("headers", ()):
             if name == b"transfer-encoding" or (name == b"content-length" and value.strip()
                                                 not in (b"", b"0")):
-                return BadRequest("a request has no body here: every endpoint is a GET with "
-                                  "a query", kind="request_body", status=413)
+                return BadRequest("a GET has no body here: every endpoint but the review is a "
+                                  "GET with a query", kind="request_body", status=413)
         return None
 
 
@@ -195,6 +198,23 @@ def _internal(request: Request, exc: Exception) -> Response:
     log.error("%s failed", request.url.path, exc_info=exc)
     return _error({"error": "internal error: the server could not answer (see its log)",
                    "kind": "internal", "param": None, "values": {}}, 500, request)
+
+
+async def _body(request: Request, most: int) -> bytes:
+    """The request's body, refused past `most` bytes (413) before it is all read."""
+    length = request.headers.get("content-length", "").strip()
+    if length.isdigit() and int(length) > most:
+        raise BadRequest(f"the body is {int(length)} bytes long: at most {most} are read",
+                         kind="body_too_long", values={"bytes": int(length), "most": most},
+                         status=413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > most:
+            raise BadRequest(f"the body is longer than {most} bytes: at most {most} are read",
+                             kind="body_too_long", values={"most": most}, status=413)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 WATCH = 0.25
@@ -246,26 +266,36 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
                               if settings.solve_on_demand else None))
     spec = api.dumps(openapi())
 
+    async def in_thread(request: Request, fn: Any, *args: Any) -> Response:
+        """`fn(*args)` in a worker thread, watching the client: a solve nobody awaits never
+        starts."""
+        gone = threading.Event()
+        task = asyncio.ensure_future(run_in_threadpool(answering, gone, fn, *args))
+        while not task.done():
+            await asyncio.wait({task}, timeout=WATCH)
+            if not task.done() and await request.is_disconnected():
+                gone.set()
+                task.add_done_callback(_forget)
+                return Response(status_code=499)  # nobody reads it
+        return _json(task.result())
+
     def endpoint_route(endpoint: Endpoint) -> Route:
         async def handle(request: Request) -> Response:
             items = list(request.query_params.multi_items())
             solve, q = api.needs_solving(endpoint, items, solutions, limits)
-            if solve:  # in a thread, watching the client: a solve nobody awaits never starts
-                gone = threading.Event()
-                task = asyncio.ensure_future(run_in_threadpool(
-                    answering, gone, api.answer, endpoint, items, solutions, limits, q))
-                while not task.done():
-                    await asyncio.wait({task}, timeout=WATCH)
-                    if not task.done() and await request.is_disconnected():
-                        gone.set()
-                        task.add_done_callback(_forget)
-                        return Response(status_code=499)  # nobody reads it
-                body = task.result()
-            else:
-                body = api.answer(endpoint, items, solutions, limits, q)
-            return _json(body)
+            if solve:
+                return await in_thread(request, api.answer, endpoint, items, solutions, limits,
+                                       q)
+            return _json(api.answer(endpoint, items, solutions, limits, q))
 
         return Route(endpoint.path, handle, methods=["GET"])
+
+    async def review_route(request: Request) -> Response:
+        body = await _body(request, limits.record)
+        found = solutions.answers.peek(api.review_key(body))
+        if found is not None:
+            return _json(found)
+        return await in_thread(request, api.review, body, solutions)
 
     def asset_route(path: str) -> Route:
         body, media = assets[path]
@@ -298,6 +328,7 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
             await run_in_threadpool(solutions.close)
 
     routes = [*(endpoint_route(e) for e in api.ENDPOINTS),
+              Route(api.REVIEW_PATH, review_route, methods=["POST"]),
               Route("/api/meta", meta_route, methods=["GET"]),
               Route("/api/openapi.json", openapi_route, methods=["GET"]),
               Route("/api/health", health, methods=["GET"]),

@@ -67,6 +67,24 @@ def openapi() -> dict[str, Any]:
                 "503": {"description": "This server has no table for these rules.",
                         "content": {"application/json": {"schema": ERROR}}},
             }}}
+    paths["/api/review"] = {"post": {
+        "summary": "A game's review: where it was won and lost, luck against play",
+        "description": ("The JSON of `sabords review --json`: the body is a game record "
+                        "(docs/record.md), at most 256 KiB."),
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"type": "object", "required": ["format", "version", "rules",
+                                                      "rules_hash", "players", "turns"]}}}},
+        "responses": {
+            "200": {"description": "The review.", "content": {"application/json": {
+                "schema": {"type": "object"}}}},
+            "413": {"description": "A record too long.",
+                    "content": {"application/json": {"schema": ERROR}}},
+            "422": {"description": "Not a game record, or one the rules refuse (its place "
+                                   "in `values.where`).",
+                    "content": {"application/json": {"schema": ERROR}}},
+            "503": {"description": "This server has no table for the record's rules.",
+                    "content": {"application/json": {"schema": ERROR}}},
+        }}}
     for path, summary in (("/api/meta", "The cards, faces, letters, variants and sizes"),
                           ("/api/health", "The server's caches")):
         paths[path] = {"get": {"summary": summary, "responses": {"200": {

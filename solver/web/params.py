@@ -73,6 +73,8 @@ class Limits:
     """Values of one repeated parameter (``variant``, ``card``)."""
     entries: int = 64
     """Entries of a turn (``entry``): rolls and moves."""
+    record: int = 262_144
+    """Bytes of a game record POSTed to ``/api/review`` (a game of a few hundred turns)."""
 
 
 def read_query(endpoint: Endpoint, items: Iterable[tuple[str, str]],

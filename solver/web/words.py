@@ -38,6 +38,7 @@ FRENCH_INPUTS: dict[str, str] = {
     "trigger": "le joueur qui a atteint l'objectif le premier", "sudden": "la mort subite",
     "magic": "la magie pirate", "move": "le coup", "roll": "le lancer",
     "totals": "les totaux", "objective": "l'objectif", "tables": "les tables",
+    "record": "l'enregistrement de la partie", "game": "la partie choisie",
 }
 """Each input's French name (the English one is :attr:`solver.advice.inputs.Input.words`)."""
 
@@ -160,10 +161,10 @@ FRENCH: dict[str, Words] = {
     "query_too_long": lambda v, p: f"la demande fait {v.get('bytes')} octets : au plus "
     f"{v.get('most')} sont lus",
     "path_too_long": lambda v, p: f"le chemin dépasse {v.get('most')} octets",
-    "request_body": lambda v, p: "une demande n'a pas de corps ici : chaque adresse se lit par "
-    "GET, avec ses paramètres",
+    "request_body": lambda v, p: "une demande GET n'a pas de corps ici : chaque adresse sauf la "
+    "revue se lit par GET, avec ses paramètres",
     "http": lambda v, p: {404: "cette adresse n'existe pas",
-                          405: "cette méthode n'est pas permise ici : GET seulement"}.get(
+                          405: "cette méthode n'est pas permise à cette adresse"}.get(
         v.get("status", 0), f"erreur HTTP {v.get('status')}"),
     "internal": lambda v, p: "erreur interne : le serveur n'a pas pu répondre (voir son "
     "journal)",
@@ -266,6 +267,34 @@ FRENCH: dict[str, Words] = {
         "3 joueurs (jeu presque optimal), et ce serveur n'en a pas pour ces règles (empreinte "
         if v.get("players") else "ce serveur n'a pas la table de ces règles (empreinte ")
     + f"{v.get('rules_hash')}) : demandez à qui le tient de la calculer{_making(v)}",
+    # a game record (solver.rules.record), its place said before (error_sentence)
+    "record": lambda v, p: "l'enregistrement de la partie ne se lit pas",
+    "not_a_record": lambda v, p: "ce n'est pas l'enregistrement d'une partie de "
+    "mille-sabords",
+    "record_version": lambda v, p: f"un enregistrement de la version {v.get('version')} : "
+    f"cette version de mille-sabords lit la version {v.get('reads')}",
+    "record_field": lambda v, p: "ce champ de l'enregistrement manque ou ne se lit pas",
+    "record_unknown_field": lambda v, p: f"champ inconnu {_q(v.get('field'))}",
+    "record_size": lambda v, p: f"au plus {v.get('most')} éléments",
+    "record_players": lambda v, p: "une partie a au moins un joueur",
+    "record_player": lambda v, p: f"une place de 0 à {int(v.get('players', 1)) - 1}, pas "
+    f"{v.get('player')}",
+    "record_rules": lambda v, p: "l'enregistrement donne ses règles et leur empreinte "
+    "(« rules », « rules_hash »)",
+    "record_rules_hash": lambda v, p: f"{_q(v.get('given'))} n'est pas l'empreinte des règles "
+    f"de l'enregistrement ({v.get('hash')}) : elles ont été modifiées, ou une autre version "
+    "l'a écrit",
+    "record_outcome": lambda v, p: "les points du tour ne sont pas ceux des dés (ou un tour "
+    "finit avec ses points ou avec la perte de l'île de la Tête de Mort)",
+    "record_over": lambda v, p: "la partie est finie : l'enregistrement s'arrête avec elle",
+    "record_order": lambda v, p: f"c'est au tour de la place {v.get('mover')}, pas de la "
+    f"place {v.get('player')} : on joue dans l'ordre des places",
+    "record_roll": lambda v, p: "les lancers et les décisions de ce tour ne se suivent pas "
+    "(une décision après chaque lancer qui ne finit pas le tour)",
+    "record_state": lambda v, p: "ces totaux ne sont pas un état de la partie",
+    "record_which": lambda v, p: f"il y a {v.get('records')} parties enregistrées : "
+    "choisissez-en une",
+    "body_too_long": lambda v, p: f"le corps de la demande dépasse {v.get('most')} octets",
     "settings": lambda v, p: f"{_input(p)} : réglage refusé",
     "bad_input": lambda v, p: f"{_input(p)} : valeur refusée",
 }
@@ -281,8 +310,23 @@ def error_sentence(english: str, data: Mapping[str, Any], lang: str) -> str:
     param = data.get("param")
     if words is None:
         words = FRENCH["bad_input"]
-    text = words(data.get("values") or {}, param if isinstance(param, str) else None)
+    values = data.get("values") or {}
+    text = words(values, param if isinstance(param, str) else None)
+    where = values.get("where") if isinstance(values, Mapping) else None
+    if isinstance(where, str) and where:  # a place in a game record: "turn 3, roll 2"
+        text = f"{_where(where)} : {text}"
     return french(_cap(text))
+
+
+def _where(where: str) -> str:
+    """A place in a game record in French (``tour 3, lancer 2``)."""
+    for english, word in (("turn", "tour"), ("roll", "lancer"), ("player", "joueur"),
+                          ("dice", "dés"), ("keep", "gardés"), ("points", "points"),
+                          ("deduction", "perte"), ("card", "carte"), ("start", "départ"),
+                          ("totals", "totaux"), ("mover", "joueur du tour"),
+                          ("rules", "règles"), ("name", "nom")):
+        where = re.sub(rf"\b{english}\b", word, where)
+    return where
 
 
 __all__ = ["FRENCH", "FRENCH_INPUTS", "LANGUAGES", "NBSP", "error_sentence", "french",

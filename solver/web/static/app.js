@@ -14,6 +14,8 @@ import { answerConfirm, boardStatus, fieldError, MOST_PLAYERS, newGame, nextPlay
 import { faceIcon } from "./faces.js";
 import { gradedTable } from "./graded.js";
 import { practiceAction, renderPractice, resumePractice } from "./practice.js";
+import { quickScoreAction, renderQuickScore } from "./record.js";
+import { renderReview, reviewAction } from "./review.js";
 import { WORDS } from "./words.js";
 
 const zeros = () => [0, 0, 0, 0, 0, 0];
@@ -308,7 +310,7 @@ function lastMove(st) {
 }
 function renderTurn() {
   const turn = S.turn, st = ui.state;
-  const practice = S.mode === "practice";
+  const practice = S.mode === "practice";  // (the Review view hides the rest of the page itself)
   const following = !!(turn && turn.entries.length);
   $("setup-section").hidden = practice;
   $("setup").disabled = following;
@@ -400,6 +402,8 @@ function renderAll() {
   renderTurn();
   renderPad();
   renderPractice();
+  renderQuickScore();
+  renderReview();
   renderConfirm();
   if (ui.focus && !ui.busy) {
     const target = $(ui.focus);
@@ -436,7 +440,7 @@ async function start() {
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));
   $("mode-practice").addEventListener("click", () => { S.mode = "practice"; save(); showError(null); renderAll(); });
   $("next-player").addEventListener("click", () => { resetTurn(); nextPlayer(); renderAll(); });
-  $("add-player").addEventListener("click", () => { if (players().length < MOST_PLAYERS) players().push({ name: null, total: 0 }); S.game = null; save(); renderAll(); });
+  $("add-player").addEventListener("click", () => { if (players().length < MOST_PLAYERS) players().push({ name: null, total: 0 }); S.game = null; S.record = null; save(); renderAll(); });
   $("undo-score").addEventListener("click", undoScore);
   $("new-game").addEventListener("click", newGame);
   $("new-game-over").addEventListener("click", newGame);
@@ -463,6 +467,8 @@ async function start() {
   $("new-turn").addEventListener("click", () => ask(W.confirmNewTurn, () => { resetTurn(); ui.focus = "dice-h"; }));
   $("score-turn").addEventListener("click", () => scoreTurn(ui.state.graded, () => { S.turn = null; ui.state = null; ui.pad = zeros(); }));
   practiceAction();
+  reviewAction();
+  quickScoreAction(scoreTurn);
   for (const id of ["sentence", "dice-h", "turn-status", "board-status", "practice-status"]) $(id).tabIndex = -1;
   renderAll();
   updateRules();

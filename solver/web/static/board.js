@@ -5,6 +5,7 @@
 import {
   $, META, S, W, api, boardKey, boardParams, el, hooks, lossWords, pct, playerName, players, reveal, save, say, t, ui, work,
 } from "./core.js";
+import { noteTurn, recordBack, recordLength } from "./record.js";
 
 const HISTORY = 20;  // scores that can be undone, one after the other
 export const FEWEST_PLAYERS = 2, MOST_PLAYERS = 5;  // the game is for 2 to 5 (RULES.md)
@@ -27,7 +28,7 @@ export function answerConfirm(yes) {
 }
 
 function snapshot() {
-  return { totals: players().map((p) => p.total), current: S.current, game: S.game, card: S.card, last: S.last || null };
+  return { totals: players().map((p) => p.total), current: S.current, game: S.game, card: S.card, last: S.last || null, record: recordLength() };
 }
 function winnersText(g) {
   const names = g.winners.map(playerName);
@@ -99,11 +100,11 @@ export function renderBoard() {
     total.addEventListener("change", () => {
       const n = points(total.value, 0);
       if (n === null) { fieldError("board", W.badTotal(total.value, META.unit)); total.setAttribute("aria-invalid", "true"); return; }
-      p.total = n; S.game = null; S.last = null; save(); hooks.render();
+      p.total = n; S.game = null; S.last = null; S.record = null; save(); hooks.render();
     });
     const remove = el("button", { type: "button", text: "✕", "aria-label": W.remove(playerName(i)), disabled: ps.length <= FEWEST_PLAYERS });
     remove.addEventListener("click", () => ask(W.confirmRemove(playerName(i)), () => {
-      ps.splice(i, 1); S.game = null; S.history = []; S.last = null; save();
+      ps.splice(i, 1); S.game = null; S.history = []; S.last = null; S.record = null; save();
     }));
     return el("div", { class: "player-fields" }, name, total, remove);
   }));
@@ -166,6 +167,7 @@ export function scoreTurn(g, done) {
     });
     S.history.push(snapshot());
     S.history = S.history.slice(-HISTORY);
+    noteTurn(S.current, g);  // the game's record (record.js), before the totals move
     players().forEach((p, i) => { p.total = after.totals[i]; });
     S.current = after.mover;
     S.game = { trigger: after.trigger, sudden: after.sudden, over: after.over, winners: after.winners, won: after.won };
@@ -185,6 +187,7 @@ export function nextPlayer() {
   if (board && ui.scoresKey === JSON.stringify(boardParams()) && (board.final || board.sudden)) {
     return scoreTurn({ outcome: "pass", points: 0 }, () => { S.last = null; });
   }
+  noteTurn(S.current, { outcome: "pass", points: 0 });  // recorded as a turn of no points
   S.current = (S.current + 1) % players().length; S.last = null; S.card = null; save();
   return Promise.resolve(true);
 }
@@ -193,6 +196,7 @@ export function undoScore() {
   if (!last) return;
   players().forEach((p, i) => { if (i < last.totals.length) p.total = last.totals[i]; });
   S.current = last.current; S.game = last.game; S.card = last.card; S.last = W.undone;
+  recordBack(last.record);
   save();
   ui.focus = "board-status";
   hooks.render();
@@ -200,7 +204,7 @@ export function undoScore() {
 export function newGame() {
   ask(W.confirmNewGame, () => {
     players().forEach((p) => { p.total = 0; });
-    S.current = 0; S.game = null; S.history = []; S.last = null; S.card = null; S.turn = null;
+    S.current = 0; S.game = null; S.history = []; S.last = null; S.card = null; S.turn = null; S.record = null;
     ui.state = null;
     save();
   });

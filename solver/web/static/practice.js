@@ -39,6 +39,7 @@ export function newPractice() {
     kind, need: S.practiceNeed, deck: shuffled(), next: 0, totals: kind === "win" ? [0, 0] : [0],
     mover: kind === "win" ? randomInt(2) : YOU, game: null, turns: 0, turn: null, solverLines: [], last: null, log: [],
   };
+  S.practice.first = S.practice.mover;  // who moved first, for the game's record
   ui.pstate = null; ui.tiles = [];
   save();
 }
@@ -147,7 +148,7 @@ function playerMove(stop) {
 async function record(p) {
   const turn = p.turn, g = ui.pstate.graded;
   const outcome = g.outcome === "island" ? { deduction: g.deduction } : { points: g.points || 0 };
-  const entry = { who: turn.who, card: turn.card, params: turn.params, entries: turn.entries, outcome: g.outcome, points: g.points, deduction: g.deduction, skulls: g.island_skulls, graded: turn.who === YOU ? g : null, lines: turn.lines };
+  const entry = { who: turn.who, card: turn.card, params: turn.params, entries: turn.entries, outcome: g.outcome, points: g.points, deduction: g.deduction, skulls: g.island_skulls, graded: turn.who === YOU ? g : null, lines: turn.lines, rolls: ui.pstate.rolls };
   if (p.kind === "win") {
     const after = await api("/api/scores", { ...boardParams(p), ...outcome, magic: g.outcome === "magic" });
     p.totals = after.totals; p.mover = after.mover;
