@@ -407,3 +407,22 @@ def test_a_profile_s_links_are_the_same_for_any_block_of_states(
         monkeypatch.undo()
         assert all(np.array_equal(a, b) for x, y in zip(whole, small, strict=True)
                    for a, b in zip(x, y, strict=True))
+
+
+def test_near_optimal_answers_say_what_was_measured_in_one_line() -> None:
+    """The method line: the chances' worst and mean off exact play, the final round's apart
+    (its Skull Islands are raced less well), where they were measured, and whole games; the
+    figures of tables/near-optimal.json as near_optimal_loss reads them."""
+    from solver.cli.render import near_optimal_words
+    from solver.tables.game import near_optimal_loss
+
+    assert near_optimal_words(None) == "near-optimal, not exact (not measured)"
+    loss = near_optimal_loss(4, "shared")
+    assert loss is not None, "tables/near-optimal.json has nothing of four players"
+    words = near_optimal_words(loss)
+    assert "\n" not in words
+    assert f"within {100 * loss['chances']['worst']:.1f} points" in words
+    assert f"in the final round within {100 * loss['final']['worst']:.1f}" in words
+    for e in loss["measured"]:
+        assert (str(e["target"]) in words), e["kind"]
+    assert f"{loss['games']['inside']} of {loss['games']['checked']} chances" in words

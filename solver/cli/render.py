@@ -147,14 +147,33 @@ def method_lines(game: Game) -> Iterator[str]:
 
 
 def near_optimal_words(loss: dict[str, Any] | None) -> str:
-    """Near-optimal play in one clause: how far its chances were measured off exact play."""
+    """Near-optimal play in one clause: how far its chances were measured off exact play (in
+    normal play and sudden death, and in the final round, whose Skull Islands the estimate
+    races less well), and how many fell inside whole games' intervals (the web's
+    ``lossWords``)."""
     chances = (loss or {}).get("chances") or {}
     if chances.get("worst") is None:
         return "near-optimal, not exact (not measured)"
-    where = ", ".join(sorted({f"{e['players']} players at target {e['target']}"
-                              for e in loss["measured"] if e.get("kind") == "exact"}))  # type: ignore[index]
-    return (f"near-optimal, not exact: chances within {100 * chances['worst']:.1f} points of "
-            f"exact play, {100 * chances['mean']:.2f} on average (measured against {where})")
+    assert loss is not None
+    targets: dict[int, list[int]] = {}
+    for e in loss["measured"]:
+        if e.get("kind") == "exact":
+            targets.setdefault(e["players"], []).append(e["target"])
+    where = ", ".join(f"{n} players at target {' and '.join(map(str, sorted(set(t))))}"
+                      for n, t in sorted(targets.items()))
+    words = (f"near-optimal, not exact: chances within {100 * chances['worst']:.1f} points of "
+             f"exact play, {100 * chances['mean']:.2f} on average")
+    final = loss.get("final") or {}
+    if final.get("worst") is not None:
+        words += (f"; in the final round within {100 * final['worst']:.1f}, "
+                  f"{100 * final['mean']:.2f} on average")
+    words += f" (measured against {where})"
+    games = loss.get("games") or {}
+    played = [e for e in loss["measured"] if e.get("kind") == "games"]
+    if games.get("checked") and played:
+        words += (f"; at target {played[0]['target']}, {games['inside']} of {games['checked']} "
+                  f"chances inside the 95 % interval of whole games")
+    return words
 
 
 @contextmanager
