@@ -2032,6 +2032,8 @@ def test_a_game_is_reviewed_with_its_chart_mistakes_advice_and_link(
     # Player 1 again, with the helper
     play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
     page.tap("Add ")
+    page.until(lambda: len(table_record(page)["turns"]) == 3 or None,  # saved once it is drawn
+               "the third turn in the record")
     record = table_record(page)
     assert [t["player"] for t in record["turns"]] == [0, 1, 0]
     assert record["turns"][1] == {"player": 1, "points": 500}
