@@ -426,6 +426,24 @@ def test_the_committed_three_player_table_is_met_by_each_state_s_plain_turn_solv
         assert np.abs(got - table.values[name][s]).max() <= 1e-11, (name, s)
 
 
+def test_a_table_read_lazily_goes_to_another_process_whole() -> None:
+    """A table read from its file decodes its phases when first asked; sent to a worker
+    (joblib pickles it: `scripts/measure_reduced.py exact --jobs 2`) it goes decoded, with
+    its own lock, and gives the same values (it was refused as unpicklable: a lock and a
+    local function)."""
+    import pickle
+
+    from solver.tables.game import read_game
+    from solver.tables.paths import committed_dir
+
+    table = read_game(committed_dir(), Rules(), 2)
+    back = pickle.loads(pickle.dumps(table))
+    assert np.array_equal(np.asarray(back.stacked()), np.asarray(table.stacked()))
+    assert back.values.decoded == set(table.seats.phases)
+    with pytest.raises(ValueError):  # still read-only
+        np.asarray(back.stacked())[0, 0] = 0.5
+
+
 def test_a_block_pushed_in_part_pads_its_lanes_with_stops(three: GameTable) -> None:
     """Before: the lanes padding the states pushed again (their moves new) carried the code
     0, no move where a position has no plain keep (two skulls of three dice: only the

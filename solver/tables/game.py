@@ -284,6 +284,20 @@ class LazyPhases(Mapping[str, FloatArray]):
         view: FloatArray = self._view
         return view
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Sent to another process (joblib) decoded: every phase, without the lock, the
+        file's bytes or the refusal (nothing is left to decode there)."""
+        self.table()
+        state = dict(self.__dict__)
+        state.update(_lock=None, _arrays={}, _refuse=None, _view=None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._view = self._Z.view()
+        self._view.flags.writeable = False
+
     def _decode(self, name: str) -> None:
         if name in self._done:
             return
