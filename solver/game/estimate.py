@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine import FloatArray, IntArray
+from ..engine import BoolArray, FloatArray, IntArray
 from .seats import FINAL, NORMAL, SUDDEN, Seats
 
 if TYPE_CHECKING:
@@ -181,6 +181,9 @@ def need_endings(rules: Rules, n_dice: int) -> NeedEndings:
     return NeedEndings(gm.k_min, gm.k_max, dist, gm.island_deductions())
 
 
+MARGINS = 30
+"""The largest margin (units) a final turn with others after it keeps over the best
+(:meth:`Estimate.aim`)."""
 RACE_CHUNK = 256
 """Final-round states raced at once (each state's cells grow with the turns left: about
 20,000 after three turns)."""
@@ -200,6 +203,9 @@ class Estimate:
         self.n_dice = three.n_dice
         self.extrapolate = EXTRAPOLATE if extrapolate is None else extrapolate
         self._need = need
+        self.margins = MARGINS
+        """The largest margin a final turn keeps (:meth:`aim`; 0: none, each final turn
+        played to beat the best alone)."""
         """Where the final turns' endings come from (:func:`need_endings` by default; the
         tables' cache, :mod:`solver.tables.need`)."""
         self.seats = Seats(players=players, n=self.rules.target // 100, k_min=three.k_min,
@@ -261,13 +267,17 @@ class Estimate:
         need, players = self.need, self.players
         tie = 1 if self.rules.ties == "shared" else 0
         y = totals[:, -1]
-        more, even = need.beat
+        ks = np.arange(need.k_min, need.k_max + 1)
         # ties[k]: P(nobody above the trigger and k of the final turns tie it)
         ties = np.zeros((totals.shape[0], players))
         ties[:, 0] = 1.0
         for j in range(players - 1):
-            col = need.column(y - totals[:, j], np.full(y.shape[0], tie))
-            above, level = more[col], even[col] * tie
+            D = y - totals[:, j]
+            col = self.aim(totals[:, j], y, np.ones(y.shape[0], dtype=bool),
+                           [totals[:, i] for i in range(j + 1, players - 1)])
+            dist = need.dist[col]
+            above = (dist[:, :-1] * (ks[None, :] > D[:, None])).sum(axis=1) + dist[:, -1]
+            level = (dist[:, :-1] * (ks[None, :] == D[:, None])).sum(axis=1) * tie
             below = 1.0 - above - level
             shifted = np.zeros_like(ties)
             shifted[:, 1:] = ties[:, :-1] * level[:, None]
@@ -275,6 +285,42 @@ class Estimate:
         out: FloatArray = ties[:, 0].copy()
         for k in range(1, players):  # k others tie it: a share of 1 / (k + 1), in a fixed order
             out += ties[:, k] / (k + 1)
+        return out
+
+    def aim(self, t: IntArray, best: IntArray, above: BoolArray, later: list[IntArray]
+            ) -> IntArray:
+        """The column (:class:`NeedEndings`) each final turn is played by: the mover at
+        total `t` (units, its deductions taken) to beat `best` (`above`: at or over the
+        target; else to reach the target), with the players `later` (their totals) still to
+        play after it. The last plays to beat the best, exactly; one with others after it
+        keeps a margin: of the turns played to beat ``best + m`` (m = 0 .. :attr:`margins`),
+        the one whose endings the later players are least likely to beat, each of them
+        playing to beat it in turn (the smallest such m, a difference under :data:`TINY`
+        counting as none)."""
+        need, n = self.need, self.seats.n
+        tie = 1 if self.rules.ties == "shared" else 0
+        D = np.where(above, best - t, n - 1 - t)
+        col = need.column(D, np.where(above, tie, 0))
+        if not later or t.shape[0] == 0 or self.margins == 0:
+            return col
+        more, even = need.beat
+        ks = np.arange(need.k_min, need.k_max + 1)
+        y = np.maximum(t[:, None] + ks[None, :], 0)  # (cells, n_k): the mover's total after
+        keep = (y >= n) & ((y > best[:, None]) | ~above[:, None])
+        win = keep.astype(np.float64)
+        if tie:  # a tie of the best: a share
+            win += 0.5 * (above[:, None] & (y == best[:, None]))
+        for other in later:  # each later player plays to beat the mover's new total
+            c = need.column(y - other[:, None], np.full(y.shape, tie))
+            win *= 1.0 - more[c] - 0.5 * tie * even[c]
+        value = np.empty((self.margins + 1, t.shape[0]))
+        cols = np.empty((self.margins + 1, t.shape[0]), dtype=np.int64)
+        for m in range(self.margins + 1):
+            cols[m] = col if m == 0 else need.column(D + m, np.zeros_like(D))
+            dist = need.dist[cols[m]]
+            value[m] = (dist[:, :-1] * win).sum(axis=1) + dist[:, -1]
+        first = np.argmax(value >= value.max(axis=0, keepdims=True) - TINY, axis=0)
+        out: IntArray = cols[first, np.arange(t.shape[0])]
         return out
 
     def final_round(self, totals: IntArray, r: int, *, shift: bool = True) -> FloatArray:
@@ -301,8 +347,8 @@ class Estimate:
         for j in range(r):
             t = np.maximum(totals[cell_e, j] - cell_s, 0)
             above = cell_b >= n
-            D = np.where(above, cell_b - t, n - 1 - t)
-            col = need.column(D, np.where(above, tie, 0))
+            later = [np.maximum(totals[cell_e, i] - cell_s, 0) for i in range(j + 1, r)]
+            col = self.aim(t, cell_b, above, later)
             dist = need.dist[col]  # (cells, n_u)
             np.add.at(won[:, j], cell_e, cell_p * dist[:, -1])  # pirate magic wins at once
             y = np.maximum(t[:, None] + ks[None, :], 0)  # (cells, n_k)
