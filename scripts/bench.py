@@ -199,7 +199,7 @@ def _solve_all_figures(repeat: int) -> list[Figure]:
     with tempfile.TemporaryDirectory() as out:
         wall, *figures = _in_turn(name, ("solve", "--all", "--out", out), max(repeat, 5),
                                   1 / SOLVE_GOAL, 15.0, "one card", [("pass", 0.033)])
-    note = f"goal: {SOLVE_GOAL:g}x faster than its one card ({OTHER_CARD_S} s, issue 40's run)"
+    note = f"goal: {SOLVE_GOAL:g}x faster than its one card ({OTHER_CARD_S} s beside ours)"
     return [replace(wall, target=OTHER_CARD_S / SOLVE_GOAL, note=note), figures[0],
             Figure(f"{name}: as the other solver's one card", wall.value / OTHER_CARD_S, "x",
                    1 / SOLVE_GOAL, note=note), *figures[1:]]
@@ -277,9 +277,9 @@ def bench_advisor(repeat: int) -> list[Figure]:
 
 
 COLD_ADVISE = ("advise", "captain", "kkssscdp")
-"""The cold answer of issue 30, against the other exact solver of the game."""
+"""The cold answer measured against the other exact solver of the game (its warm query)."""
 OTHER_SOLVER_MS = (169.0 + 174.0) / 2
-"""The other solver's warm query, as issue 30 measured it (169-174 ms; its checkout is not
+"""The other solver's warm query, as measured beside ours once (169-174 ms; its checkout is not
 fetched here: the bench runs without the network). In that run `python -c pass` took 33 ms
 and numpy's import 46 ms more: the yardsticks below carry the goal to this machine."""
 ISSUE_PASS_MS, ISSUE_NUMPY_MS = 33.0, 33.0 + 46.0
@@ -290,9 +290,9 @@ COLD_GOAL = 0.8
 def _in_turn(name: str, args: tuple[str, ...], runs: int, goal: float, other: float,
              what: str, sticks: list[tuple[str, float]]) -> list[Figure]:
     """`sabords args` against another program, at most `goal` times its `what` (`other` s in
-    issue 30's run): each run of ours in turn with each yardstick (A B C A B C...: a drift of
-    the machine's speed moves them all; a stick is `python -c CODE` and its time in that run),
-    each ratio taken run by run with the goal the stick carries."""
+    the run that measured it): each run of ours in turn with each yardstick (A B C A B C...:
+    a drift of the machine's speed moves them all; a stick is `python -c CODE` and its time in
+    that run), each ratio taken run by run with the goal the stick carries."""
     rounds = [(fresh_process(CLI, *args), *(fresh_process(c) for c, _ in sticks))
               for _ in range(runs)]
     ratios = [[r[0].wall / r[i + 1].wall for r in rounds] for i in range(len(sticks))]
@@ -300,7 +300,7 @@ def _in_turn(name: str, args: tuple[str, ...], runs: int, goal: float, other: fl
     return median_figures(name, [r[0] for r in rounds]) + [
         Figure(f"{name} / {stick}", statistics.median(by), "x", goal * other / t, by,
                note=f"goal: {goal:g} x the other solver ({other * 1000:.1f} ms) over "
-               f"{stick} ({t * 1000:.0f} ms) in issue 30's run")
+               f"{stick} ({t * 1000:.0f} ms) in that run")
         for stick, (_, t), by in zip(names, sticks, ratios, strict=True)] + [
         Figure(f"{name}: as the other solver's {what}, by {code.split()[-1]}",
                statistics.median(by) * t / other, "x", goal)

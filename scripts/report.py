@@ -45,6 +45,7 @@ from report_base import (  # noqa: E402
 )
 from report_game import section_playing_to_win, section_three_players  # noqa: E402
 from report_plots import plot_distributions, plot_heuristics, plot_variants  # noqa: E402
+from report_review import section_reviews  # noqa: E402
 
 from solver.engine import UNUSED  # noqa: E402
 from solver.engine.stats import turn_stats  # noqa: E402
@@ -141,11 +142,11 @@ def section_distributions(r: Report) -> str:
 
 The exact probability of every final score of a turn played optimally, bust and Skull Island
 included, by forward propagation of the probability mass through the optimal policy
-(`solver/analysis.py`). A bust scores 0, minus the bonus on a battle card, or the chest's dice
-with the chest card; Skull Island scores 0 for the player (*island loss*: the points each
-opponent loses, on average); pirate magic (nine of a kind, an instant win) is counted as its
-points with the nine as an 8000 set. Quartiles are the smallest scores whose cumulative
-probability reaches 25, 50 and 75 %.
+(`solver/strategy/analysis.py`). A bust scores 0, minus the bonus on a battle card, or the
+chest's dice with the chest card; Skull Island scores 0 for the player (*island loss*: the
+points each opponent loses, on average); pirate magic (nine of a kind, an instant win) is
+counted as its points with the nine as an 8000 set. Quartiles are the smallest scores whose
+cumulative probability reaches 25, 50 and 75 %.
 
 {table(["card", "mean", "sd", "Q1", "median", "Q3", "P(bust)", "P(island)", "P(≥ 1000)",
         "P(magic)", "island loss", "rolls"], rows)}
@@ -185,7 +186,7 @@ def section_heuristics(r: Report) -> str:
     return f"""## Simple heuristics against optimal play
 
 Each heuristic is a fixed policy evaluated exactly on the same engine (policy evaluation,
-`solver/policies.py`); in brackets, its difference from optimal play, a difference of two
+`solver/strategy/policies.py`); in brackets, its difference from optimal play, a difference of two
 exact values. When a heuristic rerolls, it rolls the **non-scoring dice**. A die *scores*
 when removing it would lower the stop score: coins, diamonds and the dice of a set (nothing
 while a battle is lost); on a battle card the swords the battle needs always count as scoring.
@@ -313,7 +314,7 @@ def section_method(r: Report) -> str:
   until the live mass is at most 1e-15 (at most {steps} rolls deep); the largest live mass left
   is {worst_mass:.1e}, a bound on the error of every probability. Two routes, one answer: the
   mean of each distribution meets the engine's value to within {worst_mean:.1e} points, and
-  its bust probability meets the independent policy evaluation of `solver/stats.py` to
+  its bust probability meets the independent policy evaluation of `solver/engine/stats.py` to
   within {worst_bust:.1e}.
 - **Ties**: where two moves are worth the same (within the engine's tie tolerance), the policy
   takes one by a fixed rule: stop, then without the Sorceress, then the most dice kept; another
@@ -370,7 +371,7 @@ def section_exact(r: Report) -> str:
 {table(["card", "expected points (exact)", "decimal"], rows, "lrr")}
 
 Bust probabilities under the optimal policy, exactly (the policy's own evaluation with a bust
-indicator as payoff, `solver/stats.py`):
+indicator as payoff, `solver/engine/stats.py`):
 
 {table(["card", "P(bust) (exact)", "decimal"], bust_rows, "lrr")}
 
@@ -390,6 +391,7 @@ SECTIONS: list[Callable[[Report], str]] = [
     section_rules_of_thumb,
     section_playing_to_win,
     section_three_players,
+    section_reviews,
     section_method,
     section_exact,
 ]

@@ -818,8 +818,8 @@ def test_serve_refuses_an_empty_host_and_a_game_target_beyond_the_targets(
     (("score", "none", "skull 3 monkey gold coin 2 diamond"),
      "'skull 3 monkey gold coin 2 diamond' has 7 dice, expected 8"),
 ])
-def test_the_edges_of_issue_19_are_one_line(sabords: Run, args: tuple[str, ...],
-                                            fragment: str) -> None:
+def test_a_value_given_twice_or_a_word_unknown_is_one_line(sabords: Run, args: tuple[str, ...],
+                                                            fragment: str) -> None:
     assert_one_line_error(sabords(*args), fragment)
 
 

@@ -467,3 +467,24 @@ def test_api_review_answers_the_commands_json(sabords: Run) -> None:
         assert big.status_code == 413 and big.json()["kind"] == "body_too_long"
         get = client.get("/api/review")
         assert get.status_code == 405 and get.headers["allow"] == "POST"
+
+
+def test_games_reviewed_give_each_policy_its_error_with_its_standard_error() -> None:
+    """The strategy report's review chapter (scripts/report_review.py): the Win table makes
+    no error at either seat; a heuristic's error a game is the mean of its games' (the
+    report prints it with its standard error, the games' deviation over the root of their
+    number); the wins add up to the games."""
+    import statistics
+
+    from solver.advice.reviews import review_games
+
+    got = review_games(("win", "greedy"), RULES, source(), games=6, seed=3)
+    win, greedy = got.seat("win"), got.seat("greedy")
+    assert win.error == 0.0 and win.error_se == 0.0
+    assert (got.seat("win", 1).games, got.seat("win", 2).games) == (3, 3)
+    errors = [p.error for g, r in enumerate(reviewed(("win", "greedy"), 6, 3))
+              for p in r.players if ("win", "greedy")[(p.seat - g) % 2] == "greedy"]
+    assert len(errors) == 6 and greedy.error > 0.0
+    assert greedy.error == pytest.approx(statistics.mean(errors), abs=1e-12)
+    assert greedy.error_se == pytest.approx(statistics.stdev(errors) / 6 ** 0.5, abs=1e-12)
+    assert win.result * win.games + greedy.result * greedy.games == pytest.approx(6)

@@ -18,6 +18,7 @@ plays the Win table, play changes nothing: the share of luck is 1).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -45,11 +46,14 @@ class SeatReview:
     luck: float
     result: float
     """Its share of the wins (a tie shared counts its share)."""
+    error_se: float = float("nan")
+    """The standard error of :attr:`error` (the games' sample deviation over the root of
+    their number; NaN with fewer than two games)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"policy": self.policy, "seat": self.seat, "games": self.games,
-                "error": self.error, "decisions": self.decisions, "luck": self.luck,
-                "result": self.result}
+                "error": self.error, "error_se": self.error_se, "decisions": self.decisions,
+                "luck": self.luck, "result": self.result}
 
 
 @dataclass(frozen=True)
@@ -118,8 +122,10 @@ def gather(names: Sequence[str], rules: Rules, seed: int, reviews: Sequence[Game
         for seat in range(n + 1):
             got = rows.get((policy, seat), [])
             k = len(got)
-            seats.append(SeatReview(policy, seat, k, *(sum(r[j] for r in got) / k if k else
-                                                      float("nan") for j in range(4))))
+            means = [sum(r[j] for r in got) / k if k else float("nan") for j in range(4)]
+            se = (math.sqrt(sum((r[0] - means[0]) ** 2 for r in got) / (k - 1) / k) if k > 1
+                  else float("nan"))
+            seats.append(SeatReview(policy, seat, k, *means, error_se=se))
     return GamesReview(tuple(names), rules, len(reviews), seed, tuple(seats),
                        luck_share(lucks, outcomes), exact)
 
