@@ -1,7 +1,7 @@
 """The final turns' endings of four and five players, kept in the cache: ``need-<n>.msgpack``.
 
 The near-optimal game of four and five players races the final round on one table: a final
-turn played to beat every deficit, the probability of each of its endings
+turn played to beat every deficit, the probability of each of its endings, each card's
 (:func:`solver.game.estimate.need_endings`, about a second of turn solves). A cold answer
 would solve it again every time; it is kept beside the turn tables cached for the same turn
 rules (:func:`solver.tables.paths.cache_dir`: it depends on the turn rules and the number of
@@ -48,7 +48,7 @@ def _header(rules: Rules, n_dice: int) -> dict[str, object]:
 
 def pack_need(need: NeedEndings, rules: Rules, n_dice: int) -> bytes:
     return pack_envelope({"header": _header(rules, n_dice), "k_min": need.k_min,
-                          "k_max": need.k_max, "dist": pack_array(need.dist),
+                          "k_max": need.k_max, "cards": pack_array(need.cards),
                           "island": pack_array(need.island)}, FORMAT_VERSION)
 
 
@@ -57,22 +57,22 @@ def unpack_need(data: bytes, rules: Rules, n_dice: int, source: str) -> NeedEndi
     by this solver for these turn rules and dice."""
     import numpy as np
 
-    from ..game.estimate import NeedEndings
+    from ..game.estimate import NeedEndings, summed
 
     refuse = refusal("need", source, rules.turn_rules())
     payload = open_envelope(data, refuse=refuse, version=FORMAT_VERSION)
     if payload.get("header") != _header(rules, n_dice):
         raise refuse("made for other rules, dice or solver")
     try:
-        dist = np.array(unpack_array(payload["dist"]), dtype=np.float64)
+        cards = np.array(unpack_array(payload["cards"]), dtype=np.float64)
         island = np.array(unpack_array(payload["island"]), dtype=np.float64)
         k_min, k_max = int(payload["k_min"]), int(payload["k_max"])
     except (KeyError, TypeError, ValueError):
         raise refuse("incomplete table") from None
-    if dist.ndim != 2 or dist.shape != (2 * (k_max - k_min + 2), k_max - k_min + 2) \
+    if cards.ndim != 3 or cards.shape[1:] != (2 * (k_max - k_min + 2), k_max - k_min + 2) \
             or island.ndim != 1:
         raise refuse("arrays of the wrong shape")
-    return NeedEndings(k_min, k_max, dist, island)
+    return NeedEndings(k_min, k_max, summed(cards), island, cards)
 
 
 @lru_cache(maxsize=4)
