@@ -219,11 +219,11 @@ class Estimate:
         self.n_dice = three.n_dice
         self.extrapolate = EXTRAPOLATE if extrapolate is None else extrapolate
         self._need = need
+        """Where the final turns' endings come from (:func:`need_endings` by default; the
+        tables' cache, :mod:`solver.tables.need`)."""
         self.margins = MARGINS
         """The largest margin a final turn keeps (:meth:`aim`; 0: none, each final turn
         played to beat the best alone)."""
-        """Where the final turns' endings come from (:func:`need_endings` by default; the
-        tables' cache, :mod:`solver.tables.need`)."""
         self.seats = Seats(players=players, n=self.rules.target // 100, k_min=three.k_min,
                            k_max=three.k_max, n_ded=three.n_ded, ties=self.rules.ties)
 
