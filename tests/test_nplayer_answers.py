@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
+from solver.engine.codes import TIE_TOL
 from solver.game import deck
 from solver.rules import Rules
 from solver.rules.standing import Standing
@@ -185,7 +186,9 @@ def test_four_and_five_players_get_near_optimal_answers_that_say_so(tables: Path
     advice = _json("advise", "none", "kkmmppsc", "--me", "100", *opp)
     assert advice["game"]["exact"] is False and advice["game"]["method"] == NEAR  # type: ignore[index]
     values = [o["value"] for o in advice["options"]]  # type: ignore[index]
-    assert values == sorted(values, reverse=True)
+    # best first; values equal but for their last bits are ties, in the policy's fixed order
+    # (solver/advice/ranking.py)
+    assert all(a >= b - TIE_TOL for a, b in zip(values, values[1:], strict=False))
     for option in advice["options"]:  # type: ignore[union-attr]
         assert len(option["players"]) == opponents + 1
         assert abs(sum(option["players"]) - 1.0) <= 1e-9

@@ -193,10 +193,15 @@ class Page:
         self.d = driver
         self.server = server
         self.By = By
+        self.WebDriverWait = WebDriverWait
         self.wait = WebDriverWait(driver, 30, poll_frequency=0.05)
 
-    def until(self, check: Callable[[], Any], what: str) -> Any:
-        return self.wait.until(lambda _: check(), message=what)
+    def until(self, check: Callable[[], Any], what: str, seconds: float | None = None) -> Any:
+        """Wait for `check` (`seconds`: longer than the page's usual 30 s, for what waits
+        on the server's solving)."""
+        wait = self.wait if seconds is None else self.WebDriverWait(self.d, seconds,
+                                                                    poll_frequency=0.05)
+        return wait.until(lambda _: check(), message=what)
 
     def open(self, fresh: bool = False) -> None:
         """Open the page (`fresh`: nothing kept from before) and wait until it is ready."""
@@ -2033,7 +2038,7 @@ def test_a_game_is_reviewed_with_its_chart_mistakes_advice_and_link(
     play_typed_turn(page, "No card", ["kkssssss"], ["Stop"])
     page.tap("Add ")
     page.until(lambda: len(table_record(page)["turns"]) == 3 or None,  # saved once it is drawn
-               "the third turn in the record")
+               "the third turn in the record", seconds=120)
     record = table_record(page)
     assert [t["player"] for t in record["turns"]] == [0, 1, 0]
     assert record["turns"][1] == {"player": 1, "points": 500}
