@@ -200,6 +200,13 @@ def summed(cards: FloatArray) -> FloatArray:
 MARGINS = 30
 """The largest margin (units) a final turn with others after it keeps over the best
 (:meth:`Estimate.aim`)."""
+MARGIN_STEPS = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 30)
+"""The margins tried (units): every one near the best, sparser above (the mover's chance
+changes little from one to the next there)."""
+AIM_CACHE = 100_000
+"""The most endings :meth:`Estimate.aim` keeps (about 100 MB; emptied when full)."""
+AIM_CHUNK = 2048
+"""Keys whose margins are weighed at once (:meth:`Estimate._aimed`: about 30 MB)."""
 RACE_CHUNK = 256
 """Final-round states raced at once (each state's cells grow with the turns left: about
 20,000 after three turns)."""
@@ -224,6 +231,9 @@ class Estimate:
         self.margins = MARGINS
         """The largest margin a final turn keeps (:meth:`aim`; 0: none, each final turn
         played to beat the best alone)."""
+        self._aims: dict[tuple[int, ...], FloatArray] = {}
+        """:meth:`aim`'s endings by key, kept (at most :data:`AIM_CACHE`): a game's turns
+        ask for the same ones again and again."""
         self.seats = Seats(players=players, n=self.rules.target // 100, k_min=three.k_min,
                            k_max=three.k_max, n_ded=three.n_ded, ties=self.rules.ties)
 
@@ -317,30 +327,55 @@ class Estimate:
         need, n = self.need, self.seats.n
         tie = 1 if self.rules.ties == "shared" else 0
         D = np.where(above, best - t, n - 1 - t)
-        col = need.column(D, np.where(above, tie, 0))
         if not later or t.shape[0] == 0 or self.margins == 0:
-            return need.dist[col]
-        more, even = need.beat
+            return need.dist[need.column(D, np.where(above, tie, 0))]
+        # a turn's endings depend on the deficit and the gaps to the later players alone,
+        # each clipped where nothing changes: each distinct one is aimed once
+        lo, hi = need.k_min - 1, need.k_max
+        keys = np.stack([above.astype(np.int64), np.clip(D, lo, hi),
+                         *(np.clip(t - other, lo - need.k_max, hi - need.k_min)
+                           for other in later)], axis=1)
+        unique, back = np.unique(keys, axis=0, return_inverse=True)
+        rows = [tuple(row) for row in unique.tolist()]
+        kept = self._aims
+        missing = [i for i, row in enumerate(rows) if row not in kept]
+        if missing:
+            if len(kept) + len(missing) > AIM_CACHE:  # emptied: every row aimed anew
+                kept.clear()
+                missing = list(range(len(rows)))
+            for i, dist in zip(missing, self._aimed(unique[missing]), strict=True):
+                kept[rows[i]] = dist
+        out: FloatArray = np.stack([kept[row] for row in rows])[back.reshape(-1)]
+        return out
+
+    def _aimed(self, keys: IntArray) -> FloatArray:
+        """:meth:`aim`'s endings (K, n_u) for its keys (K, 2 + L): above the target or not,
+        the deficit ``D`` (the mover wins with more than ``D`` units), the gap to each later
+        player (the mover's total minus theirs)."""
+        need = self.need
+        tie = 1 if self.rules.ties == "shared" else 0
+        above, D, gaps = keys[:, 0].astype(bool), keys[:, 1], keys[:, 2:]
         ks = np.arange(need.k_min, need.k_max + 1)
-        y = np.maximum(t[:, None] + ks[None, :], 0)  # (cells, n_k): the mover's total after
-        keep = (y >= n) & ((y > best[:, None]) | ~above[:, None])
-        win = keep.astype(np.float64)
+        more, even = need.beat
+        win = (ks[None, :] > D[:, None]).astype(np.float64)  # (K, n_k)
         if tie:  # a tie of the best: a share
-            win += 0.5 * (above[:, None] & (y == best[:, None]))
-        for other in later:  # each later player plays to beat the mover's new total
-            c = need.column(y - other[:, None], np.full(y.shape, tie))
+            win += 0.5 * (above[:, None] & (ks[None, :] == D[:, None]))
+        for gap in gaps.T:  # each later player plays to beat the mover's new total
+            c = need.column(ks[None, :] + gap[:, None], np.full(win.shape, tie))
             win *= 1.0 - more[c] - 0.5 * tie * even[c]
-        dist = np.zeros((t.shape[0], need.dist.shape[1]))
-        cols = [col if m == 0 else need.column(D + m, np.zeros_like(D))
-                for m in range(self.margins + 1)]
+        steps = [m for m in MARGIN_STEPS if m <= self.margins]
+        cols = np.stack([need.column(D, np.where(above, tie, 0)) if m == 0 else
+                         need.column(D + m, np.zeros_like(D)) for m in steps])  # (M, K)
+        dist = np.zeros((keys.shape[0], need.dist.shape[1]))
+        every = np.arange(keys.shape[0])
         for card in need.cards:  # each card its own margin, in the deck's order
-            value = np.empty((self.margins + 1, t.shape[0]))
-            for m, c in enumerate(cols):
-                d = card[c]
-                value[m] = (d[:, :-1] * win).sum(axis=1) + d[:, -1]
+            value = np.empty(cols.shape)
+            for lo in range(0, keys.shape[0], AIM_CHUNK):
+                d = card[cols[:, lo:lo + AIM_CHUNK]]  # (M, chunk, n_u)
+                value[:, lo:lo + AIM_CHUNK] = ((d[:, :, :-1] * win[None, lo:lo + AIM_CHUNK])
+                                               .sum(axis=2) + d[:, :, -1])
             first = np.argmax(value >= value.max(axis=0, keepdims=True) - TINY, axis=0)
-            picked = np.stack(cols)[first, np.arange(t.shape[0])]
-            dist += card[picked]
+            dist += card[cols[first, every]]
         return dist
 
     def final_round(self, totals: IntArray, r: int, *, shift: bool = True) -> FloatArray:
