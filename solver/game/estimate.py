@@ -197,12 +197,10 @@ def summed(cards: FloatArray) -> FloatArray:
     return out
 
 
-MARGINS = 30
-"""The largest margin (units) a final turn with others after it keeps over the best
-(:meth:`Estimate.aim`)."""
 MARGIN_STEPS = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 30)
-"""The margins tried (units): every one near the best, sparser above (the mover's chance
-changes little from one to the next there)."""
+"""The margins (units) a final turn with others after it may keep over the best
+(:meth:`Estimate.aim`): every one near the best, sparser above (the mover's chance changes
+little from one to the next there)."""
 AIM_CACHE = 100_000
 """The most endings :meth:`Estimate.aim` keeps (about 100 MB; emptied when full)."""
 AIM_CHUNK = 2048
@@ -228,7 +226,7 @@ class Estimate:
         self._need = need
         """Where the final turns' endings come from (:func:`need_endings` by default; the
         tables' cache, :mod:`solver.tables.need`)."""
-        self.margins = MARGINS
+        self.margins = MARGIN_STEPS[-1]
         """The largest margin a final turn keeps (:meth:`aim`; 0: none, each final turn
         played to beat the best alone)."""
         self._aims: dict[tuple[int, ...], FloatArray] = {}
