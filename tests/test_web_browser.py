@@ -1301,9 +1301,19 @@ def test_practice_reuses_a_pending_reroll_after_a_reload(page: Page, browser: An
         page.offline(False)
     browser.refresh()
     page.ready()
-    practice = saved_practice(page)
-    sent = (practice["turn"] or practice["log"][-1])["entries"]
-    assert sent[len(entries) + 1:len(entries) + 2] == [pending], (sent, entries, pending)
+
+    def sent() -> list[str] | None:  # that turn's entries once the reroll is sent again
+        practice = saved_practice(page)
+        for turn in (practice["turn"], *reversed(practice["log"])):  # it may have ended
+            got: list[str] = (turn or {}).get("entries", [])
+            if got[:len(entries)] == entries and len(got) >= len(entries) + 2:
+                return got
+        return None
+
+    # replayed after the reload, then sent: waited for (read at once, it was not always
+    # there; and the turn may have ended with that roll, then it is the log's)
+    again = page.until(sent, "the pending reroll sent again")
+    assert again[len(entries) + 1:len(entries) + 2] == [pending], (again, entries, pending)
 
 
 def test_the_scoreboard_is_for_2_to_5_players_and_marks_who_plays(
