@@ -1312,8 +1312,53 @@ def test_practice_reuses_a_pending_reroll_after_a_reload(page: Page, browser: An
 
     # replayed after the reload, then sent: waited for (read at once, it was not always
     # there; and the turn may have ended with that roll, then it is the log's)
-    again = page.until(sent, "the pending reroll sent again")
+    try:
+        again = page.until(sent, "the pending reroll sent again")
+    except Exception as e:  # what the page held, to tell why
+        raise AssertionError((entries, pending, saved_practice(page),
+                              page.text(browser.find_element(page.By.ID, "error")),
+                              page.text(page.region("Practice")))) from e
     assert again[len(entries) + 1:len(entries) + 2] == [pending], (again, entries, pending)
+
+
+def test_a_move_without_the_sorceress_is_taken_when_she_could_reroll_a_skull(
+        page: Page, browser: Any) -> None:
+    """The Sorceress unused, a skull on the table, an option that keeps her: the move is sent
+    as the dice it rerolls. Before: it was sent as "keep ...", which the server refuses as two
+    moves (her skull rerolled or not), and the option could not be taken."""
+    roll = "mpkpddsp"
+    advice = api(page.server, "advise", [("card", "sorceress"), ("dice", roll), ("first", "true")])
+    option = next(o for o in advice["options"] if o["action"] == "reroll" and not o["sorceress"])
+    play_typed_turn(page, "Sorceress", [roll], [move_words(advice, option, "en", True)])
+    assert page.text(browser.find_element(page.By.ID, "error")) == ""
+    assert entries(page) == [roll, f"reroll {option['reroll']}"]
+
+
+def test_practice_takes_a_move_without_the_sorceress(page: Page, browser: Any) -> None:
+    """Practice with every card the Sorceress: the player's move (one die kept) is sent as the
+    dice it rerolls, and taken. Before: sent as "keep ...", refused when a skull was on the
+    table (her skull rerolled or not: two moves)."""
+    page.tap("Practice")
+    browser.execute_script(
+        "const s = JSON.parse(localStorage.getItem('mille-sabords.v2'));"
+        "s.practice.deck = s.practice.deck.map(() => 'sorceress');"
+        "localStorage.setItem('mille-sabords.v2', JSON.stringify(s))")
+    browser.refresh()
+    page.ready()
+    practice_to_my_move(page)
+    entries_before = saved_practice(page)["turn"]["entries"]
+    keep = next(b for b in page.region("Practice").find_elements(
+        page.By.CSS_SELECTOR, "#tiles button") if b.accessible_name.endswith(", rerolled"))
+    keep.click()
+    page.idle()
+    page.tap("Reroll the others")
+    page.idle()
+    assert page.text(browser.find_element(page.By.ID, "error")) == ""
+    practice = saved_practice(page)
+    turn = next(t for t in (practice["turn"], *reversed(practice["log"]))
+                if t and t["entries"][:len(entries_before)] == entries_before
+                and len(t["entries"]) > len(entries_before))
+    assert turn["entries"][len(entries_before)].startswith("reroll "), turn["entries"]
 
 
 def test_the_scoreboard_is_for_2_to_5_players_and_marks_who_plays(

@@ -241,7 +241,7 @@ function enterDice(text) {
   if (!S.card) { fieldError("card", W.pickCard); $("card").focus(); return; }
   addEntry(text, () => { ui.pad = zeros(); S.pad = null; $("typed").value = ""; });
 }
-function choose(o) { addEntry(moveEntry(o)); }
+function choose(o) { addEntry(moveEntry(o, ui.state)); }
 function focusAfter() {  // where the eye and the screen reader go next
   const st = ui.state;
   return !st ? "dice-h" : st.phase === "move" ? "sentence" : st.phase === "over" ? "turn-status" : "dice-h";

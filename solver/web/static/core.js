@@ -383,9 +383,11 @@ export async function goalParams() {
 
 // -- the answer in words ---------------------------------------------------------------------------
 
-export function moveEntry(o) {
+// A move as the server reads it. With the Sorceress still to use, a move is named by the dice
+// it rerolls: "keep ..." would leave open whether her skull is rerolled (refused as two moves).
+export function moveEntry(o, st) {
   if (o.action === "stop") return "stop";
-  if (o.sorceress) return `reroll ${inNotation(o.reroll)}`;
+  if (o.sorceress || (st && st.card === "sorceress" && !st.sorceress_used)) return `reroll ${inNotation(o.reroll)}`;
   return `keep ${o.keep.length ? inNotation(o.keep) : "nothing"}`;
 }
 // The move of an option: the rerolled dice by number (the sentence), or named (`named`).
