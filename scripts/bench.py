@@ -8,8 +8,8 @@ table built from nothing), peak memory is the maximum resident set size of that 
 (``os.wait4`` rusage; with joblib workers, the largest single process among those waited for).
 
 Adding a section: write a function returning a list of :class:`Figure` and append it to
-:data:`SECTIONS` with its name. :func:`fresh_process` runs Python code in a new process and
-returns its wall time, peak memory and stdout.
+:data:`SECTIONS` with its name. :func:`bench_base.fresh_process` runs Python code in a new
+process and returns its wall time, peak memory and stdout.
 """
 
 from __future__ import annotations
@@ -23,91 +23,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from bench_base import REPO, Figure, Run, fresh_process, median_figures, repeated, shell
+
 PYTHON = sys.executable
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One measured figure; `target` is the project's goal for it, when there is one."""
-
-    name: str
-    value: float
-    unit: str
-    target: float | None = None
-    runs: list[float] = field(default_factory=list)
-    note: str = ""
-
-    def line(self) -> str:
-        value = f"{self.value:.3f}" if self.unit == "s" else f"{self.value:.1f}"
-        value = f"{self.value:.2f}" if self.unit == "x" else value
-        text = f"  {self.name:<52} {value:>10} {self.unit:<3}"
-        if self.target is not None:
-            verdict = "ok" if self.value <= self.target else "OVER"
-            text += f"  (target <= {self.target:.3g} {self.unit}: {verdict})"
-        if self.note:
-            text += f"  {self.note}"
-        return text
-
-
-@dataclass(frozen=True)
-class Run:
-    wall: float
-    """Seconds from spawning the process to reaping it."""
-    peak_mb: float
-    """Maximum resident set size, MiB (Linux reports ru_maxrss in KiB)."""
-    stdout: str
-    cpu: float = 0.0
-    """User + system CPU seconds of the process (less sensitive than wall to a busy machine)."""
-
-
-def fresh_process(code: str, *args: str, env: dict[str, str] | None = None,
-                  stdin: bytes = b"") -> Run:
-    """Run `python -c code args...` in a fresh process from the repository's root, `stdin` on
-    its standard input."""
-    return _measured([PYTHON, "-c", code, *args], REPO,
-                     {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, "benchmark process",
-                     stdin)
-
-
-def _measured(command: list[str], cwd: Path, env: dict[str, str], what: str,
-              stdin: bytes = b"") -> Run:
-    """Run `command` in a fresh process: its output, wall time, peak memory and CPU."""
-    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as given:
-        given.write(stdin)
-        given.seek(0)
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=given, stdout=subprocess.PIPE,
-                                stderr=err)
-        assert proc.stdout is not None
-        out = proc.stdout.read().decode()
-        proc.stdout.close()
-        # Reap the child ourselves: wait4 returns its rusage (the child and the descendants
-        # it waited for), which Popen.wait would discard.
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status):
-            err.seek(0)
-            raise RuntimeError(f"{what} failed:\n{err.read().decode()}")
-    return Run(wall=wall, peak_mb=usage.ru_maxrss / 1024, stdout=out,
-               cpu=usage.ru_utime + usage.ru_stime)
-
-
-def repeated(code: str, *args: str, repeat: int) -> list[Run]:
-    return [fresh_process(code, *args) for _ in range(repeat)]
-
-
-def median_figures(name: str, runs: list[Run], *, target: float | None = None,
-                   note: str = "") -> list[Figure]:
-    walls = [r.wall for r in runs]
-    peaks = [r.peak_mb for r in runs]
-    return [
-        Figure(f"{name}: wall", statistics.median(walls), "s", target, walls, note),
-        Figure(f"{name}: peak memory", max(peaks), "MiB", None, peaks),
-    ]
 
 
 # -- sections ---------------------------------------------------------------------------------
@@ -366,11 +287,6 @@ print(json.dumps({"import": t1 - t0, "solve": time.perf_counter() - t1}))
 """
 
 
-def _shell(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
-    """Run a command (not Python) in a fresh process: wall time and peak memory."""
-    return _measured(command, cwd, {**os.environ, **(env or {})}, " ".join(command))
-
-
 def bench_engine(repeat: int) -> list[Figure]:
     """The game solve, the simulator, the 12 turn tables, `make run` on a fresh
     clone (each from a fresh process; numba's cache warm unless said)."""
@@ -402,8 +318,8 @@ def bench_engine(repeat: int) -> list[Figure]:
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
-        _shell(["make", "--quiet", ".venv/.stamp-run"], clone)  # the install: not timed
-        run = _shell(["make", "--quiet", "run"], clone)
+        shell(["make", "--quiet", ".venv/.stamp-run"], clone)  # the install: not timed
+        run = shell(["make", "--quiet", "run"], clone)
     figures.append(Figure("`make run` on a fresh clone, after the install", run.wall, "s",
                           25.0, note="the committed HEAD, not the working tree"))
     return figures
@@ -594,6 +510,31 @@ def bench_nplayer(repeat: int) -> list[Figure]:
     return figures
 
 
+REVIEWS = [(3, 25, 30, 2.0), (5, 1, 30, None), (5, 1, None, None)]
+"""(players, seed, turns kept or None for the whole game, goal in seconds) of the reviews timed:
+a game of `sabords game --policies win,...` with that seed, cut to its first turns (a game
+under way is reviewed as it stands)."""
+
+
+def bench_review(repeat: int) -> list[Figure]:
+    """`sabords review` of a game record from a fresh process (cold: start-up and the tables
+    read from disk), three players exact, five near-optimal."""
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for players, seed, turns, goal in REVIEWS:
+            path = Path(tmp) / f"game-{players}-{seed}.json"
+            fresh_process(CLI, "game", "--players", str(players), "--policies",
+                          ",".join(["win"] * players), "--games", "1", "--seed", str(seed),
+                          "--record", str(path))
+            record = json.loads(path.read_text(encoding="utf-8"))
+            record["turns"] = record["turns"][:turns]
+            path.write_text(json.dumps(record), encoding="utf-8")
+            name = f"`sabords review`, {players} players, {len(record['turns'])} turns"
+            figures += median_figures(name, repeated(CLI, "review", str(path), repeat=repeat),
+                                      target=goal)
+    return figures
+
+
 SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("turn-solver", bench_turn_solver),
     ("tables", bench_tables),
@@ -603,6 +544,7 @@ SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("exact", bench_exact),
     ("web", bench_web),
     ("nplayer", bench_nplayer),
+    ("review", bench_review),
 ]
 """(name, function of the repeat count): append your section here."""
 
