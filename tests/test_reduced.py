@@ -141,6 +141,10 @@ def test_one_player_down_the_pairs_alone_estimate_three_players() -> None:
     two, three = solve_game(rules, 2, n_dice=3), solve_game(rules, 3, n_dice=3)
     loss = measure_loss(three, None, two, play=False, sample=500)
     assert loss.mean is None and loss.worst is None  # the play was not measured
+    # the final round's phases sampled at most as many states as the others
+    finals = [phase.size for phase in three.seats.phases.values() if phase.kind == "final"]
+    assert max(finals) > 500
+    assert loss.chances["final"].states == sum(min(size, 500) for size in finals)
     for name in ("normal", "sudden", "final"):  # measured 0.7, 2.3, 0.2 points (three dice)
         assert 0 < loss.chances[name].mean < 0.04, name
         values = np.concatenate([three.values[p] for p, phase in three.seats.phases.items()

@@ -168,7 +168,7 @@ def measure_loss(table: GameTable, two: GameTable | None, three: GameTable, *, j
     the longest part); `final_play`: the method plays the final round too (else every seat
     plays it as the table does: the loss of normal play and sudden death, a profile of far
     fewer states). `sample` (without `play`): the chances of every phase measured on a fixed
-    sample of at most that many states (the final round's: :data:`FINAL_SAMPLE`). `two` None:
+    sample of at most that many states (the final round's: at most :data:`FINAL_SAMPLE`). `two` None:
     the method one player down (:class:`solver.game.estimate.Estimate`). `runner`: where the
     table's turns are solved (:mod:`solver.game.solve`; this process by default)."""
     import time
@@ -185,7 +185,7 @@ def measure_loss(table: GameTable, two: GameTable | None, three: GameTable, *, j
     rng = np.random.default_rng(2026)  # the same sample every run
     for name, phase in seats.phases.items():
         index = np.arange(phase.size, dtype=np.int64)
-        most = FINAL_SAMPLE if phase.kind == FINAL else sample
+        most = (min(sample or FINAL_SAMPLE, FINAL_SAMPLE) if phase.kind == FINAL else sample)
         sampled = most is not None and phase.size > most
         if sampled:  # the chances of a sample (a final state's values a race of the others)
             index = np.sort(rng.choice(phase.size, most, replace=False))
