@@ -337,7 +337,7 @@ def bench_game(repeat: int) -> list[Figure]:
     # same bits); run once: about 20 s
     with tempfile.TemporaryDirectory() as out:
         run, text = _tree_run([PYTHON, "-m", "solver", "solve-game", "--out", out])
-    first = next((line for line in text.splitlines() if line.startswith("P(first")), "?")
+    first = next((line for line in text.splitlines() if line.startswith("P(win) from all")), "?")
     figures += [Figure("`sabords solve-game` (two players, 6000): wall", run.wall, "s",
                        note=first),
                 Figure("`sabords solve-game` (two players, 6000): peak memory", run.peak_mb,
