@@ -125,7 +125,8 @@ def gather(names: Sequence[str], rules: Rules, seed: int, reviews: Sequence[Game
             means = [sum(r[j] for r in got) / k if k else float("nan") for j in range(4)]
             se = (math.sqrt(sum((r[0] - means[0]) ** 2 for r in got) / (k - 1) / k) if k > 1
                   else float("nan"))
-            seats.append(SeatReview(policy, seat, k, *means, error_se=se))
+            error, decisions, luck, result = means
+            seats.append(SeatReview(policy, seat, k, error, decisions, luck, result, error_se=se))
     return GamesReview(tuple(names), rules, len(reviews), seed, tuple(seats),
                        luck_share(lucks, outcomes), exact)
 

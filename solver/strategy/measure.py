@@ -168,9 +168,10 @@ def measure_loss(table: GameTable, two: GameTable | None, three: GameTable, *, j
     the longest part); `final_play`: the method plays the final round too (else every seat
     plays it as the table does: the loss of normal play and sudden death, a profile of far
     fewer states). `sample` (without `play`): the chances of every phase measured on a fixed
-    sample of at most that many states (the final round's: at most :data:`FINAL_SAMPLE`). `two` None:
-    the method one player down (:class:`solver.game.estimate.Estimate`). `runner`: where the
-    table's turns are solved (:mod:`solver.game.solve`; this process by default)."""
+    sample of at most that many states (the final round's: at most :data:`FINAL_SAMPLE`).
+    `two` None: the method one player down (:class:`solver.game.estimate.Estimate`).
+    `runner`: where the table's turns are solved (:mod:`solver.game.solve`; this process by
+    default)."""
     import time
 
     if play and sample is not None:
