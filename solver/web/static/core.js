@@ -387,7 +387,8 @@ export async function goalParams() {
 // it rerolls: "keep ..." would leave open whether her skull is rerolled (refused as two moves).
 export function moveEntry(o, st) {
   if (o.action === "stop") return "stop";
-  if (o.sorceress || (st && st.card === "sorceress" && !st.sorceress_used)) return `reroll ${inNotation(o.reroll)}`;
+  const free = st && st.card === "sorceress" && !st.sorceress_used;  // her skull is o.sorceress
+  if (o.sorceress || free) return `reroll ${inNotation(o.reroll)}`;
   return `keep ${o.keep.length ? inNotation(o.keep) : "nothing"}`;
 }
 // The move of an option: the rerolled dice by number (the sentence), or named (`named`).

@@ -131,9 +131,10 @@ function playerMove(stop) {
       + letters((x) => (x.face === SKULL ? skull && x.kept : !x.kept));
     const kept = letters((x) => x.face !== SKULL && x.kept);
     rolled = rerolled.length;
-    // with the Sorceress unused a move is named by the dice rerolled: "keep ..." leaves open
-    // whether her skull is rerolled, two moves, which the server refuses; so is "keep nothing"
-    entry = skull || rescue || !kept || sorceressFree() ? `reroll ${rerolled}` : `keep ${kept}`;
+    // with the Sorceress unused (as in a rescue, or with her skull chosen) a move is named by
+    // the dice rerolled: "keep ..." would leave open whether her skull is rerolled, two moves,
+    // which the server refuses; nothing kept is named by the dice rerolled too
+    entry = !kept || sorceressFree() ? `reroll ${rerolled}` : `keep ${kept}`;
   }
   turn.move = entry;  // kept with the dice it rerolls until the server has taken both
   if (!stop) pendingRoll(turn, rolled); else turn.pending = null;
