@@ -535,6 +535,29 @@ def bench_review(repeat: int) -> list[Figure]:
     return figures
 
 
+def bench_report(repeat: int) -> list[Figure]:
+    """`scripts/report.py` (`make report`) into a temporary folder, once: the whole write-up,
+    its process tree's memory sampled (the edge of playing to win read from
+    tables/profiles.json, whose own computing time is noted)."""
+    import importlib.util
+
+    from solver.rules import Rules
+    from solver.tables.profiles import read_edge
+
+    if importlib.util.find_spec("matplotlib") is None:
+        print("  (matplotlib is not installed: `make report` installs it)")
+        return []
+    with tempfile.TemporaryDirectory() as out:
+        run, text = _tree_run([PYTHON, str(REPO / "scripts" / "report.py"), "--out", out])
+    chapters = next((line.split("chapters: ", 1)[1].rsplit(" (", 1)[0]
+                     for line in text.splitlines() if "chapters: " in line), "?")
+    edge = read_edge(Rules(), 3)
+    return [Figure("make report: wall", run.wall, "s", 300.0, note=chapters),
+            Figure("make report: peak memory (process tree)", run.peak_mb, "MiB", 4096.0,
+                   note=f"tables/profiles.json computed in {edge.seconds:.0f} s, largest "
+                        f"process {edge.peak_gb} GB (make profiles)")]
+
+
 SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("turn-solver", bench_turn_solver),
     ("tables", bench_tables),
@@ -545,6 +568,7 @@ SECTIONS: list[tuple[str, Callable[[int], list[Figure]]]] = [
     ("web", bench_web),
     ("nplayer", bench_nplayer),
     ("review", bench_review),
+    ("report", bench_report),
 ]
 """(name, function of the repeat count): append your section here."""
 

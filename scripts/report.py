@@ -3,8 +3,12 @@
     make report                       # installs the `report` extra (matplotlib), then runs this
     .venv/bin/python scripts/report.py [--out docs] [--check]
 
-Every number of the report is computed here by the solver's code (the same engine as
-`sabords ev`); nothing is typed by hand. The output is deterministic: the same code and the same
+Every number of the report is computed by the solver's code (the same engine as `sabords
+ev`); nothing is typed by hand. Most are computed here, in about 90 seconds; what the
+committed tables already hold is read from them: the game tables' values, and the edge of
+playing to win of three players (`tables/profiles.json`, 20 minutes to compute: `make
+profiles`, refused once the table changes). Each chapter's time is printed at the end. The
+output is deterministic: the same code and the same
 library versions give the same bytes (PNG metadata carries no software or time stamp), so
 `--check` regenerates into a temporary directory and fails if the committed files differ.
 
@@ -47,7 +51,7 @@ from report_game import section_playing_to_win, section_three_players  # noqa: E
 from report_plots import plot_distributions, plot_heuristics, plot_variants  # noqa: E402
 from report_review import section_reviews  # noqa: E402
 
-from solver.engine import UNUSED  # noqa: E402
+from solver.engine import UNUSED, kernel  # noqa: E402
 from solver.engine.stats import turn_stats  # noqa: E402
 from solver.rules import CARDS, DECK_SIZE, Rules  # noqa: E402
 from solver.strategy.analysis import ThumbRule  # noqa: E402
@@ -419,9 +423,13 @@ def write_report(out: Path, rules: Rules | None = None,
     """Write docs/strategy.md, its plots and the distributions CSV into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     r = Report(out=out, rules=rules or Rules(), log=log)
-    parts = []
-    for section in SECTIONS:
-        parts.append(section(r).strip() + "\n")
+    parts, took = [], []
+    with kernel.compiled_whenever_installed():  # many small solves: numba's kernel pays
+        for section in SECTIONS:
+            began = time.perf_counter()
+            parts.append(section(r).strip() + "\n")
+            took.append((section.__name__.removeprefix("section_"), time.perf_counter() - began))
+    log("chapters: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in took))
     text = "\n".join(parts)
     (out / REPORT_NAME).write_text(text, encoding="utf-8")
     (out / DATA_NAME).write_text(distributions_csv(r), encoding="utf-8")
@@ -438,6 +446,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="regenerate into a temporary directory and compare with --out")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    from solver.tables.profiles import ProfilesMissing, read_edge
+
+    try:  # what the report reads rather than computes, checked before its minutes of work
+        read_edge(Rules(), 3)
+    except ProfilesMissing as e:
+        print(f"report: {e}", file=sys.stderr)
+        return 2
 
     def log(message: str) -> None:
         print(f"report: {message} ({time.perf_counter() - start:.1f} s)", file=sys.stderr)

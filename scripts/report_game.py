@@ -111,10 +111,9 @@ def section_three_players(r: Report) -> str:
     """The three-player game: each seat's chance from the start, a head start, and
     the edge of playing to win, exactly."""
     from solver.advice.sources import Tables
-    from solver.game import game_model
-    from solver.game.profiles import profile_values, win_endings
     from solver.game.query import state_of
     from solver.rules.standing import Standing
+    from solver.tables.profiles import read_edge
 
     r.log("the three-player game table")
     game = Tables().game(r.rules, 3)
@@ -129,32 +128,9 @@ def section_three_players(r: Report) -> str:
     heads = [(h, chance(0, 0, h)) for h in HEAD_STARTS]
     even = next((h for h in range(0, target, 100) if chance(0, 0, h)[2] >= chance(0, 0, h)[0]),
                 None)
-    r.log("the win turns of every state (for the profiles: one improvement of the whole "
-          "table, on a local Dask cluster, about 17 minutes on 2 cores)")
-    from solver.game.cluster import DaskRunner, local_cluster
-
-    def progress(name: str, done: int, of: int) -> None:
-        if done * 4 // of != (done - 1) * 4 // of:  # a quarter of the phase's blocks done
-            r.log(f"  {name}: block {done} of {of}")
-
-    with local_cluster() as client:
-        ends = win_endings(game, game_model(r.rules), game.seats,
-                           DaskRunner(client, r.rules, 3), progress=progress)
-    r.log("evaluating six profiles of play, two at a time (about 12 minutes on 2 cores)")
-    from concurrent.futures import ThreadPoolExecutor
-
-    from solver.game.profiles import points_endings
-    from solver.limits import cores
-
-    points = points_endings(game_model(r.rules))
-    profiles = [["points"] * i + ["win"] + ["points"] * (2 - i) for i in range(3)]
-    profiles += [["win"] * i + ["points"] + ["win"] * (2 - i) for i in range(3)]
-    # two at once: the machine used 10.4 GB at most
-    with ThreadPoolExecutor(max_workers=min(2, cores())) as pool:
-        done = list(pool.map(lambda p: profile_values(game, p, win=ends, points=points),
-                             profiles))
-    alone = [float(done[i].normal[0][i]) for i in range(3)]
-    points_alone = [float(done[3 + i].normal[0][i]) for i in range(3)]
+    r.log("the edge of playing to win (tables/profiles.json: make profiles)")
+    edge = read_edge(r.rules, 3)
+    alone, points_alone = edge.lone("win"), edge.lone("points")
     rows = [[str(h), *(pct(float(p)) for p in v)] for h, v in heads]
     proofs = [[name, str(rec.iterations), f"{rec.bound:.1e}", f"{rec.gap:.1e}",
                f"{rec.turns:.1f}", str(rec.cycles), f"{rec.slack:.1e}"]
@@ -183,7 +159,10 @@ Dask, `sabords solve-game --players 3`). At the target {target}:
   `solver/game/profiles.py`): one player playing the win policy against two playing for
   expected points wins {pct(alone[0])} from the first seat, {pct(alone[1])} from the second,
   {pct(alone[2])} from the third; one player playing for points against two playing to win
-  wins {pct(points_alone[0])}, {pct(points_alone[1])}, {pct(points_alone[2])}.
+  wins {pct(points_alone[0])}, {pct(points_alone[1])}, {pct(points_alone[2])}. The win
+  turns of every state, then six linear systems (residual {edge.residual:.0e}): `make
+  profiles` computes them from the committed table into `tables/profiles.json` (about
+  {round(edge.seconds / 60)} minutes on 2 cores) and this report reads them there.
 
 **What was proved and what was measured** (the table's record). Proved: every value is within
 the bound of the exact value of the table's strategies (the evaluation's residual times a

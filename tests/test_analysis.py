@@ -369,10 +369,12 @@ def test_readme_quotes_the_report_headline() -> None:
 
 def test_report_three_player_chapter_reads_the_committed_table() -> None:
     """The three-player chapter's chances from 0, 0, 0 and with a head start, and its record
-    table, are the committed three-player table's (a reread, not a solve)."""
+    table, are the committed three-player table's (a reread, not a solve); its edge of playing
+    to win is tables/profiles.json's, which belongs to that table's file."""
     from solver.advice.sources import Tables
     from solver.game.query import state_of
     from solver.rules.standing import Standing
+    from solver.tables.profiles import read_edge
 
     text = REPORT.read_text(encoding="utf-8")
     chapter = text[text.index("## Playing to win (three players)"):]
@@ -392,3 +394,9 @@ def test_report_three_player_chapter_reads_the_committed_table() -> None:
     for name, rec in game.records.items():
         assert (f"| {name} | {rec.iterations} | {rec.bound:.1e} | {rec.gap:.1e} |"
                 in chapter), name
+    # the edge of playing to win: tables/profiles.json, made from this very table file
+    edge = read_edge(RULES, 3)
+    alone, points = edge.lone("win"), edge.lone("points")
+    assert (f"expected points wins {pct(alone[0])} from the first seat, {pct(alone[1])} from "
+            f"the second,\n  {pct(alone[2])} from the third") in chapter
+    assert (f"wins {pct(points[0])}, {pct(points[1])}, {pct(points[2])}.") in chapter

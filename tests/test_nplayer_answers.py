@@ -333,6 +333,53 @@ def test_profiles_of_win_and_points_players_win_as_often_in_whole_games(
     assert abs(share - p) < 3.29 * math.sqrt(p * (1 - p) / games), (share, p)
 
 
+def test_the_edge_of_playing_to_win_is_every_lone_profile_s_values(
+        tables: Path, win_turns: dict[str, np.ndarray], tmp_path: Path) -> None:
+    """The report's edge of playing to win (solver.game.profiles.edge_of_play): each seat
+    alone playing win, then alone playing points, every seat's chance from the start as the
+    profile's own evaluation gives it; kept in profiles.json beside its table and read back
+    bit for bit, refused once the table file is another."""
+    import shutil
+
+    from solver.game.profiles import edge_of_play, profile_values
+    from solver.tables.profiles import (
+        ProfilesMissing,
+        StoredEdge,
+        read_edge,
+        table_digest,
+        write_edge,
+    )
+
+    table = read_game(tables, RULES, 3)
+    edge = edge_of_play(table, win_turns)
+    assert edge.profiles == (("win", "points", "points"), ("points", "win", "points"),
+                             ("points", "points", "win"), ("points", "win", "win"),
+                             ("win", "points", "win"), ("win", "win", "points"))
+    for profile, start in zip(edge.profiles, edge.start, strict=True):
+        alone = profile_values(table, profile, win=win_turns)
+        assert start == tuple(float(x) for x in alone.normal[0])
+        assert abs(sum(start) - 1.0) <= 1e-12
+    assert edge.residual <= 1e-15
+    where = tmp_path / "tables"
+    where.mkdir()
+    shutil.copy(tables / "game-3.msgpack", where)
+    with pytest.raises(ProfilesMissing, match="make profiles"):
+        read_edge(RULES, 3, where)
+    stored = StoredEdge(players=3, rules_hash=RULES.hash, target=RULES.target,
+                        table=table_digest(3, where), profiles=edge.profiles,
+                        start=edge.start, residual=edge.residual, seconds=1.0, peak_gb=None)
+    write_edge(stored, where)
+    back = read_edge(RULES, 3, where)
+    assert back == stored
+    assert back.lone("win") == [edge.start[i][i] for i in range(3)]
+    assert back.lone("points") == [edge.start[3 + i][i] for i in range(3)]
+    with pytest.raises(ProfilesMissing, match="make profiles"):
+        read_edge(Rules(target=400), 3, where)
+    (where / "game-3.msgpack").write_bytes(b"another table")
+    with pytest.raises(ProfilesMissing, match="from another table"):
+        read_edge(RULES, 3, where)
+
+
 def test_game_plays_three_player_games_between_policies(tables: Path) -> None:
     answer = _json("game", "--players", "3", "--policies", "win,points,need", "--games", "300",
                    "--seed", "1", *TARGET, "--game-tables", str(tables))

@@ -85,6 +85,7 @@ def review_games(names: Sequence[str], rules: Rules, source: SolutionSource, *, 
                  seed: int, progress: Callable[[int], None] | None = None) -> GamesReview:
     """Play `games` games between the policies `names` (one a seat), review each, and
     gather what each policy loses by seat and the share of luck (module docstring)."""
+    from ..engine import kernel
     from ..strategy.games import check_games, check_players_policies, play_n_games, policy_name
 
     check_games(games)
@@ -95,10 +96,13 @@ def review_games(names: Sequence[str], rules: Rules, source: SolutionSource, *, 
     play_n_games(names, rules, games=games, seed=seed,
                  win=game.win_play() if WIN in names else None, records=records)
     reviews = []
-    for i, record in enumerate(records):
-        reviews.append(review_game(record, source))
-        if progress is not None:
-            progress(i + 1)
+    # Many reviews: numba's kernel (compiled once, or read from its cache) pays for itself
+    # whatever the players (20 games of two: 4.7 s, 11.6 s with numpy's solves).
+    with kernel.compiled_whenever_installed():
+        for i, record in enumerate(records):
+            reviews.append(review_game(record, source))
+            if progress is not None:
+                progress(i + 1)
     return gather(names, rules, seed, reviews, exact=game.exact)
 
 

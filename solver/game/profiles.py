@@ -195,3 +195,42 @@ def profile_values(table: Any, profile: Sequence[str], *,
     start = seats.offset(NORMAL)
     size = seats.phases[NORMAL].size
     return ProfileValues(tuple(profile), Z[start:start + size].copy(), residual)
+
+
+def lone_profiles(players: int) -> list[list[str]]:
+    """The profiles of "the edge of playing to win": one seat playing ``win`` against the
+    others playing ``points`` (seat 0, then 1, ...), then one seat playing ``points`` against
+    the others playing ``win``; 2 × `players` profiles."""
+    win, points = str(WIN.value), str(POINTS.value)
+    alone = [[points] * i + [win] + [points] * (players - 1 - i) for i in range(players)]
+    return alone + [[win] * i + [points] + [win] * (players - 1 - i) for i in range(players)]
+
+
+@dataclass(frozen=True)
+class EdgeOfPlay:
+    """Every seat's chance from the start of the game under each of :func:`lone_profiles`."""
+
+    profiles: tuple[tuple[str, ...], ...]
+    start: tuple[tuple[float, ...], ...]
+    """Per profile, every seat's probability of winning from the start (seat 0 to move)."""
+    residual: float
+    """The largest residual of the profiles' evaluations (their cyclic phases)."""
+
+
+def edge_of_play(table: Any, win: dict[str, FloatArray],
+                 log: Callable[[str], None] = lambda m: None, threads: int = 2) -> EdgeOfPlay:
+    """The values from the start of :func:`lone_profiles` under `table`, `win` the win turns
+    of every state (:func:`win_endings`: a cluster's work, done and closed before these
+    sweeps), the profiles `threads` at a time (the sweeps release the interpreter's lock;
+    three players, two at a time, used about 10 GB)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    points = points_endings(game_model(table.rules, table.n_dice))
+    profiles = lone_profiles(table.players)
+    log(f"the values of {len(profiles)} profiles, {threads} at a time")
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        done = list(pool.map(lambda p: profile_values(table, p, win=win, points=points),
+                             profiles))
+    return EdgeOfPlay(tuple(tuple(p) for p in profiles),
+                      tuple(tuple(float(x) for x in d.normal[0]) for d in done),
+                      max(d.residual for d in done))
