@@ -55,7 +55,10 @@ def games(names: tuple[str, ...], count: int, seed: int) -> tuple[GameRecord, ..
 
 @cache
 def reviewed(names: tuple[str, ...], count: int, seed: int) -> tuple[GameReview, ...]:
-    return tuple(review_game(r, source()) for r in games(names, count, seed))
+    from solver.engine import kernel
+
+    with kernel.compiled_whenever_installed():  # many reviews: as review_games runs them
+        return tuple(review_game(r, source()) for r in games(names, count, seed))
 
 
 def record_of(turns: list[dict[str, Any]], *, totals: list[int] | None = None, mover: int = 0,

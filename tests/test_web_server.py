@@ -586,6 +586,42 @@ def test_tables_are_solved_in_a_process_of_lower_priority(monkeypatch: pytest.Mo
         assert c.get("/api/health").json()["caches"]["solver_process"] == {}
 
 
+KILLED_SERVER = """
+import os, signal, sys
+from solver.rules import CARDS, Rules
+from solver.web.solving import SolverProcess
+solving = SolverProcess()
+solving.turn_table(CARDS["none"], Rules(keep_one=False))
+print(solving.last["pid"], flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_the_solving_process_ends_when_its_server_is_killed(tmp_path: Path) -> None:
+    """A server killed outright (kill -9: nothing of it runs to stop its solving process):
+    the solving process ends too, within seconds. Before, it waited for work forever, holding
+    both ends of the pool's pipes (one was found blocked for 18 minutes after a test)."""
+    out = tmp_path / "out.txt"
+    with out.open("w") as stdout:  # a file: an orphan holding a pipe would hold up the test
+        server = subprocess.Popen([sys.executable, "-c", KILLED_SERVER], stdout=stdout,
+                                  stderr=subprocess.STDOUT,
+                                  env={**os.environ, "SABORDS_CACHE_DIR": str(tmp_path)})
+        assert server.wait(timeout=120) == -9, out.read_text()
+    worker = int(out.read_text().split()[0])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        # an orphan adopted by this process (as in a container without init) is reaped here
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(worker, os.WNOHANG)
+        time.sleep(0.2)
+    os.kill(worker, 9)
+    pytest.fail(f"the solving process {worker} outlived its server by 30 s")
+
+
 def test_a_client_that_leaves_while_its_solve_waits_starts_no_solve(tmp_path: Path) -> None:
     """A real server: one client's game solve runs; a second asks for a turn table and hangs
     up at once: its solve is never started, and nothing of it is written."""
