@@ -189,3 +189,29 @@ def target_cost_words(target: int) -> str:
 __all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
            "duration", "duration_words", "final_rounds", "game_cost", "game_cost_text",
            "target_cost_words"]
+
+
+PARENT_POLL = 1.0
+"""Seconds between a worker's looks at the process that started it (:func:`end_with_parent`)."""
+
+
+def end_with_parent() -> None:
+    """In a worker process (a pool's initializer): end it once the process that started it is
+    gone. A parent killed outright (``kill -9``, out of memory) never stops its pool, and a
+    pool's worker holds both ends of the pool's pipes, so no end of file ever reaches it: it
+    would wait for work, or to hand back a result, forever (seen: a server's solving process
+    blocked 18 minutes in sending its table). A daemon thread polls the parent's pid, which
+    changes when the parent dies (the orphan is adopted)."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="sabords-parent-watch").start()
+

@@ -496,10 +496,14 @@ def _fork_is_safe() -> bool:
 
 
 def _ignore_interrupts() -> None:
-    """A forked worker leaves Ctrl-C to the process that started it."""
+    """A forked worker leaves Ctrl-C to the process that started it, and ends with it
+    (:func:`solver.limits.end_with_parent`)."""
     import signal
 
+    from ..limits import end_with_parent
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent()
 
 
 def _batches_of(cards: Sequence[Card], rules: Rules) -> list[list[Card]]:

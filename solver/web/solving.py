@@ -56,33 +56,17 @@ class SolverStopped(SettingsError):
 
 def _start() -> None:
     """In the solving process, before anything is imported: lower priority, one thread, and
-    an end with the server (:func:`_watch_parent`)."""
+    an end with the server (:func:`solver.limits.end_with_parent`: a server killed outright
+    would leave it waiting forever)."""
     os.environ["NUMBA_NUM_THREADS"] = "1"
     os.environ["OMP_NUM_THREADS"] = "1"
     try:
         os.nice(NICENESS)
     except OSError:  # not allowed here: still a process of its own
         pass
-    parent = os.getppid()
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
-                     name="sabords-parent-watch").start()
+    from ..limits import end_with_parent
 
-
-PARENT_POLL = 1.0
-"""Seconds between the solving process's looks at its server (:func:`_watch_parent`)."""
-
-
-def _watch_parent(parent: int) -> None:
-    """End the solving process once the server that started it is gone. A server killed
-    outright (``kill -9``, out of memory) never stops it, and the pool's worker would wait
-    for work, or to hand back a table, forever: it holds both ends of the pool's pipes, so
-    no end of file ever reaches it (seen: a worker left for 18 minutes blocked in sending its
-    result). Its parent's pid changes when the parent dies (the orphan is adopted)."""
-    import time
-
-    while os.getppid() == parent:
-        time.sleep(PARENT_POLL)
-    os._exit(1)
+    end_with_parent()
 
 
 def _who() -> dict[str, int]:
