@@ -463,16 +463,18 @@ def test_near_optimal_answers_say_what_was_measured_in_one_line() -> None:
     """The method line: the chances' worst and mean off exact play, the final round's apart
     (its Skull Islands are raced less well), where they were measured, and whole games; the
     figures of tables/near-optimal.json as near_optimal_loss reads them."""
-    from solver.cli.render import near_optimal_words
+    from solver.cli.render import bound, near_optimal_words
     from solver.tables.game import near_optimal_loss
 
     assert near_optimal_words(None) == "near-optimal, not exact (not measured)"
+    # a bound rounded up: 1.45 points off is within 1.5, never 1.4
+    assert [bound(x) for x in (0.0145, 0.014, 0.01401, 0.0)] == ["1.5", "1.4", "1.5", "0.0"]
     loss = near_optimal_loss(4, "shared")
     assert loss is not None, "tables/near-optimal.json has nothing of four players"
     words = near_optimal_words(loss)
     assert "\n" not in words
-    assert f"within {100 * loss['chances']['worst']:.1f} points" in words
-    assert f"in the final round within {100 * loss['final']['worst']:.1f}" in words
+    assert f"within {bound(loss['chances']['worst'])} points" in words
+    assert f"in the final round within {bound(loss['final']['worst'])}" in words
     for e in loss["measured"]:
         assert (str(e["target"]) in words), e["kind"]
     assert f"{loss['games']['inside']} of {loss['games']['checked']} chances" in words

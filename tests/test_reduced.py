@@ -90,33 +90,38 @@ def test_the_race_of_the_last_final_turn_is_the_exact_table_where_nobody_falls_b
     assert np.abs(got - big.values["final1"][safe]).max() <= 1e-9
 
 
-def test_a_final_turn_with_players_after_it_keeps_a_margin_and_the_race_comes_nearer(
+OFF_FINAL = 0.045
+"""The race's largest error allowed there, as a fraction (measured: 0.043 in the second final
+phase, 0.0046 in the third; the plain turns 0.079 and 0.045; the mean 0.0004 and 0.0001)."""
+
+
+def test_a_final_turn_with_players_after_it_plays_to_their_chances_and_the_race_comes_nearer(
         four: tuple[GameTable, GameTable, GameTable]) -> None:
     """A final turn with others still to play after it, played to beat the best alone, leaves
-    them an easy total to beat; the race's turns keep the margin that the later players are
-    least likely to beat, each card its own (:meth:`Estimate.aim`). Against the exact table of
+    them an easy total to beat; the race's turns are the engine's exact turns for the chance
+    that no later player beats each total (:meth:`Estimate.aim`). Against the exact table of
     four (three dice, target 400), at every state of each final phase with two or three turns
-    left, the race with margins is nearer on average and at worst (measured: 0.067 points
-    against 0.094 on average in the final round's second phase, 3.8 against 7.5 at worst).
-    The last final turn keeps none: it is exact."""
+    left, the race is nearer on average and at worst, and within OFF_FINAL of the exact
+    values everywhere. The last final turn is the plain one: exact."""
     from solver.game.estimate import Estimate
 
     big, two, three = four
     Z = np.asarray(big.stacked())
     seats = big.seats
-    with_margins, without = Estimate(two, three, 4), Estimate(two, three, 4)
-    without.margins = 0
+    aimed, plain = Estimate(two, three, 4), Estimate(two, three, 4)
+    plain.aimed = False
     for name in ("final2", "final3"):
         phase = seats.phases[name]
         index = np.arange(phase.size)
         exact = Z[seats.offset(name) + index]
         off = [np.abs(e.final_round(phase.decode(index), phase.remaining) - exact)
-               for e in (with_margins, without)]
+               for e in (aimed, plain)]
         assert off[0].mean() < off[1].mean(), name
         assert off[0].max() < off[1].max(), name
+        assert off[0].max() <= OFF_FINAL, name
     last = seats.phases["final1"]
     totals = last.decode(np.arange(last.size))
-    assert np.array_equal(with_margins.final_round(totals, 1), without.final_round(totals, 1))
+    assert np.array_equal(aimed.final_round(totals, 1), plain.final_round(totals, 1))
 
 
 def test_every_seat_s_chances_sum_to_one(four: tuple[GameTable, GameTable, GameTable]) -> None:

@@ -1196,8 +1196,10 @@ def test_next_player_on_the_last_final_turn_ends_the_game(page: Page, browser: A
     assert "Final round: Player 2's final turn." in status, status
     page.open_details("Player 1")
     page.tap("Next player")
-    status = page.text(browser.find_element(page.By.ID, "board-status"))
-    assert status == "The game is over: Player 1 wins with 6900 points.", status
+    over = "The game is over: Player 1 wins with 6900 points."
+    # the status follows the server's scores: waited for (read at once, it failed under load)
+    page.until(lambda: page.text(browser.find_element(page.By.ID, "board-status")) == over,
+               "the end of the game")
     assert api(page.server, "scores", [("total", "6900"), ("total", "5000"), ("mover", "1"),
                                        ("trigger", "0"), ("points", "0")])["winners"] == [0]
     page.tap("Undo the last score")
@@ -1927,8 +1929,8 @@ def test_a_game_of_four_to_its_end_with_skull_island_in_the_final_round(
                                ), measured
     assert measured.endswith(("Chances not yet measured against exact play.", " whole games.")), \
         measured
-    assert measured_words(page) == (
-        "Within 0.9 points of exact play (0.21 on average), measured against the exact game of "
+    assert measured_words(page) == (  # 0.94 points off: a bound, rounded up
+        "Within 1.0 points of exact play (0.21 on average), measured against the exact game of "
         "4 players at target 2000 and 5 players at target 1000. In the final round: within 1.6 "
         "points (0.35 on average). At target 6000: 29 of 30 chances inside the 95 % interval "
         "of whole games.")
@@ -2000,7 +2002,7 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
         f"Chances de gagner{NBSP}: presque optimales"
     assert page.button("Émile : 1000 points, c'est son tour, ".replace(" :", f"{NBSP}:"))
     assert measured_words(page) == (
-        "À 0,9 points au plus du jeu exact (0,21 en moyenne), mesuré face à la partie exacte à 4 "
+        "À 1,0 points au plus du jeu exact (0,21 en moyenne), mesuré face à la partie exacte à 4 "
         f"joueurs, objectif 2000 et à 5 joueurs, objectif 1000. Au dernier tour{NBSP}: à 1,6 "
         f"points au plus (0,35 en moyenne). À l'objectif 6000{NBSP}: 29 chances sur 30 dans "
         f"l'intervalle à 95{NBSP}% de parties entières.")

@@ -161,11 +161,11 @@ def near_optimal_words(loss: dict[str, Any] | None) -> str:
             targets.setdefault(e["players"], []).append(e["target"])
     where = ", ".join(f"{n} players at target {' and '.join(map(str, sorted(set(t))))}"
                       for n, t in sorted(targets.items()))
-    words = (f"near-optimal, not exact: chances within {100 * chances['worst']:.1f} points of "
+    words = (f"near-optimal, not exact: chances within {bound(chances['worst'])} points of "
              f"exact play, {100 * chances['mean']:.2f} on average")
     final = loss.get("final") or {}
     if final.get("worst") is not None:
-        words += (f"; in the final round within {100 * final['worst']:.1f}, "
+        words += (f"; in the final round within {bound(final['worst'])}, "
                   f"{100 * final['mean']:.2f} on average")
     words += f" (measured against {where})"
     games = loss.get("games") or {}
@@ -174,6 +174,14 @@ def near_optimal_words(loss: dict[str, Any] | None) -> str:
         words += (f"; at target {played[0]['target']}, {games['inside']} of {games['checked']} "
                   f"chances inside the 95 % interval of whole games")
     return words
+
+
+def bound(p: float) -> str:
+    """A bound `p` (a fraction) in points to 0.1, rounded up: 1.45 points off is "within 1.5",
+    never "within 1.4" (the web's ``bound``)."""
+    import math
+
+    return f"{math.ceil(round(1e9 * p) / 1e6) / 10:.1f}"  # the float's last bits aside
 
 
 @contextmanager

@@ -25,11 +25,12 @@ scripts/measure_reduced.py ``down``).
 **The final round: a race to beat the best** (:meth:`Estimate.final_round`).  Once a player has
 reached the target, each remaining player has one final turn, in seat order, and the best total
 wins. The last plays its turn to beat the best total so far (or to reach the target): the
-exact last turn. One with players still to play after it keeps a margin over the best, for
-each card the one the later players are least likely to beat (:meth:`Estimate.aim`): near the
-exact turn, which plays to the later players' chances of beating each total. The turn's
-endings for each deficit come from the engine's exact turn solve of the need, each card's
-apart (:func:`need_endings`, once per rules). The best total,
+exact last turn (its endings for each deficit from the engine's exact turn solve of the need,
+each card's apart: :func:`need_endings`, once per rules). One with players still to play after
+it plays the engine's exact turn for the utility of each total it could end with: the chance
+that it beats the best and that none of the later players beats it, each of them playing to
+beat it in turn (:meth:`Estimate.aim`; a turn solve for each deficit and gaps to the later
+players, kept for the estimate's life). The best total,
 who holds it, and Skull Island's deductions so far are carried forward as a distribution; a
 shared tie shares the win equally among its holders. A final round that ends with everybody
 below the target (Skull Island) goes on in sudden death, valued as above. The endings of a turn
@@ -150,13 +151,7 @@ class NeedEndings:
 def need_endings(rules: Rules, n_dice: int) -> NeedEndings:
     """:class:`NeedEndings` of the turn rules of `rules` (the engine's exact turn solves, every
     deficit in one batch of columns; about 4 s, once per rules and process)."""
-    from ..engine import TIE_TOL, kernel
-    from ..engine.codes import UNUSED, USED
-    from ..engine.forward import endings as push
-    from ..engine.kernel import from_lanes, to_lanes
-    from ..engine.solve import solve_layers
     from .model import game_model
-    from .records import FINAL_EPS, FINAL_TOL
 
     gm = game_model(rules, n_dice)
     ks = np.arange(gm.k_min, gm.k_max + 1)
@@ -166,6 +161,28 @@ def need_endings(rules: Rules, n_dice: int) -> NeedEndings:
         for t, share in enumerate((0.0, 0.5)):
             u[:-1, 2 * j + t] = (ks > D) + share * (ks == D)
             u[-1, 2 * j + t] = 1.0
+    cards = turn_endings(rules, n_dice, u)
+    return NeedEndings(gm.k_min, gm.k_max, summed(cards), gm.island_deductions(), cards)
+
+
+def turn_endings(rules: Rules, n_dice: int, u: FloatArray) -> FloatArray:
+    """(n_cards, columns, n_u): each card's share (its deck weight times the endings) of a turn
+    played for each utility column of `u` (n_u, columns: points ``k_min .. k_max``, then
+    pirate magic; Skull Island, where no decision is made, apart), in the deck's order: the
+    engine's exact turn solves, every column its own (its numbers the same whatever the other
+    columns of the batch, and whichever kernel runs them). On numba's kernel even for a few
+    columns: its start (about 0.5 s from its cache) pays for itself at a few dozen columns
+    (an answer near the end of a game of five solves about 270: 1.9 s, 12 s on numpy's)."""
+
+    from ..engine import TIE_TOL, kernel
+    from ..engine.codes import UNUSED, USED
+    from ..engine.forward import endings as push
+    from ..engine.kernel import from_lanes, to_lanes
+    from ..engine.solve import solve_layers
+    from .model import game_model
+    from .records import FINAL_EPS, FINAL_TOL
+
+    gm = game_model(rules, n_dice)
     ul = to_lanes(u, kernel.LANES)
     shares = []
     with kernel.compiled_whenever_installed():
@@ -184,8 +201,7 @@ def need_endings(rules: Rules, n_dice: int) -> NeedEndings:
             ends = push(ct.st, ct.model.worlds, ct.worlds, code, sor, ct.first,
                         ct.first_bust_row, gm.n_u, eps=FINAL_EPS)
             shares.append(weight * from_lanes(ends.mass, u.shape[1]).T)
-    cards = np.stack(shares)
-    return NeedEndings(gm.k_min, gm.k_max, summed(cards), gm.island_deductions(), cards)
+    return np.stack(shares)
 
 
 def summed(cards: FloatArray) -> FloatArray:
@@ -197,14 +213,19 @@ def summed(cards: FloatArray) -> FloatArray:
     return out
 
 
-MARGIN_STEPS = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 30)
-"""The margins (units) a final turn with others after it may keep over the best
-(:meth:`Estimate.aim`): every one near the best, sparser above (the mover's chance changes
-little from one to the next there)."""
 AIM_CACHE = 100_000
 """The most endings :meth:`Estimate.aim` keeps (about 100 MB; emptied when full)."""
-AIM_CHUNK = 2048
-"""Keys whose margins are weighed at once (:meth:`Estimate._aimed`: about 30 MB)."""
+MARGIN_STEPS = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 30)
+"""The margins (units) over the best among which a quick final turn chooses
+(:meth:`Estimate._margined`): every one near the best, sparser above."""
+AIM_SKIP = 1e-5
+"""A final turn with others after it is played to beat the best alone where that loses at most
+this much (:meth:`Estimate._aimed`: a bound, not a measure): 0.001 points of P(win), a tenth
+of the last digit a chance is shown with. From 0, 0, 0, 0 at 6000 every final turn of the
+successors is then the plain one (the later players could take at most 1.9e-6)."""
+AIM_CHUNK = 512
+"""Keys whose turns are solved at once (:meth:`Estimate._aimed`: a batch of the engine's
+columns, each column's numbers its own whatever the batch)."""
 RACE_CHUNK = 256
 """Final-round states raced at once (each state's cells grow with the turns left: about
 20,000 after three turns)."""
@@ -226,10 +247,10 @@ class Estimate:
         self._need = need
         """Where the final turns' endings come from (:func:`need_endings` by default; the
         tables' cache, :mod:`solver.tables.need`)."""
-        self.margins = MARGIN_STEPS[-1]
-        """The largest margin a final turn keeps (:meth:`aim`; 0: none, each final turn
-        played to beat the best alone)."""
-        self._aims: dict[tuple[int, ...], FloatArray] = {}
+        self.aimed = True
+        """Whether a final turn with others after it plays for their chances of beating it
+        (:meth:`aim`; False: each final turn played to beat the best alone)."""
+        self._aims: dict[tuple[bool | int, ...], FloatArray] = {}
         """:meth:`aim`'s endings by key, kept (at most :data:`AIM_CACHE`): a game's turns
         ask for the same ones again and again."""
         self.seats = Seats(players=players, n=self.rules.target // 100, k_min=three.k_min,
@@ -298,7 +319,7 @@ class Estimate:
         for j in range(players - 1):
             D = y - totals[:, j]
             dist = self.aim(totals[:, j], y, np.ones(y.shape[0], dtype=bool),
-                            [totals[:, i] for i in range(j + 1, players - 1)])
+                            [totals[:, i] for i in range(j + 1, players - 1)], exact=False)
             above = (dist[:, :-1] * (ks[None, :] > D[:, None])).sum(axis=1) + dist[:, -1]
             level = (dist[:, :-1] * (ks[None, :] == D[:, None])).sum(axis=1) * tie
             below = 1.0 - above - level
@@ -310,23 +331,23 @@ class Estimate:
             out += ties[:, k] / (k + 1)
         return out
 
-    def aim(self, t: IntArray, best: IntArray, above: BoolArray, later: list[IntArray]
-            ) -> FloatArray:
+    def aim(self, t: IntArray, best: IntArray, above: BoolArray, later: list[IntArray], *,
+            exact: bool = True) -> FloatArray:
         """The endings (cells, n_u) of each final turn (:class:`NeedEndings`' rows): the
         mover at total `t` (units, its deductions taken) to beat `best` (`above`: at or over
         the target; else to reach the target), with the players `later` (their totals) still
-        to play after it. The last plays to beat the best, exactly; one with others after it
-        keeps a margin, each card its own: of the turns played to beat ``best + m`` (m = 0
-        .. :attr:`margins`), the one whose endings the later players are least likely to
-        beat, each of them playing to beat it in turn (the smallest such m, a difference
-        under :data:`TINY` counting as none). Measured against the exact four players at
-        500, the final round's worst: 3.7 points off with a margin for each card among
-        :data:`MARGIN_STEPS` (3.5 with every margin up to 30), 4.7 with one for the turn, 7.5
-        without margins."""
+        to play after it. The last plays to beat the best, exactly. One with others after it
+        plays the turn that maximises its chance of ending above the best and staying there:
+        the engine's exact turn for the utility of each ending, the chance that none of the
+        later players beats it, each playing to beat it in turn (:meth:`_aimed`; `exact`
+        False: for each card the best of the turns that keep a margin over the best,
+        :meth:`_margined`, for the many races of normal play, whose turns reach the target
+        with a small chance). At 0, 400, 400, 800, the trigger last, four players at 500: 0.05
+        points off with the exact turns, 4.2 with the margins' (docs/playing-to-win.md)."""
         need, n = self.need, self.seats.n
         tie = 1 if self.rules.ties == "shared" else 0
         D = np.where(above, best - t, n - 1 - t)
-        if not later or t.shape[0] == 0 or self.margins == 0:
+        if not later or t.shape[0] == 0 or not self.aimed:
             return need.dist[need.column(D, np.where(above, tie, 0))]
         # a turn's endings depend on the deficit and the gaps to the later players alone,
         # each clipped where nothing changes: each distinct one is aimed once
@@ -335,36 +356,75 @@ class Estimate:
                          *(np.clip(t - other, lo - need.k_max, hi - need.k_min)
                            for other in later)], axis=1)
         unique, back = np.unique(keys, axis=0, return_inverse=True)
-        rows = [tuple(row) for row in unique.tolist()]
+        rows = [(exact, *row) for row in unique.tolist()]
         kept = self._aims
         missing = [i for i, row in enumerate(rows) if row not in kept]
         if missing:
             if len(kept) + len(missing) > AIM_CACHE:  # emptied: every row aimed anew
                 kept.clear()
                 missing = list(range(len(rows)))
-            for i, dist in zip(missing, self._aimed(unique[missing]), strict=True):
+            aimed = self._aimed if exact else self._margined
+            for i, dist in zip(missing, aimed(unique[missing]), strict=True):
                 kept[rows[i]] = dist
         out: FloatArray = np.stack([kept[row] for row in rows])[back.reshape(-1)]
         return out
 
-    def _aimed(self, keys: IntArray) -> FloatArray:
-        """:meth:`aim`'s endings (K, n_u) for its keys (K, 2 + L): above the target or not,
-        the deficit ``D`` (the mover wins with more than ``D`` units), the gap to each later
-        player (the mover's total minus theirs)."""
+    def _staying(self, keys: IntArray) -> tuple[FloatArray, FloatArray]:
+        """For :meth:`aim`'s keys (K, 2 + L): above the target or not, the deficit ``D`` (the
+        mover wins with more than ``D`` units), the gap to each later player (the mover's
+        total minus theirs): per ending of ``k`` units (K, n_k), whether it beats the best (a
+        shared tie half a win), and the chance that no later player beats it, each playing
+        to beat it in turn."""
         need = self.need
         tie = 1 if self.rules.ties == "shared" else 0
         above, D, gaps = keys[:, 0].astype(bool), keys[:, 1], keys[:, 2:]
         ks = np.arange(need.k_min, need.k_max + 1)
         more, even = need.beat
-        win = (ks[None, :] > D[:, None]).astype(np.float64)  # (K, n_k)
+        base = (ks[None, :] > D[:, None]).astype(np.float64)  # (K, n_k)
         if tie:  # a tie of the best: a share
-            win += 0.5 * (above[:, None] & (ks[None, :] == D[:, None]))
+            base += 0.5 * (above[:, None] & (ks[None, :] == D[:, None]))
+        stays = np.ones(base.shape)
         for gap in gaps.T:  # each later player plays to beat the mover's new total
-            c = need.column(ks[None, :] + gap[:, None], np.full(win.shape, tie))
-            win *= 1.0 - more[c] - 0.5 * tie * even[c]
-        steps = [m for m in MARGIN_STEPS if m <= self.margins]
+            c = need.column(ks[None, :] + gap[:, None], np.full(base.shape, tie))
+            stays *= 1.0 - more[c] - 0.5 * tie * even[c]
+        return base, stays
+
+    def _aimed(self, keys: IntArray) -> FloatArray:
+        """:meth:`aim`'s exact endings (K, n_u) for its keys (:meth:`_staying`'s): each key's
+        turn is the engine's exact turn for the utility of ending with ``k`` units, beating
+        the best times the chance that no later player beats it; pirate magic wins at once."""
+        need = self.need
+        tie = 1 if self.rules.ties == "shared" else 0
+        above, D = keys[:, 0].astype(bool), keys[:, 1]
+        base, stays = self._staying(keys)
+        # The turn played to beat the best alone (the need's, u' = base; pirate magic 1 in
+        # both) loses at most its chance of beating it with points times the most the later
+        # players could take from such an ending (u' - u <= base (1 - stays)): where that
+        # is under AIM_SKIP, it is the turn.
+        plain = need.dist[need.column(D, np.where(above, tie, 0))]  # (K, n_u)
+        beats = (plain[:, :-1] * base).sum(axis=1)
+        taken = 1.0 - np.where(base > 0, stays, 1.0).min(axis=1)
+        solve = np.flatnonzero(beats * taken > AIM_SKIP)
+        out: FloatArray = plain.copy()
+        u = np.ones((need.dist.shape[1], solve.shape[0]))  # pirate magic: a win, at once
+        u[:-1] = (base * stays)[solve].T
+        for lo in range(0, solve.shape[0], AIM_CHUNK):
+            cards = turn_endings(self.rules, self.n_dice, u[:, lo:lo + AIM_CHUNK])
+            out[solve[lo:lo + AIM_CHUNK]] = summed(cards)
+        return out
+
+    def _margined(self, keys: IntArray) -> FloatArray:
+        """:meth:`aim`'s quick endings (K, n_u) for its keys (:meth:`_staying`'s): for each
+        card, of the turns played to beat ``best + m`` (m in :data:`MARGIN_STEPS`), the one
+        whose endings are worth most (the smallest such m, a difference under :data:`TINY`
+        counting as none): no turn solve, for the many races of normal play."""
+        need = self.need
+        tie = 1 if self.rules.ties == "shared" else 0
+        above, D = keys[:, 0].astype(bool), keys[:, 1]
+        base, stays = self._staying(keys)
+        win = base * stays
         cols = np.stack([need.column(D, np.where(above, tie, 0)) if m == 0 else
-                         need.column(D + m, np.zeros_like(D)) for m in steps])  # (M, K)
+                         need.column(D + m, np.zeros_like(D)) for m in MARGIN_STEPS])
         dist = np.zeros((keys.shape[0], need.dist.shape[1]))
         every = np.arange(keys.shape[0])
         for card in need.cards:  # each card its own margin, in the deck's order
@@ -399,10 +459,16 @@ class Estimate:
         ks = np.arange(need.k_min, need.k_max + 1)
         island = [(d, float(q)) for d, q in enumerate(need.island.tolist()) if q > 0.0]
         for j in range(r):
+            below = (cell_b < n) & (j == r - 1)
+            if np.any(below):  # the last final turn, nobody at the target: sudden death
+                self._sudden(won, totals, cell_e[below], cell_s[below], cell_p[below], j)
+                keep = ~below
+                cell_e, cell_b, cell_m = cell_e[keep], cell_b[keep], cell_m[keep]
+                cell_s, cell_p = cell_s[keep], cell_p[keep]
             t = np.maximum(totals[cell_e, j] - cell_s, 0)
             above = cell_b >= n
             later = [np.maximum(totals[cell_e, i] - cell_s, 0) for i in range(j + 1, r)]
-            dist = self.aim(t, cell_b, above, later)  # (cells, n_u)
+            dist = self.aim(t, cell_b, above, later, exact=shift)  # (cells, n_u)
             np.add.at(won[:, j], cell_e, cell_p * dist[:, -1])  # pirate magic wins at once
             y = np.maximum(t[:, None] + ks[None, :], 0)  # (cells, n_k)
             q = dist[:, :-1]
@@ -433,12 +499,23 @@ class Estimate:
         share = cell_p[:, None] * seats / seats.sum(axis=1, keepdims=True)
         np.add.at(won, cell_e[over], share[over])
         if np.any(~over):  # everybody below the target: sudden death, the trigger to move
-            e, s_, p = cell_e[~over], cell_s[~over], cell_p[~over]
-            left = np.maximum(totals[e] - s_[:, None], 0)
-            frame = np.roll(left, -r, axis=1)  # the trigger first
-            v = self.values(SUDDEN, frame)
-            np.add.at(won, e, p[:, None] * np.roll(v, r, axis=1))
+            self._sudden(won, totals, cell_e[~over], cell_s[~over], cell_p[~over], r)
         return won
+
+    def _sudden(self, won: FloatArray, totals: IntArray, e: IntArray, s: IntArray,
+                p: FloatArray, first: int) -> None:
+        """Add to `won` (E, N) the cells (`e`: their states, `s`: the deductions, `p`: the
+        mass) of a final round where nobody is at the target any more (Skull Island), valued
+        as sudden death with seat `first` to move: after the last final turn, the rule; and at
+        the last final turn, the same game (a turn that reaches the target wins, as in sudden
+        death, and the turn's points count if it does not: the race would drop them). Four
+        players at 2000, at 100, 200, 500, 400 with one final turn left: 0.12 points off, where
+        the race was 5.6. With more final turns left the race goes on (sudden death from the
+        next mover there was up to 40 points off: a turn that reaches the target can still be
+        beaten), each turn's points below the target dropped: the final round's worst below."""
+        left = np.maximum(totals[e] - s[:, None], 0)
+        v = self.values(SUDDEN, np.roll(left, -first, axis=1))
+        np.add.at(won, e, p[:, None] * np.roll(v, first, axis=1))
 
 
 class _Cells:

@@ -11,9 +11,9 @@ extrapolated in normal play and sudden death, a race to beat the best in the fin
 mover's turn is the engine's exact turn solve of its estimated chance after each ending (its
 moves maximise it, the tie rule is the engine's); the other seats' chances under it are its
 evaluations of theirs. A final turn is played to the race's chance after it, as any other
-turn to its estimate (the three-player table's final round, the mover against the most
-dangerous of the others, was the stand-in before the race kept margins: measured against
-the exact four at 500, 4.80 points off at worst, the race's 4.72). A state's chances shown
+turn to its estimate (the race's own final turns with others after them are the engine's
+exact turns for the later players' chances of beating each total: :meth:`.estimate.Estimate.aim`).
+A state's chances shown
 are one turn ahead: the deck's average of the mover's best turns and of the others' chances
 under them, as an exact table's values are.
 

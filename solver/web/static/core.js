@@ -418,14 +418,16 @@ export function seatsText(probabilities) {
   return W.seats(names.join(", "));
 }
 // How far near-optimal chances were measured from exact play (the JSON's `loss`), in a sentence.
+// A bound in points to 0.1, rounded up (1.45 points off is "within 1.5", never "within 1.4").
+export function bound(p) { return num(Math.ceil(Math.round(1e9 * p) / 1e6) / 10, 1); }
 export function lossWords(loss) {
   const chances = (loss && loss.chances) || {};
   if (chances.worst === null || chances.worst === undefined) return W.notMeasured;
   const against = (loss.measured || []).filter((m) => m.kind === "exact").map((m) => W.playersAt(m.players, m.target));
-  const final = loss.final && loss.final.worst !== null && loss.final.worst !== undefined ? W.measuredFinal(pct(loss.final.worst, 1), pct(loss.final.mean, 2)) : "";
+  const final = loss.final && loss.final.worst !== null && loss.final.worst !== undefined ? W.measuredFinal(bound(loss.final.worst), pct(loss.final.mean, 2)) : "";
   const played = (loss.measured || []).find((m) => m.kind === "games");
   const games = played && loss.games && loss.games.checked ? W.measuredGames(loss.games.inside, loss.games.checked, played.target) : "";
-  return `${W.measured(pct(chances.worst, 1), pct(chances.mean, 2), against)}${final}${games}`;
+  return `${W.measured(bound(chances.worst), pct(chances.mean, 2), against)}${final}${games}`;
 }
 
 // The answer in one sentence, for the eye and the screen reader.

@@ -6,7 +6,7 @@
 // Every number is the server's; this only draws and words it, in English or French.
 
 import {
-  $, META, S, W, api, cardName, diceWords, el, hooks, moveWords, num, pct, playerName, players, save, say, sentence, showError, t, ui, worth,
+  $, META, S, W, api, bound, cardName, diceWords, el, hooks, moveWords, num, pct, playerName, players, save, say, sentence, showError, t, ui, worth,
 } from "./core.js";
 import { linkOf, practiceRecord, readFile, recordOfLink, saveFile, tableRecord } from "./record.js";
 
@@ -335,7 +335,7 @@ export function renderReview() {
     body.push(...chart(a), el("h3", { text: t(r.stories) }),
       el("ul", { class: "stories", id: "review-stories" }, ...a.summary.map((p) => el("li", { text: t(story(a, p)) }))),
       ...playersTable(a), ...mistakes(a));
-    if (a.game) body.push(el("p", { class: "note", text: t(a.game.exact ? r.exact : r.estimate(a.game.loss && a.game.loss.chances && a.game.loss.chances.mean !== null && a.game.loss.chances.mean !== undefined ? pct(a.game.loss.chances.mean, 2) : null, a.game.loss && a.game.loss.chances ? pct(a.game.loss.chances.worst || 0, 1) : null)) }));
+    if (a.game) body.push(el("p", { class: "note", text: t(a.game.exact ? r.exact : r.estimate(a.game.loss && a.game.loss.chances && a.game.loss.chances.mean !== null && a.game.loss.chances.mean !== undefined ? pct(a.game.loss.chances.mean, 2) : null, a.game.loss && a.game.loss.chances ? bound(a.game.loss.chances.worst || 0) : null)) }));
     const [i1, m1, b1] = Object.values(a.thresholds);
     const pts = a.unit === "points";
     body.push(el("p", { class: "note", text: t(r.thresholds(pts ? num(i1, 0) : num(100 * i1, 1), pts ? num(m1, 0) : num(100 * m1, 0), pts ? num(b1, 0) : num(100 * b1, 0), pts)) }),
