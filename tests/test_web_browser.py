@@ -1141,13 +1141,24 @@ def test_a_double_tap_on_undo_score_and_next_player_acts_once(
     # the status at the top, as the score left it: the undo does not move the page
     browser.execute_script("document.getElementById('board-status').scrollIntoView("
                            "{block: 'start'})")
+    def settled(before: str) -> str:
+        """The status once it has changed from `before` and no request is in flight (read at
+        once after the taps, it failed under load: the second tap's effect must be waited
+        for, not a first change alone)."""
+        page.until(lambda: page.text(browser.find_element(page.By.ID, "board-status"))
+                   != before, "the status after the taps")
+        page.idle()
+        return page.text(browser.find_element(page.By.ID, "board-status"))
+
+    before = page.text(browser.find_element(page.By.ID, "board-status"))
     double_tap(page, page.button("Undo the last score"))
-    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    status = settled(before)
     assert status == "The last score was undone. Player 2 to play (0 points).", status
     assert page.button("Player 1: 1000 points")
     page.tap("Add a player")
+    before = page.text(browser.find_element(page.By.ID, "board-status"))
     double_tap(page, page.button("Next player"))
-    status = page.text(browser.find_element(page.By.ID, "board-status"))
+    status = settled(before)
     assert status == "Player 3 to play (0 points).", status
 
 
