@@ -173,7 +173,6 @@ def turn_endings(rules: Rules, n_dice: int, u: FloatArray) -> FloatArray:
     columns of the batch, and whichever kernel runs them). On numba's kernel even for a few
     columns: its start (about 0.5 s from its cache) pays for itself at a few dozen columns
     (an answer near the end of a game of five solves about 270: 1.9 s, 12 s on numpy's)."""
-
     from ..engine import TIE_TOL, kernel
     from ..engine.codes import UNUSED, USED
     from ..engine.forward import endings as push
