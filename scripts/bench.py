@@ -180,10 +180,10 @@ t.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(t, t[1:])]))
 """
 STAGE_NAMES = (
-    "import the entry point and the quick path",
+    "import the entry point and the answers' parser",
     "import the answer's modules (advisor, tables, msgpack)",
     "load one table, light (chest: no numpy)", "advise() on the loaded table",
-    "import typer (help, and the forms the quick path leaves)",
+    "import typer (help, and the other commands)",
     "import numpy (OpenBLAS 1 thread: a need's solve)",
     "turn model (chest, for --need)", "solve AtLeast(1500) (chest)",
 )
@@ -234,7 +234,7 @@ def _advisor_figures(repeat: int) -> list[Figure]:
         *median_figures("start-up + import solver.cli.application (typer)",
                         repeated("import solver.cli.application", repeat=repeat)),
     ]
-    queries = [("`sabords score none ccccsssd` (the quick path's floor)",
+    queries = [("`sabords score none ccccsssd` (the answers' floor)",
                 ("score", "none", "ccccsssd"))]
     queries += [(f"`sabords advise {card} {dice}`", ("advise", card, dice))
                 for card, dice in ADVISE_POINTS]

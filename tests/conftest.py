@@ -62,14 +62,24 @@ def advise_at(card: Any, position: Dice, rules: Any, *, need: int | None = None,
                            first=first), GoalSolution(goal, objective_for(need), solution))
 
 
-def run_sabords(*args: str, input: str | bytes | Any = None) -> CliResult:
-    """Run `sabords ARGS...` in-process through typer's CliRunner (stdout and stderr apart),
-    `input` on its standard input (a text, or a stream)."""
+def run_sabords(*args: str, input: str | bytes | Any = None,
+                env: dict[str, str | None] | None = None) -> CliResult:
+    """Run `sabords ARGS...` in-process as :mod:`solver.cli.main` runs it, stdout and stderr
+    apart, `input` on its standard input (a text, or a stream): the answers' forms by their
+    parser (:mod:`solver.cli.quick`), the rest (other commands, help) by typer's CliRunner."""
     from typer.testing import CliRunner
 
-    from solver.cli import app
+    from solver.cli import app, quick
 
-    result = CliRunner().invoke(app, list(args), input=input, prog_name="sabords")
+    runner = CliRunner()
+    with runner.isolation(input=input, env=env) as (out, err, _):
+        try:
+            answered, code = quick.answer(list(args)), 0
+        except SystemExit as exc:
+            answered, code = True, exc.code if isinstance(exc.code, int) else 1
+        if answered:
+            return CliResult(code, out.getvalue().decode(), err.getvalue().decode())
+    result = runner.invoke(app, list(args), input=input, env=env, prog_name="sabords")
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception  # a bug, not a user error: show the traceback
     return CliResult(result.exit_code, result.stdout, result.stderr)

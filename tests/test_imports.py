@@ -70,8 +70,8 @@ def test_a_points_answer_imports_no_solver(args: tuple[str, ...]) -> None:
 
 COLD = ("numpy", "typer", "click")
 """What a points answer from the committed tables does without: numpy (the table is read as
-numpy-free columns, `solver.tables.fileformat.Column`) and typer with click (the quick path,
-`solver.cli.quick`). Each is a third of the cold start it would cost (`make bench`)."""
+numpy-free columns, `solver.tables.fileformat.Column`) and typer with click (the answers'
+parser, `solver.cli.quick`). Each is a third of the cold start it would cost (`make bench`)."""
 
 
 @pytest.mark.parametrize("args", POINTS, ids=" ".join)

@@ -152,13 +152,11 @@ def test_the_installed_package_finds_its_tables_as_package_data(installed: Path,
 ])
 def test_the_installed_command_answers_at_once_without_solving(
         installed: Path, tmp_path: Path, args: tuple[str, ...]) -> None:
-    from typer.testing import CliRunner
-
-    from solver.cli import app
+    from tests.conftest import run_sabords
 
     done = _run_installed(installed, tmp_path, *args)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == CliRunner().invoke(app, list(args)).stdout  # the checkout's answer
+    assert done.stdout == run_sabords(*args).stdout  # the checkout's answer
     assert not (tmp_path / "cache").exists()  # nothing solved, nothing compiled
 
 

@@ -1,13 +1,13 @@
 """The `sabords` command line: it parses and renders, the library decides.
 
-- :mod:`.main`: the entry point: the quick path of a plain answer (:mod:`.quick`, without
-  typer), else the typer application (:mod:`.commands`, :mod:`.application`);
+- :mod:`.main`: the entry point: the answers (`advise`, `ev`, `score`, `turn`) read by their
+  one parser (:mod:`.quick`, without typer), else the typer application (:mod:`.commands`,
+  :mod:`.application`: every other command, and the answers' help);
 - :mod:`.application`: the application, its options shared by the commands, its usage errors;
   :mod:`.wording`: every library error in one line, and a command's body run under the
   conventions of the whole command line (typer-free);
 - :mod:`.render`: the renderings shared by the commands (values, options, Skull Island, notes,
-  progress); :mod:`.answers`: the bodies and the text of the answers (advise, ev, score),
-  which both parsers run;
+  progress); :mod:`.answers`: the bodies and the text of the answers (advise, ev, score);
 - one module per group of commands: :mod:`.score` (`score`), :mod:`.solving` (`solve`, `ev`,
   `cache`), :mod:`.advise` (`advise`), :mod:`.turn` (`turn`), :mod:`.simulate` (`simulate`),
   :mod:`.game` (`winprob`, `solve-game`, `game`), :mod:`.serve` (`serve`).

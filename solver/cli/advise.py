@@ -44,7 +44,7 @@ SuddenOption = Annotated[bool, option(SUDDEN_DEATH)]
 DiceArgument = Annotated[list[str], argument(DICE)]
 
 
-@command("advise")
+@command("advise", help_only=True)
 def advise(
     card: CardArgument,
     dice: DiceArgument,
@@ -98,13 +98,6 @@ def advise(
       sabords advise captain kkmmppsc --tables /tmp/t      # from `solve --all --out /tmp/t`
       sabords advise none mmmpppsc --me 0 --opp 0 --game-tables /tmp/g   # `solve-game`
     """
-    from .answers import advise_body
-
-    advise_body({"card": card, "dice": dice, "sorceress_used": sorceress_used, "need": need,
-                 "first": first, "chest": chest, "variant": variant, "top": top,
-                 "tables": tables, "me": me, "opp": opp, "final": final, "trigger": trigger,
-                 "sudden": sudden, "game_tables": game_tables, "notation": notation,
-                 "exact": exact, "json": as_json})
 
 
 __all__ = ["DiceArgument", "FinalOption", "MeOption", "NeedOption", "OppOption",

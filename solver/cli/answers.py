@@ -3,10 +3,10 @@
 Each body takes the command's inputs by name (:data:`solver.advice.requests.Given`: lists for
 the repeatable ones, None where not given, and the command line's own options: ``top``,
 ``json``, ``tables``, ``game_tables``), reads them into the command's request once
-(:mod:`solver.advice.requests`) and prints its answer; both parsers run it, under the
-conventions of :func:`.wording.run_command`: typer's (:mod:`.advise`, :mod:`.solving`,
-:mod:`.score`, which hold the help texts) and the quick path's (:mod:`.quick`, the plain
-forms of these commands without typer's import).
+(:mod:`solver.advice.requests`) and prints its answer, under the conventions of
+:func:`.wording.run_command`. The one parser of these commands runs it (:mod:`.quick`,
+without typer's import); typer only draws their help (:mod:`.advise`, :mod:`.solving`,
+:mod:`.score`).
 """
 
 from __future__ import annotations

@@ -221,12 +221,16 @@ app = typer.Typer(
 
 
 def command(name: str, *, flags: dict[str, str] | None = None,
-            fill: dict[str, str] | None = None,
+            fill: dict[str, str] | None = None, help_only: bool = False,
             **kwargs: Any) -> Callable[[Callable[P, None]], Callable[P, None]]:
     """Register a command on `app`: library errors become one line and exit code 2 (their
     subjects worded with `flags`, over :data:`FLAGS`), and so does a closed or full stdout.
     Each ``{key}`` of `fill` in the help text (the docstring) is replaced by its value: a
-    figure the code computes."""
+    figure the code computes.
+
+    `help_only`: typer only draws the command's help (its options, their help, the
+    examples); every other form of it is read by the one parser of the answers
+    (:mod:`.quick`, run first by :mod:`.main`), so the function is never run."""
 
     def register(func: Callable[P, None]) -> Callable[P, None]:
         for key, value in (fill or {}).items():
@@ -234,6 +238,9 @@ def command(name: str, *, flags: dict[str, str] | None = None,
 
         @functools.wraps(func)
         def wrapper(*args: P.args, **kw: P.kwargs) -> None:
+            if help_only:
+                raise AssertionError(f"`sabords {name}` is read by solver.cli.quick: typer "
+                                     "only draws its help")
             run_command(lambda: func(*args, **kw), flags)
 
         app.command(name, cls=_Command, **kwargs)(wrapper)

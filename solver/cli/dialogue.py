@@ -1,7 +1,7 @@
 """`sabords turn`'s dialogue: a whole turn at the table, roll by roll, then the turn graded.
 
-Typer-free (its help and options are :mod:`.turn`'s; the quick path runs it too,
-:mod:`.quick`): the first advice of a turn comes as fast as `sabords advise`'s. The turn
+Typer-free (its help is :mod:`.turn`'s; its parser is the answers', :mod:`.quick`): the first
+advice of a turn comes as fast as `sabords advise`'s. The turn
 itself is :class:`solver.advice.play.TurnPlay` (the state machine: rolls, moves, undo, Skull
 Island, the grading); this module reads the player's lines, says what they mean to the turn
 (``help``, ``undo``, ``quit`` or an entry) and renders the answers: as text at the table, or

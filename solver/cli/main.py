@@ -1,5 +1,5 @@
-"""The entry point of `sabords` (the console script, `python -m solver`): the quick path of a
-plain answer first (:mod:`.quick`: no typer, no numpy), else the typer application
+"""The entry point of `sabords` (the console script, `python -m solver`): the answers first,
+read by their one parser (:mod:`.quick`: no typer, no numpy), else the typer application
 (:mod:`.application`, every command registered by :mod:`.commands`); then the exit code, whatever
 the streams did.
 
@@ -38,7 +38,8 @@ def _stdout_broken() -> int | None:
 
 
 def _run(args: list[str]) -> None:
-    """Answer `args`: by the quick path when it takes them, else by the typer application."""
+    """Answer `args`: an answer by its parser, anything else (and the answers' help) by
+    the typer application."""
     from .quick import answer
 
     if answer(args):

@@ -17,7 +17,7 @@ from .application import (
 CardArgument = Annotated[str, argument(CARD)]
 
 
-@command("score")
+@command("score", help_only=True)
 def score(
     card: CardArgument,
     dice: Annotated[list[str], argument(FINAL_DICE)],
@@ -44,7 +44,3 @@ def score(
       sabords score coin cccccccc --variant nine_of_a_kind=set --json
       sabords score p ssséééoo --notation braille   # 3 monkeys, 3 swords, 2 coins
     """
-    from .answers import score_body
-
-    score_body({"card": card, "dice": dice, "chest": chest, "first": first, "variant": variant,
-                "notation": notation, "json": as_json})

@@ -109,7 +109,7 @@ def solve(
     echo(f"rules  {describe_rules(rules.turn_rules())}")
 
 
-@command("ev")
+@command("ev", help_only=True)
 def ev(
     card: CardsOption = None,
     variant: VariantOption = None,
@@ -135,10 +135,6 @@ def ev(
       sabords ev --tables /tmp/t --card captain     # from `sabords solve --out /tmp/t`
       sabords ev --notation braille                 # cards by their letters
     """
-    from .answers import ev_body
-
-    ev_body({"card": card, "variant": variant, "tables": tables, "notation": notation,
-             "exact": exact, "json": as_json})
 
 
 def _entry(e: CacheEntry) -> dict[str, object]:

@@ -25,7 +25,7 @@ from .application import (
 )
 
 
-@command("turn")
+@command("turn", help_only=True)
 def turn(
     card: Annotated[str, argument(CARD_DRAWN)],
     need: NeedOption = None,
@@ -71,11 +71,6 @@ def turn(
       sabords turn none --me 0 --opp 0 --game-tables /tmp/g
       printf 'kkmpsssc\\nstop\\n' | sabords turn chest --json   # one JSON object a line
     """
-    from .dialogue import turn_body
-
-    turn_body({"card": card, "need": need, "me": me, "opp": opp, "final": final,
-               "trigger": trigger, "sudden": sudden, "variant": variant, "tables": tables,
-               "game_tables": game_tables, "notation": notation, "json": as_json})
 
 
 __all__ = ["turn"]

@@ -2,8 +2,8 @@
 notation of the options, and a command's body run under them (:func:`run_command`).
 
 Every command runs its body through :func:`run_command`, whether typer parsed its arguments
-(:mod:`.application`) or the quick path did (:mod:`.quick`: the plain forms of the answers, without
-typer's import): the same errors, worded the same, with the same exit codes.
+(:mod:`.application`) or the answers' parser did (:mod:`.quick`: `advise`, `ev`, `score` and
+`turn`, without typer's import): the same errors, worded the same, with the same exit codes.
 
 - every library error (:class:`~solver.errors.SabordsError`) becomes ONE line on stderr and
   exit code 2, never a traceback; the error's ``subject`` is worded with this command's flag
