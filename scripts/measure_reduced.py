@@ -29,6 +29,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tables" / "near-optimal.json"
@@ -77,7 +78,9 @@ def down(args: argparse.Namespace) -> dict[str, object]:
     return {"kind": "down", "sample": args.sample, **loss.as_dict()}
 
 
-def games(args: argparse.Namespace) -> dict[str, object]:
+def _state_games(players: int, start: tuple[int, ...], games: int, seed: int) -> dict[str, Any]:
+    """Whole games from `start` where every seat plays the method: each seat's chance shown
+    there against its win rate (95 % Wilson interval)."""
     from solver.engine.stats import wilson_interval
     from solver.rules import Rules
     from solver.rules.standing import Standing
@@ -85,23 +88,37 @@ def games(args: argparse.Namespace) -> dict[str, object]:
     from solver.tables.game import game_of
 
     rules = Rules()
-    game = game_of(rules, args.players)
-    play = game.win_play()
-    states = []
+    game = game_of(rules, players)
+    shown = game.chances(Standing.of(rules, start[0], start[1:])).seats
+    score, turns = play_n_games(["win"] * players, rules, games=games, seed=seed,
+                                win=game.win_play(), start=start)
+    wins = score.sum(axis=0)
+    rows = []
+    for seat in range(players):
+        lo, hi = wilson_interval(float(wins[seat]), games)
+        rows.append({"shown": shown[seat], "rate": float(wins[seat]) / games,
+                     "ci95": [lo, hi], "inside": lo <= shown[seat] <= hi})
+    return {"start": list(start), "games": games, "seed": seed, "turns": float(turns.mean()),
+            "seats": rows}
+
+
+def games(args: argparse.Namespace) -> dict[str, object]:
+    from joblib import Parallel, delayed
+
+    from solver.rules import Rules
+
+    rules = Rules()
+    starts = [(0,) * args.players, *MIDGAME[args.players]]
     t0 = time.perf_counter()
-    for k, start in enumerate([(0,) * args.players, *MIDGAME[args.players]]):
-        shown = game.chances(Standing.of(rules, start[0], start[1:])).seats
-        score, turns = play_n_games(["win"] * args.players, rules, games=args.games,
-                                    seed=args.seed + k, win=play, start=start)
-        wins = score.sum(axis=0)
-        rows = []
-        for seat in range(args.players):
-            lo, hi = wilson_interval(float(wins[seat]), args.games)
-            rows.append({"shown": shown[seat], "rate": float(wins[seat]) / args.games,
-                         "ci95": [lo, hi], "inside": lo <= shown[seat] <= hi})
-        states.append({"start": list(start), "games": args.games, "seed": args.seed + k,
-                       "turns": float(turns.mean()), "seats": rows})
-        say(f"{time.perf_counter() - t0:7.0f} s  {list(start)}: "
+    # each state its own seed (the seed plus its place): the same games for any --jobs
+    runs = Parallel(n_jobs=args.jobs, return_as="generator")(
+        delayed(_state_games)(args.players, start, args.games, args.seed + k)
+        for k, start in enumerate(starts))
+    states = []
+    for state in runs:
+        states.append(state)
+        rows = state["seats"]
+        say(f"{time.perf_counter() - t0:7.0f} s  {state['start']}: "
             + ", ".join(f"{100 * r['shown']:.2f} in [{100 * r['ci95'][0]:.2f}, "
                         f"{100 * r['ci95'][1]:.2f}]" for r in rows))
     inside = sum(r["inside"] for s in states for r in s["seats"])
@@ -129,6 +146,8 @@ def main() -> None:
     two.add_argument("--players", type=int, required=True, choices=(4, 5))
     two.add_argument("--games", type=int, default=20_000)
     two.add_argument("--seed", type=int, default=6000)
+    two.add_argument("--jobs", type=int, default=1,
+                     help="processes (the states in parallel: the same games for any number)")
     three = sub.add_parser("down")
     three.add_argument("--sample", type=int, default=20_000)
     three.add_argument("--jobs", type=int, default=2, help="processes")

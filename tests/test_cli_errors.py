@@ -449,7 +449,7 @@ TURN_CASES = [("kkmmmpsc", "keep kk"), ("kkmmmpsc", "ccc"), ("kkmmmpsc", "reroll
 def test_the_library_names_no_command_line_flag_in_what_it_raises(
         sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every library error that reaches the command line over the error cases, caught where
-    the command line words it (cli.app.error_line): its message names no flag and no command
+    the command line words it (cli.wording.error_line): its message names no flag and no command
     (the front ends word those), composed messages included. Before, a scan of the string
     literals inside `raise` missed every message built from variables."""
     import importlib

@@ -227,3 +227,29 @@ def test_the_pooled_strengths_closed_form_is_the_least_squares_solution(players:
     A = np.array(rows)
     closed = A.T / (comb(players - 2, m - 2) * players)
     assert np.abs(np.linalg.pinv(A) - closed).max() < 1e-14
+
+
+def test_at_five_players_the_extrapolation_goes_on_the_line_to_five_seats() -> None:
+    """The strengths extrapolated from the pairs and the triples along the line to the game's
+    seats (``u3 + c (N - 3) (u3 - u2)``: twice the step at five players) are nearer the exact
+    five-player table than one step alone, in normal play and sudden death (three dice,
+    target 400, every state: measured 1.37 points off on average in sudden death, 2.63 with
+    one step; 0.43 and 0.52 in normal play); at four players the line is the one step."""
+    from solver.game.estimate import EXTRAPOLATE, Estimate
+
+    rules = Rules(target=400)
+    five, two, three = (solve_game(rules, n, n_dice=3) for n in (5, 2, 3))
+    one_step = {phase: c / 2 for phase, c in EXTRAPOLATE.items()}
+    for name in ("normal", "sudden"):
+        phase = five.seats.phases[name]
+        totals = phase.decode(np.arange(phase.size))
+        line = np.abs(Estimate(two, three, 5).values(name, totals) - five.values[name])
+        step = np.abs(Estimate(two, three, 5, extrapolate=one_step).values(name, totals)
+                      - five.values[name])
+        assert line.mean() < step.mean() and line.max() < step.max(), name
+    from solver.game.estimate import pooled, softmax
+
+    totals = np.array([[3, 0, 1, 2], [0, 0, 0, 3]])
+    u2, u3 = pooled(two, "sudden", totals), pooled(three, "sudden", totals)
+    assert np.array_equal(Estimate(two, three, 4).values("sudden", totals),
+                          softmax(u3 + EXTRAPOLATE["sudden"] * (u3 - u2)))
