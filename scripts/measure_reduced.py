@@ -60,6 +60,7 @@ def exact(args: argparse.Namespace) -> dict[str, object]:
     t0 = time.perf_counter()
     loss = measure_loss(big, two, three, jobs=args.jobs, final_play=args.final_play,
                         play=args.sample is None, sample=args.sample,
+                        final_sample=args.final_sample,
                         progress=lambda s: say(f"{time.perf_counter() - t0:7.0f} s  {s}"))
     return {"kind": "exact", "sample": args.sample, **loss.as_dict()}
 
@@ -142,6 +143,8 @@ def main() -> None:
     one.add_argument("--sample", type=int, default=None,
                      help="the chances alone, at a fixed sample of N states of every phase "
                           "(the play is measured at every state: a large game's takes hours)")
+    one.add_argument("--final-sample", type=int, default=20_000,
+                     help="the chances of at most N states of each final phase (a fixed sample)")
     two = sub.add_parser("games")
     two.add_argument("--players", type=int, required=True, choices=(4, 5))
     two.add_argument("--games", type=int, default=20_000)

@@ -161,14 +161,16 @@ class Loss:
 
 def measure_loss(table: GameTable, two: GameTable | None, three: GameTable, *, jobs: int = 1,
                  runner: Any = None, play: bool = True, final_play: bool = True,
-                 sample: int | None = None,
+                 sample: int | None = None, final_sample: int = FINAL_SAMPLE,
                  progress: Callable[[str], None] | None = None) -> Loss:
     """The method on the exact tables `two` and `three` against the exact table `table` of
     more players (module doc); `play`: also its loss in P(win) (the profiles' evaluations:
     the longest part); `final_play`: the method plays the final round too (else every seat
     plays it as the table does: the loss of normal play and sudden death, a profile of far
     fewer states). `sample` (without `play`): the chances of every phase measured on a fixed
-    sample of at most that many states (the final round's: at most :data:`FINAL_SAMPLE`).
+    sample of at most that many states (the final round's: at most `final_sample`, by
+    default :data:`FINAL_SAMPLE`, each final phase; with `play` too: a race of five players'
+    fourth final turn is the longest part of a measure then).
     `two` None: the method one player down (:class:`solver.game.estimate.Estimate`).
     `runner`: where the table's turns are solved (:mod:`solver.game.solve`; this process by
     default)."""
@@ -186,7 +188,7 @@ def measure_loss(table: GameTable, two: GameTable | None, three: GameTable, *, j
     rng = np.random.default_rng(2026)  # the same sample every run
     for name, phase in seats.phases.items():
         index = np.arange(phase.size, dtype=np.int64)
-        most = (min(sample or FINAL_SAMPLE, FINAL_SAMPLE) if phase.kind == FINAL else sample)
+        most = (min(sample or final_sample, final_sample) if phase.kind == FINAL else sample)
         sampled = most is not None and phase.size > most
         if sampled:  # the chances of a sample (a final state's values a race of the others)
             index = np.sort(rng.choice(phase.size, most, replace=False))
