@@ -359,6 +359,8 @@ HUGE = "k" * 100_000
     ("simulate", "--policy", HUGE),
     ("game", "--policies", HUGE),
     ("ev", "--card", HUGE),
+    ("ev", HUGE),
+    ("turn", "captain", HUGE),
 ])
 def test_a_huge_input_is_echoed_short(sabords: Run, args: tuple[str, ...]) -> None:
     line = assert_one_line_error(sabords(*args))

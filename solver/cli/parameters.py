@@ -20,7 +20,15 @@ import click
 import typer
 
 from ..errors import NumberError, read_number
-from .streams import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, BrokenPipe, OutputError, echo, say
+from .streams import (
+    EMPTY_PATH,
+    EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    BrokenPipe,
+    OutputError,
+    echo,
+    say,
+)
 
 if TYPE_CHECKING:  # click 8.2 and later make the type generic; earlier ones do not
     _ParamType = click.ParamType[Path, Any]
@@ -39,7 +47,7 @@ class Directory(_ParamType):
         if isinstance(value, Path):
             return value
         if not str(value).strip():
-            self.fail("an empty path names no directory: give one (. for this one)", param, ctx)
+            self.fail(EMPTY_PATH, param, ctx)
         return Path(value)
 
 

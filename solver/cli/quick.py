@@ -60,8 +60,8 @@ from ..advice.inputs import (
     WIN_TRIGGER,
     Input,
 )
-from ..errors import NumberError, quote, read_number
-from .streams import EXIT_INTERRUPTED, undecodable, undecodable_line
+from ..errors import NumberError, quote, read_number, shorten
+from .streams import EMPTY_PATH, EXIT_INTERRUPTED, undecodable, undecodable_line
 from .wording import NOTATION_ENV, fail, run_command
 
 FOLDER = "folder"
@@ -246,8 +246,7 @@ def _value(given: Input, flag: str, text: str) -> Any:
     its range, a folder's name not empty, a text as typed."""
     if given.kind == FOLDER:
         if not text.strip():
-            raise UsageProblem(f"Invalid value for {flag!r}: an empty path names no directory: "
-                               "give one (. for this one)")
+            raise UsageProblem(f"Invalid value for {flag!r}: {EMPTY_PATH}")
         return Path(text)
     if given.kind != INT and not (given.kind == LIST and given.each == INT):
         return text
@@ -271,7 +270,7 @@ def _arguments(form: Form, positional: list[str], given: dict[str, Any]) -> None
     if len(positional) > len(form.arguments) and not form.rest:
         extra = positional[len(form.arguments):]
         raise UsageProblem(f"Got unexpected extra argument{'s' if len(extra) > 1 else ''} "
-                           f"({' '.join(extra)})")
+                           f"({shorten(' '.join(extra))})")
     for argument, word in zip(form.arguments, positional, strict=False):
         given[argument.name] = word
     if form.rest:

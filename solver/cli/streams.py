@@ -83,6 +83,10 @@ def undecodable(text: str) -> bool:
     return any("\udc80" <= ch <= "\udcff" for ch in text)
 
 
+EMPTY_PATH = "an empty path names no directory: give one (. for this one)"
+"""The refusal of an empty folder name (``--tables ''``), by either parser."""
+
+
 def undecodable_line(what: str, encoding: str | None = None) -> str:
     """The refusal of an input (`what`: an argument, an option, a line) that is not text in
     the encoding of the terminal (`encoding`, by default the system's)."""
