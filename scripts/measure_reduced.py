@@ -4,6 +4,7 @@ answer reads them.
 
     python scripts/measure_reduced.py exact --players 4 --variant target=2000 --tables DIR
     python scripts/measure_reduced.py games --players 4 [--games 20000]
+    python scripts/measure_reduced.py games --players 4 --start 2000,2000,2000,5900 --seed 4242
     python scripts/measure_reduced.py down [--sample 20000]
 
 ``down``: the method one player down where the truth is known at the default target: three
@@ -103,13 +104,26 @@ def _state_games(players: int, start: tuple[int, ...], games: int, seed: int) ->
             "seats": rows}
 
 
+def _totals(text: str) -> tuple[int, ...]:
+    try:
+        totals = tuple(int(t) for t in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not totals: {text!r} (e.g. 2000,2000,2000,5900)") from None
+    if any(t < 0 or t % 100 for t in totals):
+        raise argparse.ArgumentTypeError(f"totals are multiples of 100 from 0: {text!r}")
+    return totals
+
+
 def games(args: argparse.Namespace) -> dict[str, object]:
     from joblib import Parallel, delayed
 
     from solver.rules import Rules
 
     rules = Rules()
-    starts = [(0,) * args.players, *MIDGAME[args.players]]
+    starts: list[tuple[int, ...]] = [(0,) * args.players, *MIDGAME[args.players]]
+    if args.start is not None:
+        starts = [args.start]
     t0 = time.perf_counter()
     # each state its own seed (the seed plus its place): the same games for any --jobs
     runs = Parallel(n_jobs=args.jobs, return_as="generator")(
@@ -151,12 +165,20 @@ def main() -> None:
     two.add_argument("--seed", type=int, default=6000)
     two.add_argument("--jobs", type=int, default=1,
                      help="processes (the states in parallel: the same games for any number)")
+    two.add_argument("--start", type=_totals, default=None, metavar="T1,T2,...",
+                     help="one state alone (the totals in seat order, the mover first), "
+                          "played with --seed itself: a second look, not stored (no --write)")
     three = sub.add_parser("down")
     three.add_argument("--sample", type=int, default=20_000)
     three.add_argument("--jobs", type=int, default=2, help="processes")
     for p in (one, two, three):
         p.add_argument("--write", action="store_true")
     args = parser.parse_args()
+    if args.what == "games" and args.start is not None:
+        if len(args.start) != args.players:
+            parser.error(f"--start needs {args.players} totals, not {len(args.start)}")
+        if args.write:
+            parser.error("--start plays one state: its games are not stored (no --write)")
     entry = {"exact": exact, "games": games, "down": down}[args.what](args)
     print(json.dumps(entry, indent=1))
     if args.write:

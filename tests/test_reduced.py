@@ -253,3 +253,34 @@ def test_at_five_players_the_extrapolation_goes_on_the_line_to_five_seats() -> N
     u2, u3 = pooled(two, "sudden", totals), pooled(three, "sudden", totals)
     assert np.array_equal(Estimate(two, three, 4).values("sudden", totals),
                           softmax(u3 + EXTRAPOLATE["sudden"] * (u3 - u2)))
+
+
+@pytest.mark.slow
+def test_measure_games_plays_one_state_alone_with_its_own_seed_and_never_stores_it() -> None:
+    """`measure_reduced.py games --start`: a second look at one state of the games' check (the
+    totals in seat order), played with --seed itself, so that a miss can be played again on
+    more games; wrong totals and --write are refused in one line with exit code 2."""
+    import json
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "measure_reduced.py"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(script), "games", "--players", "4", *args],
+                              capture_output=True, text=True, timeout=300)
+
+    for args, words in ((["--start", "2000,2000"], "needs 4 totals, not 2"),
+                        (["--start", "2000,2x00,0,0"], "not totals"),
+                        (["--start", "2050,0,0,0"], "multiples of 100"),
+                        (["--start", "0,0,0,5900", "--write"], "not stored")):
+        got = run(*args)
+        assert got.returncode == 2 and words in got.stderr, (args, got.stderr)
+        assert "Traceback" not in got.stderr
+    got = run("--start", "2000,2000,0,5900", "--games", "12", "--seed", "7")
+    assert got.returncode == 0, got.stderr
+    entry = json.loads(got.stdout)
+    (state,) = entry["states"]
+    assert state["start"] == [2000, 2000, 0, 5900] and state["seed"] == 7
+    assert state["games"] == 12 and entry["checked"] == 4
+    assert abs(sum(r["rate"] for r in state["seats"]) - 1) < 1e-12
