@@ -1582,7 +1582,9 @@ def test_win_for_four_and_five_players_says_what_the_rules_need_then_is_offered(
         making = making_cost("game-3", 6000)
         assert making is not None
         note = browser.find_element(page.By.ID, "many-players")
-        page.until(lambda: page.text(note).startswith("Winning with 4 players"), "the note")
+        # the note waits on the server's answer for the new rules: longer than the page's usual
+        # wait, for a loaded machine (it timed out once at 30 s beside the other tests)
+        page.until(lambda: page.text(note).startswith("Winning with 4 players"), "the note", 120)
         minutes = making["duration"]["value"]
         assert making["duration"]["unit"] == "minutes"
         assert page.text(note) == (
@@ -1604,12 +1606,13 @@ def test_win_for_four_and_five_players_says_what_the_rules_need_then_is_offered(
         page.tap("Add a player")
         page.type(page.field("Target"), "5000")
         page.until(lambda: page.text(note).startswith("Winning with 5 players is computed on "
-                                                      "the three-player game's table"), "five")
+                                                      "the three-player game's table"), "five",
+                   120)
         assert not browser.find_element(page.By.ID, "obj-win").is_enabled()
         page.type(page.field("Target"), "300")  # made in seconds when asked
         for players in (5, 4, 3):
             page.until(lambda: browser.find_element(page.By.ID, "obj-win").is_enabled(),
-                       f"Win offered for {players} players")
+                       f"Win offered for {players} players", 120)
             assert browser.find_element(page.By.ID, "many-players").get_attribute("hidden")
             if players > 3:
                 page.open_details("Player 1")
