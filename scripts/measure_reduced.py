@@ -4,6 +4,7 @@ answer reads them.
 
     python scripts/measure_reduced.py exact --players 4 --variant target=2000 --tables DIR
     python scripts/measure_reduced.py games --players 4 [--games 20000]
+    python scripts/measure_reduced.py games --players 5 --games 20000 --chunk 1000 --resume --write
     python scripts/measure_reduced.py games --players 4 --start 2000,2000,2000,5900 --seed 4242
     python scripts/measure_reduced.py down [--sample 20000]
 
@@ -19,14 +20,19 @@ normal play and sudden death, with --final-play the final round too); with --sam
 chances alone at a fixed sample of N states of every phase. ``games``: at the default target,
 the chances shown at the start and at five states of the middle of a game, against the win
 rate of whole games from there where every seat plays the method (each seat's 95 % Wilson
-interval). Prints the figures as JSON; --write adds them to
-tables/near-optimal.json (replacing an entry of the same kind, players, target and ties).
+interval). With --chunk N a state's games are played N at a time, each chunk its own seed,
+and --write stores each chunk as it ends; --resume keeps the chunks stored and plays only the
+missing ones: a check of many hours (five players on 20,000 games a state) is played over
+several runs, and an interrupted one goes on where it stopped. Prints the figures as JSON;
+--write adds them to tables/near-optimal.json (replacing an entry of the same kind, players,
+target and ties).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -80,28 +86,78 @@ def down(args: argparse.Namespace) -> dict[str, object]:
     return {"kind": "down", "sample": args.sample, **loss.as_dict()}
 
 
-def _state_games(players: int, start: tuple[int, ...], games: int, seed: int) -> dict[str, Any]:
-    """Whole games from `start` where every seat plays the method: each seat's chance shown
-    there against its win rate (95 % Wilson interval)."""
-    from solver.engine.stats import wilson_interval
+CHUNK_SEED = 1000
+"""With --chunk, chunk ``j`` of the state at place ``k`` is played with the seed ``seed + k +
+CHUNK_SEED * j``: chunk 0's is the state's own (a run in one chunk is chunk 0)."""
+SHARES = 60
+"""A seat's wins are sums of shares of 1, 1/2 ... 1/5 (shared ties): whole multiples of
+1/60, as an old entry's rates give them back."""
+
+
+def _chunk(players: int, start: tuple[int, ...], games: int, seed: int) -> dict[str, Any]:
+    """`games` whole games from `start` where every seat plays the method, with `seed`: each
+    seat's wins (a shared tie a share) and the turns played."""
     from solver.rules import Rules
-    from solver.rules.standing import Standing
     from solver.strategy.games import play_n_games
     from solver.tables.game import game_of
 
     rules = Rules()
     game = game_of(rules, players)
-    shown = game.chances(Standing.of(rules, start[0], start[1:])).seats
     score, turns = play_n_games(["win"] * players, rules, games=games, seed=seed,
                                 win=game.win_play(), start=start)
-    wins = score.sum(axis=0)
+    return {"seed": seed, "games": games, "wins": [float(w) for w in score.sum(axis=0)],
+            "turns": int(turns.sum())}
+
+
+def _shown(players: int, start: tuple[int, ...]) -> list[float]:
+    """Every seat's chance the method shows at `start` (the mover first)."""
+    from solver.rules import Rules
+    from solver.rules.standing import Standing
+    from solver.tables.game import game_of
+
+    rules = Rules()
+    got = game_of(rules, players).chances(Standing.of(rules, start[0], start[1:])).seats
+    return [float(x) for x in got]
+
+
+def _state(start: tuple[int, ...], seed: int, shown: list[float],
+           chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """A state's row of the games' check: each seat's chance shown against its win rate over
+    every chunk (95 % Wilson interval)."""
+    from solver.engine.stats import wilson_interval
+
+    games = sum(c["games"] for c in chunks)
     rows = []
-    for seat in range(players):
-        lo, hi = wilson_interval(float(wins[seat]), games)
-        rows.append({"shown": shown[seat], "rate": float(wins[seat]) / games,
-                     "ci95": [lo, hi], "inside": lo <= shown[seat] <= hi})
-    return {"start": list(start), "games": games, "seed": seed, "turns": float(turns.mean()),
-            "seats": rows}
+    for seat, chance in enumerate(shown):
+        wins = math.fsum(c["wins"][seat] for c in chunks)
+        lo, hi = wilson_interval(wins, games)
+        rows.append({"shown": chance, "rate": wins / games, "ci95": [lo, hi],
+                     "inside": lo <= chance <= hi})
+    return {"start": list(start), "games": games, "seed": seed,
+            "turns": sum(c["turns"] for c in chunks) / games, "seats": rows,
+            "chunks": chunks}
+
+
+def _chunks_kept(old: dict[str, Any] | None, start: tuple[int, ...], seed: int,
+                 shown: list[float]) -> list[dict[str, Any]]:
+    """The chunks of `start` in the stored entry `old` that a resumed run keeps: those of the
+    same state and seed, the chances shown there unchanged (else the method changed since:
+    nothing is kept). An entry written before the chunks is one chunk, its wins from its
+    rates."""
+    if old is None:
+        return []
+    for state in old.get("states", []):
+        if tuple(state["start"]) != start or state["seed"] != seed:
+            continue
+        if [r["shown"] for r in state["seats"]] != shown:
+            return []
+        if "chunks" in state:
+            return list(state["chunks"])
+        games = state["games"]
+        return [{"seed": seed, "games": games,
+                 "wins": [round(r["rate"] * games * SHARES) / SHARES for r in state["seats"]],
+                 "turns": round(state["turns"] * games)}]
+    return []
 
 
 def _totals(text: str) -> tuple[int, ...]:
@@ -115,7 +171,8 @@ def _totals(text: str) -> tuple[int, ...]:
     return totals
 
 
-def games(args: argparse.Namespace) -> dict[str, object]:
+def games(args: argparse.Namespace, old: dict[str, Any] | None = None,
+          save: Any = None) -> dict[str, object]:
     from joblib import Parallel, delayed
 
     from solver.rules import Rules
@@ -125,25 +182,56 @@ def games(args: argparse.Namespace) -> dict[str, object]:
     if args.start is not None:
         starts = [args.start]
     t0 = time.perf_counter()
-    # each state its own seed (the seed plus its place): the same games for any --jobs
+    size = args.chunk or args.games
+    seeds = [args.seed + k for k in range(len(starts))]
+    shown = [_shown(args.players, start) for start in starts]
+    have = [_chunks_kept(old if args.resume else None, start, seed, chances)
+            for start, seed, chances in zip(starts, seeds, shown, strict=True)]
+    chunks = -(-args.games // size)
+    planned = [[(seed + CHUNK_SEED * j, min(size, args.games - j * size))
+                for j in range(chunks)] for seed in seeds]
+    have = [sorted((c for c in kept if (c["seed"], c["games"]) in planned[k]),
+                   key=lambda c: c["seed"]) for k, kept in enumerate(have)]
+    tasks = []  # (state, seed, games): the chunks still to play, a chunk of every state in turn
+    for j in range(chunks):  # (so that a run stopped early leaves the states even)
+        for k in range(len(starts)):
+            if all((c["seed"], c["games"]) != planned[k][j] for c in have[k]):
+                tasks.append((k, *planned[k][j]))
+    say(f"{len(tasks)} chunks to play ({sum(t[2] for t in tasks):,} games); "
+        f"{sum(len(h) for h in have)} kept")
+
+    def entry() -> dict[str, object]:
+        states = [_state(start, seed, chances, chunks) for start, seed, chances, chunks
+                  in zip(starts, seeds, shown, have, strict=True) if chunks]
+        inside = sum(r["inside"] for s in states for r in s["seats"])
+        total = sum(len(s["seats"]) for s in states)
+        # seconds: this run's wall time (a resumed run's, not its stored chunks')
+        return {"kind": "games", "players": args.players, "target": rules.target,
+                "ties": rules.ties, "states": states, "inside": inside, "checked": total,
+                "seconds": time.perf_counter() - t0, "chunks_played": played}
+
+    # each chunk its own seed (module doc): the same games for any --jobs and any chunk order
     runs = Parallel(n_jobs=args.jobs, return_as="generator")(
-        delayed(_state_games)(args.players, start, args.games, args.seed + k)
-        for k, start in enumerate(starts))
-    states = []
-    for state in runs:
-        states.append(state)
-        rows = state["seats"]
-        say(f"{time.perf_counter() - t0:7.0f} s  {state['start']}: "
+        delayed(_chunk)(args.players, starts[k], games, seed) for k, seed, games in tasks)
+    played = 0
+    for (k, _, _), chunk in zip(tasks, runs, strict=True):
+        have[k] = sorted([*have[k], chunk], key=lambda c: c["seed"])
+        played += 1
+        games = sum(c["games"] for c in have[k])
+        row = _state(starts[k], seeds[k], shown[k], have[k])["seats"]
+        say(f"{time.perf_counter() - t0:7.0f} s  {list(starts[k])}, {games:,} games: "
             + ", ".join(f"{100 * r['shown']:.2f} in [{100 * r['ci95'][0]:.2f}, "
-                        f"{100 * r['ci95'][1]:.2f}]" for r in rows))
-    inside = sum(r["inside"] for s in states for r in s["seats"])
-    total = sum(len(s["seats"]) for s in states)
-    return {"kind": "games", "players": args.players, "target": rules.target,
-            "ties": rules.ties, "states": states, "inside": inside, "checked": total,
-            "seconds": time.perf_counter() - t0}
+                        f"{100 * r['ci95'][1]:.2f}]" for r in row))
+        if save is not None:  # each chunk kept as it ends: an interrupted run resumes
+            save(entry())
+    if not tasks and old is not None and args.resume:
+        return old  # nothing played: the stored entry as it is (its run's seconds)
+    return entry()
 
 
 def main() -> None:
+    from solver.rules import Rules
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
     one = sub.add_parser("exact")
@@ -168,29 +256,62 @@ def main() -> None:
     two.add_argument("--start", type=_totals, default=None, metavar="T1,T2,...",
                      help="one state alone (the totals in seat order, the mover first), "
                           "played with --seed itself: a second look, not stored (no --write)")
+    two.add_argument("--chunk", type=int, default=None, metavar="N",
+                     help="play each state's games N at a time, chunk j with the seed "
+                          f"seed + place + {CHUNK_SEED} j (default: all in one chunk)")
+    two.add_argument("--resume", action="store_true",
+                     help="keep the chunks stored in tables/near-optimal.json (same state, "
+                          "seed and chances shown) and play only the missing ones (chunks "
+                          "beyond --games are left out)")
     three = sub.add_parser("down")
     three.add_argument("--sample", type=int, default=20_000)
     three.add_argument("--jobs", type=int, default=2, help="processes")
     for p in (one, two, three):
         p.add_argument("--write", action="store_true")
+        p.add_argument("--out", type=Path, default=OUT,
+                       help="the file --write and --resume use (default: %(default)s)")
     args = parser.parse_args()
     if args.what == "games" and args.start is not None:
         if len(args.start) != args.players:
             parser.error(f"--start needs {args.players} totals, not {len(args.start)}")
         if args.write:
             parser.error("--start plays one state: its games are not stored (no --write)")
-    entry = {"exact": exact, "games": games, "down": down}[args.what](args)
+    if args.what == "games":
+        if args.chunk is not None and args.chunk < 1:
+            parser.error(f"--chunk is a number of games from 1, not {args.chunk}")
+        if args.resume and args.start is not None:
+            parser.error("--start plays one state: nothing stored to resume (no --resume)")
+        old = _stored(args.out, ("games", args.players, Rules().target, Rules().ties))
+        entry = games(args, old, save=(lambda e: _write(args.out, e)) if args.write else None)
+    else:
+        entry = {"exact": exact, "down": down}[args.what](args)
     print(json.dumps(entry, indent=1))
     if args.write:
-        data = json.loads(OUT.read_text(encoding="utf-8")) if OUT.is_file() else {}
-        key = (entry["kind"], entry["players"], entry["target"], entry["ties"])
-        kept = [e for e in data.get("measured", [])
-                if (e["kind"], e["players"], e["target"], e["ties"]) != key]
-        kept.append(entry)
-        kept.sort(key=lambda e: (e["kind"], e["players"], e["target"], e["ties"]))
-        OUT.write_text(json.dumps({"measured": kept}, indent=1) + "\n", encoding="utf-8")
-        say(f"written: {OUT}")
+        _write(args.out, entry)
+        say(f"written: {args.out}")
 
+
+def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
+    return (entry["kind"], entry["players"], entry["target"], entry["ties"])
+
+
+def _stored(out: Path, key: tuple[Any, ...]) -> dict[str, Any] | None:
+    """The entry of `key` (kind, players, target, ties) stored in `out`, if any."""
+    data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    return next((e for e in data.get("measured", []) if _key(e) == key), None)
+
+
+def _write(out: Path, entry: dict[str, Any]) -> None:
+    """`entry` into `out` (tables/near-optimal.json), in place of the entry of the same key
+    (written whole to a file beside it, then renamed: an interrupted write leaves the old
+    file)."""
+    data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    kept = [e for e in data.get("measured", []) if _key(e) != _key(entry)]
+    kept.append(entry)
+    kept.sort(key=_key)
+    part = out.with_suffix(".json.part")
+    part.write_text(json.dumps({"measured": kept}, indent=1) + "\n", encoding="utf-8")
+    part.replace(out)
 
 if __name__ == "__main__":
     main()

@@ -478,3 +478,21 @@ def test_near_optimal_answers_say_what_was_measured_in_one_line() -> None:
     for e in loss["measured"]:
         assert (str(e["target"]) in words), e["kind"]
     assert f"{loss['games']['inside']} of {loss['games']['checked']} chances" in words
+
+
+def test_near_optimal_answers_carry_the_games_but_not_the_chunks_they_were_played_in() -> None:
+    """Five players' games are played in chunks (`measure_reduced.py games --chunk`), stored
+    for a run that resumes; an answer carries each state's figures, not the chunks."""
+    import json
+
+    from solver.tables.game import NEAR_OPTIMAL_FILE, near_optimal_loss
+    from solver.tables.paths import committed_dir
+
+    stored = json.loads((committed_dir() / NEAR_OPTIMAL_FILE).read_text(encoding="utf-8"))
+    (five,) = [e for e in stored["measured"] if e["kind"] == "games" and e["players"] == 5]
+    assert all(len(s["chunks"]) * 1000 == s["games"] for s in five["states"])
+    loss = near_optimal_loss(5, "shared")
+    assert loss is not None
+    (games,) = [e for e in loss["measured"] if e["kind"] == "games"]
+    assert [s["games"] for s in games["states"]] == [s["games"] for s in five["states"]]
+    assert not any("chunks" in s for s in games["states"])

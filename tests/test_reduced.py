@@ -284,3 +284,57 @@ def test_measure_games_plays_one_state_alone_with_its_own_seed_and_never_stores_
     assert state["start"] == [2000, 2000, 0, 5900] and state["seed"] == 7
     assert state["games"] == 12 and entry["checked"] == 4
     assert abs(sum(r["rate"] for r in state["seats"]) - 1) < 1e-12
+
+
+@pytest.mark.slow
+def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
+        tmp_path: Path) -> None:
+    """`measure_reduced.py games --chunk N --resume`: a check of many hours played over several
+    runs. Each chunk has its own seed, so a run resumed from the stored chunks ends with the
+    same games as a run in one go; an entry written before the chunks counts as its one chunk;
+    a state whose chance shown changed since (the method changed) is played afresh."""
+    import json
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "measure_reduced.py"
+
+    def run(out: Path, *args: str) -> tuple[dict, str]:
+        got = subprocess.run([sys.executable, str(script), "games", "--players", "4",
+                              "--out", str(out), "--write", *args],
+                             capture_output=True, text=True, timeout=600)
+        assert got.returncode == 0, got.stderr
+        return json.loads(got.stdout), got.stderr
+
+    resumed, whole, old = tmp_path / "resumed.json", tmp_path / "whole.json", tmp_path / "old.json"
+    _, said = run(resumed, "--games", "2", "--chunk", "2")
+    assert "6 chunks to play (12 games); 0 kept" in said
+    first = json.loads(resumed.read_text(encoding="utf-8"))["measured"][0]
+    assert [s["games"] for s in first["states"]] == [2] * 6
+    again, said = run(resumed, "--games", "5", "--chunk", "2", "--resume")
+    assert "12 chunks to play (18 games); 6 kept" in said  # chunks of 2, 2 and 1 a state
+    one_go, _ = run(whole, "--games", "5", "--chunk", "2")
+    for a, b in zip(again["states"], one_go["states"], strict=True):
+        assert a["games"] == 5 and [c["seed"] for c in a["chunks"]] == [b["seed"] + j * 1000
+                                                                        for j in range(3)]
+        assert a["chunks"] == b["chunks"] and a["seats"] == b["seats"]
+    stored = json.loads(resumed.read_text(encoding="utf-8"))["measured"][0]
+    assert stored["states"] == again["states"]  # each chunk written as it ended, the last too
+    assert stored["chunks_played"] == 12
+    before = resumed.read_bytes()
+    _, said = run(resumed, "--games", "5", "--chunk", "2", "--resume")
+    assert "0 chunks to play (0 games); 18 kept" in said
+    assert resumed.read_bytes() == before  # nothing played: the entry as it was
+    # an entry of before the chunks (rates alone) is its one chunk; a changed chance is replayed
+    legacy = json.loads(whole.read_text(encoding="utf-8"))
+    for state in legacy["measured"][0]["states"]:
+        del state["chunks"]
+    legacy["measured"][0]["states"][1]["seats"][0]["shown"] += 0.01
+    old.write_text(json.dumps(legacy), encoding="utf-8")
+    kept, said = run(old, "--games", "5", "--resume")
+    assert "1 chunks to play (5 games); 5 kept" in said
+    for k, (a, b) in enumerate(zip(kept["states"], one_go["states"], strict=True)):
+        if k != 1:
+            assert [r["rate"] for r in a["seats"]] == pytest.approx(
+                [r["rate"] for r in b["seats"]], abs=1e-15)
+            assert a["chunks"][0]["seed"] == a["seed"] and a["chunks"][0]["games"] == 5

@@ -173,6 +173,15 @@ NEAR_OPTIMAL_FILE = "near-optimal.json"
 the committed tables)."""
 
 
+def _without_chunks(entry: dict[str, Any]) -> dict[str, Any]:
+    """A measured entry as the answers carry it: a games entry's states without the chunks
+    their games were played in (the measure's own bookkeeping, for a run that resumes)."""
+    if "states" not in entry:
+        return entry
+    return {**entry, "states": [{k: v for k, v in s.items() if k != "chunks"}
+                                for s in entry["states"]]}
+
+
 def near_optimal_loss(players: int, ties: str) -> dict[str, Any] | None:
     """What was measured of near-optimal play for `players` under the tie rule `ties`
     (:mod:`solver.game.reduced`; ``scripts/measure_reduced.py`` writes it): ``{"measured":
@@ -190,7 +199,7 @@ def near_optimal_loss(players: int, ties: str) -> dict[str, Any] | None:
 
     try:
         entries = json.loads((committed_dir() / NEAR_OPTIMAL_FILE).read_text(encoding="utf-8"))
-        kept = [e for e in entries["measured"]
+        kept = [_without_chunks(e) for e in entries["measured"]
                 if e["players"] == players and e["ties"] == ties]
         exact = [e for e in kept if e["kind"] == "exact"]
         games = [e for e in kept if e["kind"] == "games"]
