@@ -277,6 +277,8 @@ def main() -> None:
         if args.write:
             parser.error("--start plays one state: its games are not stored (no --write)")
     if args.what == "games":
+        if args.games < 1:
+            parser.error(f"--games is a number of games from 1, not {args.games}")
         if args.chunk is not None and args.chunk < 1:
             parser.error(f"--chunk is a number of games from 1, not {args.chunk}")
         if args.resume and args.start is not None:

@@ -273,7 +273,10 @@ def test_measure_games_plays_one_state_alone_with_its_own_seed_and_never_stores_
     for args, words in ((["--start", "2000,2000"], "needs 4 totals, not 2"),
                         (["--start", "2000,2x00,0,0"], "not totals"),
                         (["--start", "2050,0,0,0"], "multiples of 100"),
-                        (["--start", "0,0,0,5900", "--write"], "not stored")):
+                        (["--start", "0,0,0,5900", "--write"], "not stored"),
+                        (["--games", "0"], "--games is a number of games from 1, not 0"),
+                        (["--chunk", "0"], "--chunk is a number of games from 1, not 0"),
+                        (["--start", "0,0,0,0", "--resume"], "nothing stored to resume")):
         got = run(*args)
         assert got.returncode == 2 and words in got.stderr, (args, got.stderr)
         assert "Traceback" not in got.stderr
