@@ -20,10 +20,12 @@ normal play and sudden death, with --final-play the final round too); with --sam
 chances alone at a fixed sample of N states of every phase. ``games``: at the default target,
 the chances shown at the start and at five states of the middle of a game, against the win
 rate of whole games from there where every seat plays the method (each seat's 95 % Wilson
-interval). With --chunk N a state's games are played N at a time, each chunk its own seed,
-and --write stores each chunk as it ends; --resume keeps the chunks stored and plays only the
-missing ones: a check of many hours (five players on 20,000 games a state) is played over
-several runs, and an interrupted one goes on where it stopped. Prints the figures as JSON;
+interval). With --chunk N a state's games are played N at a time, each chunk its own seed;
+--resume keeps the chunks stored (of the same states and seeds, if the chances shown there and
+a probe of two games from the start are unchanged) and plays only the missing ones, and with
+--write stores each chunk as it ends: a check of many hours (five players on 20,000 games a
+state) is played over several runs, and an interrupted one goes on where it stopped. (Without
+--resume the entry is written once, at the end.) Prints the figures as JSON;
 --write adds them to tables/near-optimal.json (replacing an entry of the same kind, players,
 target and ties).
 """
@@ -142,14 +144,16 @@ def _chunks_kept(old: dict[str, Any] | None, start: tuple[int, ...], seed: int,
                  shown: list[float]) -> list[dict[str, Any]]:
     """The chunks of `start` in the stored entry `old` that a resumed run keeps: those of the
     same state and seed, the chances shown there unchanged (else the method changed since:
-    nothing is kept). An entry written before the chunks is one chunk, its wins from its
-    rates."""
+    nothing is kept, and the run says so). An entry written before the chunks is one chunk,
+    its wins from its rates."""
     if old is None:
         return []
     for state in old.get("states", []):
         if tuple(state["start"]) != start or state["seed"] != seed:
             continue
         if [r["shown"] for r in state["seats"]] != shown:
+            say(f"{list(start)}: the chances shown changed since its {state['games']:,} games "
+                "were played: they are played afresh")
             return []
         if "chunks" in state:
             return list(state["chunks"])
@@ -158,6 +162,18 @@ def _chunks_kept(old: dict[str, Any] | None, start: tuple[int, ...], seed: int,
                  "wins": [round(r["rate"] * games * SHARES) / SHARES for r in state["seats"]],
                  "turns": round(state["turns"] * games)}]
     return []
+
+
+PROBE = (2, 1)
+"""The games (count, seed) from the start that a resumed run plays again before keeping the
+stored chunks: a method whose play changed (the chances shown unchanged) almost surely plays
+them otherwise, and then nothing stored is kept."""
+
+
+def _probe(players: int) -> dict[str, Any]:
+    games, seed = PROBE
+    got = _chunk(players, (0,) * players, games, seed)
+    return {"games": games, "seed": seed, "wins": got["wins"], "turns": got["turns"]}
 
 
 def _totals(text: str) -> tuple[int, ...]:
@@ -185,6 +201,11 @@ def games(args: argparse.Namespace, old: dict[str, Any] | None = None,
     size = args.chunk or args.games
     seeds = [args.seed + k for k in range(len(starts))]
     shown = [_shown(args.players, start) for start in starts]
+    probe = _probe(args.players) if args.start is None else None
+    if old is not None and args.resume and old.get("probe", probe) != probe:
+        say(f"the method plays otherwise than when the stored games were played (the probe's "
+            f"{PROBE[0]} games from the start differ): all are played afresh")
+        old = None
     have = [_chunks_kept(old if args.resume else None, start, seed, chances)
             for start, seed, chances in zip(starts, seeds, shown, strict=True)]
     chunks = -(-args.games // size)
@@ -208,7 +229,8 @@ def games(args: argparse.Namespace, old: dict[str, Any] | None = None,
         # seconds: this run's wall time (a resumed run's, not its stored chunks')
         return {"kind": "games", "players": args.players, "target": rules.target,
                 "ties": rules.ties, "states": states, "inside": inside, "checked": total,
-                "seconds": time.perf_counter() - t0, "chunks_played": played}
+                "seconds": time.perf_counter() - t0, "chunks_played": played,
+                **({"probe": probe} if probe is not None else {})}
 
     # each chunk its own seed (module doc): the same games for any --jobs and any chunk order
     runs = Parallel(n_jobs=args.jobs, return_as="generator")(
@@ -224,9 +246,11 @@ def games(args: argparse.Namespace, old: dict[str, Any] | None = None,
                         f"{100 * r['ci95'][1]:.2f}]" for r in row))
         if save is not None:  # each chunk kept as it ends: an interrupted run resumes
             save(entry())
-    if not tasks and old is not None and args.resume:
-        return old  # nothing played: the stored entry as it is (its run's seconds)
-    return entry()
+    got = entry()
+    if (not tasks and old is not None and args.resume and got["states"] == old["states"]
+            and old.get("probe") == probe):
+        return old  # nothing played nor left out: the stored entry as it is (its run's seconds)
+    return got
 
 
 def main() -> None:
@@ -271,6 +295,7 @@ def main() -> None:
         p.add_argument("--out", type=Path, default=OUT,
                        help="the file --write and --resume use (default: %(default)s)")
     args = parser.parse_args()
+    _check(parser, args)
     if args.what == "games" and args.start is not None:
         if len(args.start) != args.players:
             parser.error(f"--start needs {args.players} totals, not {len(args.start)}")
@@ -284,7 +309,10 @@ def main() -> None:
         if args.resume and args.start is not None:
             parser.error("--start plays one state: nothing stored to resume (no --resume)")
         old = _stored(args.out, ("games", args.players, Rules().target, Rules().ties))
-        entry = games(args, old, save=(lambda e: _write(args.out, e)) if args.write else None)
+        # each chunk stored as it ends only where a later run resumes from it (--resume): a
+        # run without it that stops early must not replace the stored entry with a part
+        save = (lambda e: _write(args.out, e)) if args.write and args.resume else None
+        entry = games(args, old, save=save)
     else:
         entry = {"exact": exact, "down": down}[args.what](args)
     print(json.dumps(entry, indent=1))
@@ -293,27 +321,65 @@ def main() -> None:
         say(f"written: {args.out}")
 
 
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The refusals common to every kind, in one line with exit code 2 (parser.error)."""
+    if args.jobs < 1:
+        parser.error(f"--jobs is a number of processes from 1, not {args.jobs}")
+    if getattr(args, "seed", 0) < 0:
+        parser.error(f"--seed is a number from 0, not {args.seed}")
+    if getattr(args, "sample", None) is not None and args.sample < 1:
+        parser.error(f"--sample is a number of states from 1, not {args.sample}")
+    if args.write or getattr(args, "resume", False):
+        out: Path = args.out
+        if out.is_dir():
+            parser.error(f"--out is a folder, not a file: {out}")
+        if not out.parent.is_dir():
+            parser.error(f"--out: no such folder: {out.parent}")
+        try:
+            _read(out)
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            parser.error(f"--out: cannot read {out}: {str(e).splitlines()[0]}")
+
+
+def _read(out: Path) -> dict[str, Any]:
+    """The measurements stored in `out` ({"measured": [...]}; none if there is no file)."""
+    if not out.is_file():
+        return {"measured": []}
+    data = json.loads(out.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("measured", []), list):
+        raise ValueError('not a file of measurements ({"measured": [...]})')
+    return data
+
+
 def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
     return (entry["kind"], entry["players"], entry["target"], entry["ties"])
 
 
 def _stored(out: Path, key: tuple[Any, ...]) -> dict[str, Any] | None:
     """The entry of `key` (kind, players, target, ties) stored in `out`, if any."""
-    data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
-    return next((e for e in data.get("measured", []) if _key(e) == key), None)
+    return next((e for e in _read(out)["measured"] if _key(e) == key), None)
 
 
 def _write(out: Path, entry: dict[str, Any]) -> None:
     """`entry` into `out` (tables/near-optimal.json), in place of the entry of the same key
-    (written whole to a file beside it, then renamed: an interrupted write leaves the old
-    file)."""
-    data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
-    kept = [e for e in data.get("measured", []) if _key(e) != _key(entry)]
+    (written whole to a new file beside it, flushed to the disk, then renamed over it: an
+    interrupted write leaves the old file, and two runs never share the new one)."""
+    import os
+    import tempfile
+
+    kept = [e for e in _read(out)["measured"] if _key(e) != _key(entry)]
     kept.append(entry)
     kept.sort(key=_key)
-    part = out.with_suffix(".json.part")
-    part.write_text(json.dumps({"measured": kept}, indent=1) + "\n", encoding="utf-8")
-    part.replace(out)
+    fd, part = tempfile.mkstemp(dir=out.parent, prefix=out.name + ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"measured": kept}, indent=1) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(part, out)
+    except BaseException:
+        Path(part).unlink(missing_ok=True)
+        raise
 
 if __name__ == "__main__":
     main()

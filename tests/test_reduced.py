@@ -256,13 +256,19 @@ def test_at_five_players_the_extrapolation_goes_on_the_line_to_five_seats() -> N
 
 
 @pytest.mark.slow
-def test_measure_games_plays_one_state_alone_with_its_own_seed_and_never_stores_it() -> None:
+def test_measure_games_plays_one_state_alone_with_its_own_seed_and_never_stores_it(
+        tmp_path: Path) -> None:
     """`measure_reduced.py games --start`: a second look at one state of the games' check (the
     totals in seat order), played with --seed itself, so that a miss can be played again on
-    more games; wrong totals and --write are refused in one line with exit code 2."""
+    more games; wrong totals, --write, and a file to store in that cannot be one are refused
+    in one line with exit code 2, before any game is played."""
     import json
     import subprocess
     import sys
+
+    bad, wrong = tmp_path / "bad.json", tmp_path / "wrong.json"
+    bad.write_text("{ not json", encoding="utf-8")
+    wrong.write_text("[1, 2]", encoding="utf-8")
 
     script = Path(__file__).resolve().parents[1] / "scripts" / "measure_reduced.py"
 
@@ -276,7 +282,14 @@ def test_measure_games_plays_one_state_alone_with_its_own_seed_and_never_stores_
                         (["--start", "0,0,0,5900", "--write"], "not stored"),
                         (["--games", "0"], "--games is a number of games from 1, not 0"),
                         (["--chunk", "0"], "--chunk is a number of games from 1, not 0"),
-                        (["--start", "0,0,0,0", "--resume"], "nothing stored to resume")):
+                        (["--start", "0,0,0,0", "--resume"], "nothing stored to resume"),
+                        (["--jobs", "0"], "--jobs is a number of processes from 1, not 0"),
+                        (["--seed", "-1"], "--seed is a number from 0, not -1"),
+                        (["--write", "--out", str(tmp_path)], "--out is a folder"),
+                        (["--resume", "--out", str(tmp_path / "no" / "x.json")],
+                         "--out: no such folder"),
+                        (["--write", "--out", str(bad)], "--out: cannot read"),
+                        (["--resume", "--out", str(wrong)], "not a file of measurements")):
         got = run(*args)
         assert got.returncode == 2 and words in got.stderr, (args, got.stderr)
         assert "Traceback" not in got.stderr
@@ -328,6 +341,18 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
     _, said = run(resumed, "--games", "5", "--chunk", "2", "--resume")
     assert "0 chunks to play (0 games); 18 kept" in said
     assert resumed.read_bytes() == before  # nothing played: the entry as it was
+    fewer, said = run(resumed, "--games", "4", "--chunk", "2", "--resume")
+    assert "0 chunks to play (0 games); 12 kept" in said  # the chunks beyond --games left out
+    assert [s["games"] for s in fewer["states"]] == [4] * 6
+    assert json.loads(resumed.read_text(encoding="utf-8"))["measured"][0] == fewer
+    # a method that plays otherwise (its probe's games differ) keeps nothing stored
+    changed = json.loads(resumed.read_text(encoding="utf-8"))
+    changed["measured"][0]["probe"]["turns"] += 1
+    resumed.write_text(json.dumps(changed), encoding="utf-8")
+    afresh, said = run(resumed, "--games", "2", "--chunk", "2", "--resume")
+    assert "plays otherwise" in said and "6 chunks to play (12 games); 0 kept" in said
+    assert afresh["probe"] == first["probe"]
+    assert [s["chunks"] for s in afresh["states"]] == [s["chunks"] for s in first["states"]]
     # an entry of before the chunks (rates alone) is its one chunk; a changed chance is replayed
     legacy = json.loads(whole.read_text(encoding="utf-8"))
     for state in legacy["measured"][0]["states"]:
@@ -336,8 +361,105 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
     old.write_text(json.dumps(legacy), encoding="utf-8")
     kept, said = run(old, "--games", "5", "--resume")
     assert "1 chunks to play (5 games); 5 kept" in said
+    assert "the chances shown changed" in said
+    replayed = kept["states"][1]  # played afresh, in one chunk of its own seed, shown anew
+    assert [c["seed"] for c in replayed["chunks"]] == [replayed["seed"]]
+    assert replayed["games"] == 5
+    assert [r["shown"] for r in replayed["seats"]] == [r["shown"] for r in
+                                                       one_go["states"][1]["seats"]]
     for k, (a, b) in enumerate(zip(kept["states"], one_go["states"], strict=True)):
         if k != 1:
             assert [r["rate"] for r in a["seats"]] == pytest.approx(
                 [r["rate"] for r in b["seats"]], abs=1e-15)
             assert a["chunks"][0]["seed"] == a["seed"] and a["chunks"][0]["games"] == 5
+
+
+def _measure_script():  # scripts/measure_reduced.py as a module
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "measure_reduced.py"
+    spec = importlib.util.spec_from_file_location("measure_reduced", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_entry_of_before_the_chunks_gives_back_each_seats_wins_to_the_share() -> None:
+    """A games entry written before the chunks holds rates alone: a resumed run takes it as one
+    chunk whose wins are the rates times the games, to the nearest 1/60 (wins are sums of
+    shares 1, 1/2 ... 1/5 of shared ties), so that exactly the games played are counted."""
+    from fractions import Fraction
+
+    m = _measure_script()
+    games = 7
+    # two games won by seat 1, a tie of seats 1-3, a tie of 2 and 3, a tie of all four, two
+    # games won by seat 4
+    third, half, quarter = Fraction(1, 3), Fraction(1, 2), Fraction(1, 4)
+    wins = [2 + third + quarter, third + half + quarter, third + half + quarter, 2 + quarter]
+    assert sum(wins) == games
+    state = {"start": [0, 0, 0, 0], "seed": 6000, "games": games, "turns": 61 / games,
+             "seats": [{"shown": 0.25, "rate": float(w) / games} for w in wins]}
+    (chunk,) = m._chunks_kept({"states": [state]}, (0, 0, 0, 0), 6000, [0.25] * 4)
+    assert [Fraction(w).limit_denominator(60) for w in chunk["wins"]] == wins
+    assert chunk["wins"] == [float(w) for w in wins]
+    assert chunk == {"seed": 6000, "games": games, "wins": chunk["wins"], "turns": 61}
+    assert m._chunks_kept({"states": [state]}, (0, 0, 0, 0), 6001, [0.25] * 4) == []
+    assert m._chunks_kept({"states": [state]}, (0, 0, 0, 0), 6000, [0.3, 0.2, .25, .25]) == []
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_each_chunk_is_stored_as_it_ends_only_for_a_run_that_resumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resume: bool) -> None:
+    """A run without --resume writes its entry once, at its end: stopped early, it must not
+    replace the stored entry (a whole run of hours) with a part of its own."""
+    import sys
+
+    m = _measure_script()
+    out = tmp_path / "n.json"
+    seen = {}
+
+    def games(args, old, save=None):
+        seen["save"] = save
+        return {"kind": "games", "players": 4, "target": 6000, "ties": "shared", "states": []}
+
+    monkeypatch.setattr(m, "games", games)
+    monkeypatch.setattr(sys, "argv", ["measure_reduced.py", "games", "--players", "4", "--write",
+                                      "--out", str(out), *(["--resume"] if resume else [])])
+    m.main()
+    assert (seen["save"] is not None) == resume
+    assert m._read(out)["measured"][0]["states"] == []
+
+
+def test_a_stored_measure_is_written_whole_or_not_at_all(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file is written beside the old one under a name of its own and renamed over it: a
+    write that fails leaves the old file as it was and no stray file."""
+    import json
+    import os
+
+    m = _measure_script()
+    out = tmp_path / "n.json"
+    first = {"kind": "games", "players": 4, "target": 6000, "ties": "shared", "n": 1}
+    m._write(out, first)
+    before = out.read_bytes()
+
+    def fails(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fails)
+    with pytest.raises(OSError):
+        m._write(out, {**first, "n": 2})
+    assert out.read_bytes() == before and json.loads(before)["measured"] == [first]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n.json"]
+
+
+def test_answers_carry_a_games_entry_without_its_bookkeeping() -> None:
+    """The chunks and the probe are the measure's bookkeeping for a run that resumes; an
+    answer's measured entry carries the figures."""
+    from solver.tables.game import _without_chunks
+
+    entry = {"kind": "games", "probe": {"games": 2}, "inside": 3,
+             "states": [{"games": 5, "chunks": [{"seed": 1}], "seats": []}]}
+    assert _without_chunks(entry) == {"kind": "games", "inside": 3,
+                                      "states": [{"games": 5, "seats": []}]}

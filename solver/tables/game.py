@@ -175,11 +175,12 @@ the committed tables)."""
 
 def _without_chunks(entry: dict[str, Any]) -> dict[str, Any]:
     """A measured entry as the answers carry it: a games entry's states without the chunks
-    their games were played in (the measure's own bookkeeping, for a run that resumes)."""
+    their games were played in, and without the probe (the measure's own bookkeeping, for a
+    run that resumes)."""
     if "states" not in entry:
         return entry
-    return {**entry, "states": [{k: v for k, v in s.items() if k != "chunks"}
-                                for s in entry["states"]]}
+    return {**{k: v for k, v in entry.items() if k != "probe"},
+            "states": [{k: v for k, v in s.items() if k != "chunks"} for s in entry["states"]]}
 
 
 def near_optimal_loss(players: int, ties: str) -> dict[str, Any] | None:
