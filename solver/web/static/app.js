@@ -109,14 +109,26 @@ function renderVariants() {
     return el("div", { class: "field" }, ...parts);
   }));
 }
-async function updateRules() {
+// What the server makes of the rules chosen (their hash, Win for how many players). An answer
+// that did not come (offline, busy, a dropped connection) is asked again a few seconds later
+// while the rules are still these: else Win would stay unknown for them until the next change.
+const RULES_RETRIES = 6;  // asked again after 1, 2, 4 ... 32 s: about a minute in all
+async function updateRules(attempt = 0) {
+  const variants = variantParams();
   try {
-    const variants = variantParams();
     const r = await api("/api/rules", { variant: variants });
     say("rules-summary", rulesWords());
     say("rules-hash", W.rulesHash(r.rules_hash));
     if (r.win) { setRulesWin(variants, r.win); renderObjective(); }
-  } catch (e) { say("rules-summary", rulesWords()); }
+  } catch (e) {
+    say("rules-summary", rulesWords());
+    // asked again only if no answer came (the rules refused are refused again)
+    if (!["offline", "busy", "http"].includes(e.kind) || attempt >= RULES_RETRIES) return;
+    const wait = 1000 * Math.min(60, Math.max(e.retryAfter || 0, 2 ** attempt));
+    setTimeout(() => {
+      if (JSON.stringify(variantParams()) === JSON.stringify(variants)) updateRules(attempt + 1);
+    }, wait);
+  }
 }
 
 // -- the dice pads ----------------------------------------------------------------------------------
