@@ -24,8 +24,10 @@ interval). With --chunk N a state's games are played N at a time, each chunk its
 --resume keeps the chunks stored (of the same states and seeds, if the chances shown there and
 a probe of two games from the start are unchanged) and plays only the missing ones, and with
 --write stores each chunk as it ends: a check of many hours (five players on 20,000 games a
-state) is played over several runs, and an interrupted one goes on where it stopped. (Without
---resume the entry is written once, at the end.) Prints the figures as JSON;
+state) is played over several runs, and an interrupted one goes on where it stopped. A
+resumed run that would leave out stored games (another --games, --chunk or --seed, a method
+changed) is refused before it stores anything, unless --replace. (Without --resume the entry is
+written once, at the end, in place of the stored one.) Prints the figures as JSON;
 --write adds them to tables/near-optimal.json (replacing an entry of the same kind, players,
 target and ties).
 """
@@ -176,6 +178,15 @@ def _probe(players: int) -> dict[str, Any]:
     return {"games": games, "seed": seed, "wins": got["wins"], "turns": got["turns"]}
 
 
+class Refused(Exception):
+    """A run that would lose what is stored: main() says it in one line (exit code 2)."""
+
+
+def _games_stored(old: dict[str, Any] | None) -> int:
+    """The games of a stored games entry, over its states."""
+    return 0 if old is None else sum(state["games"] for state in old.get("states", []))
+
+
 def _totals(text: str) -> tuple[int, ...]:
     try:
         totals = tuple(int(t) for t in text.split(","))
@@ -202,6 +213,7 @@ def games(args: argparse.Namespace, old: dict[str, Any] | None = None,
     seeds = [args.seed + k for k in range(len(starts))]
     shown = [_shown(args.players, start) for start in starts]
     probe = _probe(args.players) if args.start is None else None
+    stored = _games_stored(old) if args.resume else 0
     if old is not None and args.resume and old.get("probe", probe) != probe:
         say(f"the method plays otherwise than when the stored games were played (the probe's "
             f"{PROBE[0]} games from the start differ): all are played afresh")
@@ -220,6 +232,11 @@ def games(args: argparse.Namespace, old: dict[str, Any] | None = None,
                 tasks.append((k, *planned[k][j]))
     say(f"{len(tasks)} chunks to play ({sum(t[2] for t in tasks):,} games); "
         f"{sum(len(h) for h in have)} kept")
+    dropped = stored - sum(c["games"] for h in have for c in h)
+    if dropped > 0 and save is not None and not args.replace:
+        raise Refused(f"{dropped:,} of the {stored:,} games stored in {args.out} would be "
+                      "left out (another --games, --chunk or --seed, or a method that plays "
+                      "otherwise: said above); --replace plays on without them")
 
     def entry() -> dict[str, object]:
         states = [_state(start, seed, chances, chunks) for start, seed, chances, chunks
@@ -287,6 +304,9 @@ def main() -> None:
                      help="keep the chunks stored in tables/near-optimal.json (same state, "
                           "seed and chances shown) and play only the missing ones (chunks "
                           "beyond --games are left out)")
+    two.add_argument("--replace", action="store_true",
+                     help="with --resume --write: play on even where stored games are left "
+                          "out (else refused before the first chunk is stored)")
     three = sub.add_parser("down")
     three.add_argument("--sample", type=int, default=20_000)
     three.add_argument("--jobs", type=int, default=2, help="processes")
@@ -308,11 +328,17 @@ def main() -> None:
             parser.error(f"--chunk is a number of games from 1, not {args.chunk}")
         if args.resume and args.start is not None:
             parser.error("--start plays one state: nothing stored to resume (no --resume)")
-        old = _stored(args.out, ("games", args.players, Rules().target, Rules().ties))
+        if args.replace and not (args.resume and args.write):
+            parser.error("--replace is for a run that resumes and stores (--resume --write)")
+        old = (_stored(args.out, ("games", args.players, Rules().target, Rules().ties))
+               if args.resume or args.write else None)
         # each chunk stored as it ends only where a later run resumes from it (--resume): a
         # run without it that stops early must not replace the stored entry with a part
         save = (lambda e: _write(args.out, e)) if args.write and args.resume else None
-        entry = games(args, old, save=save)
+        try:
+            entry = games(args, old, save=save)
+        except Refused as e:
+            parser.error(str(e))
     else:
         entry = {"exact": exact, "down": down}[args.what](args)
     print(json.dumps(entry, indent=1))
@@ -327,8 +353,10 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         parser.error(f"--jobs is a number of processes from 1, not {args.jobs}")
     if getattr(args, "seed", 0) < 0:
         parser.error(f"--seed is a number from 0, not {args.seed}")
-    if getattr(args, "sample", None) is not None and args.sample < 1:
-        parser.error(f"--sample is a number of states from 1, not {args.sample}")
+    for name in ("sample", "final_sample"):
+        if getattr(args, name, None) is not None and getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} is a number of states from 1, "
+                         f"not {getattr(args, name)}")
     if args.write or getattr(args, "resume", False):
         out: Path = args.out
         if out.is_dir():
@@ -370,9 +398,16 @@ def _write(out: Path, entry: dict[str, Any]) -> None:
     kept = [e for e in _read(out)["measured"] if _key(e) != _key(entry)]
     kept.append(entry)
     kept.sort(key=_key)
+    if out.is_file():  # the old file's permissions (mkstemp's are the owner's alone)
+        mode = out.stat().st_mode & 0o777
+    else:  # or a new file's
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
     fd, part = tempfile.mkstemp(dir=out.parent, prefix=out.name + ".", suffix=".part")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), mode)
             f.write(json.dumps({"measured": kept}, indent=1) + "\n")
             f.flush()
             os.fsync(f.fileno())

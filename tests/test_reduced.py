@@ -289,7 +289,9 @@ def test_measure_games_plays_one_state_alone_with_its_own_seed_and_never_stores_
                         (["--resume", "--out", str(tmp_path / "no" / "x.json")],
                          "--out: no such folder"),
                         (["--write", "--out", str(bad)], "--out: cannot read"),
-                        (["--resume", "--out", str(wrong)], "not a file of measurements")):
+                        (["--resume", "--out", str(wrong)], "not a file of measurements"),
+                        (["--replace", "--write", "--out", str(tmp_path / "n.json")],
+                         "--replace is for a run that resumes and stores")):
         got = run(*args)
         assert got.returncode == 2 and words in got.stderr, (args, got.stderr)
         assert "Traceback" not in got.stderr
@@ -315,12 +317,21 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
 
     script = Path(__file__).resolve().parents[1] / "scripts" / "measure_reduced.py"
 
-    def run(out: Path, *args: str) -> tuple[dict, str]:
+    def run(out: Path, *args: str, code: int = 0) -> tuple[dict, str]:
         got = subprocess.run([sys.executable, str(script), "games", "--players", "4",
                               "--out", str(out), "--write", *args],
                              capture_output=True, text=True, timeout=600)
-        assert got.returncode == 0, got.stderr
-        return json.loads(got.stdout), got.stderr
+        assert got.returncode == code, got.stderr
+        assert "Traceback" not in got.stderr
+        return (json.loads(got.stdout) if code == 0 else {}), got.stderr
+
+    def refused(out: Path, *args: str) -> str:
+        """A resumed run that would leave out stored games: refused before it stores any."""
+        before = out.read_bytes()
+        _, said = run(out, *args, code=2)
+        assert "would be left out" in said and "--replace" in said, said
+        assert out.read_bytes() == before
+        return said
 
     resumed, whole, old = tmp_path / "resumed.json", tmp_path / "whole.json", tmp_path / "old.json"
     _, said = run(resumed, "--games", "2", "--chunk", "2")
@@ -341,7 +352,10 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
     _, said = run(resumed, "--games", "5", "--chunk", "2", "--resume")
     assert "0 chunks to play (0 games); 18 kept" in said
     assert resumed.read_bytes() == before  # nothing played: the entry as it was
-    fewer, said = run(resumed, "--games", "4", "--chunk", "2", "--resume")
+    said = refused(resumed, "--games", "4", "--chunk", "2", "--resume")
+    assert "6 of the 30 games stored" in said
+    refused(resumed, "--games", "5", "--chunk", "1", "--resume")  # --chunk forgotten: none kept
+    fewer, said = run(resumed, "--games", "4", "--chunk", "2", "--resume", "--replace")
     assert "0 chunks to play (0 games); 12 kept" in said  # the chunks beyond --games left out
     assert [s["games"] for s in fewer["states"]] == [4] * 6
     assert json.loads(resumed.read_text(encoding="utf-8"))["measured"][0] == fewer
@@ -349,7 +363,8 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
     changed = json.loads(resumed.read_text(encoding="utf-8"))
     changed["measured"][0]["probe"]["turns"] += 1
     resumed.write_text(json.dumps(changed), encoding="utf-8")
-    afresh, said = run(resumed, "--games", "2", "--chunk", "2", "--resume")
+    assert "plays otherwise" in refused(resumed, "--games", "2", "--chunk", "2", "--resume")
+    afresh, said = run(resumed, "--games", "2", "--chunk", "2", "--resume", "--replace")
     assert "plays otherwise" in said and "6 chunks to play (12 games); 0 kept" in said
     assert afresh["probe"] == first["probe"]
     assert [s["chunks"] for s in afresh["states"]] == [s["chunks"] for s in first["states"]]
@@ -359,7 +374,8 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
         del state["chunks"]
     legacy["measured"][0]["states"][1]["seats"][0]["shown"] += 0.01
     old.write_text(json.dumps(legacy), encoding="utf-8")
-    kept, said = run(old, "--games", "5", "--resume")
+    refused(old, "--games", "5", "--resume")
+    kept, said = run(old, "--games", "5", "--resume", "--replace")
     assert "1 chunks to play (5 games); 5 kept" in said
     assert "the chances shown changed" in said
     replayed = kept["states"][1]  # played afresh, in one chunk of its own seed, shown anew
@@ -433,15 +449,24 @@ def test_each_chunk_is_stored_as_it_ends_only_for_a_run_that_resumes(
 
 def test_a_stored_measure_is_written_whole_or_not_at_all(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """The file is written beside the old one under a name of its own and renamed over it: a
-    write that fails leaves the old file as it was and no stray file."""
+    """The file is written beside the old one under a name of its own and renamed over it, with
+    the old file's permissions (a new one's from the umask): a write that fails leaves the old
+    file as it was and no stray file."""
     import json
     import os
 
     m = _measure_script()
     out = tmp_path / "n.json"
     first = {"kind": "games", "players": 4, "target": 6000, "ties": "shared", "n": 1}
+    mask = os.umask(0o022)
+    try:
+        m._write(out, first)
+    finally:
+        os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o644  # a new file's, not the temporary file's 600
+    out.chmod(0o640)
     m._write(out, first)
+    assert out.stat().st_mode & 0o777 == 0o640  # the old file's kept
     before = out.read_bytes()
 
     def fails(src, dst):

@@ -222,6 +222,16 @@ class Page:
             "return document.querySelector('main').getAttribute('aria-busy') !== 'true'"),
             "the answer")
 
+    def chances_drawn(self) -> None:
+        """The scoreboard's chances drawn for the players as they are (or why there are none):
+        the answer comes after the tap that changed them, and what it draws moves the controls
+        below it (a tap aimed at "Add a player" before it landed on what took its place)."""
+        self.until(lambda: self.d.execute_script(
+            "const how = document.getElementById('chances-how'),"
+            " note = document.getElementById('chances-note');"
+            "return !how.hidden || (!note.hidden && !note.innerText.startsWith('Working out')"
+            " && !note.innerText.startsWith('Calcul des chances'))"), "the chances drawn")
+
     def text(self, element: Any) -> str:
         return str(self.d.execute_script("return arguments[0].innerText", element))
 
@@ -1183,6 +1193,7 @@ def set_totals(page: Page, totals: list[int]) -> None:
     page.open_details("Player 1")
     for _ in range(len(totals) - 2):
         page.tap("Add a player")
+        page.chances_drawn()
     page.open_details("Names and totals")
     fields = page.d.find_elements(page.By.CSS_SELECTOR, "#player-fields input[inputmode=numeric]")
     for field, total in zip(fields, totals, strict=True):
@@ -1401,6 +1412,7 @@ def test_the_scoreboard_is_for_2_to_5_players_and_marks_who_plays(
     assert not page.button("Remove Player 2", enabled=False).is_enabled()
     for _ in range(3):
         page.tap("Add a player")
+        page.chances_drawn()
     assert not page.button("Add a player", enabled=False).is_enabled()
     assert page.text(browser.find_element(page.By.ID, "players-note")) == \
         "The game is for 2 to 5 players."
@@ -1591,14 +1603,20 @@ def test_win_for_four_and_five_players_says_what_the_rules_need_then_is_offered(
         page.open_details("Player 1")
         for _ in range(2):
             page.tap("Add a player")
+            page.chances_drawn()
         page.open_details("Rules")
         # the first question about the new rules gets no answer (a dropped connection): the
         # page asks again a few seconds later, while the rules are still these
+        browser.execute_script(  # counts the questions about the rules that got no answer
+            "window.rulesFailed = 0; const f = window.fetch; window.fetch = (...a) => f(...a)"
+            ".catch((e) => { if (String(a[0]).startsWith('/api/rules')) window.rulesFailed++;"
+            " throw e; });")
         browser.execute_cdp_cmd("Network.enable", {})
         browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/rules*"]})
         page.choose("Ties", "the first to reach the target wins")
         note = browser.find_element(page.By.ID, "many-players")
-        time.sleep(0.5)
+        page.until(lambda: browser.execute_script("return window.rulesFailed") >= 1,
+                   "the question dropped")
         assert not page.text(note).startswith("Winning with 4 players")
         browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
         making = making_cost("game-3", 6000)

@@ -110,24 +110,28 @@ function renderVariants() {
   }));
 }
 // What the server makes of the rules chosen (their hash, Win for how many players). An answer
-// that did not come (offline, busy, a dropped connection) is asked again a few seconds later
+// that did not come (offline, busy, the server's fault) is asked again a few seconds later
 // while the rules are still these: else Win would stay unknown for them until the next change.
+// One question at a time: a new call (other rules, the language) ends the retries of the last.
 const RULES_RETRIES = 6;  // asked again after 1, 2, 4 ... 32 s: about a minute in all
-async function updateRules(attempt = 0) {
+let rulesAsked = 0;
+async function updateRules(attempt = 0, asked = ++rulesAsked) {
   const variants = variantParams();
+  const current = () => asked === rulesAsked && JSON.stringify(variantParams()) === JSON.stringify(variants);
   try {
     const r = await api("/api/rules", { variant: variants });
+    if (!current()) return;  // an answer for rules no longer chosen
     say("rules-summary", rulesWords());
     say("rules-hash", W.rulesHash(r.rules_hash));
     if (r.win) { setRulesWin(variants, r.win); renderObjective(); }
   } catch (e) {
+    if (!current()) return;
     say("rules-summary", rulesWords());
     // asked again only if no answer came (the rules refused are refused again)
-    if (!["offline", "busy", "http"].includes(e.kind) || attempt >= RULES_RETRIES) return;
+    const unanswered = e.kind === "offline" || e.kind === "busy" || (e.status !== null && e.status >= 500);
+    if (!unanswered || attempt >= RULES_RETRIES) return;
     const wait = 1000 * Math.min(60, Math.max(e.retryAfter || 0, 2 ** attempt));
-    setTimeout(() => {
-      if (JSON.stringify(variantParams()) === JSON.stringify(variants)) updateRules(attempt + 1);
-    }, wait);
+    setTimeout(() => { if (current()) updateRules(attempt + 1, asked); }, wait);
   }
 }
 

@@ -80,11 +80,12 @@ export function cardMeta(id) { return META.cards.find((c) => c.id === id); }
 // -- the API ---------------------------------------------------------------------------------------
 
 // An answer that did not come: `kind` is the server's (with its `param`, the input it concerns)
-// or the page's: "offline" (no answer at all), "busy" (429: `retryAfter` seconds), "http".
+// or the page's: "offline" (no answer at all), "busy" (429: `retryAfter` seconds), "http";
+// `status`: the answer's HTTP status (null without an answer).
 export class ApiError extends Error {
   constructor(message, data) {
     super(message);
-    Object.assign(this, { kind: "http", param: null, values: {}, entry: undefined, retryAfter: null }, data || {});
+    Object.assign(this, { kind: "http", param: null, values: {}, entry: undefined, retryAfter: null, status: null }, data || {});
   }
 }
 export function query(params) {
@@ -106,10 +107,10 @@ export async function api(path, params) {
   try { body = await response.json(); } catch (e) { /* not JSON: a proxy's page */ }
   if (response.status === 429) {
     const after = +(response.headers.get("retry-after") || 0);
-    throw new ApiError(body && body.error ? body.error : W.busyServer(after), { kind: "busy", retryAfter: after, values: body ? body.values : {} });
+    throw new ApiError(body && body.error ? body.error : W.busyServer(after), { kind: "busy", retryAfter: after, values: body ? body.values : {}, status: 429 });
   }
-  if (!body) throw new ApiError(W.httpError(response.status), { kind: "http" });
-  if (!response.ok) throw new ApiError(body.error || W.httpError(response.status), body);
+  if (!body) throw new ApiError(W.httpError(response.status), { kind: "http", status: response.status });
+  if (!response.ok) throw new ApiError(body.error || W.httpError(response.status), { ...body, status: response.status });
   return body;
 }
 export function variantParams() {
