@@ -1173,12 +1173,14 @@ def test_a_double_tap_on_undo_score_and_next_player_acts_once(
         page.idle()
         return page.text(browser.find_element(page.By.ID, "board-status"))
 
+    page.chances_drawn()  # (drawn late, they would move the button under the finger)
     before = page.text(browser.find_element(page.By.ID, "board-status"))
     double_tap(page, "Undo the last score")
     status = settled(before)
     assert status == "The last score was undone. Player 2 to play (0 points).", status
     assert page.button("Player 1: 1000 points")
     page.tap("Add a player")
+    page.chances_drawn()
     before = page.text(browser.find_element(page.By.ID, "board-status"))
     double_tap(page, "Next player")
     status = settled(before)
