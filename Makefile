@@ -91,8 +91,9 @@ tables-play: $(STAMP_RUN) ## solve two to five players exactly at target 500 (PL
 # phase, without the moves' loss (a whole evaluation); four players', every state at 500.
 # Whole games, 20,000 a state: four players' in one run (2500 s on 2 cores, the largest
 # process 4.3 GB); five players' about 6.4 h, so in chunks of 1,000 games, each stored as it
-# ends: the run resumes from the chunks stored (--resume: those of the same states, seeds and
-# chances shown; a changed method plays them afresh) and can be stopped and run again.
+# ends: the run resumes from the chunks stored (--resume: those of the same states, seeds,
+# chances shown and play) and can be stopped and run again. Where the method changed since, the
+# stored games would be lost: refused, unless `make near-optimal REPLACE=1`.
 near-optimal: tables-4p tables-5p tables-play ## measure near-optimal play (chances and moves) into tables/near-optimal.json
 	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(TARGET_4P) --sample 20000 --write
 	$(PY) scripts/measure_reduced.py exact --players 5 --variant target=$(TARGET_5P) --sample 3000 --write
@@ -100,7 +101,7 @@ near-optimal: tables-4p tables-5p tables-play ## measure near-optimal play (chan
 	$(PY) scripts/measure_reduced.py exact --players 5 --variant target=$(PLAY_TARGET) --sample 3000 --write
 	$(PY) scripts/measure_reduced.py down --write
 	$(PY) scripts/measure_reduced.py games --players 4 --games 20000 --jobs 2 --write
-	$(PY) scripts/measure_reduced.py games --players 5 --games 20000 --chunk 1000 --resume --jobs 2 --write
+	$(PY) scripts/measure_reduced.py games --players 5 --games 20000 --chunk 1000 --resume --jobs 2 --write $(if $(REPLACE),--replace)
 
 # The report reads the edge of playing to win of three players from tables/profiles.json
 # (`make profiles`, about 20 minutes on 2 cores, from the committed three-player table) and
