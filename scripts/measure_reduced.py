@@ -220,6 +220,7 @@ def games(args: argparse.Namespace, old: dict[str, Any] | None = None,
         old = None
     have = [_chunks_kept(old if args.resume else None, start, seed, chances)
             for start, seed, chances in zip(starts, seeds, shown, strict=True)]
+    matched = sum(c["games"] for h in have for c in h)  # of the method as it is now
     chunks = -(-args.games // size)
     planned = [[(seed + CHUNK_SEED * j, min(size, args.games - j * size))
                 for j in range(chunks)] for seed in seeds]
@@ -234,9 +235,11 @@ def games(args: argparse.Namespace, old: dict[str, Any] | None = None,
         f"{sum(len(h) for h in have)} kept")
     dropped = stored - sum(c["games"] for h in have for c in h)
     if dropped > 0 and save is not None and not args.replace:
+        why = ("the method plays otherwise now" if old is None else
+               "the chances shown changed since" if matched < stored else
+               "not of this run's --games, --chunk and --seed")
         raise Refused(f"{dropped:,} of the {stored:,} games stored in {args.out} would be "
-                      "left out (another --games, --chunk or --seed, or a method that plays "
-                      "otherwise: said above); --replace plays on without them")
+                      f"left out ({why}); --replace plays on without them")
 
     def entry() -> dict[str, object]:
         states = [_state(start, seed, chances, chunks) for start, seed, chances, chunks

@@ -353,7 +353,7 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
     assert "0 chunks to play (0 games); 18 kept" in said
     assert resumed.read_bytes() == before  # nothing played: the entry as it was
     said = refused(resumed, "--games", "4", "--chunk", "2", "--resume")
-    assert "6 of the 30 games stored" in said
+    assert "6 of the 30 games stored" in said and "not of this run's --games" in said
     refused(resumed, "--games", "5", "--chunk", "1", "--resume")  # --chunk forgotten: none kept
     fewer, said = run(resumed, "--games", "4", "--chunk", "2", "--resume", "--replace")
     assert "0 chunks to play (0 games); 12 kept" in said  # the chunks beyond --games left out
@@ -363,7 +363,8 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
     changed = json.loads(resumed.read_text(encoding="utf-8"))
     changed["measured"][0]["probe"]["turns"] += 1
     resumed.write_text(json.dumps(changed), encoding="utf-8")
-    assert "plays otherwise" in refused(resumed, "--games", "2", "--chunk", "2", "--resume")
+    assert "the method plays otherwise now" in refused(resumed, "--games", "2", "--chunk", "2",
+                                                       "--resume")
     afresh, said = run(resumed, "--games", "2", "--chunk", "2", "--resume", "--replace")
     assert "plays otherwise" in said and "6 chunks to play (12 games); 0 kept" in said
     assert afresh["probe"] == first["probe"]
@@ -374,7 +375,7 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
         del state["chunks"]
     legacy["measured"][0]["states"][1]["seats"][0]["shown"] += 0.01
     old.write_text(json.dumps(legacy), encoding="utf-8")
-    refused(old, "--games", "5", "--resume")
+    assert "the chances shown changed since" in refused(old, "--games", "5", "--resume")
     kept, said = run(old, "--games", "5", "--resume", "--replace")
     assert "1 chunks to play (5 games); 5 kept" in said
     assert "the chances shown changed" in said
