@@ -229,8 +229,8 @@ class Page:
         self.until(lambda: self.d.execute_script(
             "const how = document.getElementById('chances-how'),"
             " note = document.getElementById('chances-note');"
-            "return !how.hidden || (!note.hidden && !note.innerText.startsWith('Working out')"
-            " && !note.innerText.startsWith('Calcul des chances'))"), "the chances drawn")
+            "return !how.hidden || (!note.hidden && !note.innerText.endsWith('being worked out…')"
+            " && !note.innerText.endsWith('en calcul…'))"), "the chances drawn")
 
     def text(self, element: Any) -> str:
         return str(self.d.execute_script("return arguments[0].innerText", element))
@@ -1202,6 +1202,33 @@ def set_totals(page: Page, totals: list[int]) -> None:
         page.type(field, str(total))
 
 
+BELOW_THE_CHANCES = """
+return ['next-player', 'add-player'].map((id) => document.getElementById(id)
+  .getBoundingClientRect().top)"""
+
+
+def test_the_chances_drawn_move_no_button_below_them(page: Page, browser: Any) -> None:
+    """Every seat's chance is drawn when its answer comes, after the tap that added a player:
+    its lines keep their place meanwhile, so "Next player" and "Add a player" stay where the
+    finger is. Before: each row grew a line, and the "Add a player" tapped again a moment later
+    was the "near-optimal" line that had taken its place (the cause of a flaky test)."""
+    page.open_details("Player 1")
+    page.chances_drawn()
+    for players in (3, 4, 5):
+        # the tap, and where the buttons are at once (the page drawn, its answer not yet come)
+        at_once = browser.execute_script(
+            "document.getElementById('add-player').click();" + BELOW_THE_CHANCES)
+        page.chances_drawn()
+        assert len(shown_chances(page, "en") or []) == players
+        assert browser.execute_script(BELOW_THE_CHANCES) == at_once, players
+    # folded, the scoreboard's line says every chance (open, the rows say them)
+    summary = browser.find_element(page.By.ID, "board-summary")
+    assert "%" not in page.text(summary)
+    summary.click()
+    page.until(lambda: page.text(summary).count("%") == 5, "the chances in the folded line")
+    no_error(page)
+
+
 def test_the_points_that_beat_the_leader_are_each_players_own(
         page: Page, browser: Any) -> None:
     """Before: "Play for 3300 points: enough to beat Player 1" chosen by Player 2 stayed 3300
@@ -1840,8 +1867,10 @@ def check_chances(page: Page, lang: str) -> list[float]:
     rows = page.d.find_elements(page.By.CSS_SELECTOR, "#players li > button")
     assert [r.find_element(page.By.CSS_SELECTOR, ".bar").get_attribute("aria-hidden")
             for r in rows] == ["true"] * n
+    # the folded line says them too; open, the rows do
     summary = page.text(page.d.find_element(page.By.ID, "board-summary"))
-    assert summary.count("%") == n, summary
+    folded = not page.d.execute_script("return document.getElementById('board-box').open")
+    assert summary.count("%") == (n if folded else 0), summary
     word = page.d.find_element(page.By.ID, "chances-word").get_attribute("textContent")
     assert word in ("Chances of winning: near-optimal", "Chances of winning: exact",
                     f"Chances de gagner{NBSP}: presque optimales",

@@ -458,6 +458,7 @@ async function start() {
   $("next-player").addEventListener("click", () => { resetTurn(); nextPlayer(); renderAll(); });
   $("add-player").addEventListener("click", () => { if (players().length < MOST_PLAYERS) players().push({ name: null, total: 0 }); S.game = null; S.record = null; save(); renderAll(); });
   $("undo-score").addEventListener("click", undoScore);
+  $("board-box").addEventListener("toggle", paintChances);  // (the folded line's chances)
   $("new-game").addEventListener("click", newGame);
   $("new-game-over").addEventListener("click", newGame);
   $("confirm-yes").addEventListener("click", () => answerConfirm(true));

@@ -123,20 +123,26 @@ export function paintChances() {
   const w = c.w && c.w.players && c.w.players.length === ps.length ? c.w : null;
   const seats = w ? ps.map((_, i) => w.players[(i - c.mover + ps.length) % ps.length].win) : null;
   const shown = (i) => t(`${pct(seats[i], 1)} %`);
-  // (a player's chance kept on the line of their total: "(9 %)" never cut before its "%")
-  say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}${seats ? `${NBSP}(${pct(seats[i], 0)}${NBSP}%)` : ""}`).join(" · "));
+  // The folded line says each chance too, kept on the line of its total ("(9 %)" never cut
+  // before its "%"); open, the rows say them (and the line does not grow a line under the
+  // finger when they come).
+  const inLine = seats && !$("board-box").open;
+  say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}${inLine ? `${NBSP}(${pct(seats[i], 0)}${NBSP}%)` : ""}`).join(" · "));
+  // While the chances are still to come (not yet asked, or asked) their lines keep their place,
+  // empty: drawn when the answer comes, they must not move the buttons below under a finger.
+  const coming = !seats && !c.note && !c.error;
   $("players").querySelectorAll("li > button").forEach((b, i) => {
     if (i >= ps.length) return;
     const now = i === S.current;
     const won = !!(g.over && g.winners.includes(i));
     b.setAttribute("aria-label", t(W.playerRow(playerName(i), ps[i].total, now, won, seats ? pct(seats[i], 1) : null)));
     const chance = b.querySelector(".chance");
-    chance.hidden = !seats;
-    if (!seats) return;
-    chance.querySelector(".fill").style.width = `${100 * seats[i]}%`;
-    chance.querySelector(".pct").textContent = shown(i);
+    chance.hidden = !seats && !coming;
+    chance.classList.toggle("coming", coming);
+    chance.querySelector(".fill").style.width = seats ? `${100 * seats[i]}%` : "0";
+    chance.querySelector(".pct").textContent = seats ? shown(i) : t(`${pct(0, 1)} %`);  // (its height)
   });
-  const note = c.note || (c.error ? W.chancesFailed(c.error) : c.pending ? W.chancesWorking : "");
+  const note = c.note || (c.error ? W.chancesFailed(c.error) : coming ? W.chancesWorking : "");
   say("chances-note", note);
   $("chances-note").hidden = !note;
   $("chances-how").hidden = !w;
