@@ -473,6 +473,57 @@ def _tree_run(command: list[str]) -> tuple[Run, str]:
     return Run(wall=wall, peak_mb=peak / 2**20, stdout=text), text
 
 
+IMPROVEMENT = """
+import cProfile, json, pstats, time
+import numpy as np
+from solver.game.records import FINAL_EPS, FINAL_TOL
+from solver.game.solve import improve_block
+from solver.rules import Rules
+from solver.tables.game import read_game
+from solver.tables.paths import committed_dir
+
+rules, states = Rules(), 2000
+table = read_game(committed_dir(), rules, 3)
+Z = table.stacked()
+PARTS = {"solve_layers": "layered solves", "best_moves": "best moves",
+         "decision_margins": "margins", "endings": "pushes"}
+out = {}
+for phase in ("sudden", "normal"):
+    size = table.seats.phases[phase].size
+    index = np.arange(states, dtype=np.int64) * (size // states)  # spread over the phase
+    improve_block(rules, 3, 8, phase, index[:64], Z, FINAL_TOL, FINAL_EPS, False)  # compiled
+    for tol in (1e-5, FINAL_TOL):
+        prof = cProfile.Profile()
+        t0 = time.perf_counter()
+        prof.enable()
+        got = improve_block(rules, 3, 8, phase, index, Z, tol, FINAL_EPS, False)
+        prof.disable()
+        wall = time.perf_counter() - t0
+        cum = {f[2]: v[3] for f, v in pstats.Stats(prof).stats.items() if f[2] in PARTS}
+        out[f"{phase} {tol:g}"] = {"wall": wall, "sweeps": got.sweeps,
+                                   "parts": {PARTS[k]: cum.get(k, 0.0) for k in PARTS}}
+print(json.dumps(out))
+"""
+
+
+def _improvement_figures() -> list[Figure]:
+    """Where an improvement's time goes (issue 40's "profile first"): 2,000 states of the
+    committed three-player table at 6000, every part of :func:`solver.game.turns.improve`
+    (its kernel calls) as a share of the block's wall time, the rest the bookkeeping."""
+    run = fresh_process(IMPROVEMENT)
+    figures = []
+    for key, got in json.loads(run.stdout).items():
+        phase, tol = key.split()
+        name = f"improvement, 3 players at 6000, {phase}, tol {tol}, 2,000 states"
+        parts = got["parts"]
+        rest = got["wall"] - sum(parts.values())
+        shares = ", ".join(f"{k} {100 * v / got['wall']:.0f} %" for k, v in parts.items())
+        figures.append(Figure(name, got["wall"], "s", note=f"{shares}, the rest "
+                              f"{100 * rest / got['wall']:.0f} %; layered solves' most sweeps "
+                              f"{got['sweeps']}"))
+    return figures
+
+
 def bench_nplayer(repeat: int) -> list[Figure]:
     """Three players and more: the cold answers from the committed three-player
     table, and whole solves on a local Dask cluster (1 and 2 workers: the scaling)."""
@@ -490,6 +541,7 @@ def bench_nplayer(repeat: int) -> list[Figure]:
         figures += median_figures(name, repeated(CLI, *args, repeat=repeat),
                                   target=0.5 if args[0] == "advise" else
                                   1.0 if len(args) > 7 else None)
+    figures += _improvement_figures()
     walls: dict[tuple[int, int], dict[int, float]] = {}
     for players, target, workers in NPLAYER_SOLVES:
         with tempfile.TemporaryDirectory() as out:
