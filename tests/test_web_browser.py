@@ -224,13 +224,14 @@ class Page:
 
     def chances_drawn(self) -> None:
         """The scoreboard's chances drawn for the players as they are (or why there are none):
-        the answer comes after the tap that changed them, and what it draws moves the controls
-        below it (a tap aimed at "Add a player" before it landed on what took its place)."""
+        the answer comes after the tap that changed them (their lines are kept for them
+        meanwhile, empty: class `coming`)."""
         self.until(lambda: self.d.execute_script(
-            "const how = document.getElementById('chances-how'),"
-            " note = document.getElementById('chances-note');"
-            "return !how.hidden || (!note.hidden && !note.innerText.endsWith('being worked out…')"
-            " && !note.innerText.endsWith('en calcul…'))"), "the chances drawn")
+            "const rows = [...document.querySelectorAll('#players .chance')];"
+            "return !document.getElementById('chances-note').hidden"
+            " || (rows.length > 0"
+            " && rows.every((c) => !c.hidden && !c.classList.contains('coming')))"),
+            "the chances drawn")
 
     def text(self, element: Any) -> str:
         return str(self.d.execute_script("return arguments[0].innerText", element))
@@ -1208,24 +1209,52 @@ return ['next-player', 'add-player'].map((id) => document.getElementById(id)
 
 
 def test_the_chances_drawn_move_no_button_below_them(page: Page, browser: Any) -> None:
-    """Every seat's chance is drawn when its answer comes, after the tap that added a player:
-    its lines keep their place meanwhile, so "Next player" and "Add a player" stay where the
-    finger is. Before: each row grew a line, and the "Add a player" tapped again a moment later
-    was the "near-optimal" line that had taken its place (the cause of a flaky test)."""
+    """Every seat's chance is drawn when its answer comes, after the tap that changed the
+    scoreboard: its lines, and the line that says how they were found (opened or not), keep
+    their place meanwhile, so "Next player" and "Add a player" stay where the finger is, in
+    English and in French. Before: each row grew a line, and the "Add a player" tapped again a
+    moment later was the "near-optimal" line that had taken its place (the cause of a flaky
+    test); an opened "how they were found" closed and came back at each change (181 px)."""
     page.open_details("Player 1")
     page.chances_drawn()
-    for players in (3, 4, 5):
+
+    def tap(button: str) -> None:
         # the tap, and where the buttons are at once (the page drawn, its answer not yet come)
         at_once = browser.execute_script(
-            "document.getElementById('add-player').click();" + BELOW_THE_CHANCES)
+            f"document.getElementById('{button}').click();" + BELOW_THE_CHANCES)
         page.chances_drawn()
+        assert browser.execute_script(BELOW_THE_CHANCES) == at_once, button
+
+    for players in (3, 4, 5):
+        tap("add-player")
         assert len(shown_chances(page, "en") or []) == players
-        assert browser.execute_script(BELOW_THE_CHANCES) == at_once, players
+    browser.find_element(page.By.ID, "chances-word").click()  # how they were found, opened
+    assert browser.find_element(page.By.ID, "chances-measured").is_displayed()
+    for _ in range(3):
+        tap("next-player")
+    page.tap("Français")
+    page.chances_drawn()
+    for _ in range(3):
+        tap("next-player")
+    assert len(shown_chances(page, "fr") or []) == 5
     # folded, the scoreboard's line says every chance (open, the rows say them)
     summary = browser.find_element(page.By.ID, "board-summary")
     assert "%" not in page.text(summary)
     summary.click()
     page.until(lambda: page.text(summary).count("%") == 5, "the chances in the folded line")
+    no_error(page)
+
+
+def test_no_chance_to_come_leaves_no_line_waiting(page: Page, browser: Any) -> None:
+    """Totals typed past the target with nobody's final round: the server says the game is
+    over and asks no chance; the scoreboard says so, with no empty line kept for chances that
+    will not come. Before (a review of the change above): "being worked out…" forever."""
+    set_totals(page, [6000, 2000])
+    page.until(lambda: page.text(browser.find_element(page.By.ID, "chances-note"))
+               == "No chances of winning: the game is over.", "why no chance is shown")
+    rows = browser.find_elements(page.By.CSS_SELECTOR, "#players .chance")
+    assert rows and not any(c.is_displayed() for c in rows)
+    assert not browser.find_element(page.By.ID, "chances-how").is_displayed()
     no_error(page)
 
 

@@ -61,7 +61,12 @@ function renderScores(board, key) {
     if (S.need !== board.beat) { S.need = board.beat; save(); hooks.render(); return; }
   }
   const goal = winGoal(board);
-  if (!goal || !winFor(ps.length) || S.mode !== "table") return;  // (practice: not this table's game)
+  if (!goal || !winFor(ps.length) || S.mode !== "table") {  // (practice: not this table's game)
+    // no chance to come: said why, unless it already is (the game over, Win not offered)
+    const c = ui.chances && ui.chances.key === key ? ui.chances : {};
+    if (!c.note) showChances(S.mode !== "table" ? { key, none: true } : { key, note: board.over ? W.chancesOver : W.noChances });
+    return;
+  }
   // the mover's win question in words (Win's line), then every seat's chance, the same answer
   const others = goal.opp.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
   const text = W.winTotals(playerName(board.mover), goal.me, others, goal.final, goal.sudden);

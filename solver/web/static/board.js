@@ -129,26 +129,40 @@ export function paintChances() {
   const inLine = seats && !$("board-box").open;
   say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}${inLine ? `${NBSP}(${pct(seats[i], 0)}${NBSP}%)` : ""}`).join(" · "));
   // While the chances are still to come (not yet asked, or asked) their lines keep their place,
-  // empty: drawn when the answer comes, they must not move the buttons below under a finger.
-  const coming = !seats && !c.note && !c.error;
+  // empty, and so does the line that says how they were found: drawn when the answer comes,
+  // they must not move the buttons below under a finger. A failed answer keeps them too (its
+  // note says why); none to come (the game over, Win not offered: `note`; practice: `none`)
+  // takes them away.
+  const reserved = !seats && !c.note && !c.none;
   $("players").querySelectorAll("li > button").forEach((b, i) => {
     if (i >= ps.length) return;
     const now = i === S.current;
     const won = !!(g.over && g.winners.includes(i));
     b.setAttribute("aria-label", t(W.playerRow(playerName(i), ps[i].total, now, won, seats ? pct(seats[i], 1) : null)));
     const chance = b.querySelector(".chance");
-    chance.hidden = !seats && !coming;
-    chance.classList.toggle("coming", coming);
+    chance.hidden = !seats && !reserved;
+    chance.classList.toggle("coming", reserved);
     chance.querySelector(".fill").style.width = seats ? `${100 * seats[i]}%` : "0";
     chance.querySelector(".pct").textContent = seats ? shown(i) : t(`${pct(0, 1)} %`);  // (its height)
   });
-  const note = c.note || (c.error ? W.chancesFailed(c.error) : coming ? W.chancesWorking : "");
+  const note = c.note || (c.error ? W.chancesFailed(c.error) : "");
   say("chances-note", note);
   $("chances-note").hidden = !note;
-  $("chances-how").hidden = !w;
-  if (!w) return;
-  say("chances-word", w.exact === false ? W.chancesNear : W.chancesExact);
-  say("chances-measured", w.exact === false ? `${W.nearHow} ${lossWords(w.loss)}` : W.exactHow(ps.length));
+  // exact or near-optimal: the answer's, or while it comes the last answer's for as many players
+  // under these rules (else exact for two and three, the tables the server is sure to have), and
+  // how far near-optimal chances were measured: the last near-optimal answer's under these rules
+  const rules = JSON.stringify(S.variants);
+  const kinds = ui.chancesKinds || (ui.chancesKinds = new Map());
+  if (w) {
+    kinds.set(`${ps.length} ${rules}`, w.exact !== false);
+    if (w.exact === false) ui.nearLoss = { rules, loss: w.loss };
+  }
+  const exact = kinds.has(`${ps.length} ${rules}`) ? kinds.get(`${ps.length} ${rules}`) : ps.length <= 3;
+  const loss = ui.nearLoss && ui.nearLoss.rules === rules ? ui.nearLoss.loss : null;
+  $("chances-how").hidden = !w && !reserved;
+  if ($("chances-how").hidden) return;
+  say("chances-word", exact ? W.chancesExact : W.chancesNear);
+  say("chances-measured", exact ? W.exactHow(ps.length) : loss ? `${W.nearHow} ${lossWords(loss)}` : W.nearHow);
 }
 
 // A number of points typed in a field: a whole number of the game's unit, at least `least` and

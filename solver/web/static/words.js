@@ -119,7 +119,6 @@ export const WORDS = {
     nearOptimalAdvice: (measured) => `Near-optimal advice, not exact: with four or five players every chance is estimated from the exact games of two and three players, and the moves are the best for that estimate. ${measured}`,
     // every seat's chance on the scoreboard
     chancesExact: "Chances of winning: exact", chancesNear: "Chances of winning: near-optimal",
-    chancesWorking: "Chances of winning: being worked out…",
     chancesOver: "No chances of winning: the game is over.",
     noChances: "No chances of winning shown.",
     chancesFailed: (why) => `No chances of winning shown. ${why}`,
@@ -304,7 +303,6 @@ export const WORDS = {
     nearOptimalAdvice: (measured) => `Conseil presque optimal, pas exact : à quatre ou cinq joueurs, chaque chance est estimée d'après les parties exactes à deux et trois joueurs, et les coups sont les meilleurs pour cette estimation. ${measured}`,
     // les chances de chacun sur les scores
     chancesExact: "Chances de gagner : exactes", chancesNear: "Chances de gagner : presque optimales",
-    chancesWorking: "Chances de gagner : en calcul…",
     chancesOver: "Pas de chances de gagner : la partie est finie.",
     noChances: "Chances de gagner non affichées.",
     chancesFailed: (why) => `Chances de gagner non affichées. ${why}`,
