@@ -1242,6 +1242,16 @@ def test_the_chances_drawn_move_no_button_below_them(page: Page, browser: Any) -
     assert "%" not in page.text(summary)
     summary.click()
     page.until(lambda: page.text(summary).count("%") == 5, "the chances in the folded line")
+    # folded, the line keeps its length while the next chances come: the dice pad stays put
+    below = ("return [document.getElementById('dice-section').getBoundingClientRect().top,"
+             " document.getElementById('board-summary').innerText]")
+    for _ in range(3):
+        top, line = browser.execute_script(
+            "document.getElementById('next-player').click();" + below)
+        assert line.count("(…") == 5, line
+        page.chances_drawn()
+        assert re.search(rf"\(\d+{NBSP}%\)", page.text(summary)), page.text(summary)
+        assert browser.execute_script(below)[0] == top
     no_error(page)
 
 
@@ -1461,7 +1471,7 @@ def test_the_scoreboard_is_for_2_to_5_players_and_marks_who_plays(
     """Before: seven players could be added, and the player to play was marked ▶, the mark
     of a folded section."""
     summary = browser.find_element(page.By.ID, "board-summary")
-    page.until(lambda: "%" in page.text(summary), "every seat's chance")
+    page.until(lambda: re.search(r"\d" + NBSP + "%", page.text(summary)), "every seat's chance")
     assert re.fullmatch(rf"● Player 1 0{NBSP}\(\d+{NBSP}%\) · Player 2 0{NBSP}\(\d+{NBSP}%\)",
                         page.text(summary)), page.text(summary)
     page.open_details("Player 1")

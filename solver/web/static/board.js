@@ -124,16 +124,17 @@ export function paintChances() {
   const seats = w ? ps.map((_, i) => w.players[(i - c.mover + ps.length) % ps.length].win) : null;
   const shown = (i) => t(`${pct(seats[i], 1)} %`);
   // The folded line says each chance too, kept on the line of its total ("(9 %)" never cut
-  // before its "%"); open, the rows say them (and the line does not grow a line under the
-  // finger when they come).
-  const inLine = seats && !$("board-box").open;
-  say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}${inLine ? `${NBSP}(${pct(seats[i], 0)}${NBSP}%)` : ""}`).join(" · "));
+  // before its "%"), "(… %)" while it comes (the line as long: what is below it, the dice pad,
+  // stays where it is); open, the rows say them (and the line does not grow when they come).
+  const reserved = !seats && !c.note && !c.none;
+  const folded = !$("board-box").open;
+  const inLine = (i) => !folded ? "" : seats ? `${NBSP}(${pct(seats[i], 0)}${NBSP}%)` : reserved && !c.error ? `${NBSP}(…${NBSP}%)` : "";
+  say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}${inLine(i)}`).join(" · "));
   // While the chances are still to come (not yet asked, or asked) their lines keep their place,
   // empty, and so does the line that says how they were found: drawn when the answer comes,
   // they must not move the buttons below under a finger. A failed answer keeps them too (its
   // note says why); none to come (the game over, Win not offered: `note`; practice: `none`)
   // takes them away.
-  const reserved = !seats && !c.note && !c.none;
   $("players").querySelectorAll("li > button").forEach((b, i) => {
     if (i >= ps.length) return;
     const now = i === S.current;
