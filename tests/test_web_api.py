@@ -1018,8 +1018,28 @@ def test_a_game_without_its_three_player_table_is_a_503_about_the_question_asked
                                         "on the table of the 3-player game"), body
         assert french.startswith(f"La victoire à {players} joueurs se calcule ici sur la table "
                                  "de la partie à 3 joueurs"), french
-    assert win == {"players": [2], "making": making}
-    assert default == {"players": [2, 3, 4, 5], "making": None}
+    assert win == {"players": [2], "making": making, "how": {"2": {"exact": True}}}
+    assert (default["players"], default["making"]) == ([2, 3, 4, 5], None)
+    assert [default["how"][str(n)]["exact"] for n in (2, 3, 4, 5)] == [True, True, False, False]
+
+
+def test_the_rules_say_how_each_number_of_players_is_answered_as_win_answers_do() -> None:
+    """/api/rules's `how`: exact or near-optimal for each number of players, and for
+    near-optimal chances what was measured, as the win answers say it (its `measured`
+    entries kept to their kind, players and target): the page says it before the answer
+    comes, and the words do not change when it comes (a winprob answer's `exact` and `loss`)."""
+    with TestClient(create_app(Settings(warm=False))) as c:
+        how = c.get("/api/rules").json()["win"]["how"]
+        for opps in (3, 4):
+            game = c.get("/api/winprob", params=[("me", "0"), *[("opp", "0")] * opps]).json()
+            said = how[str(opps + 1)]
+            assert said["exact"] is game["exact"] is False
+            assert said["loss"]["measured"] == [
+                {k: m[k] for k in ("kind", "players", "target")} for m in game["loss"]["measured"]]
+            assert said["loss"]["measured"]
+            assert {k: v for k, v in said["loss"].items() if k != "measured"} == \
+                {k: v for k, v in game["loss"].items() if k != "measured"}
+        assert how["2"] == how["3"] == {"exact": True}
 
 
 @pytest.mark.parametrize("kind", ["too long", "dangling", "below a dangling link", "loop"])

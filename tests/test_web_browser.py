@@ -1205,7 +1205,8 @@ def set_totals(page: Page, totals: list[int]) -> None:
 
 BELOW_THE_CHANCES = """
 return ['next-player', 'add-player'].map((id) => document.getElementById(id)
-  .getBoundingClientRect().top)"""
+  .getBoundingClientRect().top + window.scrollY)"""
+"""Where the buttons below the chances are in the page (not the window: a tap may scroll)."""
 
 
 def test_the_chances_drawn_move_no_button_below_them(page: Page, browser: Any) -> None:
@@ -1217,19 +1218,28 @@ def test_the_chances_drawn_move_no_button_below_them(page: Page, browser: Any) -
     test); an opened "how they were found" closed and came back at each change (181 px)."""
     page.open_details("Player 1")
     page.chances_drawn()
+    # what the server said of these rules' game (exact or near-optimal for each number of
+    # players, and what was measured): the words said while the chances come
+    page.until(lambda: browser.execute_script(
+        "return performance.getEntriesByType('resource').some((e) =>"
+        " e.name.includes('/api/rules') && e.responseEnd > 0)"), "the rules' answer")
+    page.idle()
+    browser.find_element(page.By.ID, "chances-word").click()  # how they were found, opened
+    measured = browser.find_element(page.By.ID, "chances-measured")
 
     def tap(button: str) -> None:
         # the tap, and where the buttons are at once (the page drawn, its answer not yet come)
         at_once = browser.execute_script(
             f"document.getElementById('{button}').click();" + BELOW_THE_CHANCES)
+        words = page.text(measured)
         page.chances_drawn()
         assert browser.execute_script(BELOW_THE_CHANCES) == at_once, button
+        assert page.text(measured) == words  # (the measured words of as many players)
 
     for players in (3, 4, 5):
         tap("add-player")
         assert len(shown_chances(page, "en") or []) == players
-    browser.find_element(page.By.ID, "chances-word").click()  # how they were found, opened
-    assert browser.find_element(page.By.ID, "chances-measured").is_displayed()
+    assert page.text(measured).startswith("Estimated from the exact games of two and three")
     for _ in range(3):
         tap("next-player")
     page.tap("Français")
@@ -1243,7 +1253,8 @@ def test_the_chances_drawn_move_no_button_below_them(page: Page, browser: Any) -
     summary.click()
     page.until(lambda: page.text(summary).count("%") == 5, "the chances in the folded line")
     # folded, the line keeps its length while the next chances come: the dice pad stays put
-    below = ("return [document.getElementById('dice-section').getBoundingClientRect().top,"
+    below = ("return [document.getElementById('dice-section').getBoundingClientRect().top"
+             " + window.scrollY,"
              " document.getElementById('board-summary').innerText]")
     for _ in range(3):
         top, line = browser.execute_script(
@@ -1253,6 +1264,38 @@ def test_the_chances_drawn_move_no_button_below_them(page: Page, browser: Any) -
         assert re.search(rf"\(\d+{NBSP}%\)", page.text(summary)), page.text(summary)
         assert browser.execute_script(below)[0] == top
     no_error(page)
+    # an answer that fails: its note comes below the buttons, and nothing moves. The answers
+    # are held (the page drawn after the scores' answer, the chances to come), then fail.
+    browser.execute_script(
+        "window.held = []; const fetched = window.fetch;"
+        "window.fetch = (...a) => String(a[0]).includes('/api/winprob') ? new Promise("
+        "(_, fail) => window.held.push(() => fail(new TypeError('Failed to fetch'))))"
+        " : fetched(...a);")
+    note = browser.find_element(page.By.ID, "chances-note")  # (in the folded scoreboard)
+    status = browser.find_element(page.By.ID, "board-status")
+    for points, folded in (("300", True), ("500", False)):
+        if not folded:
+            browser.execute_script("document.getElementById('board-box').open = true")
+            page.until(lambda: browser.find_element(page.By.ID, "next-player").is_displayed(),
+                       "the scoreboard open")
+        browser.execute_script(  # a quick score of the player to play: a new question
+            "document.getElementById('quick-points').value = arguments[0];"
+            "document.getElementById('quick-add').click();", points)
+        page.until(lambda: points in page.text(status)  # noqa: B023
+                   and browser.execute_script("return window.held.length") > 0, "asked")
+        if folded:
+            assert page.text(summary).count("(…") == 5, page.text(summary)
+        def place() -> Any:
+            return (browser.execute_script(below)[0] if folded  # noqa: B023
+                    else browser.execute_script(BELOW_THE_CHANCES))
+
+        where = place()
+        browser.execute_script("window.held.splice(0).forEach((fail) => fail())")
+        page.until(lambda: note.get_attribute("hidden") is None, "the failure said")
+        assert note.get_attribute("textContent").startswith("Chances de gagner non affichées.")
+        if folded:
+            assert page.text(summary).count("(?") == 5, page.text(summary)
+        assert place() == where, points
 
 
 def test_no_chance_to_come_leaves_no_line_waiting(page: Page, browser: Any) -> None:

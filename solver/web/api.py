@@ -221,14 +221,31 @@ def turn(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
 def rules(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     """The rules object of the variants, its hash and its description; and what this server
     answers of their game (`win`): the numbers of players it computes winning for
-    (`players`), and, without the three-player table (on which four and five are played too),
+    (`players`); for each, whether its chances are exact and for near-optimal ones what was
+    measured of them, as a win answer says it (`how`, by number of players: the
+    page says it before the chances come, ``measured`` kept to each entry's kind, players and
+    target); and, without the three-player table (on which four and five are played too),
     what making it takes (`making`: :func:`making_cost`; else None)."""
+    from ..tables.game import near_optimal_loss
+
     the_rules = _rules(q)
-    counts = solutions.win_players(the_rules)
+    kinds = solutions.win_kinds(the_rules)
+    counts = sorted(kinds)
     making = None if 3 in counts else making_cost("game-3", the_rules.target)
+
+    def how(players: int, exact: bool) -> dict[str, Any]:
+        if exact:
+            return {"exact": True}
+        loss = near_optimal_loss(players, the_rules.ties)
+        if loss is not None:
+            loss = {**loss, "measured": [{k: m[k] for k in ("kind", "players", "target")}
+                                         for m in loss["measured"]]}
+        return {"exact": False, "loss": loss}
+
     return {"rules": the_rules.as_dict(), "rules_hash": the_rules.hash,
             "turn_rules_hash": the_rules.turn_hash, "description": the_rules.describe(),
-            "win": {"players": counts, "making": making}}
+            "win": {"players": counts, "making": making,
+                    "how": {str(n): how(n, e) for n, e in kinds.items()}}}
 
 
 def scores(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:

@@ -201,6 +201,11 @@ class Solutions(Tables):
         """The numbers of players whose game this server answers for `rules` (the default
         rules if None): its table on disk, solved on demand, or near-optimal play on the table
         of three."""
+        return sorted(self.win_kinds(rules))
+
+    def win_kinds(self, rules: Rules | None = None) -> dict[int, bool]:
+        """:meth:`win_players`, each with whether its game is exact (its table on disk or
+        solved on demand) or played near-optimally on the table of three."""
         from ..game.reduced import SMALL_PLAYERS
         from ..rules.standing import MAX_PLAYERS
         from ..tables.game import game_table_path
@@ -216,7 +221,7 @@ class Solutions(Tables):
 
         exact = [n for n in range(2, MAX_PLAYERS + 1) if has(n)]
         near = list(range(SMALL_PLAYERS + 1, MAX_PLAYERS + 1)) if has(SMALL_PLAYERS) else []
-        return sorted(set(exact) | set(near))
+        return {n: n in exact for n in sorted(set(exact) | set(near))}
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {"turn_tables": self.caches["table"].stats(),

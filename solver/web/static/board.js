@@ -3,7 +3,7 @@
 // player and a new game ask first.
 
 import {
-  $, META, S, W, api, boardKey, boardParams, el, hooks, lossWords, pct, playerName, players, reveal, save, say, t, ui, work,
+  $, META, S, W, api, boardKey, boardParams, el, hooks, lossWords, pct, playerName, players, reveal, save, say, t, ui, winHow, work,
 } from "./core.js";
 import { noteTurn, recordBack, recordLength } from "./record.js";
 
@@ -124,12 +124,21 @@ export function paintChances() {
   const seats = w ? ps.map((_, i) => w.players[(i - c.mover + ps.length) % ps.length].win) : null;
   const shown = (i) => t(`${pct(seats[i], 1)} %`);
   // The folded line says each chance too, kept on the line of its total ("(9 %)" never cut
-  // before its "%"), "(… %)" while it comes (the line as long: what is below it, the dice pad,
-  // stays where it is); open, the rows say them (and the line does not grow when they come).
+  // before its "%"), "(… %)" while it comes, or "(? %)" if it failed, each as wide as "(100 %)"
+  // (the line as long: what is below it, the dice pad, stays where it is; the placeholders are
+  // not read aloud); open, the rows say them (and the line does not grow when they come).
   const reserved = !seats && !c.note && !c.none;
   const folded = !$("board-box").open;
-  const inLine = (i) => !folded ? "" : seats ? `${NBSP}(${pct(seats[i], 0)}${NBSP}%)` : reserved && !c.error ? `${NBSP}(…${NBSP}%)` : "";
-  say("board-summary", ps.map((p, i) => `${i === S.current ? NOW : ""}${playerName(i)} ${p.total}${inLine(i)}`).join(" · "));
+  const summary = $("board-summary");
+  summary.replaceChildren(...ps.flatMap((p, i) => {
+    const head = t(`${i ? " · " : ""}${i === S.current ? NOW : ""}${playerName(i)} `);
+    if (!folded || (!seats && !reserved)) return [head, String(p.total)];
+    const chance = el("span", {
+      class: "chance-inline", text: t(seats ? `(${pct(seats[i], 0)}${NBSP}%)` : `(${c.error ? "?" : "…"}${NBSP}%)`),
+      ...(seats ? {} : { "aria-hidden": "true" }),
+    });
+    return [head, el("span", { class: "nowrap" }, `${p.total}${NBSP}`, chance)];
+  }));
   // While the chances are still to come (not yet asked, or asked) their lines keep their place,
   // empty, and so does the line that says how they were found: drawn when the answer comes,
   // they must not move the buttons below under a finger. A failed answer keeps them too (its
@@ -146,24 +155,18 @@ export function paintChances() {
     chance.querySelector(".fill").style.width = seats ? `${100 * seats[i]}%` : "0";
     chance.querySelector(".pct").textContent = seats ? shown(i) : t(`${pct(0, 1)} %`);  // (its height)
   });
+  // (below the buttons: a failed answer's note moves none of them)
   const note = c.note || (c.error ? W.chancesFailed(c.error) : "");
   say("chances-note", note);
   $("chances-note").hidden = !note;
-  // exact or near-optimal: the answer's, or while it comes the last answer's for as many players
-  // under these rules (else exact for two and three, the tables the server is sure to have), and
-  // how far near-optimal chances were measured: the last near-optimal answer's under these rules
-  const rules = JSON.stringify(S.variants);
-  const kinds = ui.chancesKinds || (ui.chancesKinds = new Map());
-  if (w) {
-    kinds.set(`${ps.length} ${rules}`, w.exact !== false);
-    if (w.exact === false) ui.nearLoss = { rules, loss: w.loss };
-  }
-  const exact = kinds.has(`${ps.length} ${rules}`) ? kinds.get(`${ps.length} ${rules}`) : ps.length <= 3;
-  const loss = ui.nearLoss && ui.nearLoss.rules === rules ? ui.nearLoss.loss : null;
+  // exact or near-optimal, and how far near-optimal chances were measured: the answer's, or
+  // while it comes what the server said of these rules (/api/rules), the same words (else
+  // exact for two and three players, the tables the server is sure to have)
+  const how = w ? { exact: w.exact !== false, loss: w.loss } : winHow(ps.length) || { exact: ps.length <= 3, loss: null };
   $("chances-how").hidden = !w && !reserved;
   if ($("chances-how").hidden) return;
-  say("chances-word", exact ? W.chancesExact : W.chancesNear);
-  say("chances-measured", exact ? W.exactHow(ps.length) : loss ? `${W.nearHow} ${lossWords(loss)}` : W.nearHow);
+  say("chances-word", how.exact ? W.chancesExact : W.chancesNear);
+  say("chances-measured", how.exact ? W.exactHow(ps.length) : how.loss ? `${W.nearHow} ${lossWords(how.loss)}` : W.nearHow);
 }
 
 // A number of points typed in a field: a whole number of the game's unit, at least `least` and

@@ -356,6 +356,9 @@ export function winFor(n) { return winCounts().includes(n); }
 // What making the three-player table of the rules chosen takes (/api/rules's `win.making`), when
 // the server has none (three, four and five players are played on it); else null.
 export function winMaking() { const known = rulesWin(); return known ? known.making : null; }
+// How the chances of a game of `n` are found under the rules chosen (/api/rules's `win.how`:
+// `exact`, and for near-optimal ones the `loss` a win answer carries), or null before it is known.
+export function winHow(n) { const known = rulesWin(); return (known && known.how && known.how[String(n)]) || null; }
 export function setRulesWin(variants, win) { ui.rulesWin = { key: JSON.stringify(variants), ...win }; }
 // The variants chosen, in the player's words ("Target 5000"), or the default rules.
 export function rulesWords() {
