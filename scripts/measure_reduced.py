@@ -35,6 +35,8 @@ target and ties).
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
 import json
 import math
 import sys
@@ -115,13 +117,20 @@ def _chunk(players: int, start: tuple[int, ...], games: int, seed: int) -> dict[
 
 def _shown(players: int, start: tuple[int, ...]) -> list[float]:
     """Every seat's chance the method shows at `start` (the mover first)."""
+    return list(_shown_once(players, start))
+
+
+@functools.cache
+def _shown_once(players: int, start: tuple[int, ...]) -> tuple[float, ...]:
+    """:func:`_shown`, once a process (a process that runs main() again, as the tests do,
+    asks the same states: the method is the same within a process)."""
     from solver.rules import Rules
     from solver.rules.standing import Standing
     from solver.tables.game import game_of
 
     rules = Rules()
     got = game_of(rules, players).chances(Standing.of(rules, start[0], start[1:])).seats
-    return [float(x) for x in got]
+    return tuple(float(x) for x in got)
 
 
 def _state(start: tuple[int, ...], seed: int, shown: list[float],
@@ -173,6 +182,12 @@ them otherwise, and then nothing stored is kept."""
 
 
 def _probe(players: int) -> dict[str, Any]:
+    return copy.deepcopy(_probe_once(players))
+
+
+@functools.cache
+def _probe_once(players: int) -> dict[str, Any]:
+    """:func:`_probe`, once a process (as :func:`_shown_once`)."""
     games, seed = PROBE
     got = _chunk(players, (0,) * players, games, seed)
     return {"games": games, "seed": seed, "wins": got["wins"], "turns": got["turns"]}
