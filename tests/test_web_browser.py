@@ -1311,6 +1311,58 @@ def test_no_chance_to_come_leaves_no_line_waiting(page: Page, browser: Any) -> N
     no_error(page)
 
 
+CHANCES_FAIL = """
+window.fails = arguments[0]; const fetched = window.fetch;
+window.fetch = (...a) => String(a[0]).includes('/api/winprob') && window.fails.length
+  ? Promise.resolve(((f) => new Response(JSON.stringify({ error: f.error }),
+                                         { status: f.status, headers: f.headers }))(
+      window.fails.shift()))
+  : fetched(...a);"""
+"""Answers of /api/winprob that fail as the server would say it (`arguments[0]`: a list of
+{status, error, headers}, one an answer, then the server's own answers)."""
+
+
+def test_chances_that_did_not_come_are_asked_again_without_a_tap(
+        page: Page, browser: Any) -> None:
+    """The chances' answer failed for want of an answer (the server's fault, busy, offline):
+    the scoreboard said why and waited for a tap (a review's find, left alone before). Now the
+    failure says when they are asked again, and they come with no tap: after a second for a
+    server's fault, and for a busy server (Retry-After 30 s) at once when the device comes
+    back online. A refusal (4xx) is not asked again."""
+    page.open_details("Player 1")
+    page.chances_drawn()
+    note = browser.find_element(page.By.ID, "chances-note")
+
+    def drawn() -> bool:
+        return bool(browser.execute_script(
+            "const rows = [...document.querySelectorAll('#players .chance')];"
+            "return document.getElementById('chances-note').hidden && rows.length > 0"
+            " && rows.every((c) => !c.hidden && !c.classList.contains('coming'))"))
+
+    def question(failures: list[dict[str, Any]]) -> None:
+        browser.execute_script(CHANCES_FAIL, failures)
+        page.tap("Add a player")  # a new question, whose answer fails
+        page.until(lambda: note.get_attribute("hidden") is None, "the failure said")
+
+    question([{"status": 503, "error": "Down for a moment."}])
+    assert page.text(note) == ("No chances of winning shown. Down for a moment. "
+                               "Asked again in 1 s.")
+    page.until(drawn, "the chances asked again")
+    assert len(shown_chances(page, "en") or []) == 3
+    question([{"status": 429, "error": "Busy.", "headers": {"retry-after": "30"}}])
+    assert page.text(note) == "No chances of winning shown. Busy. Asked again in 30 s."
+    time.sleep(1.5)
+    assert not drawn()  # (waiting for the time the server said)
+    browser.execute_script("window.dispatchEvent(new Event('online'))")
+    page.until(drawn, "the chances asked again once online")
+    assert len(shown_chances(page, "en") or []) == 4
+    question([{"status": 422, "error": "Refused."}])
+    assert page.text(note) == "No chances of winning shown. Refused."
+    time.sleep(1.5)
+    assert not drawn()
+    no_error(page)
+
+
 def test_the_points_that_beat_the_leader_are_each_players_own(
         page: Page, browser: Any) -> None:
     """Before: "Play for 3300 points: enough to beat Player 1" chosen by Player 2 stayed 3300

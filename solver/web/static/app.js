@@ -43,8 +43,36 @@ function renderObjective() {
   // what the rules make of the scoreboard (the final turn, what beats the leader, every seat's
   // chance): the server's, drawn if the scoreboard is still the one asked about
   scores().then((board) => { if (boardKey() === key) renderScores(board, key); }).catch((e) => {
-    if (winOk && boardKey() === key) showChances({ key, error: capital(e.message || String(e)) });
+    if (winOk && boardKey() === key) chancesFailed(key, e);
   });
+}
+// Chances that did not come (offline, busy, the server's fault) are asked again while the
+// scoreboard is the one asked about: after 1, 2, 4 ... 32 s (or the server's Retry-After), and
+// at once when the device is back online; meanwhile the failure and its reason stay shown,
+// with when they are asked again (before: nothing until the player tapped something).
+const CHANCES_RETRIES = 6;
+let chancesAgain = null;  // { key, attempt, timer }: the retry to come
+function chancesFailed(key, e) {
+  const attempt = chancesAgain && chancesAgain.key === key ? chancesAgain.attempt + 1 : 0;
+  clearTimeout(chancesAgain && chancesAgain.timer);
+  chancesAgain = null;
+  const unanswered = e.kind === "offline" || e.kind === "busy" || (e.status !== null && e.status >= 500);
+  let again = null;
+  if (unanswered) {  // (after the last retry, only the device's return online asks again)
+    again = attempt < CHANCES_RETRIES ? Math.min(60, Math.max(e.retryAfter || 0, 2 ** attempt)) : null;
+    const timer = again && setTimeout(() => { if (boardKey() === key) renderObjective(); }, 1000 * again);
+    chancesAgain = { key, attempt, timer };
+  }
+  showChances({ key, error: capital(e.message || String(e)), again });
+}
+function chancesCame(key) {
+  if (chancesAgain && chancesAgain.key === key) { clearTimeout(chancesAgain.timer); chancesAgain = null; }
+}
+function chancesOnline() {
+  if (!chancesAgain || boardKey() !== chancesAgain.key) return;
+  clearTimeout(chancesAgain.timer);
+  chancesAgain.attempt = -1;  // (retries afresh if this fails too)
+  renderObjective();
 }
 function renderScores(board, key) {
   const ps = players();
@@ -73,13 +101,16 @@ function renderScores(board, key) {
   const line = (w) => { if (S.objective === "win") say("win-totals", w ? `${text} ${winChance(w)}` : text); };
   const known = knownChances(goal);
   line(known);
-  if (known) { showChances({ key, w: known, mover: board.mover }); return; }
-  showChances({ key, pending: true });
+  if (known) { chancesCame(key); showChances({ key, w: known, mover: board.mover }); return; }
+  // (asked again after a failure: the failure stays said until the answer)
+  const failed = ui.chances && ui.chances.key === key && ui.chances.error;
+  if (!failed) showChances({ key, pending: true });
   winChances(goal).then((w) => {
     if (boardKey() !== key) return;  // the scoreboard has changed since: its own answer comes
+    chancesCame(key);
     showChances({ key, w, mover: board.mover });
     line(w);
-  }).catch((e) => { if (boardKey() === key) showChances({ key, error: capital(e.message || String(e)) }); });
+  }).catch((e) => { if (boardKey() === key) chancesFailed(key, e); });
 }
 function showChances(chances) { ui.chances = chances; paintChances(); }
 function winChance(w) {
@@ -455,7 +486,7 @@ async function start() {
   $("loading").hidden = true;
   offline(!navigator.onLine);
   window.addEventListener("offline", () => offline(true));
-  window.addEventListener("online", () => offline(false));
+  window.addEventListener("online", () => { offline(false); chancesOnline(); });
   window.addEventListener("resize", wholeCard);
   $("lang").addEventListener("click", () => setLang(S.lang === "fr" ? "en" : "fr"));
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));

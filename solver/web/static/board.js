@@ -156,7 +156,7 @@ export function paintChances() {
     chance.querySelector(".pct").textContent = seats ? shown(i) : t(`${pct(0, 1)} %`);  // (its height)
   });
   // (below the buttons: a failed answer's note moves none of them)
-  const note = c.note || (c.error ? W.chancesFailed(c.error) : "");
+  const note = c.note || (c.error ? `${W.chancesFailed(c.error)}${c.again ? ` ${W.chancesAgain(c.again)}` : ""}` : "");
   say("chances-note", note);
   $("chances-note").hidden = !note;
   // exact or near-optimal, and how far near-optimal chances were measured: the answer's, or
