@@ -228,7 +228,8 @@ class Page:
         meanwhile, empty: class `coming`)."""
         self.until(lambda: self.d.execute_script(
             "const rows = [...document.querySelectorAll('#players .chance')];"
-            "return !document.getElementById('chances-note').hidden"
+            "const note = document.getElementById('chances-note');"
+            "return (!note.hidden && note.style.visibility !== 'hidden')"
             " || (rows.length > 0"
             " && rows.every((c) => !c.hidden && !c.classList.contains('coming')))"),
             "the chances drawn")
@@ -1312,54 +1313,109 @@ def test_no_chance_to_come_leaves_no_line_waiting(page: Page, browser: Any) -> N
 
 
 CHANCES_FAIL = """
-window.fails = arguments[0]; const fetched = window.fetch;
-window.fetch = (...a) => String(a[0]).includes('/api/winprob') && window.fails.length
-  ? Promise.resolve(((f) => new Response(JSON.stringify({ error: f.error }),
-                                         { status: f.status, headers: f.headers }))(
-      window.fails.shift()))
-  : fetched(...a);"""
-"""Answers of /api/winprob that fail as the server would say it (`arguments[0]`: a list of
-{status, error, headers}, one an answer, then the server's own answers)."""
+window.fails = arguments[0]; window.held = []; window.asked = 0; const fetched = window.fetch;
+window.fetch = (...a) => {
+  if (!String(a[0]).includes('/api/winprob')) return fetched(...a);
+  window.asked += 1;
+  if (!window.fails.length) return fetched(...a);
+  const f = window.fails.shift();
+  const answer = () => new Response(f.json ? JSON.stringify(f.json) : '<html>Bad gateway</html>',
+                                    { status: f.status, headers: f.headers });
+  return f.hold ? new Promise((done) => window.held.push(() => done(answer())))
+                : Promise.resolve(answer());
+};"""
+"""Answers of /api/winprob that fail (`arguments[0]`: a list of {status, json (the server's
+error, else a gateway's HTML page), headers, hold (until `window.held`'s functions are
+called)}, one an answer, then the server's own answers); `window.asked` counts the questions."""
 
 
 def test_chances_that_did_not_come_are_asked_again_without_a_tap(
         page: Page, browser: Any) -> None:
-    """The chances' answer failed for want of an answer (the server's fault, busy, offline):
-    the scoreboard said why and waited for a tap (a review's find, left alone before). Now the
-    failure says when they are asked again, and they come with no tap: after a second for a
-    server's fault, and for a busy server (Retry-After 30 s) at once when the device comes
-    back online. A refusal (4xx) is not asked again."""
+    """The chances' answer failed for want of an answer: the scoreboard said why and waited for
+    a tap (a review's find, left alone before). Now the failure says when they are asked again
+    and they come with no tap: after a second for a gateway's 502 to 504, and for a busy server
+    (Retry-After 30 s) at once when the device comes back online; the failure's note keeps its
+    place once they came, so that nothing below it moves with no tap. One request's failure
+    caught by every render that asked meanwhile counts once (a second review: "in 2 s", its
+    first retry skipped), and an answer to another scoreboard starts the count afresh. The
+    server's own refusals and 503s (no table, a solve that stopped: asked again, it would
+    start again) are not asked again."""
     page.open_details("Player 1")
     page.chances_drawn()
     note = browser.find_element(page.By.ID, "chances-note")
+    below = ("return document.getElementById('quick-score').getBoundingClientRect().top"
+             " + window.scrollY")
+
+    def shown() -> bool:
+        return note.get_attribute("hidden") is None and note.value_of_css_property(
+            "visibility") != "hidden"
 
     def drawn() -> bool:
-        return bool(browser.execute_script(
+        return not shown() and bool(browser.execute_script(
             "const rows = [...document.querySelectorAll('#players .chance')];"
-            "return document.getElementById('chances-note').hidden && rows.length > 0"
+            "return rows.length > 0"
             " && rows.every((c) => !c.hidden && !c.classList.contains('coming'))"))
 
-    def question(failures: list[dict[str, Any]]) -> None:
+    def question(failures: list[dict[str, Any]], points: str | None = None) -> None:
         browser.execute_script(CHANCES_FAIL, failures)
-        page.tap("Add a player")  # a new question, whose answer fails
-        page.until(lambda: note.get_attribute("hidden") is None, "the failure said")
+        if points is None:  # a new question (another player, or a turn's points scored)
+            browser.execute_script("document.getElementById('add-player').click()")
+        else:
+            browser.execute_script(
+                "document.getElementById('quick-points').value = arguments[0];"
+                "document.getElementById('quick-add').click();", points)
+        if not any(f.get("hold") for f in failures):
+            page.until(shown, "the failure said")
 
-    question([{"status": 503, "error": "Down for a moment."}])
-    assert page.text(note) == ("No chances of winning shown. Down for a moment. "
-                               "Asked again in 1 s.")
+    gateway = ("No chances of winning shown. The server did not answer (HTTP 503): nothing was "
+               "recorded. Asked again in 1\u00a0s.")
+    question([{"status": 503}])
+    assert note.get_attribute("textContent") == gateway
+    where = browser.execute_script(below)
     page.until(drawn, "the chances asked again")
     assert len(shown_chances(page, "en") or []) == 3
-    question([{"status": 429, "error": "Busy.", "headers": {"retry-after": "30"}}])
-    assert page.text(note) == "No chances of winning shown. Busy. Asked again in 30 s."
+    assert browser.execute_script("return window.asked") == 2
+    assert browser.execute_script(below) == where  # (the note's place kept, empty)
+    # busy: the page's words (the server's say "try again"), asked again when back online
+    question([{"status": 429, "headers": {"retry-after": "30"}, "json": {
+        "error": "the server is busy solving other rules (1 solve ahead): try again in 30 s",
+        "kind": "busy"}}])
+    assert note.get_attribute("textContent") == (
+        "No chances of winning shown. The server is busy solving other rules. "
+        "Asked again in 30\u00a0s.")
     time.sleep(1.5)
     assert not drawn()  # (waiting for the time the server said)
     browser.execute_script("window.dispatchEvent(new Event('online'))")
     page.until(drawn, "the chances asked again once online")
     assert len(shown_chances(page, "en") or []) == 4
-    question([{"status": 422, "error": "Refused."}])
-    assert page.text(note) == "No chances of winning shown. Refused."
-    time.sleep(1.5)
-    assert not drawn()
+    # one request's failure, caught by every render that asked while it was out (another
+    # objective chosen meanwhile), in French
+    page.tap("Français")
+    page.chances_drawn()
+    question([{"status": 502, "hold": True}])
+    page.until(lambda: browser.execute_script("return window.held.length") == 1, "asked")
+    browser.execute_script("document.getElementById('obj-need').click()")
+    browser.execute_script("window.dispatchEvent(new Event('online'))")  # (nothing failed)
+    time.sleep(0.5)
+    browser.execute_script("window.held.splice(0).forEach((answer) => answer())")
+    page.until(shown, "the failure said")
+    assert page.text(note).endswith("Nouvelle demande dans 1\u00a0s."), page.text(note)
+    assert browser.execute_script("return window.asked") == 1
+    page.until(drawn, "the chances asked again")
+    browser.execute_script("document.getElementById('obj-points').click()")
+    page.tap("English")
+    page.chances_drawn()
+    # the server's own 503 and a refusal: said, not asked again
+    for status, kind, words, points in (
+            (503, "solver_stopped", "the solving process stopped before its table was solved "
+             "(out of memory?): try again.", "300"),
+            (422, "notation", "Refused.", "500")):
+        question([{"status": status, "json": {"error": words.rstrip("."), "kind": kind}}],
+                 points)
+        assert note.get_attribute("textContent") == (
+            f"No chances of winning shown. {words[0].upper()}{words[1:]}")
+        time.sleep(1.5)
+        assert not drawn() and browser.execute_script("return window.asked") == 1
     no_error(page)
 
 

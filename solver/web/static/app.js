@@ -10,7 +10,7 @@ import {
   lossWords, players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
   rulesWords, setRulesWin, variantParams, winChances, winCounts, winFor, winGoal, winMaking, work, worth,
 } from "./core.js";
-import { answerConfirm, boardStatus, fieldError, MOST_PLAYERS, newGame, nextPlayer, paintChances, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
+import { answerConfirm, boardStatus, chancesNote, fieldError, MOST_PLAYERS, newGame, nextPlayer, paintChances, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
 import { gradedTable } from "./graded.js";
 import { practiceAction, renderPractice, resumePractice } from "./practice.js";
@@ -42,41 +42,56 @@ function renderObjective() {
   else if (!winOk) showChances({ key, note: `${W.noChances} ${note}` });
   // what the rules make of the scoreboard (the final turn, what beats the leader, every seat's
   // chance): the server's, drawn if the scoreboard is still the one asked about
+  if (chancesAgain && chancesAgain.key !== key) noRetry();  // (another question now)
+  askScores(key, winOk);
+}
+function askScores(key, winOk) {
   scores().then((board) => { if (boardKey() === key) renderScores(board, key); }).catch((e) => {
-    if (winOk && boardKey() === key) chancesFailed(key, e);
+    if (winOk && boardKey() === key) chancesFailed(key, e, () => askScores(key, winOk));
   });
 }
-// Chances that did not come (offline, busy, the server's fault) are asked again while the
-// scoreboard is the one asked about: after 1, 2, 4 ... 32 s (or the server's Retry-After), and
-// at once when the device is back online; meanwhile the failure and its reason stay shown,
-// with when they are asked again (before: nothing until the player tapped something).
+// Chances that did not come for want of an answer (offline, the server busy, a gateway's 502 to
+// 504: not the server's own 503s, which say it has no table, or a solve that stopped, which
+// asking again would start again) are asked again while the scoreboard is the one asked about:
+// after 1, 2, 4 ... 32 s (at least the server's Retry-After), and at once when the device comes
+// back online. Meanwhile the failure stays said, with when it is asked again; when the answer
+// comes, the note's place stays (empty) until the scoreboard changes: nothing moves with no
+// tap. (Before: nothing was asked again until the player tapped.)
 const CHANCES_RETRIES = 6;
-let chancesAgain = null;  // { key, attempt, timer }: the retry to come
-function chancesFailed(key, e) {
-  const attempt = chancesAgain && chancesAgain.key === key ? chancesAgain.attempt + 1 : 0;
-  clearTimeout(chancesAgain && chancesAgain.timer);
+let chancesAgain = null;  // { key, attempt, error, again, timer }: the failure and its retry
+function noRetry() {
+  if (chancesAgain) clearTimeout(chancesAgain.timer);
   chancesAgain = null;
-  const unanswered = e.kind === "offline" || e.kind === "busy" || (e.status !== null && e.status >= 500);
-  let again = null;
-  if (unanswered) {  // (after the last retry, only the device's return online asks again)
-    again = attempt < CHANCES_RETRIES ? Math.min(60, Math.max(e.retryAfter || 0, 2 ** attempt)) : null;
-    const timer = again && setTimeout(() => { if (boardKey() === key) renderObjective(); }, 1000 * again);
-    chancesAgain = { key, attempt, timer };
-  }
-  showChances({ key, error: capital(e.message || String(e)), again });
 }
-function chancesCame(key) {
-  if (chancesAgain && chancesAgain.key === key) { clearTimeout(chancesAgain.timer); chancesAgain = null; }
+function chancesFailed(key, e, again) {
+  // (one request shares its failure with every render that asked meanwhile: counted once)
+  if (chancesAgain && chancesAgain.key === key && chancesAgain.error === e) return;
+  const attempt = chancesAgain && chancesAgain.key === key ? chancesAgain.attempt + 1 : 0;
+  noRetry();
+  const unanswered = e.kind === "offline" || e.kind === "busy" || (e.kind === "http" && e.status >= 502 && e.status <= 504);
+  let wait = null;
+  if (unanswered) {  // (after the last retry, only the device's return online asks again)
+    wait = attempt < CHANCES_RETRIES ? Math.max(e.retryAfter || 0, 2 ** attempt) : null;
+    const timer = wait && setTimeout(() => retryChances(key), 1000 * wait);
+    chancesAgain = { key, attempt, error: e, again, timer };
+  }
+  const why = e.kind === "busy" ? W.chancesBusy : capital(e.message || String(e));
+  showChances({ key, error: why, again: wait });
+}
+function retryChances(key) {
+  if (!chancesAgain || chancesAgain.key !== key || boardKey() !== key || S.mode !== "table") return;
+  chancesAgain.timer = null;
+  chancesAgain.again();
 }
 function chancesOnline() {
   if (!chancesAgain || boardKey() !== chancesAgain.key) return;
   clearTimeout(chancesAgain.timer);
   chancesAgain.attempt = -1;  // (retries afresh if this fails too)
-  renderObjective();
+  retryChances(chancesAgain.key);
 }
 function renderScores(board, key) {
   const ps = players();
-  say("board-status", boardStatus());  // the final round, as the server now says
+  sayNew("board-status", boardStatus());  // the final round, as the server now says
   const beat = $("beat-leader");
   beat.hidden = !(board.beat !== null && board.beat !== undefined && !(winFor(ps.length) && winGoal(board)));
   if (!beat.hidden) {
@@ -98,21 +113,32 @@ function renderScores(board, key) {
   // the mover's win question in words (Win's line), then every seat's chance, the same answer
   const others = goal.opp.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
   const text = W.winTotals(playerName(board.mover), goal.me, others, goal.final, goal.sudden);
-  const line = (w) => { if (S.objective === "win") say("win-totals", w ? `${text} ${winChance(w)}` : text); };
+  const line = (w) => { if (S.objective === "win") sayNew("win-totals", w ? `${text} ${winChance(w)}` : text); };
   const known = knownChances(goal);
   line(known);
-  if (known) { chancesCame(key); showChances({ key, w: known, mover: board.mover }); return; }
+  if (known) { noRetry(); showChances({ key, w: known, mover: board.mover }); return; }
   // (asked again after a failure: the failure stays said until the answer)
   const failed = ui.chances && ui.chances.key === key && ui.chances.error;
   if (!failed) showChances({ key, pending: true });
-  winChances(goal).then((w) => {
+  const ask = () => winChances(goal).then((w) => {
     if (boardKey() !== key) return;  // the scoreboard has changed since: its own answer comes
-    chancesCame(key);
+    noRetry();
     showChances({ key, w, mover: board.mover });
     line(w);
-  }).catch((e) => { if (boardKey() === key) chancesFailed(key, e); });
+  }).catch((e) => { if (boardKey() === key) chancesFailed(key, e, ask); });
+  ask();
 }
-function showChances(chances) { ui.chances = chances; paintChances(); }
+// (the chances of the scoreboard asked about: a failure's note that its answer replaces keeps
+// its place, empty, until the scoreboard changes)
+// (a live region written only when its words change: a question asked again with no tap is
+// not read out again)
+function sayNew(id, text) { if ($(id).textContent !== t(text || "")) say(id, text); }
+function showChances(chances) {
+  const was = ui.chances && ui.chances.key === chances.key ? ui.chances : null;
+  if (was && chances.w && (was.room || was.error)) chances.room = was.room || chancesNote(was);
+  ui.chances = chances;
+  paintChances();
+}
 function winChance(w) {
   return w.exact === false ? W.chanceNowNear(pct(w.win, 1)) : W.chanceNow(pct(w.win, 1));
 }

@@ -116,6 +116,13 @@ export function renderBoard() {
 // each player's row a bar and its number (the row's accessible name says it), in the folded
 // line too, and whether they are exact or near-optimal, with how far near-optimal chances were
 // measured from exact play a tap away. Drawn again in place when the answer comes.
+// Why no chance is shown: the scoreboard's chances `c` (app.js): none to come, or a failure
+// (a sentence of its own) and when it is asked again.
+export function chancesNote(c) {
+  if (c.note || !c.error) return c.note || "";
+  const why = /[.!?…]$/.test(c.error) ? c.error : `${c.error}.`;
+  return `${W.chancesFailed(why)}${c.again ? ` ${W.chancesAgain(c.again)}` : ""}`;
+}
 export function paintChances() {
   const ps = players();
   const g = S.game || {};
@@ -156,9 +163,11 @@ export function paintChances() {
     chance.querySelector(".pct").textContent = seats ? shown(i) : t(`${pct(0, 1)} %`);  // (its height)
   });
   // (below the buttons: a failed answer's note moves none of them)
-  const note = c.note || (c.error ? `${W.chancesFailed(c.error)}${c.again ? ` ${W.chancesAgain(c.again)}` : ""}` : "");
-  say("chances-note", note);
-  $("chances-note").hidden = !note;
+  const note = chancesNote(c);
+  const room = !note && c.room;  // (a failure's place, kept empty once its answer came)
+  say("chances-note", note || room || "");
+  $("chances-note").hidden = !note && !room;
+  $("chances-note").style.visibility = room ? "hidden" : "";
   // exact or near-optimal, and how far near-optimal chances were measured: the answer's, or
   // while it comes what the server said of these rules (/api/rules), the same words (else
   // exact for two and three players, the tables the server is sure to have)
