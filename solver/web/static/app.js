@@ -128,11 +128,11 @@ function renderScores(board, key) {
   }).catch((e) => { if (boardKey() === key) chancesFailed(key, e, ask); });
   ask();
 }
-// (the chances of the scoreboard asked about: a failure's note that its answer replaces keeps
-// its place, empty, until the scoreboard changes)
 // (a live region written only when its words change: a question asked again with no tap is
 // not read out again)
 function sayNew(id, text) { if ($(id).textContent !== t(text || "")) say(id, text); }
+// (the chances of the scoreboard asked about: a failure's note that its answer replaces keeps
+// its place, empty, until the scoreboard changes)
 function showChances(chances) {
   const was = ui.chances && ui.chances.key === chances.key ? ui.chances : null;
   if (was && chances.w && (was.room || was.error)) chances.room = was.room || chancesNote(was);
