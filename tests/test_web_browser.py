@@ -1299,6 +1299,50 @@ def test_the_chances_drawn_move_no_button_below_them(page: Page, browser: Any) -
         assert place() == where, points
 
 
+HOLD_CHANCES = """
+window.held = []; const fetched = window.realFetch || (window.realFetch = window.fetch);
+window.fetch = (...a) => String(a[0]).includes('/api/winprob')
+  ? new Promise((done, fail) => window.held.push(() => fetched(...a).then(done, fail)))
+  : fetched(...a);"""
+"""Questions of /api/winprob held until `window.held`'s functions are called (then asked)."""
+
+
+def test_the_chance_on_wins_line_moves_no_die_below_it(page: Page, browser: Any) -> None:
+    """Win's line says the mover's totals, then their chance when its answer comes: the line
+    grew then, and the dice pad below it moved down after each turn scored (seen by a review,
+    left alone before). Now the chance keeps its place while it comes, its words those the
+    answer will have: four players (near-optimal), English then French, each turn's points
+    scored with the answer held, then let through."""
+    page.open_details("Player 1")
+    for _ in range(2):
+        page.tap("Add a player")
+        page.chances_drawn()
+    browser.execute_script("document.getElementById('obj-win').click()")
+    page.until(lambda: "%" in win_line(page), "Win's line")
+    pad = ("return document.getElementById('pad').getBoundingClientRect().top"
+           " + window.scrollY")
+    status = browser.find_element(page.By.ID, "board-status")
+    for lang, scores in (("en", ("300", "2500", "600")), ("fr", ("800", "1100", "3000"))):
+        if lang == "fr":
+            page.tap("Français")
+            page.until(lambda: "maintenant" in win_line(page), "Win's line in French")
+        for points in scores:
+            browser.execute_script(HOLD_CHANCES)
+            browser.execute_script(
+                "document.getElementById('quick-points').value = arguments[0];"
+                "document.getElementById('quick-add').click();", points)
+            page.until(lambda: points in page.text(status)  # noqa: B023
+                       and browser.execute_script("return window.held.length") > 0, "asked")
+            assert "%" not in win_line(page), win_line(page)  # (its place kept, not shown)
+            waiting = browser.execute_script(pad)
+            browser.execute_script("window.held.splice(0).forEach((ask) => ask())")
+            page.until(lambda: "%" in win_line(page), "the chance come")
+            page.chances_drawn()
+            assert browser.execute_script(pad) == waiting, (lang, points, win_line(page))
+            assert ("presque optimal" if lang == "fr" else "near-optimal") in win_line(page)
+    no_error(page)
+
+
 def test_no_chance_to_come_leaves_no_line_waiting(page: Page, browser: Any) -> None:
     """Totals typed past the target with nobody's final round: the server says the game is
     over and asks no chance; the scoreboard says so, with no empty line kept for chances that

@@ -8,7 +8,7 @@ import {
   $, FACES, META, S, SHOWN, W, api, capital, cardMeta, cardName, clearFieldErrors, diceWords, el, guardTaps,
   boardKey, goalParams, hooks, inNotation, knownChances, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
   lossWords, players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
-  rulesWords, setRulesWin, variantParams, winChances, winCounts, winFor, winGoal, winMaking, work, worth,
+  rulesWords, setRulesWin, variantParams, winChances, winCounts, winFor, winGoal, winHow, winMaking, work, worth,
 } from "./core.js";
 import { answerConfirm, boardStatus, chancesNote, fieldError, MOST_PLAYERS, newGame, nextPlayer, paintChances, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
@@ -113,7 +113,7 @@ function renderScores(board, key) {
   // the mover's win question in words (Win's line), then every seat's chance, the same answer
   const others = goal.opp.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
   const text = W.winTotals(playerName(board.mover), goal.me, others, goal.final, goal.sudden);
-  const line = (w) => { if (S.objective === "win") sayNew("win-totals", w ? `${text} ${winChance(w)}` : text); };
+  const line = (w) => { if (S.objective === "win") winLine(text, w, ps.length); };
   const known = knownChances(goal);
   line(known);
   if (known) { noRetry(); showChances({ key, w: known, mover: board.mover }); return; }
@@ -139,8 +139,21 @@ function showChances(chances) {
   ui.chances = chances;
   paintChances();
 }
-function winChance(w) {
-  return w.exact === false ? W.chanceNowNear(pct(w.win, 1)) : W.chanceNow(pct(w.win, 1));
+// Win's line: the mover's totals, then their chance, which keeps its place while it comes: the
+// sentence the answer will say (exact or near-optimal, as the server said of these rules), its
+// number "…", neither shown nor read, the number in a box as wide as "100.0" either way; so the
+// dice pad below stays put when the chance comes (it moved a line down after "Next player").
+// Written only when its words change (a live region: nothing read out again).
+function winLine(text, w, n) {
+  const exact = w ? w.exact !== false : (winHow(n) || { exact: n <= 3 }).exact;
+  const said = JSON.stringify([S.lang, text, exact, w ? pct(w.win, 1) : null]);
+  const box = $("win-totals");
+  if (box.dataset.said === said) return;
+  box.dataset.said = said;
+  const mark = "\u0001";
+  const [before, after] = t((exact ? W.chanceNow : W.chanceNowNear)(mark)).split(mark);
+  box.replaceChildren(t(text), " ", el("span", { class: w ? "win-chance" : "win-chance coming" },
+    before, el("span", { class: "pct-slot", text: w ? pct(w.win, 1) : "…" }), after));
 }
 // -- the rules ------------------------------------------------------------------------------------
 
