@@ -1313,17 +1313,47 @@ def test_the_chance_on_wins_line_moves_no_die_below_it(page: Page, browser: Any)
     left alone before). Now the chance keeps its place while it comes, its words those the
     answer will have: four players (near-optimal), English then French, each turn's points
     scored with the answer held, then let through."""
-    page.open_details("Player 1")
+    _win_line_stays(page, [("en", ("300", "2500", "600")), ("fr", ("800", "1100", "3000"))])
+
+
+def test_the_chance_on_wins_line_moves_nothing_at_200_percent_text(
+        server: str, tmp_path: Path) -> None:
+    """The same at 200 % text and 320 px, in French, where the line wraps most: and the number
+    never apart from its "%" (a review: "maintenant : 1,6" ending a line, "%." alone on the
+    next, at some widths), with no gap before it (a number box as wide as "100.0" left 48 px
+    of blank before "1,6")."""
+    driver = _chromium_at_200_percent_text(tmp_path)
+    try:
+        page = Page(driver, server)
+        page.open(fresh=True)
+        page.tap("Français")
+        _win_line_stays(page, [("fr", ("300", "2500", "4900", "5700"))])
+    finally:
+        driver.quit()
+
+
+def _win_line_stays(page: Page, rounds: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Four players playing to win; for each (language, points): each turn's points scored
+    with the chance's answer held (Win's line without it), then let through: the dice pad
+    where it was, the number and its "%" on one line, nothing before the number but a space."""
+    browser = page.d
+    page.open_details("Joueur 1" if rounds[0][0] == "fr" else "Player 1")
     for _ in range(2):
-        page.tap("Add a player")
+        browser.execute_script("document.getElementById('add-player').click()")
         page.chances_drawn()
     browser.execute_script("document.getElementById('obj-win').click()")
     page.until(lambda: "%" in win_line(page), "Win's line")
     pad = ("return document.getElementById('pad').getBoundingClientRect().top"
            " + window.scrollY")
+    number = ("const n = document.querySelector('#win-totals .pct-slot');"
+              "const r = document.createRange(); r.setStart(n.parentNode.previousSibling, 0);"
+              "r.setEnd(n.parentNode.previousSibling, n.parentNode.previousSibling.length);"
+              "const before = [...r.getClientRects()].pop(), at = n.getBoundingClientRect();"
+              "return [new Set([...n.parentNode.getClientRects()].map((q) => q.top)).size,"
+              " before.top === at.top ? at.left - before.right : 0]")
     status = browser.find_element(page.By.ID, "board-status")
-    for lang, scores in (("en", ("300", "2500", "600")), ("fr", ("800", "1100", "3000"))):
-        if lang == "fr":
+    for lang, scores in rounds:
+        if lang == "fr" and "maintenant" not in win_line(page):
             page.tap("Français")
             page.until(lambda: "maintenant" in win_line(page), "Win's line in French")
         for points in scores:
@@ -1340,6 +1370,8 @@ def test_the_chance_on_wins_line_moves_no_die_below_it(page: Page, browser: Any)
             page.chances_drawn()
             assert browser.execute_script(pad) == waiting, (lang, points, win_line(page))
             assert ("presque optimal" if lang == "fr" else "near-optimal") in win_line(page)
+            lines, gap = browser.execute_script(number)
+            assert lines == 1 and gap < 12, (lang, points, lines, gap, win_line(page))
     no_error(page)
 
 

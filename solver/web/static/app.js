@@ -111,9 +111,10 @@ function renderScores(board, key) {
     return;
   }
   // the mover's win question in words (Win's line), then every seat's chance, the same answer
-  const others = goal.opp.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
-  const text = W.winTotals(playerName(board.mover), goal.me, others, goal.final, goal.sudden);
-  const line = (w) => { if (S.objective === "win") winLine(text, w, ps.length); };
+  // (in the words of the moment: the language may have changed while the answer came)
+  const others = () => goal.opp.map((x, k) => `${playerName((board.mover + k + 1) % ps.length)} ${x}`);
+  const text = () => W.winTotals(playerName(board.mover), goal.me, others(), goal.final, goal.sudden);
+  const line = (w) => { if (S.objective === "win") winLine(text(), w, ps.length); };
   const known = knownChances(goal);
   line(known);
   if (known) { noRetry(); showChances({ key, w: known, mover: board.mover }); return; }
@@ -141,9 +142,12 @@ function showChances(chances) {
 }
 // Win's line: the mover's totals, then their chance, which keeps its place while it comes: the
 // sentence the answer will say (exact or near-optimal, as the server said of these rules), its
-// number "…", neither shown nor read, the number in a box as wide as "100.0" either way; so the
-// dice pad below stays put when the chance comes (it moved a line down after "Next player").
-// Written only when its words change (a live region: nothing read out again).
+// number "00.0", neither shown nor read; the number and its "%" never apart, and the number
+// with hidden zeros glued to the sentence's last word always five characters (digits are all
+// as wide), so the line wraps the same before and after: the dice pad below stays put when the
+// chance comes (it moved a line down after "Next player"). Written only when its words change
+// (a live region: nothing read out again).
+const SLOT = 5;  // "100.0"
 function winLine(text, w, n) {
   const exact = w ? w.exact !== false : (winHow(n) || { exact: n <= 3 }).exact;
   const said = JSON.stringify([S.lang, text, exact, w ? pct(w.win, 1) : null]);
@@ -152,8 +156,15 @@ function winLine(text, w, n) {
   box.dataset.said = said;
   const mark = "\u0001";
   const [before, after] = t((exact ? W.chanceNow : W.chanceNowNear)(mark)).split(mark);
+  const number = w ? pct(w.win, 1) : `0${pct(0, 1)}`;  // (its place: "00.0")
+  const [, percent, rest] = after.match(/^(\s*%)([^]*)$/);
+  const pad = el("span", { class: "pct-pad", "aria-hidden": "true", text: "0".repeat(Math.max(0, SLOT - number.length)) });
+  const cut = rest.lastIndexOf(" ");  // (the sentence's last word, with the padding)
+  const tail = cut < 0 ? [] : [rest.slice(0, cut + 1)];
+  const last = cut < 0 ? rest : rest.slice(cut + 1);
+  const chance = el("span", { class: "nowrap" }, el("span", { class: "pct-slot", text: number }), percent, ...(cut < 0 ? [last, pad] : []));
   box.replaceChildren(t(text), " ", el("span", { class: w ? "win-chance" : "win-chance coming" },
-    before, el("span", { class: "pct-slot", text: w ? pct(w.win, 1) : "…" }), after));
+    before, chance, ...tail, ...(cut < 0 ? [] : [el("span", { class: "nowrap" }, last, pad)])));
 }
 // -- the rules ------------------------------------------------------------------------------------
 
