@@ -110,12 +110,6 @@ export function renderBoard() {
   }));
 }
 
-// Every seat's chance of winning now, on the scoreboard (ui.chances, set by app.js for the
-// scoreboard of `key`: the /api/winprob answer `w` of its goal, whose `players` are in seat
-// order from the `mover`; or a `note` saying why there are none, an `error`, or `pending`): in
-// each player's row a bar and its number (the row's accessible name says it), in the folded
-// line too, and whether they are exact or near-optimal, with how far near-optimal chances were
-// measured from exact play a tap away. Drawn again in place when the answer comes.
 // Why no chance is shown: the scoreboard's chances `c` (app.js): none to come, or a failure
 // (a sentence of its own) and when it is asked again.
 export function chancesNote(c) {
@@ -123,6 +117,12 @@ export function chancesNote(c) {
   const why = /[.!?…]$/.test(c.error) ? c.error : `${c.error}.`;
   return `${W.chancesFailed(why)}${c.again ? ` ${W.chancesAgain(c.again)}` : ""}`;
 }
+// Every seat's chance of winning now, on the scoreboard (ui.chances, set by app.js for the
+// scoreboard of `key`: the /api/winprob answer `w` of its goal, whose `players` are in seat
+// order from the `mover`; or a `note` saying why there are none, an `error`, or `pending`): in
+// each player's row a bar and its number (the row's accessible name says it), in the folded
+// line too, and whether they are exact or near-optimal, with how far near-optimal chances were
+// measured from exact play a tap away. Drawn again in place when the answer comes.
 export function paintChances() {
   const ps = players();
   const g = S.game || {};
