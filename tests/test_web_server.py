@@ -651,6 +651,78 @@ def test_a_client_that_leaves_while_its_solve_waits_starts_no_solve(tmp_path: Pa
         stop_process(server)
 
 
+def _children(pid: int) -> set[int]:
+    """The processes `pid` started (Linux: /proc)."""
+    out: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            out |= {int(c) for c in (task / "children").read_text().split()}
+    return out
+
+
+def _nice(pid: int) -> int:
+    """A process's niceness (Linux: the 19th field of /proc/PID/stat); 0 once it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_server_asked_to_stop_ends_its_solve_at_once(
+        tmp_path: Path, sig: str, workers: int) -> None:
+    """A server asked to stop (SIGTERM, or Ctrl-C's SIGINT) while a request waited for a solve
+    waited for the solve, answered it, then stopped: 20 s here for two players at 5900,
+    minutes for a larger game (uvicorn waits for the requests in progress before the
+    application's shutdown, which ended the solve). Now the solve is ended at once: the
+    request is answered 503 (the server is stopping, here in French), and the server and every
+    process it started are gone; with one worker or two."""
+    import signal
+
+    server, base = _serving(tmp_path, "--workers", str(workers))
+    answer: list[tuple[int, dict[str, Any]]] = []
+
+    def ask() -> None:
+        request = urllib.request.Request(f"{base}/api/winprob?me=0&opp=0&variant=target=5900",
+                                         headers={"Accept-Language": "fr"})
+        try:
+            with urllib.request.urlopen(request, timeout=600) as r:
+                answer.append((r.status, json.load(r)))
+        except urllib.error.HTTPError as e:
+            answer.append((e.code, json.load(e)))
+
+    asking = threading.Thread(target=ask)
+    try:
+        asking.start()
+        deadline = time.monotonic() + 60
+        solving: set[int] = set()
+        while not solving:  # the solving process (of lower priority), started by the server
+            assert time.monotonic() < deadline and not answer, ("no solve started", answer)
+            workers_and_server = {server.pid} | _children(server.pid)
+            solving = {c for w in workers_and_server for c in _children(w)
+                       if _nice(c) > _nice(server.pid)}
+            time.sleep(0.1)
+        family = {server.pid} | _children(server.pid) | solving
+        time.sleep(1)  # the solve under way
+        server.send_signal(getattr(signal, sig))
+        server.wait(timeout=60)
+        asking.join(60)
+        assert len(answer) == 1, answer
+        status, body = answer[0]
+        assert status == 503 and body["kind"] == "solver_stopped", answer
+        assert body["values"]["stopping"] is True
+        assert body["error"] == f"Le serveur s'arrête{NBSP}: la table n'a pas été calculée", body
+        for pid in family:  # nothing of it runs on (an orphan adopted here is reaped)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+            assert not Path(f"/proc/{pid}").exists() or "Z" in Path(
+                f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0], pid
+    finally:
+        stop_process(server)
+        asking.join(60)
+
+
 def _serving(cache: Path, *args: str) -> tuple[subprocess.Popen[bytes], str]:
     """`sabords serve` (with `args`) on a free port and the cache directory `cache`, once it
     answers: the process and its base address."""

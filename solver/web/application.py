@@ -71,7 +71,7 @@ from .params import BadRequest, Endpoint, Limits
 from .queue import SolverBusy, answering
 from .settings import Settings
 from .solutions import GameTooLarge, Solutions, SolveRefused
-from .solving import SolverStopped
+from .solving import SolverStopped, stop_solves_on_exit
 from .words import language
 
 log = logging.getLogger("solver.web")
@@ -317,6 +317,7 @@ def create_app(settings: Settings | None = None, limits: Limits | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        stop_solves_on_exit()
         if settings.warm:
             try:
                 await run_in_threadpool(solutions.warm_up)

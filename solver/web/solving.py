@@ -24,7 +24,9 @@ the first solve; :meth:`SolverProcess.close` stops it with the server.
 from __future__ import annotations
 
 import os
+import signal
 import threading
+import weakref
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -49,9 +51,11 @@ class SolverStopped(SettingsError):
     """The solving process stopped before its table was solved (HTTP 503; the next solve
     starts a new one)."""
 
-    def __init__(self) -> None:
-        super().__init__("the server's solving process stopped before the table was solved "
-                         "(out of memory?): try again", subject="variant", kind="solver_stopped")
+    def __init__(self, stopping: bool = False) -> None:
+        super().__init__("the server is stopping: the table was not solved" if stopping else
+                         "the server's solving process stopped before the table was solved "
+                         "(out of memory?): try again", subject="variant", kind="solver_stopped",
+                         values={"stopping": stopping})
 
 
 def _start() -> None:
@@ -100,6 +104,40 @@ def _game_bytes(rules: Rules, players: int) -> tuple[bytes, dict[str, int]]:
     return pack_game(table), _who()
 
 
+_LIVE: weakref.WeakSet[SolverProcess] = weakref.WeakSet()
+"""The solving processes of this server process (:func:`stop_solves`)."""
+
+
+def stop_solves() -> None:
+    """The server is stopping: every solve of this process ended now, and none started after
+    (the requests that wait for one are answered 503 at once). Before, a server asked to stop
+    waited for the solve it was running, minutes for a large game, before it stopped."""
+    for solver in list(_LIVE):
+        solver.close(now=True)
+
+
+def stop_solves_on_exit() -> None:
+    """Where the server's signal handlers are (uvicorn's, for SIGINT and SIGTERM, installed
+    for the time it serves, then put back): each also ends the solves at once
+    (:func:`stop_solves`). uvicorn waits for the requests in progress before the
+    application's shutdown, so a request waiting for a solve kept a server asked to stop
+    running, and its solve with it. Called at the application's start-up (in the main thread;
+    elsewhere, as under a test client, nothing is done)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(sig)
+        if not callable(previous) or getattr(previous, "stops_solves", False):
+            continue
+
+        def handler(signum: int, frame: Any, previous: Any = previous) -> None:
+            threading.Thread(target=stop_solves, name="stop-solves", daemon=True).start()
+            previous(signum, frame)
+
+        handler.stops_solves = True  # type: ignore[attr-defined]
+        signal.signal(sig, handler)
+
+
 class SolverProcess:
     """One solving process of lower priority (module docstring), started at the first solve;
     thread-safe (the server's queue runs one solve at a time in it)."""
@@ -107,6 +145,9 @@ class SolverProcess:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
+        self.stopped = False
+        """Closed for good (:meth:`close` `now`: the server stops): no solve starts after."""
+        _LIVE.add(self)
         self.last: dict[str, int] = {}
         """The process of the last solve: its ``pid`` and ``nice``."""
         self.started = 0
@@ -115,6 +156,8 @@ class SolverProcess:
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
+            if self.stopped:
+                raise SolverStopped(stopping=True)
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"),
                                                  initializer=_start)
@@ -127,7 +170,7 @@ class SolverProcess:
             data, who = self._executor().submit(fn, *args).result()
         except BrokenProcessPool:  # killed (out of memory, a signal): the next solve restarts
             self.close()
-            raise SolverStopped() from None
+            raise SolverStopped(stopping=self.stopped) from None
         finally:
             self._busy -= 1
         self.last = who
@@ -152,10 +195,11 @@ class SolverProcess:
         return unpack_game(data, rules, players, source="the server's solving process")
 
     def close(self, *, now: bool = False) -> None:
-        """Stop the process (a new one starts at the next solve); `now`: without waiting for a
-        solve it is running (the server stops)."""
+        """Stop the process (a new one starts at the next solve); `now`: the server stops, a
+        solve it is running ended without waiting, and no solve started after."""
         with self._lock:
             pool, self._pool = self._pool, None
+            self.stopped = self.stopped or now
         if pool is None:
             return
         if now and self._busy:  # a solve running: ended (an idle process stops by itself)
@@ -166,4 +210,5 @@ class SolverProcess:
         pool.shutdown(wait=True)
 
 
-__all__ = ["KEEP_MB", "NICENESS", "SolverProcess", "SolverStopped"]
+__all__ = ["KEEP_MB", "NICENESS", "SolverProcess", "SolverStopped", "stop_solves",
+           "stop_solves_on_exit"]

@@ -171,7 +171,8 @@ FRENCH: dict[str, Words] = {
     "busy": lambda v, p: f"le serveur calcule déjà d'autres règles ({v.get('queued')} "
     f"calcul{'s' if v.get('queued') not in (0, 1) else ''} avant le vôtre) : réessayez dans "
     f"{v.get('retry_after')} s",
-    "solver_stopped": lambda v, p: "le calcul de la table s'est arrêté avant la fin (mémoire "
+    "solver_stopped": lambda v, p: "le serveur s'arrête : la table n'a pas été calculée"
+    if v.get("stopping") else "le calcul de la table s'est arrêté avant la fin (mémoire "
     "épuisée ?) : réessayez",
     "solve_off": lambda v, p: "ce serveur ne calcule pas de nouvelles tables : il ne répond "
     "qu'avec les règles dont il a les tables (les règles par défaut)",
