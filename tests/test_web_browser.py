@@ -240,8 +240,19 @@ class Page:
     def body(self) -> str:
         return self.text(self.d.find_element(self.By.TAG_NAME, "body"))
 
-    def buttons(self) -> list[Any]:
-        return [b for b in self.d.find_elements(self.By.TAG_NAME, "button") if b.is_displayed()]
+    def buttons(self, *starts: str) -> list[Any]:
+        """The visible buttons; with `starts`, only those whose label or text starts with one
+        of them, found in the page first (a look at every button costs two round trips a
+        button: a tenth of a second on a busy page)."""
+        if not starts:
+            return [b for b in self.d.find_elements(self.By.TAG_NAME, "button")
+                    if b.is_displayed()]
+        candidates = self.d.execute_script(
+            "const starts = arguments[0]; return [...document.querySelectorAll('button')]"
+            ".filter((b) => b.getClientRects().length && starts.some((s) =>"
+            " (b.getAttribute('aria-label') || b.innerText).replace(/[ \\t\\n\\r]+/g, ' ')"
+            ".trim().startsWith(s)))", list(starts))
+        return [b for b in candidates if b.is_displayed()]
 
     def button(self, name: str, enabled: bool = True) -> Any:
         """The one visible button whose accessible name (Chromium's) starts with `name`. The
@@ -266,7 +277,8 @@ class Page:
     def take(self, move: str) -> None:
         """Take the option whose move starts with `move` ("Stop", "Keep 3 monkeys")."""
         def find() -> Any:
-            found = [b for b in self.buttons() if b.accessible_name.startswith("Take option ")
+            found = [b for b in self.buttons("Take option ")
+                     if b.accessible_name.startswith("Take option ")
                      and b.accessible_name.split(": ", 1)[1].startswith(move)]
             return found[0] if found else None
         button = self.until(find, f"the option {move!r}")
@@ -836,7 +848,7 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
             region = page.text(page.region("Practice"))
             if "The game is over" in region:
                 break
-            moves = [b for b in page.buttons()
+            moves = [b for b in page.buttons("Stop", "Reroll the others")
                      if b.accessible_name in ("Stop", "Reroll the others")]
             if moves:
                 tiles = [b.accessible_name for b in page.region("Practice").find_elements(
@@ -854,7 +866,8 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
                 stop = page.button("Stop", enabled=False)
                 page.tap("Stop" if stop.is_enabled() else "Reroll the others")
                 continue
-            page.tap(next(b.accessible_name for b in page.buttons() if b.accessible_name in (
+            page.tap(next(b.accessible_name for b in page.buttons(*TURN_STARTS)
+                          if b.accessible_name in (
                 "Start: draw a card and roll", "Your turn: draw a card and roll",
                 "The solver's turn")))
         region = page.text(page.region("Practice"))
@@ -1108,7 +1121,8 @@ def test_a_double_tap_on_advise_plays_no_move(page: Page, browser: Any) -> None:
     start_turn(page)
     enter_dice(page, "kmmmpscc", FACES_EN)
     page.tap("Advise")
-    takes = [b for b in page.buttons() if b.accessible_name.startswith("Take option ")]
+    takes = [b for b in page.buttons("Take option ")
+             if b.accessible_name.startswith("Take option ")]
     seen = [rect(page, b) for b in takes]  # where the answer puts them
     page.tap("Undo the last entry")
     enter_dice(page, "kmmmpscc", FACES_EN)
@@ -1540,17 +1554,24 @@ def test_next_player_on_the_last_final_turn_ends_the_game(page: Page, browser: A
 # -- practice -----------------------------------------------------------------------------------
 
 
+TURN_STARTS = ("Start: draw a card and roll", "Your turn: draw a card and roll",
+               "The solver's turn")
+"""The practice's buttons that start a turn (the player's or the solver's)."""
+
+
 def practice_to_my_move(page: Page, *, may_end: bool = False) -> bool:
     """Practice: tap on (the start, the solver's turn, mine) until the player has a move
     (True), or, with `may_end`, until the game is over (False: the solver's turn ended it)."""
     for _ in range(40):
-        if [b for b in page.buttons() if b.accessible_name == "Reroll the others"]:
+        if [b for b in page.buttons("Reroll the others")
+                if b.accessible_name == "Reroll the others"]:
             return True
         over = "The game is over" in page.text(page.region("Practice"))
         if over and may_end:
             return False
         assert not over
-        page.tap(page.until(lambda: next((b.accessible_name for b in page.buttons()
+        page.tap(page.until(lambda: next((b.accessible_name for b in page.buttons(
+                                              *TURN_STARTS, "Reroll the others")
                                           if b.accessible_name in (
                                               "Start: draw a card and roll",
                                               "Your turn: draw a card and roll",
@@ -2162,7 +2183,7 @@ def take_option(page: Page, move: str) -> None:
     """Take the option whose move starts with `move` (English or French), every option shown
     first if it is not among the first ones."""
     def find() -> Any:
-        found = [b for b in page.buttons()
+        found = [b for b in page.buttons("Take option ", "Jouer l'option ")
                  if b.accessible_name.startswith(("Take option ", "Jouer l'option "))
                  and b.accessible_name.split(":", 1)[1].strip(f" {NBSP}").startswith(move)]
         return found[0] if found else None
