@@ -1057,15 +1057,16 @@ def test_an_unusable_cache_directory_answers_every_endpoint(
         monkeypatch.setenv(name, value)
     queries = ["/api/ev?card=none&variant=keep_one%3Doff",
                "/api/advise?card=none&dice=kkmmppsc&variant=keep_one%3Doff",
-               "/api/winprob?me=0&opp=0&variant=target%3D300",
-               "/api/rules?variant=target%3D300"]
+               "/api/winprob?me=0&opp=0&variant=target%3D100",
+               "/api/rules?variant=target%3D100"]
     with warnings.catch_warnings(record=True) as caught, \
             TestClient(create_app(Settings(warm=False, solve_process=False))) as c:
         warnings.simplefilter("always")
         statuses = [c.get(q).status_code for q in queries]
-        four = c.get("/api/winprob?me=0&opp=0&opp=0&opp=0&variant=target%3D200")
+        four = c.get("/api/winprob?me=0&opp=0&opp=0&opp=0&variant=target%3D100")
     assert statuses == [200] * len(queries)
-    # four players at 200 (solved on demand in seconds): answered, exactly, and not cached
+    # four players at 100 (solved on demand in a second or two, on the turn tables the two
+    # players' game solved just before): answered, exactly, and not cached
     assert four.status_code == 200 and four.json()["exact"] is True
     said = {str(w.message).split(": ", 1)[1] for w in caught
             if type(w.message).__name__ == "CacheWarning" and ".msgpack" in str(w.message)}
