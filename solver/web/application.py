@@ -40,7 +40,9 @@ answers 400 to a request whose ``Host`` is not one of them (DNS rebinding).
   the request watches its client: a client that has left is answered nothing, and the solve
   it waited for is not started (:class:`~solver.web.solutions.SolveQueue`). Tables are solved
   in a process of lower priority (:mod:`solver.web.solving`); a solving process that stopped
-  (out of memory) is a 503, and the next solve starts another.
+  (out of memory) is a 503, and the next solve starts another; a server asked to stop ends its
+  solve at once, and the request waiting for it is a 503 (:func:`solver.web.solving.
+  stop_solves_on_exit`).
 """
 
 from __future__ import annotations

@@ -202,20 +202,12 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8000, work
     if workers > 1:
         os.environ.update(settings_env(settings))
         uvicorn.run("solver.web:app", host=host, port=port, workers=workers,
-                    log_level=log_level, http=NoDelayH11Protocol,
-                    timeout_graceful_shutdown=GRACE_S)
+                    log_level=log_level, http=NoDelayH11Protocol)
         return
     from .application import create_app
 
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level,
-                http=NoDelayH11Protocol, timeout_graceful_shutdown=GRACE_S)
-
-
-GRACE_S = 5
-"""The most seconds a stopping server waits for the answers it is writing before it closes
-their connections. An answer waiting for a solve does not wait so long: the solve is ended as
-soon as the server is asked to stop (:func:`solver.web.solving.stop_solves_on_exit`), and the
-answer says so (503)."""
+                http=NoDelayH11Protocol)
 
 
 __all__ = ["NoDelayH11Protocol", "allowed_hosts", "check_port", "network_addresses", "phone_url",

@@ -18,7 +18,8 @@ solved in one process of its own (:class:`SolverProcess`):
   solve.
 
 The process is started (``spawn``: a fresh interpreter, never a fork of a threaded server) at
-the first solve; :meth:`SolverProcess.close` stops it with the server.
+the first solve; :meth:`SolverProcess.close` stops it with the server, and a server asked to
+stop (Ctrl-C, SIGTERM) ends the solve it runs at once (:func:`stop_solves_on_exit`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import os
 import signal
 import threading
 import weakref
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any
@@ -48,8 +49,8 @@ NICENESS = 10
 
 
 class SolverStopped(SettingsError):
-    """The solving process stopped before its table was solved (HTTP 503; the next solve
-    starts a new one)."""
+    """The solving process stopped before its table was solved (HTTP 503): killed (the next
+    solve starts a new one), or ended because the server is stopping (`stopping`)."""
 
     def __init__(self, stopping: bool = False) -> None:
         super().__init__("the server is stopping: the table was not solved" if stopping else
@@ -154,7 +155,11 @@ class SolverProcess:
         """Processes started so far."""
         self._busy = 0
 
-    def _executor(self) -> ProcessPoolExecutor:
+    def _submit(self, fn: Any, *args: Any) -> Future[Any]:
+        """`fn(*args)` sent to the process (started now if there is none), under the lock: a
+        stop that comes meanwhile waits until the process is there to be ended (before, a
+        stop in the milliseconds a new process took to start ended nothing, and the solve
+        ran on)."""
         with self._lock:
             if self.stopped:
                 raise SolverStopped(stopping=True)
@@ -162,15 +167,17 @@ class SolverProcess:
                 self._pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"),
                                                  initializer=_start)
                 self.started += 1
-            return self._pool
+            return self._pool.submit(fn, *args)
 
     def _run(self, fn: Any, *args: Any) -> bytes:
         self._busy += 1
         try:
-            data, who = self._executor().submit(fn, *args).result()
+            data, who = self._submit(fn, *args).result()
         except BrokenProcessPool:  # killed (out of memory, a signal): the next solve restarts
             self.close()
             raise SolverStopped(stopping=self.stopped) from None
+        except CancelledError:  # sent, not yet started, when the server stopped
+            raise SolverStopped(stopping=True) from None
         finally:
             self._busy -= 1
         self.last = who
