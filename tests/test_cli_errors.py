@@ -1033,6 +1033,10 @@ def test_a_full_cache_answers_and_warns_that_nothing_was_cached(full_fs: Path) -
                 if line.startswith("sabords: warning: ")]
     assert any("game-2.msgpack" in line and "No space left on device" in line
                for line in warnings), result.stderr
+    if "NUMBA_CACHE_DIR" in env:  # (the kernels compiled here, their cache full too)
+        assert f"sabords: warning: numba's compiled kernels could not be cached in " \
+            f"{env['NUMBA_CACHE_DIR']!r}: No space left on device; every run compiles them " \
+            "again" in warnings, result.stderr
     assert all("Traceback" not in line for line in result.stderr.splitlines())
 
 
