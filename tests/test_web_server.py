@@ -711,6 +711,7 @@ def test_a_server_asked_to_stop_ends_its_solve_at_once(
                        if b"spawn_main" in _cmdline(c)}
             time.sleep(0.1)
         family = _descendants(server.pid) | {server.pid}
+        names = {pid: _cmdline(pid).replace(b"\0", b" ")[:200] for pid in family}
         time.sleep(1)  # the solve under way
         server.send_signal(getattr(signal, sig))
         server.wait(timeout=60)
@@ -720,7 +721,6 @@ def test_a_server_asked_to_stop_ends_its_solve_at_once(
         assert status == 503 and body["kind"] == "solver_stopped", answer
         assert body["values"]["stopping"] is True
         assert body["error"] == f"Le serveur s'arrête{NBSP}: la table n'a pas été calculée", body
-        names = {pid: _cmdline(pid).replace(b"\0", b" ")[:200] for pid in family}
         deadline = time.monotonic() + 30
         while family:  # nothing of it runs on (an orphan adopted here is reaped)
             for pid in list(family):
