@@ -247,23 +247,23 @@ class Page:
         if not starts:
             return [b for b in self.d.find_elements(self.By.TAG_NAME, "button")
                     if b.is_displayed()]
-        candidates = self.d.execute_script(
+        return [b for b in self._laid_out(*starts) if b.is_displayed()]
+
+    def _laid_out(self, *starts: str) -> list[Any]:
+        """The buttons laid out whose label or text starts with one of `starts` (one round
+        trip)."""
+        return list(self.d.execute_script(
             "const starts = arguments[0]; return [...document.querySelectorAll('button')]"
             ".filter((b) => b.getClientRects().length && starts.some((s) =>"
             " (b.getAttribute('aria-label') || b.innerText).replace(/[ \\t\\n\\r]+/g, ' ')"
-            ".trim().startsWith(s)))", list(starts))
-        return [b for b in candidates if b.is_displayed()]
+            ".trim().startsWith(s)))", list(starts)))
 
     def button(self, name: str, enabled: bool = True) -> Any:
         """The one visible button whose accessible name (Chromium's) starts with `name`. The
         candidates are found in the page first, by their label or text, so that one look costs
         a few round trips, not one per button."""
         def find() -> Any:
-            candidates = self.d.execute_script(
-                "const name = arguments[0]; return [...document.querySelectorAll('button')]"
-                ".filter((b) => b.getClientRects().length && (b.getAttribute('aria-label') ||"
-                " b.innerText).replace(/[ \\t\\n\\r]+/g, ' ').trim().startsWith(name))", name)
-            found = [b for b in candidates if b.accessible_name.startswith(name)]
+            found = [b for b in self._laid_out(name) if b.accessible_name.startswith(name)]
             return (found[0] if len(found) == 1 and (found[0].is_enabled() or not enabled)
                     else None)
         return self.until(find, f"a button named {name!r}")
@@ -867,9 +867,7 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
                 page.tap("Stop" if stop.is_enabled() else "Reroll the others")
                 continue
             page.tap(next(b.accessible_name for b in page.buttons(*TURN_STARTS)
-                          if b.accessible_name in (
-                "Start: draw a card and roll", "Your turn: draw a card and roll",
-                "The solver's turn")))
+                          if b.accessible_name in TURN_STARTS))
         region = page.text(page.region("Practice"))
         assert "The game is over" in region, region
         practice = browser.execute_script(
@@ -1573,10 +1571,7 @@ def practice_to_my_move(page: Page, *, may_end: bool = False) -> bool:
         page.tap(page.until(lambda: next((b.accessible_name for b in page.buttons(
                                               *TURN_STARTS, "Reroll the others")
                                           if b.accessible_name in (
-                                              "Start: draw a card and roll",
-                                              "Your turn: draw a card and roll",
-                                              "The solver's turn")
-                                          or b.accessible_name == "Reroll the others"), None),
+                                              *TURN_STARTS, "Reroll the others")), None),
                             "a practice button"))
     raise AssertionError("no move of the player's in 40 taps")
 
