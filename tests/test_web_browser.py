@@ -1473,6 +1473,12 @@ def test_chances_that_did_not_come_are_asked_again_without_a_tap(
         "Asked again in 30\u00a0s.")
     time.sleep(1.5)
     assert not drawn()  # (waiting for the time the server said)
+    # the seconds left count down (the note is no live region: nothing read aloud each second)
+    assert note.get_attribute("textContent") in (
+        "No chances of winning shown. The server is busy solving other rules. "
+        f"Asked again in {s}\u00a0s." for s in (28, 29)), note.get_attribute("textContent")
+    assert not note.get_attribute("aria-live") and not browser.execute_script(
+        "return !!arguments[0].closest('[aria-live], [role=status], [role=alert]')", note)
     browser.execute_script("window.dispatchEvent(new Event('online'))")
     page.until(drawn, "the chances asked again once online")
     assert len(shown_chances(page, "en") or []) == 4

@@ -56,12 +56,20 @@ function askScores(key, winOk) {
 // after 1, 2, 4 ... 32 s (at least the server's Retry-After), and at once when the device comes
 // back online. Meanwhile the failure stays said, with when it is asked again; when the answer
 // comes, the note's place stays (empty) until the scoreboard changes: nothing moves with no
-// tap. (Before: nothing was asked again until the player tapped.)
+// tap. (Before: nothing was asked again until the player tapped.) The note's "in N s" counts
+// down, once a second: the note is no live region, so nothing is read aloud as it counts; a
+// screen reader that reads the note reads the seconds left.
 const CHANCES_RETRIES = 6;
-let chancesAgain = null;  // { key, attempt, error, again, timer }: the failure and its retry
+let chancesAgain = null;  // { key, attempt, error, again, timer, tick }: the failure and its retry
 function noRetry() {
-  if (chancesAgain) clearTimeout(chancesAgain.timer);
+  if (chancesAgain) { clearTimeout(chancesAgain.timer); clearInterval(chancesAgain.tick); }
   chancesAgain = null;
+}
+function countDown() {
+  const c = ui.chances;
+  if (!chancesAgain || !c || !c.due || c.key !== chancesAgain.key) return;
+  const note = chancesNote(c);
+  if ($("chances-note").textContent !== t(note)) say("chances-note", note);
 }
 function chancesFailed(key, e, again) {
   // (one request shares its failure with every render that asked meanwhile: counted once)
@@ -73,14 +81,17 @@ function chancesFailed(key, e, again) {
   if (unanswered) {  // (after the last retry, only the device's return online asks again)
     wait = attempt < CHANCES_RETRIES ? Math.max(e.retryAfter || 0, 2 ** attempt) : null;
     const timer = wait && setTimeout(() => retryChances(key), 1000 * wait);
-    chancesAgain = { key, attempt, error: e, again, timer };
+    const tick = wait && wait > 1 ? setInterval(countDown, 1000) : null;
+    chancesAgain = { key, attempt, error: e, again, timer, tick };
   }
   const why = e.kind === "busy" ? W.chancesBusy : capital(e.message || String(e));
-  showChances({ key, error: why, again: wait });
+  showChances({ key, error: why, again: wait, due: wait ? Date.now() + 1000 * wait : null });
 }
 function retryChances(key) {
   if (!chancesAgain || chancesAgain.key !== key || boardKey() !== key || S.mode !== "table") return;
   chancesAgain.timer = null;
+  clearInterval(chancesAgain.tick);
+  chancesAgain.tick = null;
   chancesAgain.again();
 }
 function chancesOnline() {

@@ -111,11 +111,13 @@ export function renderBoard() {
 }
 
 // Why no chance is shown: the scoreboard's chances `c` (app.js): none to come, or a failure
-// (a sentence of its own) and when it is asked again.
+// (a sentence of its own) and when it is asked again: the seconds left until `c.due` (at least
+// 1: at 0 it is being asked), else `c.again`.
 export function chancesNote(c) {
   if (c.note || !c.error) return c.note || "";
   const why = /[.!?…]$/.test(c.error) ? c.error : `${c.error}.`;
-  return `${W.chancesFailed(why)}${c.again ? ` ${W.chancesAgain(c.again)}` : ""}`;
+  const left = c.due ? Math.min(c.again, Math.max(1, Math.ceil((c.due - Date.now()) / 1000))) : c.again;
+  return `${W.chancesFailed(why)}${c.again ? ` ${W.chancesAgain(left)}` : ""}`;
 }
 // Every seat's chance of winning now, on the scoreboard (ui.chances, set by app.js for the
 // scoreboard of `key`: the /api/winprob answer `w` of its goal, whose `players` are in seat
