@@ -7,10 +7,17 @@ answer reads them.
     python scripts/measure_reduced.py games --players 5 --games 20000 --chunk 1000 --resume --write
     python scripts/measure_reduced.py games --players 4 --start 2000,2000,2000,5900 --seed 4242
     python scripts/measure_reduced.py down [--sample 20000]
+    python scripts/measure_reduced.py ahead --players 5 [--jobs 2]
 
 ``down``: the method one player down where the truth is known at the default target: three
 players from the pairs alone (solver/game/estimate.py) against the committed three-player
 table, the chances shown at a fixed sample of the states of every phase.
+
+``ahead``: where the chances shown at 6000 miss the games (a diagnosis, never stored): at the
+games' states, every seat's chance shown (the mover's turn solved one ahead, its endings
+valued by the estimate) and valued two ahead (each ending of normal play valued by the next
+mover's turn solved on the estimate, as the chance shown at that state is), against the win
+rates of the games stored in the --out file.
 
 ``exact``: against the exact table of the game (DIR holds the tables of 2, 3 and the players,
 `sabords solve-game --players N --variant ... --out DIR`): the chances shown at every state of
@@ -90,6 +97,76 @@ def down(args: argparse.Namespace) -> dict[str, object]:
     loss = measure_loss(three, None, two, jobs=args.jobs, play=False, sample=args.sample,
                         progress=lambda s: say(f"{time.perf_counter() - t0:7.0f} s  {s}"))
     return {"kind": "down", "sample": args.sample, **loss.as_dict()}
+
+
+def _ahead_once(players: int, start: tuple[int, ...]) -> dict[str, Any]:
+    """`ahead`'s row of one state: the chances shown, and two ahead (module doc)."""
+    import numpy as np
+
+    from solver.game.seats import NORMAL
+    from solver.rules import Rules
+    from solver.rules.standing import Standing
+    from solver.tables.game import game_of
+
+    rules = Rules()
+    game = game_of(rules, players)
+    t0 = time.perf_counter()
+    shown = game.chances(Standing.of(rules, start[0], start[1:])).seats
+    t1 = time.perf_counter()
+    ahead = copy.copy(game)
+    ahead.estimate = copy.copy(game.estimate)
+    plain, seats = game.estimate.rows, game.seats
+    lo, phase = seats.offset(NORMAL), seats.phases[NORMAL]
+    valued: list[int] = []
+
+    def rows(rows: Any, *, shift: bool = True) -> Any:
+        """The estimate's chances at rows of ``Z``, those of normal play one ahead."""
+        rows = np.asarray(rows, dtype=np.int64).ravel()
+        out = plain(rows, shift=shift)
+        sel = np.flatnonzero((rows >= lo) & (rows < lo + phase.size))
+        unique, back = np.unique(rows[sel], return_inverse=True)
+        units = phase.decode(unique - lo) * (rules.target // seats.n)
+        one = np.array([game.chances(Standing.of(rules, int(t[0]), [int(x) for x in t[1:]])).seats
+                        for t in units.tolist()]).reshape(-1, players)
+        out[sel] = one[back.reshape(-1)]
+        valued.append(int(unique.shape[0]))
+        return out
+
+    ahead.estimate.rows = rows  # type: ignore[method-assign]
+    two = ahead.chances(Standing.of(rules, start[0], start[1:])).seats
+    return {"start": list(start), "shown": list(shown), "two_ahead": list(two),
+            "states_valued_one_ahead": sum(valued), "seconds": [t1 - t0,
+                                                                 time.perf_counter() - t1]}
+
+
+def ahead(args: argparse.Namespace) -> dict[str, object]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from solver.rules import Rules
+
+    starts = [(0,) * args.players, *MIDGAME[args.players]]
+    rules = Rules()
+    stored = _stored(args.out, ("games", args.players, rules.target, rules.ties)) or {}
+    won = {tuple(st["start"]): st for st in stored.get("states", [])}
+    if args.jobs == 1:
+        rows = [_ahead_once(args.players, start) for start in starts]
+    else:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            rows = list(pool.map(_ahead_once, [args.players] * len(starts), starts))
+    for row in rows:
+        games = won.get(tuple(row["start"]))
+        row["games"] = None if games is None else games["games"]
+        for key in ("rate", "ci95"):
+            row[key] = None if games is None else [seat[key] for seat in games["seats"]]
+        for how in ("shown", "two_ahead"):
+            row[f"{how}_inside"] = None if games is None else sum(
+                lo <= x <= hi for x, (lo, hi) in zip(row[how], row["ci95"], strict=True))
+            row[f"{how}_widest_gap"] = None if games is None else max(
+                abs(x - r) for x, r in zip(row[how], row["rate"], strict=True))
+        say(f"{row['start']}: shown {[round(100 * x, 2) for x in row['shown']]}, two ahead "
+            f"{[round(100 * x, 2) for x in row['two_ahead']]}"
+            + ("" if games is None else f", won {[round(100 * x, 2) for x in row['rate']]}"))
+    return {"kind": "ahead", "players": args.players, "target": rules.target, "states": rows}
 
 
 CHUNK_SEED = 1000
@@ -328,7 +405,10 @@ def main() -> None:
     three = sub.add_parser("down")
     three.add_argument("--sample", type=int, default=20_000)
     three.add_argument("--jobs", type=int, default=2, help="processes")
-    for p in (one, two, three):
+    four = sub.add_parser("ahead")
+    four.add_argument("--players", type=int, required=True, choices=(4, 5))
+    four.add_argument("--jobs", type=int, default=2, help="processes (the states in parallel)")
+    for p in (one, two, three, four):
         p.add_argument("--write", action="store_true")
         p.add_argument("--out", type=Path, default=OUT,
                        help="the file --write and --resume use (default: %(default)s)")
@@ -357,6 +437,10 @@ def main() -> None:
             entry = games(args, old, save=save)
         except Refused as e:
             parser.error(str(e))
+    elif args.what == "ahead":
+        if args.write:
+            parser.error("ahead is a diagnosis: nothing of it is stored (no --write)")
+        entry = ahead(args)
     else:
         entry = {"exact": exact, "down": down}[args.what](args)
     print(json.dumps(entry, indent=1))
@@ -375,7 +459,7 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         if getattr(args, name, None) is not None and getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} is a number of states from 1, "
                          f"not {getattr(args, name)}")
-    if args.write or getattr(args, "resume", False):
+    if args.write or getattr(args, "resume", False) or args.what == "ahead":
         out: Path = args.out
         if out.is_dir():
             parser.error(f"--out is a folder, not a file: {out}")

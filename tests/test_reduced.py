@@ -496,3 +496,59 @@ def test_answers_carry_a_games_entry_without_its_bookkeeping() -> None:
              "states": [{"games": 5, "chunks": [{"seed": 1}], "seats": []}]}
     assert _without_chunks(entry) == {"kind": "games", "inside": 3,
                                       "states": [{"games": 5, "seats": []}]}
+
+
+def test_ahead_sets_each_state_against_its_games_and_stores_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`measure_reduced.py ahead` (a diagnosis): the chances shown and two ahead at the games'
+    states, each against the stored games' rates and intervals; --write is refused in one line,
+    and so is an --out that cannot be read."""
+    import json
+    import sys
+
+    m = _measure_script()
+    out = tmp_path / "games.json"
+    start4 = [(0, 0, 0, 0), *m.MIDGAME[4]]
+    states = [{"start": list(s), "games": 100, "seed": 1, "turns": 20.0,
+               "seats": [{"shown": 0.25, "rate": 0.25, "ci95": [0.2, 0.3], "inside": True}] * 4}
+              for s in start4[1:]]  # (the start's games not stored: its row says None)
+    out.write_text(json.dumps({"measured": [{"kind": "games", "players": 4, "target": 6000,
+                                             "ties": "shared", "states": states}]}),
+                   encoding="utf-8")
+
+    def once(players: int, start: tuple[int, ...]) -> dict:
+        assert players == 4
+        return {"start": list(start), "shown": [0.25, 0.25, 0.25, 0.25],
+                "two_ahead": [0.31, 0.23, 0.23, 0.23], "states_valued_one_ahead": 3,
+                "seconds": [0.1, 1.0]}
+
+    monkeypatch.setattr(m, "_ahead_once", once)
+
+    def run(*args: str) -> int:
+        monkeypatch.setattr(sys, "argv", ["measure_reduced.py", "ahead", "--players", "4",
+                                          "--out", str(out), *args])
+        try:
+            m.main()
+        except SystemExit as e:
+            return int(e.code or 0)
+        return 0
+
+    assert run("--jobs", "1") == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["kind"] == "ahead" and [r["start"] for r in got["states"]] == \
+        [list(s) for s in start4]
+    first, *rest = got["states"]
+    assert first["games"] is None and first["shown_inside"] is None
+    for row in rest:
+        assert row["games"] == 100 and row["rate"] == [0.25] * 4
+        assert row["shown_inside"] == 4 and row["two_ahead_inside"] == 3  # 0.31 is outside
+        assert row["shown_widest_gap"] == 0.0
+        assert abs(row["two_ahead_widest_gap"] - 0.06) < 1e-12
+    before = out.read_bytes()
+    assert run("--jobs", "1", "--write") == 2
+    assert "nothing of it is stored" in capsys.readouterr().err
+    assert out.read_bytes() == before
+    out.write_text("[1, 2]", encoding="utf-8")
+    assert run("--jobs", "1") == 2
+    assert "cannot read" in capsys.readouterr().err
