@@ -106,10 +106,14 @@ def _ahead_once(players: int, start: tuple[int, ...]) -> dict[str, Any]:
     from solver.game.seats import NORMAL
     from solver.rules import Rules
     from solver.rules.standing import Standing
-    from solver.tables.game import game_of
+    from solver.strategy.measure import endings_of
+    from solver.tables.game import game_of, read_game
+    from solver.tables.paths import committed_dir
 
     rules = Rules()
     game = game_of(rules, players)
+    two_table, three_table = (read_game(committed_dir(), rules, 2),
+                              read_game(committed_dir(), rules, 3))
     t0 = time.perf_counter()
     shown = game.chances(Standing.of(rules, start[0], start[1:])).seats
     t1 = time.perf_counter()
@@ -120,14 +124,14 @@ def _ahead_once(players: int, start: tuple[int, ...]) -> dict[str, Any]:
     valued: list[int] = []
 
     def rows(rows: Any, *, shift: bool = True) -> Any:
-        """The estimate's chances at rows of ``Z``, those of normal play one ahead."""
+        """The estimate's chances at rows of ``Z``, those of normal play one ahead (the
+        chances shown there, every state's turn in one batch: what `measure_reduced.py
+        exact` computes; `winprob` at one of those states shows the same)."""
         rows = np.asarray(rows, dtype=np.int64).ravel()
         out = plain(rows, shift=shift)
         sel = np.flatnonzero((rows >= lo) & (rows < lo + phase.size))
         unique, back = np.unique(rows[sel], return_inverse=True)
-        units = phase.decode(unique - lo) * (rules.target // seats.n)
-        one = np.array([game.chances(Standing.of(rules, int(t[0]), [int(x) for x in t[1:]])).seats
-                        for t in units.tolist()]).reshape(-1, players)
+        _, one = endings_of(game, two_table, three_table, NORMAL, unique - lo, chances=True)
         out[sel] = one[back.reshape(-1)]
         valued.append(int(unique.shape[0]))
         return out
