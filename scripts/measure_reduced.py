@@ -8,6 +8,7 @@ answer reads them.
     python scripts/measure_reduced.py games --players 4 --start 2000,2000,2000,5900 --seed 4242
     python scripts/measure_reduced.py down [--sample 20000]
     python scripts/measure_reduced.py ahead --players 5 [--jobs 2]
+    python scripts/measure_reduced.py ahead --down [--sample 2000]
 
 ``down``: the method one player down where the truth is known at the default target: three
 players from the pairs alone (solver/game/estimate.py) against the committed three-player
@@ -17,7 +18,8 @@ table, the chances shown at a fixed sample of the states of every phase.
 games' states, every seat's chance shown (the mover's turn solved one ahead, its endings
 valued by the estimate) and valued two ahead (each ending of normal play valued by the next
 mover's turn solved on the estimate, as the chance shown at that state is), against the win
-rates of the games stored in the --out file.
+rates of the games stored in the --out file; with --down, one player down (as ``down``) at a
+sample of normal play, one ahead and two ahead against the exact three-player table.
 
 ``exact``: against the exact table of the game (DIR holds the tables of 2, 3 and the players,
 `sabords solve-game --players N --variant ... --out DIR`): the chances shown at every state of
@@ -143,10 +145,63 @@ def _ahead_once(players: int, start: tuple[int, ...]) -> dict[str, Any]:
                                                                  time.perf_counter() - t1]}
 
 
+def _down_ahead(sample: int, jobs: int) -> dict[str, Any]:
+    """`ahead --down`: one player down (three from the pairs alone), at a fixed sample of the
+    states of normal play, the chances shown one ahead and two ahead against the exact
+    three-player table, every seat (the mover's turn the method's, its endings of normal play
+    valued one ahead, in one batch)."""
+    from dataclasses import asdict
+
+    import numpy as np
+
+    from solver.game.model import game_model
+    from solver.game.seats import NORMAL
+    from solver.rules import Rules
+    from solver.strategy.measure import Off, _method, endings_of
+    from solver.tables.game import read_game
+    from solver.tables.paths import committed_dir
+
+    rules = Rules()
+    two, three = read_game(committed_dir(), rules, 2), read_game(committed_dir(), rules, 3)
+    seats, lo = three.seats, three.seats.offset(NORMAL)
+    phase = seats.phases[NORMAL]
+    rng = np.random.default_rng(2026)  # the sample of `measure_reduced.py down`'s first phase
+    index = np.sort(rng.choice(phase.size, min(sample, phase.size), replace=False))
+    t0 = time.perf_counter()
+    ends, one = endings_of(three, None, two, NORMAL, index, chances=True, jobs=jobs)
+    t1 = time.perf_counter()
+    method = _method(None, two, 3)
+    points, island = method.seats.successors(NORMAL, index)
+    rows = np.concatenate([points.ravel(), island.ravel()])
+    values = method.estimate.rows(rows, shift=False)  # (as successor_values: not raced)
+    sel = np.flatnonzero((rows >= lo) & (rows < lo + phase.size))
+    unique, back = np.unique(rows[sel], return_inverse=True)
+    say(f"{index.shape[0]:,} states, {unique.shape[0]:,} after them valued one ahead")
+    _, next_one = endings_of(three, None, two, NORMAL, unique - lo, chances=True, jobs=jobs)
+    values[sel] = next_one[back.reshape(-1)]
+    values = np.roll(values, 1, axis=1)  # the next state's seat j is this one's j + 1
+    cut = points.size
+    gm = game_model(rules, three.n_dice)
+    two_ahead = np.einsum("sk,ksn->sn", ends[:, :-1], values[:cut].reshape(*points.shape, 3))
+    two_ahead[:, 0] += ends[:, -1]
+    two_ahead += np.einsum("d,dsn->sn", gm.island_deductions(),
+                           values[cut:].reshape(*island.shape, 3))
+    exact = np.asarray(three.stacked()[lo + index])
+    totals = phase.decode(index)
+    return {"kind": "ahead", "down": True, "sample": int(index.shape[0]),
+            "valued_one_ahead": int(unique.shape[0]),
+            "one_ahead": asdict(Off.of(np.asarray(one), exact, totals)),
+            "two_ahead": asdict(Off.of(two_ahead, exact, totals)),
+            "seconds": [t1 - t0, time.perf_counter() - t1]}
+
+
 def ahead(args: argparse.Namespace) -> dict[str, object]:
     from concurrent.futures import ProcessPoolExecutor
 
     from solver.rules import Rules
+
+    if args.down:
+        return _down_ahead(args.sample, args.jobs)
 
     starts = [(0,) * args.players, *MIDGAME[args.players]]
     rules = Rules()
@@ -410,8 +465,12 @@ def main() -> None:
     three.add_argument("--sample", type=int, default=20_000)
     three.add_argument("--jobs", type=int, default=2, help="processes")
     four = sub.add_parser("ahead")
-    four.add_argument("--players", type=int, required=True, choices=(4, 5))
+    four.add_argument("--players", type=int, default=None, choices=(4, 5))
     four.add_argument("--jobs", type=int, default=2, help="processes (the states in parallel)")
+    four.add_argument("--down", action="store_true",
+                      help="one player down: three from the pairs, against the exact table")
+    four.add_argument("--sample", type=int, default=2000,
+                      help="with --down: the states of normal play measured (a fixed sample)")
     for p in (one, two, three, four):
         p.add_argument("--write", action="store_true")
         p.add_argument("--out", type=Path, default=OUT,
@@ -444,6 +503,8 @@ def main() -> None:
     elif args.what == "ahead":
         if args.write:
             parser.error("ahead is a diagnosis: nothing of it is stored (no --write)")
+        if (args.players is None) != args.down:
+            parser.error("ahead needs --players 4 or 5, or --down (three from the pairs)")
         entry = ahead(args)
     else:
         entry = {"exact": exact, "down": down}[args.what](args)

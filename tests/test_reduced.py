@@ -552,3 +552,43 @@ def test_ahead_sets_each_state_against_its_games_and_stores_nothing(
     out.write_text("[1, 2]", encoding="utf-8")
     assert run("--jobs", "1") == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_ahead_down_measures_both_depths_against_the_exact_table(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`ahead --down`: three players from the pairs alone at a sample of normal play, the
+    chances one ahead and two ahead against the committed three-player table; one ahead is
+    what `measure_reduced.py down` measures at the same states."""
+    import json
+    import sys
+
+    import numpy as np
+
+    from solver.game.seats import NORMAL
+    from solver.rules import Rules
+    from solver.strategy.measure import endings_of
+    from solver.tables.game import read_game
+    from solver.tables.paths import committed_dir
+
+    m = _measure_script()
+    monkeypatch.setattr(sys, "argv", ["measure_reduced.py", "ahead", "--down", "--sample", "5",
+                                      "--jobs", "1"])
+    m.main()
+    got = json.loads(capsys.readouterr().out)
+    assert got["down"] and got["sample"] == 5 and got["valued_one_ahead"] > 5
+    rules = Rules()
+    two, three = read_game(committed_dir(), rules, 2), read_game(committed_dir(), rules, 3)
+    phase = three.seats.phases[NORMAL]
+    index = np.sort(np.random.default_rng(2026).choice(phase.size, 5, replace=False))
+    _, one = endings_of(three, None, two, NORMAL, index, chances=True)
+    exact = np.asarray(three.stacked()[three.seats.offset(NORMAL) + index])
+    assert got["one_ahead"]["worst"] == float(np.abs(one - exact).max())
+    for depth in ("one_ahead", "two_ahead"):
+        off = got[depth]
+        assert off["states"] == 5 and 0 < off["mean"] <= off["worst"] < 0.2
+        assert len(off["worst_state"]) == 4 and len(off["by_seat"]) == 3
+    assert got["two_ahead"]["worst"] != got["one_ahead"]["worst"]
+    monkeypatch.setattr(sys, "argv", ["measure_reduced.py", "ahead"])
+    with pytest.raises(SystemExit) as e:
+        m.main()
+    assert e.value.code == 2 and "--players 4 or 5, or --down" in capsys.readouterr().err
