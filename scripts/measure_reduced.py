@@ -9,6 +9,7 @@ answer reads them.
     python scripts/measure_reduced.py down [--sample 20000]
     python scripts/measure_reduced.py ahead --players 5 [--jobs 2]
     python scripts/measure_reduced.py ahead --down [--sample 2000]
+    python scripts/measure_reduced.py ahead --players 5 --variant target=500 --tables DIR
 
 ``down``: the method one player down where the truth is known at the default target: three
 players from the pairs alone (solver/game/estimate.py) against the committed three-player
@@ -19,7 +20,8 @@ games' states, every seat's chance shown (the mover's turn solved one ahead, its
 valued by the estimate) and valued two ahead (each ending of normal play valued by the next
 mover's turn solved on the estimate, as the chance shown at that state is), against the win
 rates of the games stored in the --out file; with --down, one player down (as ``down``) at a
-sample of normal play, one ahead and two ahead against the exact three-player table.
+sample of normal play, one ahead and two ahead against the exact three-player table; with
+--variant (e.g. target=500), the same against the exact table of --players under those rules.
 
 ``exact``: against the exact table of the game (DIR holds the tables of 2, 3 and the players,
 `sabords solve-game --players N --variant ... --out DIR`): the chances shown at every state of
@@ -145,50 +147,51 @@ def _ahead_once(players: int, start: tuple[int, ...]) -> dict[str, Any]:
                                                                  time.perf_counter() - t1]}
 
 
-def _down_ahead(sample: int, jobs: int) -> dict[str, Any]:
-    """`ahead --down`: one player down (three from the pairs alone), at a fixed sample of the
-    states of normal play, the chances shown one ahead and two ahead against the exact
-    three-player table, every seat (the mover's turn the method's, its endings of normal play
-    valued one ahead, in one batch)."""
+def _exact_ahead(big: Any, two: Any, three: Any, sample: int | None,
+                 jobs: int) -> dict[str, Any]:
+    """`ahead --down` or `--variant`: the method on the tables `two` and `three` (`two` None:
+    one player down, three from the pairs) against the exact table `big` of its players, at
+    every state of normal play or a fixed sample of `sample`, every seat's chance one ahead and
+    two ahead (the mover's turn the method's, its endings of normal play valued one ahead, in
+    one batch)."""
     from dataclasses import asdict
 
     import numpy as np
 
     from solver.game.model import game_model
     from solver.game.seats import NORMAL
-    from solver.rules import Rules
     from solver.strategy.measure import Off, _method, endings_of
-    from solver.tables.game import read_game
-    from solver.tables.paths import committed_dir
 
-    rules = Rules()
-    two, three = read_game(committed_dir(), rules, 2), read_game(committed_dir(), rules, 3)
-    seats, lo = three.seats, three.seats.offset(NORMAL)
+    players = big.players
+    seats, lo = big.seats, big.seats.offset(NORMAL)
     phase = seats.phases[NORMAL]
     rng = np.random.default_rng(2026)  # the sample of `measure_reduced.py down`'s first phase
-    index = np.sort(rng.choice(phase.size, min(sample, phase.size), replace=False))
+    index = (np.arange(phase.size, dtype=np.int64) if sample is None or sample >= phase.size
+             else np.sort(rng.choice(phase.size, sample, replace=False)))
     t0 = time.perf_counter()
-    ends, one = endings_of(three, None, two, NORMAL, index, chances=True, jobs=jobs)
+    ends, one = endings_of(big, two, three, NORMAL, index, chances=True, jobs=jobs)
     t1 = time.perf_counter()
-    method = _method(None, two, 3)
+    method = _method(two, three, players)
     points, island = method.seats.successors(NORMAL, index)
     rows = np.concatenate([points.ravel(), island.ravel()])
     values = method.estimate.rows(rows, shift=False)  # (as successor_values: not raced)
     sel = np.flatnonzero((rows >= lo) & (rows < lo + phase.size))
     unique, back = np.unique(rows[sel], return_inverse=True)
     say(f"{index.shape[0]:,} states, {unique.shape[0]:,} after them valued one ahead")
-    _, next_one = endings_of(three, None, two, NORMAL, unique - lo, chances=True, jobs=jobs)
+    _, next_one = endings_of(big, two, three, NORMAL, unique - lo, chances=True, jobs=jobs)
     values[sel] = next_one[back.reshape(-1)]
     values = np.roll(values, 1, axis=1)  # the next state's seat j is this one's j + 1
     cut = points.size
-    gm = game_model(rules, three.n_dice)
-    two_ahead = np.einsum("sk,ksn->sn", ends[:, :-1], values[:cut].reshape(*points.shape, 3))
+    gm = game_model(big.rules, big.n_dice)
+    two_ahead = np.einsum("sk,ksn->sn", ends[:, :-1],
+                          values[:cut].reshape(*points.shape, players))
     two_ahead[:, 0] += ends[:, -1]
     two_ahead += np.einsum("d,dsn->sn", gm.island_deductions(),
-                           values[cut:].reshape(*island.shape, 3))
-    exact = np.asarray(three.stacked()[lo + index])
+                           values[cut:].reshape(*island.shape, players))
+    exact = np.asarray(big.stacked()[lo + index])
     totals = phase.decode(index)
-    return {"kind": "ahead", "down": True, "sample": int(index.shape[0]),
+    return {"kind": "ahead", "down": two is None, "players": players,
+            "target": big.rules.target, "sample": int(index.shape[0]),
             "valued_one_ahead": int(unique.shape[0]),
             "one_ahead": asdict(Off.of(np.asarray(one), exact, totals)),
             "two_ahead": asdict(Off.of(two_ahead, exact, totals)),
@@ -200,8 +203,20 @@ def ahead(args: argparse.Namespace) -> dict[str, object]:
 
     from solver.rules import Rules
 
-    if args.down:
-        return _down_ahead(args.sample, args.jobs)
+    if args.down or args.variant:
+        from solver.rules import rules_with
+        from solver.tables.game import read_game
+        from solver.tables.paths import committed_dir, game_default_dir
+
+        if args.down:
+            rules = Rules()
+            two, three = (read_game(committed_dir(), rules, 2),
+                          read_game(committed_dir(), rules, 3))
+            return _exact_ahead(three, None, two, args.sample, args.jobs)
+        rules = rules_with(args.variant)
+        tables = args.tables or game_default_dir(rules)
+        return _exact_ahead(read_game(tables, rules, args.players), read_game(tables, rules, 2),
+                            read_game(tables, rules, 3), args.sample, args.jobs)
 
     starts = [(0,) * args.players, *MIDGAME[args.players]]
     rules = Rules()
@@ -469,8 +484,15 @@ def main() -> None:
     four.add_argument("--jobs", type=int, default=2, help="processes (the states in parallel)")
     four.add_argument("--down", action="store_true",
                       help="one player down: three from the pairs, against the exact table")
-    four.add_argument("--sample", type=int, default=2000,
-                      help="with --down: the states of normal play measured (a fixed sample)")
+    four.add_argument("--sample", type=int, default=None,
+                      help="with --down or --variant: the states of normal play measured (a "
+                           "fixed sample; default: 2000 with --down, else every state)")
+    four.add_argument("--variant", action="append", default=[],
+                      help="against the exact table of --players under these rules (e.g. "
+                           "target=500) instead of the games at 6000")
+    four.add_argument("--tables", type=Path, default=None,
+                      help="with --variant: the exact tables' directory (default: where "
+                           "`sabords` finds them)")
     for p in (one, two, three, four):
         p.add_argument("--write", action="store_true")
         p.add_argument("--out", type=Path, default=OUT,
@@ -505,6 +527,10 @@ def main() -> None:
             parser.error("ahead is a diagnosis: nothing of it is stored (no --write)")
         if (args.players is None) != args.down:
             parser.error("ahead needs --players 4 or 5, or --down (three from the pairs)")
+        if args.down and args.variant:
+            parser.error("--down is at the default rules: no --variant")
+        if args.down and args.sample is None:
+            args.sample = 2000
         entry = ahead(args)
     else:
         entry = {"exact": exact, "down": down}[args.what](args)
