@@ -588,7 +588,9 @@ def test_ahead_down_measures_both_depths_against_the_exact_table(
         assert off["states"] == 5 and 0 < off["mean"] <= off["worst"] < 0.2
         assert len(off["worst_state"]) == 4 and len(off["by_seat"]) == 3
     assert got["two_ahead"]["worst"] != got["one_ahead"]["worst"]
-    monkeypatch.setattr(sys, "argv", ["measure_reduced.py", "ahead"])
-    with pytest.raises(SystemExit) as e:
-        m.main()
-    assert e.value.code == 2 and "--players 4 or 5, or --down" in capsys.readouterr().err
+    for args, words in ((["ahead"], "--players 4 or 5, or --down"),
+                        (["ahead", "--down", "--variant", "target=500"], "no --variant")):
+        monkeypatch.setattr(sys, "argv", ["measure_reduced.py", *args])
+        with pytest.raises(SystemExit) as e:
+            m.main()
+        assert e.value.code == 2 and words in capsys.readouterr().err
