@@ -152,8 +152,10 @@ def _exact_ahead(big: Any, two: Any, three: Any, sample: int | None,
     """`ahead --down` or `--variant`: the method on the tables `two` and `three` (`two` None:
     one player down, three from the pairs) against the exact table `big` of its players, at
     every state of normal play or a fixed sample of `sample`, every seat's chance one ahead and
-    two ahead (the mover's turn the method's, its endings of normal play valued one ahead, in
-    one batch)."""
+    two ahead: the mover's turn the method's (one ahead, as it plays), its endings of normal
+    play valued one ahead, in one batch. (At the games' states, :func:`_ahead_once` solves the
+    mover's turn again on the values two ahead, where its chances are shown: nearly the same,
+    not the same.)"""
     from dataclasses import asdict
 
     import numpy as np
@@ -165,7 +167,7 @@ def _exact_ahead(big: Any, two: Any, three: Any, sample: int | None,
     players = big.players
     seats, lo = big.seats, big.seats.offset(NORMAL)
     phase = seats.phases[NORMAL]
-    rng = np.random.default_rng(2026)  # the sample of `measure_reduced.py down`'s first phase
+    rng = np.random.default_rng(2026)  # a fixed sample (the generator `down` draws with)
     index = (np.arange(phase.size, dtype=np.int64) if sample is None or sample >= phase.size
              else np.sort(rng.choice(phase.size, sample, replace=False)))
     t0 = time.perf_counter()
@@ -213,7 +215,7 @@ def ahead(args: argparse.Namespace) -> dict[str, object]:
             two, three = (read_game(committed_dir(), rules, 2),
                           read_game(committed_dir(), rules, 3))
             return _exact_ahead(three, None, two, args.sample, args.jobs)
-        rules = rules_with(args.variant)
+        rules = rules_with(args.variant)  # (a bad variant or a missing table: main's one line)
         tables = args.tables or game_default_dir(rules)
         return _exact_ahead(read_game(tables, rules, args.players), read_game(tables, rules, 2),
                             read_game(tables, rules, 3), args.sample, args.jobs)
@@ -525,13 +527,23 @@ def main() -> None:
     elif args.what == "ahead":
         if args.write:
             parser.error("ahead is a diagnosis: nothing of it is stored (no --write)")
-        if (args.players is None) != args.down:
-            parser.error("ahead needs --players 4 or 5, or --down (three from the pairs)")
-        if args.down and args.variant:
-            parser.error("--down is at the default rules: no --variant")
+        if args.down and (args.players is not None or args.variant or args.tables):
+            parser.error("--down is three players from the pairs, at the default rules and "
+                         "the committed tables: no --players, --variant or --tables")
+        if not args.down and args.players is None:
+            parser.error("ahead needs --players 4 or 5 (the games at 6000; with --variant an "
+                         "exact table), or --down (three players from the pairs)")
+        if not args.down and not args.variant and (args.sample or args.tables):
+            parser.error("--sample and --tables are for --down or --variant (the games' "
+                         "states are six)")
         if args.down and args.sample is None:
             args.sample = 2000
-        entry = ahead(args)
+        from solver.errors import SabordsError
+
+        try:
+            entry = ahead(args)
+        except SabordsError as e:
+            parser.error(str(e).splitlines()[0])
     else:
         entry = {"exact": exact, "down": down}[args.what](args)
     print(json.dumps(entry, indent=1))
@@ -550,7 +562,8 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         if getattr(args, name, None) is not None and getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} is a number of states from 1, "
                          f"not {getattr(args, name)}")
-    if args.write or getattr(args, "resume", False) or args.what == "ahead":
+    if args.write or getattr(args, "resume", False) or (
+            args.what == "ahead" and not args.down and not args.variant):
         out: Path = args.out
         if out.is_dir():
             parser.error(f"--out is a folder, not a file: {out}")

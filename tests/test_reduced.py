@@ -585,11 +585,19 @@ def test_ahead_down_measures_both_depths_against_the_exact_table(
     assert got["one_ahead"]["worst"] == float(np.abs(one - exact).max())
     for depth in ("one_ahead", "two_ahead"):
         off = got[depth]
-        assert off["states"] == 5 and 0 < off["mean"] <= off["worst"] < 0.2
+        assert off["states"] == 5 and 0 < off["mean"] <= off["worst"] < 0.05
         assert len(off["worst_state"]) == 4 and len(off["by_seat"]) == 3
+    # two ahead moves the chances, by little: a seat's values in another seat's place would
+    # be tens of points off
     assert got["two_ahead"]["worst"] != got["one_ahead"]["worst"]
-    for args, words in ((["ahead"], "--players 4 or 5, or --down"),
-                        (["ahead", "--down", "--variant", "target=500"], "no --variant")):
+    assert abs(got["two_ahead"]["mean"] - got["one_ahead"]["mean"]) < 0.005
+    for args, words in ((["ahead"], "--players 4 or 5"),
+                        (["ahead", "--down", "--variant", "target=500"], "no --players, --variant"),
+                        (["ahead", "--down", "--players", "5"], "no --players, --variant"),
+                        (["ahead", "--players", "5", "--sample", "9"], "for --down or --variant"),
+                        (["ahead", "--players", "5", "--variant", "target=-3"], "target"),
+                        (["ahead", "--players", "5", "--variant", "target=700", "--tables",
+                          str(Path(__file__).parent)], "game-5")):
         monkeypatch.setattr(sys, "argv", ["measure_reduced.py", *args])
         with pytest.raises(SystemExit) as e:
             m.main()

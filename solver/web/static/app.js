@@ -80,22 +80,28 @@ function chancesFailed(key, e, again) {
   let wait = null;
   if (unanswered) {  // (after the last retry, only the device's return online asks again)
     wait = attempt < CHANCES_RETRIES ? Math.max(e.retryAfter || 0, 2 ** attempt) : null;
+  }
+  // (the deadline read before the timers start: no tick finds more seconds left than it should)
+  const due = wait ? Date.now() + 1000 * wait : null;
+  if (unanswered) {
     const timer = wait && setTimeout(() => retryChances(key), 1000 * wait);
     const tick = wait && wait > 1 ? setInterval(countDown, 1000) : null;
     chancesAgain = { key, attempt, error: e, again, timer, tick };
   }
   const why = e.kind === "busy" ? W.chancesBusy : capital(e.message || String(e));
-  showChances({ key, error: why, again: wait, due: wait ? Date.now() + 1000 * wait : null });
+  showChances({ key, error: why, again: wait, due });
 }
 function retryChances(key) {
+  if (chancesAgain && chancesAgain.key === key) {  // (the count ends, asked or not)
+    clearInterval(chancesAgain.tick);
+    chancesAgain.tick = null;
+  }
   if (!chancesAgain || chancesAgain.key !== key || boardKey() !== key || S.mode !== "table") return;
   chancesAgain.timer = null;
-  clearInterval(chancesAgain.tick);
-  chancesAgain.tick = null;
   chancesAgain.again();
 }
 function chancesOnline() {
-  if (!chancesAgain || boardKey() !== chancesAgain.key) return;
+  if (!chancesAgain || boardKey() !== chancesAgain.key || S.mode !== "table") return;
   clearTimeout(chancesAgain.timer);
   chancesAgain.attempt = -1;  // (retries afresh if this fails too)
   retryChances(chancesAgain.key);
