@@ -17,11 +17,12 @@ table, the chances shown at a fixed sample of the states of every phase.
 
 ``ahead``: where the chances shown at 6000 miss the games (a diagnosis, never stored): at the
 games' states, every seat's chance shown (the mover's turn solved one ahead, its endings
-valued by the estimate) and valued two ahead (each ending of normal play valued by the next
-mover's turn solved on the estimate, as the chance shown at that state is), against the win
-rates of the games stored in the --out file; with --down, one player down (as ``down``) at a
-sample of normal play, one ahead and two ahead against the exact three-player table; with
---variant (e.g. target=500), the same against the exact table of --players under those rules.
+valued by the estimate) and valued two ahead (the same turn, each of its endings of normal
+play valued by the next mover's turn solved on the estimate, as the chance shown at that
+state is), against the win rates of the games stored in the --out file. With --down, one
+player down (as ``down``) at a sample of normal play, one ahead and two ahead against the
+exact three-player table; with --variant (e.g. target=500), the same against the exact table
+of --players under those rules.
 
 ``exact``: against the exact table of the game (DIR holds the tables of 2, 3 and the players,
 `sabords solve-game --players N --variant ... --out DIR`): the chances shown at every state of
@@ -103,101 +104,90 @@ def down(args: argparse.Namespace) -> dict[str, object]:
     return {"kind": "down", "sample": args.sample, **loss.as_dict()}
 
 
-def _ahead_once(players: int, start: tuple[int, ...]) -> dict[str, Any]:
-    """`ahead`'s row of one state: the chances shown, and two ahead (module doc)."""
-    import numpy as np
-
-    from solver.game.seats import NORMAL
-    from solver.rules import Rules
-    from solver.rules.standing import Standing
-    from solver.strategy.measure import endings_of
-    from solver.tables.game import game_of, read_game
-    from solver.tables.paths import committed_dir
-
-    rules = Rules()
-    game = game_of(rules, players)
-    two_table, three_table = (read_game(committed_dir(), rules, 2),
-                              read_game(committed_dir(), rules, 3))
-    t0 = time.perf_counter()
-    shown = game.chances(Standing.of(rules, start[0], start[1:])).seats
-    t1 = time.perf_counter()
-    ahead = copy.copy(game)
-    ahead.estimate = copy.copy(game.estimate)
-    plain, seats = game.estimate.rows, game.seats
-    lo, phase = seats.offset(NORMAL), seats.phases[NORMAL]
-    valued: list[int] = []
-
-    def rows(rows: Any, *, shift: bool = True) -> Any:
-        """The estimate's chances at rows of ``Z``, those of normal play one ahead (the
-        chances shown there, every state's turn in one batch: what `measure_reduced.py
-        exact` computes; `winprob` at one of those states shows the same)."""
-        rows = np.asarray(rows, dtype=np.int64).ravel()
-        out = plain(rows, shift=shift)
-        sel = np.flatnonzero((rows >= lo) & (rows < lo + phase.size))
-        unique, back = np.unique(rows[sel], return_inverse=True)
-        _, one = endings_of(game, two_table, three_table, NORMAL, unique - lo, chances=True)
-        out[sel] = one[back.reshape(-1)]
-        valued.append(int(unique.shape[0]))
-        return out
-
-    ahead.estimate.rows = rows  # type: ignore[method-assign]
-    two = ahead.chances(Standing.of(rules, start[0], start[1:])).seats
-    return {"start": list(start), "shown": list(shown), "two_ahead": list(two),
-            "states_valued_one_ahead": sum(valued), "seconds": [t1 - t0,
-                                                                 time.perf_counter() - t1]}
-
-
-def _exact_ahead(big: Any, two: Any, three: Any, sample: int | None,
-                 jobs: int) -> dict[str, Any]:
-    """`ahead --down` or `--variant`: the method on the tables `two` and `three` (`two` None:
-    one player down, three from the pairs) against the exact table `big` of its players, at
-    every state of normal play or a fixed sample of `sample`, every seat's chance one ahead and
-    two ahead: the mover's turn the method's (one ahead, as it plays), its endings of normal
-    play valued one ahead, in one batch. (At the games' states, :func:`_ahead_once` solves the
-    mover's turn again on the values two ahead, where its chances are shown: nearly the same,
-    not the same.)"""
-    from dataclasses import asdict
-
+def _two_ahead(table: Any, two: Any, three: Any, index: Any,
+               jobs: int = 1) -> tuple[Any, Any, int]:
+    """Every seat's chance at states `index` of normal play of `table`'s game (an exact table,
+    or the method's own :class:`~solver.game.reduced.ReducedTable`) by the method on the tables
+    `two` and `three` (`two` None: one player down): one ahead, as shown (the mover's turn the
+    method's, its endings valued by the estimate), and two ahead (the same turn, its endings of
+    normal play valued one ahead, every next mover's turn in one batch); and how many states
+    were valued one ahead."""
     import numpy as np
 
     from solver.game.model import game_model
     from solver.game.seats import NORMAL
-    from solver.strategy.measure import Off, _method, endings_of
+    from solver.strategy.measure import _method, endings_of
 
-    players = big.players
-    seats, lo = big.seats, big.seats.offset(NORMAL)
-    phase = seats.phases[NORMAL]
-    rng = np.random.default_rng(2026)  # a fixed sample (the generator `down` draws with)
-    index = (np.arange(phase.size, dtype=np.int64) if sample is None or sample >= phase.size
-             else np.sort(rng.choice(phase.size, sample, replace=False)))
-    t0 = time.perf_counter()
-    ends, one = endings_of(big, two, three, NORMAL, index, chances=True, jobs=jobs)
-    t1 = time.perf_counter()
+    players = table.players
+    lo, phase = table.seats.offset(NORMAL), table.seats.phases[NORMAL]
+    ends, one = endings_of(table, two, three, NORMAL, index, chances=True, jobs=jobs)
     method = _method(two, three, players)
     points, island = method.seats.successors(NORMAL, index)
     rows = np.concatenate([points.ravel(), island.ravel()])
     values = method.estimate.rows(rows, shift=False)  # (as successor_values: not raced)
     sel = np.flatnonzero((rows >= lo) & (rows < lo + phase.size))
     unique, back = np.unique(rows[sel], return_inverse=True)
-    say(f"{index.shape[0]:,} states, {unique.shape[0]:,} after them valued one ahead")
-    _, next_one = endings_of(big, two, three, NORMAL, unique - lo, chances=True, jobs=jobs)
+    _, next_one = endings_of(table, two, three, NORMAL, unique - lo, chances=True, jobs=jobs)
     values[sel] = next_one[back.reshape(-1)]
     values = np.roll(values, 1, axis=1)  # the next state's seat j is this one's j + 1
     cut = points.size
-    gm = game_model(big.rules, big.n_dice)
-    two_ahead = np.einsum("sk,ksn->sn", ends[:, :-1],
-                          values[:cut].reshape(*points.shape, players))
-    two_ahead[:, 0] += ends[:, -1]
-    two_ahead += np.einsum("d,dsn->sn", gm.island_deductions(),
-                           values[cut:].reshape(*island.shape, players))
+    gm = game_model(method.rules, method.n_dice)
+    out = np.einsum("sk,ksn->sn", ends[:, :-1], values[:cut].reshape(*points.shape, players))
+    out[:, 0] += ends[:, -1]
+    out += np.einsum("d,dsn->sn", gm.island_deductions(),
+                     values[cut:].reshape(*island.shape, players))
+    return one, out, int(unique.shape[0])
+
+
+def _ahead_once(players: int, start: tuple[int, ...]) -> dict[str, Any]:
+    """`ahead`'s row of one of the games' states: the chances shown, and two ahead."""
+    import numpy as np
+
+    from solver.game.query import state_of
+    from solver.rules import Rules
+    from solver.rules.standing import Standing
+    from solver.tables.game import game_of, read_game
+    from solver.tables.paths import committed_dir
+
+    rules = Rules()
+    game = game_of(rules, players)
+    two, three = read_game(committed_dir(), rules, 2), read_game(committed_dir(), rules, 3)
+    t0 = time.perf_counter()
+    _, index = state_of(game, Standing.of(rules, start[0], start[1:]))
+    one, two_ahead, valued = _two_ahead(game, two, three, np.array([index], dtype=np.int64))
+    return {"start": list(start), "shown": [float(x) for x in one[0]],
+            "two_ahead": [float(x) for x in two_ahead[0]], "states_valued_one_ahead": valued,
+            "seconds": time.perf_counter() - t0}
+
+
+def _exact_ahead(big: Any, two: Any, three: Any, sample: int | None,
+                 jobs: int) -> dict[str, Any]:
+    """`ahead --down` or `--variant`: the method on the tables `two` and `three` (`two` None:
+    one player down, three from the pairs) against the exact table `big` of its players, at
+    every state of normal play or a fixed sample of `sample`, every seat's chance one ahead
+    and two ahead (:func:`_two_ahead`)."""
+    from dataclasses import asdict
+
+    import numpy as np
+
+    from solver.game.seats import NORMAL
+    from solver.strategy.measure import Off
+
+    phase, lo = big.seats.phases[NORMAL], big.seats.offset(NORMAL)
+    rng = np.random.default_rng(2026)  # a fixed sample (the generator `down` draws with)
+    index = (np.arange(phase.size, dtype=np.int64) if sample is None or sample >= phase.size
+             else np.sort(rng.choice(phase.size, sample, replace=False)))
+    t0 = time.perf_counter()
+    one, two_ahead, valued = _two_ahead(big, two, three, index, jobs)
+    say(f"{index.shape[0]:,} states, {valued:,} after them valued one ahead")
     exact = np.asarray(big.stacked()[lo + index])
     totals = phase.decode(index)
-    return {"kind": "ahead", "down": two is None, "players": players,
+    return {"kind": "ahead", "down": two is None, "players": big.players,
             "target": big.rules.target, "sample": int(index.shape[0]),
-            "valued_one_ahead": int(unique.shape[0]),
+            "valued_one_ahead": valued,
             "one_ahead": asdict(Off.of(np.asarray(one), exact, totals)),
             "two_ahead": asdict(Off.of(two_ahead, exact, totals)),
-            "seconds": [t1 - t0, time.perf_counter() - t1]}
+            "seconds": time.perf_counter() - t0}
 
 
 def ahead(args: argparse.Namespace) -> dict[str, object]:

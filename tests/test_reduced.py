@@ -521,7 +521,7 @@ def test_ahead_sets_each_state_against_its_games_and_stores_nothing(
         assert players == 4
         return {"start": list(start), "shown": [0.25, 0.25, 0.25, 0.25],
                 "two_ahead": [0.31, 0.23, 0.23, 0.23], "states_valued_one_ahead": 3,
-                "seconds": [0.1, 1.0]}
+                "seconds": 1.0}
 
     monkeypatch.setattr(m, "_ahead_once", once)
 

@@ -77,10 +77,8 @@ function chancesFailed(key, e, again) {
   const attempt = chancesAgain && chancesAgain.key === key ? chancesAgain.attempt + 1 : 0;
   noRetry();
   const unanswered = e.kind === "offline" || e.kind === "busy" || (e.kind === "http" && e.status >= 502 && e.status <= 504);
-  let wait = null;
-  if (unanswered) {  // (after the last retry, only the device's return online asks again)
-    wait = attempt < CHANCES_RETRIES ? Math.max(e.retryAfter || 0, 2 ** attempt) : null;
-  }
+  // (after the last retry, only the device's return online asks again)
+  const wait = unanswered && attempt < CHANCES_RETRIES ? Math.max(e.retryAfter || 0, 2 ** attempt) : null;
   // (the deadline read before the timers start: no tick finds more seconds left than it should)
   const due = wait ? Date.now() + 1000 * wait : null;
   if (unanswered) {
