@@ -317,6 +317,9 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
 
     script = Path(__file__).resolve().parents[1] / "scripts" / "measure_reduced.py"
     m = _measure_script()
+    # two states, the start and one near the end (short games), where the run has six: the
+    # bookkeeping is each state's own (the games of all six took 25 s of the suite)
+    monkeypatch.setattr(m, "MIDGAME", {4: [m.MIDGAME[4][3]]})
 
     def run(out: Path, *args: str, code: int = 0) -> tuple[dict, str]:
         """The script's main() in this process (its start-up and the estimates' caches paid
@@ -342,11 +345,11 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
 
     resumed, whole, old = tmp_path / "resumed.json", tmp_path / "whole.json", tmp_path / "old.json"
     _, said = run(resumed, "--games", "2", "--chunk", "2")
-    assert "6 chunks to play (12 games); 0 kept" in said
+    assert "2 chunks to play (4 games); 0 kept" in said
     first = json.loads(resumed.read_text(encoding="utf-8"))["measured"][0]
-    assert [s["games"] for s in first["states"]] == [2] * 6
+    assert [s["games"] for s in first["states"]] == [2] * 2
     again, said = run(resumed, "--games", "5", "--chunk", "2", "--resume")
-    assert "12 chunks to play (18 games); 6 kept" in said  # chunks of 2, 2 and 1 a state
+    assert "4 chunks to play (6 games); 2 kept" in said  # chunks of 2, 2 and 1 a state
     one_go, _ = run(whole, "--games", "5", "--chunk", "2")
     for a, b in zip(again["states"], one_go["states"], strict=True):
         assert a["games"] == 5 and [c["seed"] for c in a["chunks"]] == [b["seed"] + j * 1000
@@ -354,17 +357,17 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
         assert a["chunks"] == b["chunks"] and a["seats"] == b["seats"]
     stored = json.loads(resumed.read_text(encoding="utf-8"))["measured"][0]
     assert stored["states"] == again["states"]  # each chunk written as it ended, the last too
-    assert stored["chunks_played"] == 12
+    assert stored["chunks_played"] == 4
     before = resumed.read_bytes()
     _, said = run(resumed, "--games", "5", "--chunk", "2", "--resume")
-    assert "0 chunks to play (0 games); 18 kept" in said
+    assert "0 chunks to play (0 games); 6 kept" in said
     assert resumed.read_bytes() == before  # nothing played: the entry as it was
     said = refused(resumed, "--games", "4", "--chunk", "2", "--resume")
-    assert "6 of the 30 games stored" in said and "not of this run's --games" in said
+    assert "2 of the 10 games stored" in said and "not of this run's --games" in said
     refused(resumed, "--games", "5", "--chunk", "1", "--resume")  # --chunk forgotten: none kept
     fewer, said = run(resumed, "--games", "4", "--chunk", "2", "--resume", "--replace")
-    assert "0 chunks to play (0 games); 12 kept" in said  # the chunks beyond --games left out
-    assert [s["games"] for s in fewer["states"]] == [4] * 6
+    assert "0 chunks to play (0 games); 4 kept" in said  # the chunks beyond --games left out
+    assert [s["games"] for s in fewer["states"]] == [4] * 2
     assert json.loads(resumed.read_text(encoding="utf-8"))["measured"][0] == fewer
     # a method that plays otherwise (its probe's games differ) keeps nothing stored
     changed = json.loads(resumed.read_text(encoding="utf-8"))
@@ -373,7 +376,7 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
     assert "the method plays otherwise now" in refused(resumed, "--games", "2", "--chunk", "2",
                                                        "--resume")
     afresh, said = run(resumed, "--games", "2", "--chunk", "2", "--resume", "--replace")
-    assert "plays otherwise" in said and "6 chunks to play (12 games); 0 kept" in said
+    assert "plays otherwise" in said and "2 chunks to play (4 games); 0 kept" in said
     assert afresh["probe"] == first["probe"]
     assert [s["chunks"] for s in afresh["states"]] == [s["chunks"] for s in first["states"]]
     # an entry of before the chunks (rates alone) is its one chunk; a changed chance is replayed
@@ -384,7 +387,7 @@ def test_measure_games_in_chunks_resumes_where_it_stopped_with_the_same_games(
     old.write_text(json.dumps(legacy), encoding="utf-8")
     assert "the chances shown changed since" in refused(old, "--games", "5", "--resume")
     kept, said = run(old, "--games", "5", "--resume", "--replace")
-    assert "1 chunks to play (5 games); 5 kept" in said
+    assert "1 chunks to play (5 games); 1 kept" in said
     assert "the chances shown changed" in said
     replayed = kept["states"][1]  # played afresh, in one chunk of its own seed, shown anew
     assert [c["seed"] for c in replayed["chunks"]] == [replayed["seed"]]

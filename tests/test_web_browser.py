@@ -1513,6 +1513,43 @@ def test_chances_that_did_not_come_are_asked_again_without_a_tap(
     no_error(page)
 
 
+COUNT_TIMERS = """
+window.live = new Set(); const started = window.setInterval, stopped = window.clearInterval;
+window.setInterval = (f, ms) => { const id = started(f, ms); window.live.add(id); return id; };
+window.clearInterval = (id) => { window.live.delete(id); stopped(id); };"""
+"""The page's intervals still running (`window.live`), from now on."""
+
+
+def test_the_count_of_chances_asked_again_ends_in_practice_where_nothing_is_asked(
+        page: Page, browser: Any) -> None:
+    """Chances that did not come, and the player goes to practice before they are asked again:
+    nothing is asked there (it is not this table's game), and the note's count used to run on
+    at "1 s", once a second, for as long as the page stayed open (a review's find: fixed by
+    reading, untested). Now the count ends when the time to ask comes, asked or not; back at
+    the table, the chances come."""
+    page.open_details("Player 1")
+    page.chances_drawn()
+    browser.execute_script(COUNT_TIMERS)
+    browser.execute_script(CHANCES_FAIL, [{"status": 429, "headers": {"retry-after": "2"},
+                                           "json": {"error": "busy: try again in 2 s",
+                                                    "kind": "busy"}}])
+    browser.execute_script("document.getElementById('add-player').click()")
+    note = browser.find_element(page.By.ID, "chances-note")
+    page.until(lambda: (note.get_attribute("textContent") or "").endswith(
+        "Asked again in 2\u00a0s."), "the failure said")
+    assert browser.execute_script("return window.live.size") == 1  # the count, once a second
+    page.tap("Practice")
+    time.sleep(2.6)  # past the time to ask again
+    assert browser.execute_script("return window.asked") == 1  # nothing asked in practice
+    assert browser.execute_script("return window.live.size") == 0  # the count ended
+    page.tap("At the table")
+    page.chances_drawn()
+    page.until(lambda: len(shown_chances(page, "en") or []) == 3, "the chances of three")
+    assert browser.execute_script("return window.asked") == 2  # asked again there
+    assert browser.execute_script("return window.live.size") == 0
+    no_error(page)
+
+
 def test_the_points_that_beat_the_leader_are_each_players_own(
         page: Page, browser: Any) -> None:
     """Before: "Play for 3300 points: enough to beat Player 1" chosen by Player 2 stayed 3300
