@@ -143,6 +143,16 @@ def test_a_final_round_s_trigger_pushed_back_by_skull_island() -> None:
     assert which.value.values["seats"] == [2, 3]  # players numbered from you, player 1
     assert state_of(_Table(4), final((5500, 5500, 3000), trigger=1))[0] == "final1"
     assert state_of(_Table(4), final((5500, 5500, 3000), trigger=2))[0] == "final2"
+    # a player after the trigger at the target scored on its final turn: no Skull Island of
+    # its, so the trigger pushed back by one island at most (a new user's trial found it
+    # accepted at 3000)
+    assert state_of(_Table(4), final((4400, 6200, 2000), trigger=1))[0] == "final1"
+    for others in ((3000, 6200, 2000), (4300, 6200, 2000)):
+        with pytest.raises(GameError) as refused:
+            state_of(_Table(4), final(others, trigger=1))
+        assert refused.value.kind == "final_round"
+        assert (refused.value.values["low"], refused.value.values["islands"]) == (4400, 1)
+    assert state_of(_Table(4), final((2800, 5900, 2000), trigger=1))[0] == "final1"
 
 
 def test_two_and_three_players_refuse_a_final_total_no_game_reaches() -> None:

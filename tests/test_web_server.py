@@ -824,3 +824,28 @@ def test_a_request_head_over_16_kib_is_refused_by_a_real_server() -> None:
         assert _ready(base)  # and the server goes on
     finally:
         stop_process(server)
+
+
+FINAL_ROUNDS = [  # (a found by a new user's trial: the French said less, or "None")
+    {"me": "4000", "opp": ["3000", "6200", "2000"], "trigger": "4"},  # a player before: 6200
+    {"me": "4000", "opp": ["3000", "2000", "2000"], "trigger": "3"},  # pushed back too far
+    {"me": "4000", "opp": ["3000", "6200", "2000"], "trigger": "2"},  # 6200 scored: no island
+    {"me": "4000", "opp": ["3000", "5000", "2000"], "trigger": "5"},  # no such player
+    {"me": "0", "opp": ["6200", "0"], "sudden": "true"},
+    {"me": "-100", "opp": "0"}, {"me": "0", "opp": ["0", "-300"]}]
+
+
+@pytest.mark.parametrize("query", FINAL_ROUNDS)
+def test_a_french_error_says_every_number_the_english_one_does(client: TestClient,
+                                                                query: dict[str, Any]) -> None:
+    """The French sentence of a refused standing names what the English one names: the same
+    numbers (the totals, the players, the least a trigger can be), never a missing value
+    ("None"); the error's values number the trigger as the question does."""
+    english = client.get("/api/winprob", params=query)
+    french = client.get("/api/winprob", params=query, headers={"accept-language": "fr"})
+    assert english.status_code == french.status_code == 422
+    en, fr = english.json()["error"], french.json()["error"]
+    assert "None" not in fr, fr
+    assert sorted(re.findall(r"-?\d+", en)) == sorted(re.findall(r"-?\d+", fr)), (en, fr)
+    if "trigger" in query:
+        assert french.json()["values"]["trigger"] == int(query["trigger"])

@@ -74,14 +74,35 @@ def state_of(table: Any, standing: Standing) -> tuple[str, int]:
                             kind="which_trigger", values={**values,
                                                           "seats": [r + 1 for r in pushed]})
         trigger = pushed[0]
+    low, islands = _pushed_back_to(standing, trigger, seats.n_ded)
+    if totals[trigger] < low:
+        most = (seats.n_ded - 1) * UNIT
+        raise GameError(f"player {trigger + 1} reached the target {target} first, so their "
+                        f"total is at least {low}, not {totals[trigger]}: Skull Island deducts "
+                        f"at most {most} a turn, and of the final turns played after theirs "
+                        f"{islands or 'none'} could have been one (a player at the target "
+                        f"scored on "
+                        f"theirs)", subject="opp", kind="final_round",
+                        values={**values, "trigger": trigger + 1, "low": low,
+                                "islands": islands, "total": totals[trigger], "most": most})
     phase = seats.phases[final_name(trigger)]
     if not bool(phase.contains(units)[0]):
         high = (seats.high - 1) * UNIT
         raise GameError(f"these totals cannot be a final round of this game (a total is at "
                         f"most {high}, a trigger pushed back by Skull Island at least "
                         f"{phase.lo[trigger] * UNIT})", subject="opp", kind="final_round",
-                        values={**values, "high": high})
+                        values={**values, "high": high, "pushed": phase.lo[trigger] * UNIT})
     return phase.name, int(phase.encode(units)[0])
+
+
+def _pushed_back_to(standing: Standing, trigger: int, n_ded: int) -> tuple[int, int]:
+    """The least total of the trigger (seat `trigger` from the mover) in the final round of
+    `standing`, and the final turns played after theirs that could have been Skull Island:
+    those of the players after it below the target (one at or above it scored on its final
+    turn: it was below the target before, or it would have reached it first)."""
+    target = standing.rules.target
+    islands = sum(1 for x in standing.totals[trigger + 1:] if x < target)
+    return max(0, target - islands * (n_ded - 1) * UNIT), islands
 
 
 class SeatUtility(Objective):

@@ -350,7 +350,7 @@ def _turn(data: Any, where: str, players: int) -> Turn:
     for value, name in ((points, "points"), (deduction, "deduction")):
         if value is not None and value % UNIT:
             raise _refuse(f"{where}, {name}", f"a multiple of {UNIT}, not {value}",
-                          kind="not_points", value=value, unit=UNIT)
+                          kind="not_points", value=value, unit=UNIT, signed=True)
     return Turn(player, points, deduction, magic, card, rolls)
 
 

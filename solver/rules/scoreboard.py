@@ -241,7 +241,7 @@ def _check_points(value: int, subject: str, what: str, *, allow_negative: bool) 
         raise ScoreboardError(f"{what} must be a {sign}multiple of {UNIT}, not {quote(value)}",
                               subject=subject, kind="not_points",
                               values={"value": value if isinstance(value, int) else str(value),
-                                      "unit": UNIT})
+                                      "unit": UNIT, "signed": allow_negative})
     if abs(value) > MAX_POINTS:
         raise ScoreboardError(f"{what} must be at most {MAX_POINTS} points (no game reaches "
                               f"more), not {quote(value)}", subject=subject,

@@ -73,7 +73,8 @@ class Standing:
                                     f"{UNIT}, not {quote(x)}",
                                     subject="me" if seat == 0 else "opp", kind="not_points",
                                     values={"value": x if isinstance(x, int) else str(x),
-                                            "unit": UNIT})
+                                            "unit": UNIT, "player": seat + 1,
+                                            "players": players})
         if self.trigger is not None:
             t = self.trigger
             if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t < players:
@@ -81,7 +82,7 @@ class Standing:
                     f"the player who reached the target first is one of the other players "
                     f"(player 2 to {players}), not {quote(t if not isinstance(t, int) else t + 1)}",
                     subject="trigger", kind="no_such_player",
-                    values={"trigger": t if isinstance(t, int) else str(t),
+                    values={"trigger": t + 1 if isinstance(t, int) else str(t),
                             "players": players})
             object.__setattr__(self, "final", True)
         if self.sudden and self.final:
@@ -138,7 +139,9 @@ class Standing:
                 raise StandingError(f"in sudden death nobody is at the target {target}: the "
                                     f"first to reach it has won ({self.whose(reached[0])} is "
                                     f"{self.totals[reached[0]]})", subject="sudden",
-                                    kind="sudden_at_target", values=values)
+                                    kind="sudden_at_target",
+                                    values={**values, "player": reached[0] + 1,
+                                            "total": self.totals[reached[0]]})
             return
         if not self.final:
             if reached:
@@ -162,7 +165,8 @@ class Standing:
                     f"player {self.trigger + 1} reached the target {target} first, so player "
                     f"{early[0] + 1}, whose final turn comes before yours, is below it: not "
                     f"{self.totals[early[0]]}", subject="opp", kind="final_round",
-                    values={**values, "trigger": self.trigger})
+                    values={**values, "trigger": self.trigger + 1, "early": early[0] + 1,
+                            "total": self.totals[early[0]]})
 
     def as_dict(self) -> dict[str, Any]:
         """The standing as the answers' JSON gives it (``me``, ``opp`` the next player's total,

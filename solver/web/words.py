@@ -115,6 +115,42 @@ def _and(items: Any, word: str = "et") -> str:
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {word} {parts[-1]}"
 
 
+def _whose(v: Mapping[str, Any], p: str | None) -> str:
+    """Whose total an error is about: the player its values name (``player``, numbered from
+    the one asking, 1), else its input's name."""
+    player = v.get("player")
+    if not isinstance(player, int) or isinstance(player, bool):
+        return _input(p)
+    if player == 1:
+        return "votre total"
+    return ("le total de l'adversaire" if v.get("players") == 2 or isinstance(v.get("opp"), int)
+            else f"le total du joueur {player}")
+
+
+def _islands(n: Any) -> str:
+    return ("aucun ne pouvait" if n == 0 else "1 seulement pouvait" if n == 1
+            else f"{n} seulement pouvaient")
+
+
+def _final_round(v: Mapping[str, Any]) -> str:
+    """A final round that cannot be: a player before the trigger at the target, a trigger
+    pushed back further than Skull Island's turns can, or a total no game reaches."""
+    if "early" in v:
+        return (f"le joueur {v.get('trigger')} a atteint l'objectif {v.get('target')} le "
+                f"premier : le joueur {v.get('early')}, dont le dernier tour vient avant le "
+                f"vôtre, est donc au-dessous, pas à {v.get('total')}")
+    if "low" in v:
+        return (f"le joueur {v.get('trigger')} a atteint l'objectif {v.get('target')} le "
+                f"premier : son total vaut donc au moins {v.get('low')}, pas {v.get('total')} "
+                f"(l'île de la Tête de Mort retire au plus {v.get('most')} par tour, et des "
+                f"derniers tours joués après le sien, {_islands(v.get('islands'))} en "
+                "être une : un joueur à "
+                "l'objectif a marqué des points au sien)")
+    return ("ces totaux ne peuvent pas être un dernier tour de cette partie (un total vaut au "
+            f"plus {v.get('high')}, et un joueur repoussé par l'île de la Tête de Mort après "
+            f"avoir atteint l'objectif au moins {v.get('pushed')})")
+
+
 def _value(v: Mapping[str, Any]) -> str:
     return _q(v.get("value", ""))
 
@@ -200,7 +236,8 @@ FRENCH: dict[str, Words] = {
     "variant_form": lambda v, p: f"la variante {_q(v.get('text'))} n'est pas de la forme "
     "NOM=VALEUR",
     "variant_twice": lambda v, p: f"la variante {_q(v.get('variant'))} est donnée deux fois",
-    "not_points": lambda v, p: f"{_input(p)} : un multiple de {v.get('unit')}, pas {_value(v)}",
+    "not_points": lambda v, p: f"{_whose(v, p)} : un multiple de {v.get('unit')}"
+    f"{'' if v.get('signed') else ' positif ou nul'}, pas {_value(v)}",
     "points_range": lambda v, p: f"{_input(p)} : au plus {v.get('max')} points (aucune partie "
     f"n'en atteint plus), pas {_value(v)}",
     "game_over": lambda v, p: f"votre total {v.get('me')} atteint l'objectif {v.get('target')} "
@@ -224,8 +261,7 @@ FRENCH: dict[str, Words] = {
                                   f"joueurs, pas {v.get('players')}"),
     "players": lambda v, p: f"la partie de ce serveur se joue à {v.get('table')} joueurs, "
     f"pas {v.get('players')}",
-    "final_round": lambda v, p: "ces totaux ne peuvent pas être un dernier tour de cette "
-    f"partie (un total vaut au plus {v.get('high')})",
+    "final_round": lambda v, p: _final_round(v),
     "policy_count": lambda v, p: f"il faut une façon de jouer par joueur : {v.get('players')}, "
     f"pas {v.get('given')}",
     "game_too_large": lambda v, p: f"ce serveur ne calcule la partie que jusqu'à l'objectif "
@@ -257,12 +293,17 @@ FRENCH: dict[str, Words] = {
     "illegal_move": lambda v, p: "ce coup n'est pas permis ici",
     "rules": lambda v, p: f"{_input(p)} : les règles ne le permettent pas",
     "no_players": lambda v, p: "une partie a au moins un joueur",
-    "no_such_player": lambda v, p: f"{_input(p)} : il n'y a que {v.get('players')} joueurs",
+    "no_such_player": lambda v, p: (
+        "le joueur qui a atteint l'objectif le premier est l'un des autres joueurs (joueur 2 à "
+        f"{v.get('players')}), pas {v.get('trigger')}" if p == "trigger" and "trigger" in v
+        else f"{_input(p)} : il n'y a que {v.get('players')} joueurs"),
     "turn_outcome": lambda v, p: "un tour finit avec des points ou avec la perte de l'île de "
     "la Tête de Mort : donnez l'un des deux",
     "game_is_over": lambda v, p: "la partie est finie : commencez-en une nouvelle",
     "sudden_with_trigger": lambda v, p: "la mort subite vient après le dernier tour",
-    "sudden_at_target": lambda v, p: "en mort subite personne n'est à l'objectif",
+    "sudden_at_target": lambda v, p: "en mort subite personne n'est à l'objectif" + (
+        f" {v.get('target')} : le premier à l'atteindre a gagné ({_whose(v, p)} vaut "
+        f"{v.get('total')})" if "total" in v else ""),
     "stale_table": lambda v, p: (
         f"la victoire à {v.get('players')} joueurs se calcule ici sur la table de la partie à "
         "3 joueurs (jeu presque optimal), et ce serveur n'en a pas pour ces règles (empreinte "
