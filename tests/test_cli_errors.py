@@ -1257,3 +1257,15 @@ def test_a_resume_without_a_checkpoint_or_from_a_broken_one_is_one_line(
                                   "--workers", "0", "--resume", "--out", str(tmp_path)),
                           f"cannot resume from {str(tmp_path / 'game-3.checkpoint')!r}: not a "
                           "readable checkpoint file (corrupt or truncated)")
+
+
+def test_an_unknown_card_names_the_flag_only_where_there_is_one(sabords: Run) -> None:
+    """`advise fooo ...` said "--card: unknown card 'fooo'", a flag advise does not have (its
+    card is its first argument; a new user's trial): an argument's error names no flag, an
+    option's does."""
+    for args in (("advise", "fooo", "ccmmmspk", "--me", "3000", "--opp", "3000"),
+                 ("turn", "fooo"), ("score", "fooo", "kkmmppsc")):
+        line = assert_one_line_error(sabords(*args), "unknown card 'fooo'")
+        assert line.startswith("sabords: error: unknown card 'fooo'"), line
+    line = assert_one_line_error(sabords("ev", "--card", "fooo"), "unknown card 'fooo'")
+    assert line.startswith("sabords: error: --card: unknown card 'fooo'"), line

@@ -246,8 +246,9 @@ def game_command(
     ] = "win,points",
     players: Annotated[int, typer.Option(
         "--players", metavar="N", min=2, max=5,
-        help="Players at the table, 2 to 5 (the win policy reads their game table; three and "
-             "more: `solve-game --players N` makes it).")] = 2,
+        help="Players at the table, 2 to 5 (the win policy reads their game table: two and "
+             "three committed, four and five played near-optimally on the tables of two and "
+             "three where their own is not solved).")] = 2,
     seed: Annotated[int | None, typer.Option(
         "--seed", metavar="S", help="Random seed, 0 to 2**64 - 1 (reproducible games).")] = None,
     variant: VariantOption = None,

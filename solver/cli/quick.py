@@ -288,7 +288,8 @@ def answer(args: list[str]) -> bool:
         return False
     body = parsed.form.body()
     try:
-        run_command(lambda: body(parsed.given))
+        # (an argument's error names no flag: `advise CARD` has no --card, `ev` has)
+        run_command(lambda: body(parsed.given), {a.name: "" for a in parsed.form.arguments})
     except KeyboardInterrupt:  # as typer ends a command that Ctrl-C stopped: quietly, 130
         raise SystemExit(EXIT_INTERRUPTED) from None
     return True

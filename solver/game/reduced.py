@@ -44,7 +44,8 @@ SMALL_PLAYERS = 3
 
 
 METHOD = ("near-optimal: every seat's chance pooled from the exact two- and three-player "
-          "tables, each turn played to the player's")
+          "tables and extrapolated to the game's seats, each turn played for the mover's "
+          "best estimated chance")
 """The JSON's ``method`` of a game of four or five players played by this module."""
 
 
