@@ -62,6 +62,37 @@ def test_winprob_gives_every_seat_s_chance_from_the_table(tables: Path) -> None:
                - chances[0]) <= 1e-10
 
 
+def test_a_bust_and_skull_island_give_every_seat_s_chance_after_them(tables: Path) -> None:
+    """With no option to take, `advise --json` named only the player's chance (a new user's
+    trial): the answer's `players` are now every seat's after the outcome, which are the
+    table's at the state it leads to (Skull Island: over its deductions), in seat order."""
+    def after(me: int, others: list[int]) -> list[float]:  # the next player to move
+        got = _json("winprob", "--me", str(others[0]), *sum((["--opp", str(t)] for t in
+                                                              [*others[1:], me]), []),
+                    *TARGET, "--game-tables", str(tables))
+        chances = [p["win"] for p in got["players"]]  # type: ignore[index]
+        return [chances[-1], *chances[:-1]]  # (in the asking player's seat order)
+
+    bust = _json("advise", "none", "kkkmmpsc", "--me", "100", "--opp", "0", "--opp", "200",
+                 *TARGET, "--game-tables", str(tables))
+    assert bust["kind"] == "bust" and bust["options"] == []
+    assert bust["players"] == pytest.approx(after(100, [0, 200]), abs=1e-12)
+    island = _json("advise", "captain", "kkkkmmpc", "--first", "--me", "100", "--opp", "0",
+                   "--opp", "200", *TARGET, "--game-tables", str(tables))
+    assert island["kind"] == "island" and island["players"][0] == island["value"]  # type: ignore[index]
+    expected = np.zeros(3)
+    for outcome in island["island"]["distribution"]:  # type: ignore[index]
+        d = outcome["deduction"]
+        expected += outcome["probability"] * np.array(after(100, [max(0, 0 - d),
+                                                                  max(0, 200 - d)]))
+    assert island["players"] == pytest.approx(expected.tolist(), abs=1e-9)
+    alive = _json("advise", "none", "kkmmmpsc", "--me", "100", "--opp", "0", "--opp", "200",
+                  *TARGET, "--game-tables", str(tables))
+    assert alive["players"] == alive["options"][0]["players"]  # type: ignore[index]
+    points = _json("advise", "none", "kkmmmpsc")
+    assert "players" not in points
+
+
 def test_advise_ranks_by_my_chance_and_gives_every_player_s_after_each_move(
         tables: Path) -> None:
     answer = _json("advise", "none", "kkmmmpsc", "--me", "100", "--opp", "0", "--opp", "200",

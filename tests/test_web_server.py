@@ -132,8 +132,8 @@ def test_an_error_is_worded_in_the_requests_language(client: TestClient) -> None
     assert french["kind"] == "roll_count" and french["values"]["rolled"] == 2
     need = client.get("/api/advise", params=[("card", "none"), ("dice", "kkmmppsc"),
                                              ("need", "-300")], headers={"accept-language": "fr"})
-    assert need.json()["error"] == (f"Les points nécessaires{NBSP}: un multiple de 100, pas "
-                                    f"«{NBSP}-300{NBSP}»")
+    assert need.json()["error"] == (f"Les points nécessaires{NBSP}: un multiple de 100 positif "
+                                    f"ou nul, pas «{NBSP}-300{NBSP}»")  # (-300 is a multiple)
     assert need.headers["vary"] == "Accept-Language"
 
 

@@ -165,6 +165,10 @@ class Advice:
     """Certified bound on every value (the solver's)."""
     objective_name: Aim | None = None
     """Set for an objective given to :func:`advise` (:data:`WIN`); else points or need."""
+    players: tuple[float, ...] = ()
+    """Playing to win: every player's probability of winning at this position, in seat order
+    from the player (the first is `value`): the best option's, or after the bust or Skull
+    Island; empty for points and need."""
 
     @property
     def objective(self) -> Aim:
@@ -220,6 +224,7 @@ class Advice:
             "notes": [note.as_dict() for note in self.notes],
             "island": None if self.island is None else self.island.as_dict(),
             "bound": self.bound,
+            **({"players": list(self.players)} if self.players else {}),
         }
 
 
@@ -379,16 +384,19 @@ def advise(position: Position, solved: GoalSolution) -> Advice:
     }
     if kind is Outcome.BUST:
         points = bust_score(card, None if first else chest, rules)
-        return Advice(**common, value=_utility(objective, points), options=(), points=points)
+        value = _utility(objective, points)
+        return Advice(**common, value=value, options=(), points=points, players=(
+            (value, *(_utility(o, points) for o, _ in solved.seats)) if solved.seats else ()))
     if kind is Outcome.ISLAND:
-        return _island_advice(common, card, dice, solution)
+        return _island_advice(common, card, dice, solution, solved.seats)
     candidates = _candidates(card, dice, rules, solution, objective, unused=unused)
     options = _ranked(dice, candidates)
     if solved.seats:
         options = _with_seats(card, dice, rules, options, solved.seats, unused=unused)
     stop = candidates[0] if candidates and candidates[0].move is None else None
     return Advice(**common, value=options[0].value + options[0].regret, options=options,
-                  points=None if stop is None else stop.points, bound=solution.bound)
+                  points=None if stop is None else stop.points, bound=solution.bound,
+                  players=options[0].players)
 
 
 def _check_position(card: Card, dice: Dice, *, sorceress_used: bool, chest: Dice | None,
@@ -410,16 +418,20 @@ def _check_position(card: Card, dice: Dice, *, sorceress_used: bool, chest: Dice
     check_chest(card, dice, chest, first=first)
 
 
-def _island_advice(common: dict[str, Any], card: Card, dice: Dice,
-                   solution: TurnSolution) -> Advice:
-    """Skull Island: nothing to decide; its value and the distribution of the final skulls."""
+def _island_advice(common: dict[str, Any], card: Card, dice: Dice, solution: TurnSolution,
+                   seats: tuple[tuple[Objective, TurnSolution], ...]) -> Advice:
+    """Skull Island: nothing to decide; its value and the distribution of the final skulls
+    (and playing to win, every seat's chance after it: each seat's evaluation's value of
+    this first roll)."""
     from ..engine.codes import full_index
 
     distribution = island_distribution(card, dice.skulls)
     island = IslandNote(card, dice.skulls, tuple(sorted(distribution.items())))
-    value = float(solution.first_value[full_index(dice.counts), 0])
+    at = full_index(dice.counts)
+    value = float(solution.first_value[at, 0])
+    players = (value, *(float(e.first_value[at, 0]) for _, e in seats)) if seats else ()
     return Advice(**common, value=value, options=(), points=0, island=island,
-                  bound=solution.bound)
+                  bound=solution.bound, players=players)
 
 
 def _candidates(card: Card, dice: Dice, rules: Rules, solution: TurnSolution,
