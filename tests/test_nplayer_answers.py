@@ -113,6 +113,10 @@ def test_a_final_round_and_its_refusals(tables: Path) -> None:
     answer = _json("winprob", "--me", "100", "--opp", "300", "--opp", "200", "--final",
                    *TARGET, "--game-tables", str(tables))
     assert answer["final"] is True
+    assert answer["trigger"] == 2  # read from the totals, and said (it was not)
+    said = run_sabords("winprob", "--me", "100", "--opp", "300", "--opp", "200", "--final",
+                       *TARGET, "--game-tables", str(tables)).stdout.splitlines()[0]
+    assert said.endswith("(your final turn, player 2 reached the target first)"), said
     # Nobody at the target: the first of the others triggered, and the last seat's Skull
     # Island pushed them back (the only reading with three players): the last final turn.
     pushed = _json("winprob", "--me", "100", "--opp", "200", "--opp", "200", "--final",
@@ -537,3 +541,14 @@ def test_near_optimal_answers_carry_the_games_but_not_the_chunks_they_were_playe
     (games,) = [e for e in loss["measured"] if e["kind"] == "games"]
     assert [s["games"] for s in games["states"]] == [s["games"] for s in five["states"]]
     assert not any("chunks" in s for s in games["states"])
+
+
+def test_a_mean_error_below_a_hundredth_of_a_point_is_not_said_as_none() -> None:
+    """Five players' final round is 0.004 points off on average: the method line said "0.00
+    on average" (a new user's trial), which reads as no error at all."""
+    from solver.cli.render import mean_points
+
+    assert [mean_points(p) for p in (0.0024, 0.0003, 0.00004, 0.0000016, 0.0)] == [
+        "0.24", "0.03", "0.004", "0.0002", "0.00"]
+    line = run_sabords("winprob", "--me", "0", *["--opp", "0"] * 4).stdout
+    assert "near-optimal" in line and " 0.00 on average" not in line

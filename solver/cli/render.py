@@ -162,11 +162,11 @@ def near_optimal_words(loss: dict[str, Any] | None) -> str:
     where = ", ".join(f"{n} players at target {' and '.join(map(str, sorted(set(t))))}"
                       for n, t in sorted(targets.items()))
     words = (f"near-optimal, not exact: chances within {bound(chances['worst'])} points of "
-             f"exact play, {100 * chances['mean']:.2f} on average")
+             f"exact play, {mean_points(chances['mean'])} on average")
     final = loss.get("final") or {}
     if final.get("worst") is not None:
         words += (f"; in the final round within {bound(final['worst'])}, "
-                  f"{100 * final['mean']:.2f} on average")
+                  f"{mean_points(final['mean'])} on average")
     words += f" (measured against {where})"
     games = loss.get("games") or {}
     played = [e for e in loss["measured"] if e.get("kind") == "games"]
@@ -174,6 +174,16 @@ def near_optimal_words(loss: dict[str, Any] | None) -> str:
         words += (f"; at target {played[0]['target']}, {games['inside']} of {games['checked']} "
                   f"chances inside the 95 % interval of whole games")
     return words
+
+
+def mean_points(p: float) -> str:
+    """A mean error `p` (a fraction) in points: to 0.01, and below 0.01 to its first
+    significant digit (0.004 points, not "0.00", which reads as none)."""
+    import math
+
+    v = 100 * p
+    digits = 2 if v >= 0.01 or v <= 0 else max(2, -math.floor(math.log10(v)))
+    return f"{v:.{digits}f}"
 
 
 def bound(p: float) -> str:

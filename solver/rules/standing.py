@@ -90,6 +90,13 @@ class Standing:
                                 "death has no final turn", subject="sudden",
                                 kind="sudden_with_trigger")
         self._check()
+        if self.final and self.trigger is None and players > 2:
+            # the trigger read from the totals, said in the answer: the first of the others at
+            # the target (nobody there: Skull Island pushed the trigger back, and the game's
+            # final round says who it can be, :func:`solver.game.query.state_of`)
+            reached = [s for s in range(1, players) if self.totals[s] >= self.rules.target]
+            if reached:
+                object.__setattr__(self, "trigger", reached[0])
 
     @classmethod
     def of(cls, rules: Rules, me: int, others: Sequence[int], *, final: bool = False,

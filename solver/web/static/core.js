@@ -424,14 +424,20 @@ export function seatsText(probabilities) {
 // How far near-optimal chances were measured from exact play (the JSON's `loss`), in a sentence.
 // A bound in points to 0.1, rounded up (1.45 points off is "within 1.5", never "within 1.4").
 export function bound(p) { return num(Math.ceil(Math.round(1e9 * p) / 1e6) / 10, 1); }
+// A mean error in points: to 0.01, and below 0.01 to its first significant digit ("0.004",
+// not "0.00", which reads as none): the command line's mean_points.
+export function meanPoints(p) {
+  const v = 100 * p;
+  return num(v, v >= 0.01 || v <= 0 ? 2 : Math.max(2, -Math.floor(Math.log10(v))));
+}
 export function lossWords(loss) {
   const chances = (loss && loss.chances) || {};
   if (chances.worst === null || chances.worst === undefined) return W.notMeasured;
   const against = (loss.measured || []).filter((m) => m.kind === "exact").map((m) => W.playersAt(m.players, m.target));
-  const final = loss.final && loss.final.worst !== null && loss.final.worst !== undefined ? W.measuredFinal(bound(loss.final.worst), pct(loss.final.mean, 2)) : "";
+  const final = loss.final && loss.final.worst !== null && loss.final.worst !== undefined ? W.measuredFinal(bound(loss.final.worst), meanPoints(loss.final.mean)) : "";
   const played = (loss.measured || []).find((m) => m.kind === "games");
   const games = played && loss.games && loss.games.checked ? W.measuredGames(loss.games.inside, loss.games.checked, played.target) : "";
-  return `${W.measured(bound(chances.worst), pct(chances.mean, 2), against)}${final}${games}`;
+  return `${W.measured(bound(chances.worst), meanPoints(chances.mean), against)}${final}${games}`;
 }
 
 // The answer in one sentence, for the eye and the screen reader.
