@@ -323,8 +323,11 @@ def play_n_games(names: Sequence[str], rules: Rules, *, games: int, seed: int,
             progress(finished)
     if records is not None:
         source = f"sabords game --seed {seed}"
+        # a policy given twice is two players: "points 1" and "points 2", in --policies order
+        called = [n if names.count(n) == 1 else f"{n} {names[:j + 1].count(n)}"
+                  for j, n in enumerate(names)]
         for g in range(games):
-            seated = tuple(Player(names[(i - g) % players], names[(i - g) % players])
+            seated = tuple(Player(called[(i - g) % players], names[(i - g) % players])
                            for i in range(players))
             records.append(GameRecord(rules, seated, tuple(played[g]),
                                       None if start is None else tuple(start), 0,
