@@ -429,8 +429,8 @@ def test_sabords_game_records_games_a_review_reads(sabords: Run, tmp_path: Path)
     # a policy given twice is two players, named apart (a review said "points won" of a game
     # with two of them: which?), each the same player from game to game as the seats rotate
     twice = tmp_path / "twice.jsonl"
-    assert sabords("game", "--games", "2", "--seed", "7", "--policies", "points,win,points",
-                   "--record", str(twice)).exit_code == 0
+    assert sabords("game", "--games", "2", "--seed", "7", "--players", "3", "--policies",
+                   "points,win,points", "--record", str(twice)).exit_code == 0
     games = [json.loads(line)["players"] for line in twice.read_text("utf-8").splitlines()]
     assert [[p["name"] for p in g] for g in games] == [["points 1", "win", "points 2"],
                                                        ["points 2", "points 1", "win"]]
