@@ -66,28 +66,29 @@ def test_a_bust_and_skull_island_give_every_seat_s_chance_after_them(tables: Pat
     """With no option to take, `advise --json` named only the player's chance (a new user's
     trial): the answer's `players` are now every seat's after the outcome, which are the
     table's at the state it leads to (Skull Island: over its deductions), in seat order."""
-    def after(me: int, others: list[int]) -> list[float]:  # the next player to move
+    def after(me: int, others: list[int], *rules: str) -> list[float]:  # the next to move
         got = _json("winprob", "--me", str(others[0]), *sum((["--opp", str(t)] for t in
-                                                              [*others[1:], me]), []),
-                    *TARGET, "--game-tables", str(tables))
+                                                              [*others[1:], me]), []), *rules)
         chances = [p["win"] for p in got["players"]]  # type: ignore[index]
         return [chances[-1], *chances[:-1]]  # (in the asking player's seat order)
 
+    small = (*TARGET, "--game-tables", str(tables))
     bust = _json("advise", "none", "kkkmmpsc", "--me", "100", "--opp", "0", "--opp", "200",
-                 *TARGET, "--game-tables", str(tables))
+                 *small)
     assert bust["kind"] == "bust" and bust["options"] == []
-    assert bust["players"] == pytest.approx(after(100, [0, 200]), abs=1e-12)
-    island = _json("advise", "captain", "kkkkmmpc", "--first", "--me", "100", "--opp", "0",
-                   "--opp", "200", *TARGET, "--game-tables", str(tables))
+    assert bust["players"] == pytest.approx(after(100, [0, 200], *small), abs=1e-12)
+    # the committed table of three at 6000: every deduction (400 to 800) a state of its own
+    island = _json("advise", "none", "kkkkmmpc", "--first", "--me", "100", "--opp", "3000",
+                   "--opp", "5000")
     assert island["kind"] == "island" and island["players"][0] == island["value"]  # type: ignore[index]
-    expected = np.zeros(3)
-    for outcome in island["island"]["distribution"]:  # type: ignore[index]
-        d = outcome["deduction"]
-        expected += outcome["probability"] * np.array(after(100, [max(0, 0 - d),
-                                                                  max(0, 200 - d)]))
+    outcomes = island["island"]["distribution"]  # type: ignore[index]
+    assert len({o["deduction"] for o in outcomes}) == 5
+    expected = sum(o["probability"] * np.array(after(100, [3000 - o["deduction"],
+                                                           5000 - o["deduction"]]))
+                   for o in outcomes)
     assert island["players"] == pytest.approx(expected.tolist(), abs=1e-9)
     alive = _json("advise", "none", "kkmmmpsc", "--me", "100", "--opp", "0", "--opp", "200",
-                  *TARGET, "--game-tables", str(tables))
+                  *small)
     assert alive["players"] == alive["options"][0]["players"]  # type: ignore[index]
     points = _json("advise", "none", "kkmmmpsc")
     assert "players" not in points
@@ -188,6 +189,17 @@ def test_a_final_round_s_trigger_pushed_back_by_skull_island() -> None:
         assert refused.value.kind == "final_round"
         assert (refused.value.values["low"], refused.value.values["islands"]) == (4400, 1)
     assert state_of(_Table(4), final((2800, 5900, 2000), trigger=1))[0] == "final1"
+    # someone at the target, and a player before it whom an island after theirs may have
+    # pushed back: two readings, refused as when nobody is there (the first at the target was
+    # taken, silently); where no island could have, the one at the target, said in answers
+    with pytest.raises(GameError) as which:
+        state_of(_Table(4), final((5800, 6200, 3000)))
+    assert which.value.kind == "which_trigger" and which.value.values["seats"] == [2, 3]
+    from solver.game.query import resolved
+
+    assert state_of(_Table(4), final((3000, 6200, 2000)))[0] == "final2"
+    assert resolved(_Table(4), final((3000, 6200, 2000))).trigger == 2
+    assert resolved(three, final((5600, 2000))).trigger == 1  # (pushed back: the table's)
 
 
 def test_two_and_three_players_refuse_a_final_total_no_game_reaches() -> None:

@@ -223,8 +223,11 @@ class WinAnswer:
 def win_answer(request: WinRequest, solutions: SolutionSource) -> WinAnswer:
     """The answer of `sabords winprob` to `request`: the game of its players from
     `solutions`, asked about its standing."""
+    from ..game.query import resolved
+
     standing = request.standing
     game = solutions.game(standing.rules, standing.players)
+    standing = resolved(game, standing)  # (a trigger read from the totals, said)
     return WinAnswer(standing, game.chances(standing), game)
 
 

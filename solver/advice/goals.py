@@ -210,8 +210,12 @@ def solve_goal(card: Card, rules: Rules, goal: Goal, *,
     assert goal.standing is not None
     if game is None:
         raise ValueError("playing to win needs the game table")
-    from ..engine import solve_turn
+    from dataclasses import replace
 
+    from ..engine import solve_turn
+    from ..game.query import resolved
+
+    goal = replace(goal, standing=resolved(game, goal.standing))  # (its trigger said)
     mover, *others = game.objectives(goal.standing)
     best = solve_turn(card, rules.turn_rules(), mover)
     seats = tuple((o, solve_turn(card, rules.turn_rules(), o, policy=best.policy()))

@@ -113,7 +113,8 @@ FINAL = Input("final", FLAG, (
     "Your final turn: an opponent has reached the target (their total at or above it). With three "
     "players or more, the first opponent in seat order at or above the target triggered the "
     "final round (unless --trigger says who did): those between you and them still have their "
-    "final turns."),
+    "final turns. Where an opponent before them may have reached it first and been pushed "
+    "back by Skull Island, --trigger must say who did."),
     "the final turn")
 WIN_TRIGGER = Input("trigger", INT, (
     "Your final turn: the player who reached the target first, numbered as the answers "

@@ -81,7 +81,7 @@ def winprob(
     if as_json:
         print_json(answer.as_dict())
         return
-    standing, notes = request.standing, request.notation
+    standing, notes = answer.standing, request.notation  # (its trigger said, when read)
     what = ("sudden death" if standing.sudden else "your final turn" if standing.final
             else "about to draw")
     echo(f"{standing_words(standing, what)}")

@@ -6,7 +6,9 @@ A standing's state: normal play, sudden death, or the final round's phase of its
 (:mod:`.seats`: ``final{r}`` when the trigger is seat ``r`` from the mover: the players
 between the mover and the trigger have their final turns still to play, those after it have
 played theirs). The trigger is the standing's, or read from the totals: the first of the
-others, in seat order, at or above the target. When nobody is at the target, Skull Island
+others, in seat order, at or above the target, unless one before it may have reached the
+target first and been pushed back by an island played after theirs (then the standing must
+say which: :func:`_pushed_back_to`). When nobody is at the target, Skull Island
 pushed the trigger back during the final round; that needs a final turn played after the
 trigger's, so the trigger is one of the others but the last, and whichever of them the
 table's final round holds (with three players, always the first of the others); where the
@@ -58,6 +60,19 @@ def state_of(table: Any, standing: Standing) -> tuple[str, int]:
         trigger = standing.trigger
     elif reached:
         trigger = reached[0]
+        # or one before it below the target, pushed back by a Skull Island played after
+        # theirs (not by the player at the target: it scored on its final turn)
+        pushed = [r for r in range(1, trigger)
+                  if bool(seats.phases[final_name(r)].contains(units)[0])
+                  and totals[r] >= _pushed_back_to(standing, r, seats.n_ded)[0]]
+        if pushed:
+            raise GameError(f"player {trigger + 1} is at the target {target}, but player "
+                            f"{pushed[0] + 1} may have reached it first and been pushed back "
+                            f"by Skull Island: these totals do not say who reached it first "
+                            f"(player {' or '.join(str(r + 1) for r in [*pushed, trigger])})",
+                            subject="opp", kind="which_trigger",
+                            values={**values, "seats": [r + 1 for r in [*pushed, trigger]],
+                                    "at": trigger + 1})
     else:  # pushed back by Skull Island: a seat with a final turn played after it
         pushed = [r for r in range(1, players - 1)
                   if bool(seats.phases[final_name(r)].contains(units)[0])]
@@ -93,6 +108,18 @@ def state_of(table: Any, standing: Standing) -> tuple[str, int]:
                         f"{phase.lo[trigger] * UNIT})", subject="opp", kind="final_round",
                         values={**values, "high": high, "pushed": phase.lo[trigger] * UNIT})
     return phase.name, int(phase.encode(units)[0])
+
+
+def resolved(table: Any, standing: Standing) -> Standing:
+    """`standing` with its final round's trigger said, where the totals said it (the first
+    player at the target, or the one the game's final round holds as pushed back: the answers
+    echo it); else `standing` itself."""
+    if not standing.final or standing.trigger is not None or standing.players == 2:
+        return standing
+    from dataclasses import replace
+
+    phase, _ = state_of(table, standing)
+    return replace(standing, trigger=table.seats.phases[phase].remaining)
 
 
 def _pushed_back_to(standing: Standing, trigger: int, n_ded: int) -> tuple[int, int]:

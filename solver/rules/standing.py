@@ -83,20 +83,13 @@ class Standing:
                     f"(player 2 to {players}), not {quote(t if not isinstance(t, int) else t + 1)}",
                     subject="trigger", kind="no_such_player",
                     values={"trigger": t + 1 if isinstance(t, int) else str(t),
-                            "players": players})
+                            "players": players, "least": 2})
             object.__setattr__(self, "final", True)
         if self.sudden and self.final:
             raise StandingError("sudden death comes after the final round: a game in sudden "
                                 "death has no final turn", subject="sudden",
                                 kind="sudden_with_trigger")
         self._check()
-        if self.final and self.trigger is None and players > 2:
-            # the trigger read from the totals, said in the answer: the first of the others at
-            # the target (nobody there: Skull Island pushed the trigger back, and the game's
-            # final round says who it can be, :func:`solver.game.query.state_of`)
-            reached = [s for s in range(1, players) if self.totals[s] >= self.rules.target]
-            if reached:
-                object.__setattr__(self, "trigger", reached[0])
 
     @classmethod
     def of(cls, rules: Rules, me: int, others: Sequence[int], *, final: bool = False,
@@ -170,7 +163,7 @@ class Standing:
             if early:
                 raise StandingError(
                     f"player {self.trigger + 1} reached the target {target} first, so player "
-                    f"{early[0] + 1}, whose final turn comes before yours, is below it: not "
+                    f"{early[0] + 1}, whose final turn comes after yours, is below it: not "
                     f"{self.totals[early[0]]}", subject="opp", kind="final_round",
                     values={**values, "trigger": self.trigger + 1, "early": early[0] + 1,
                             "total": self.totals[early[0]]})

@@ -128,7 +128,7 @@ def _whose(v: Mapping[str, Any], p: str | None) -> str:
 
 
 def _islands(n: Any) -> str:
-    return ("aucun ne pouvait" if n == 0 else "1 seulement pouvait" if n == 1
+    return ("aucun ne pouvait" if n == 0 else "un seul pouvait" if n == 1
             else f"{n} seulement pouvaient")
 
 
@@ -137,7 +137,7 @@ def _final_round(v: Mapping[str, Any]) -> str:
     pushed back further than Skull Island's turns can, or a total no game reaches."""
     if "early" in v:
         return (f"le joueur {v.get('trigger')} a atteint l'objectif {v.get('target')} le "
-                f"premier : le joueur {v.get('early')}, dont le dernier tour vient avant le "
+                f"premier : le joueur {v.get('early')}, dont le dernier tour vient après le "
                 f"vôtre, est donc au-dessous, pas à {v.get('total')}")
     if "low" in v:
         return (f"le joueur {v.get('trigger')} a atteint l'objectif {v.get('target')} le "
@@ -147,8 +147,8 @@ def _final_round(v: Mapping[str, Any]) -> str:
                 "être une : un joueur à "
                 "l'objectif a marqué des points au sien)")
     return ("ces totaux ne peuvent pas être un dernier tour de cette partie (un total vaut au "
-            f"plus {v.get('high')}, et un joueur repoussé par l'île de la Tête de Mort après "
-            f"avoir atteint l'objectif au moins {v.get('pushed')})")
+            f"plus {v.get('high')}, et celui d'un joueur repoussé par l'île de la Tête de Mort "
+            f"après avoir atteint l'objectif vaut au moins {v.get('pushed')})")
 
 
 def _value(v: Mapping[str, Any]) -> str:
@@ -254,9 +254,14 @@ FRENCH: dict[str, Words] = {
         f"{v.get('target')} : personne ne l'a atteint (totaux {_and(v.get('opp'))}), et "
         "aucun joueur dont un dernier tour a suivi le sien n'en est assez près pour y avoir été "
         "repoussé par l'île de la Tête de Mort"),
-    "which_trigger": lambda v, p: f"personne n'est à l'objectif {v.get('target')} : l'île de "
-    "la Tête de Mort a repoussé le joueur qui l'avait atteint, et ces totaux ne disent pas "
-    f"lequel (joueur {_and(v.get('seats'), 'ou')})",
+    "which_trigger": lambda v, p: (
+        f"le joueur {v.get('at')} est à l'objectif {v.get('target')}, mais le joueur "
+        f"{(v.get('seats') or ['?'])[0]} a pu l'atteindre le premier et en être repoussé par "
+        "l'île de la Tête de Mort : ces totaux ne disent pas qui l'a atteint le premier "
+        f"(joueur {_and(v.get('seats'), 'ou')})" if "at" in v else
+        f"personne n'est à l'objectif {v.get('target')} : l'île de la Tête de Mort a repoussé "
+        "le joueur qui l'avait atteint, et ces totaux ne disent pas lequel (joueur "
+        f"{_and(v.get('seats'), 'ou')})"),
     "player_count": lambda v, p: (f"la partie se joue de {v.get('least')} à {v.get('most')} "
                                   f"joueurs, pas {v.get('players')}"),
     "players": lambda v, p: f"la partie de ce serveur se joue à {v.get('table')} joueurs, "
@@ -294,16 +299,20 @@ FRENCH: dict[str, Words] = {
     "rules": lambda v, p: f"{_input(p)} : les règles ne le permettent pas",
     "no_players": lambda v, p: "une partie a au moins un joueur",
     "no_such_player": lambda v, p: (
-        "le joueur qui a atteint l'objectif le premier est l'un des autres joueurs (joueur 2 à "
-        f"{v.get('players')}), pas {v.get('trigger')}" if p == "trigger" and "trigger" in v
+        # a question's trigger, numbered from the player asking (1) ...
+        "le joueur qui a atteint l'objectif le premier est l'un des autres joueurs (joueur "
+        f"{v.get('least')} à {v.get('players')}), pas {_q(v.get('trigger'))}" if "least" in v
+        # ... or a scoreboard's seat, numbered around the table from 0
+        else f"{_input(p)} : l'un des {v.get('players')} joueurs (0 à "
+        f"{int(v.get('players', 1)) - 1}), pas {_q(v.get(p or ''))}" if (p or "") in v
         else f"{_input(p)} : il n'y a que {v.get('players')} joueurs"),
     "turn_outcome": lambda v, p: "un tour finit avec des points ou avec la perte de l'île de "
     "la Tête de Mort : donnez l'un des deux",
     "game_is_over": lambda v, p: "la partie est finie : commencez-en une nouvelle",
     "sudden_with_trigger": lambda v, p: "la mort subite vient après le dernier tour",
-    "sudden_at_target": lambda v, p: "en mort subite personne n'est à l'objectif" + (
-        f" {v.get('target')} : le premier à l'atteindre a gagné ({_whose(v, p)} vaut "
-        f"{v.get('total')})" if "total" in v else ""),
+    "sudden_at_target": lambda v, p: f"en mort subite personne n'est à l'objectif "
+    f"{v.get('target')} : le premier à l'atteindre a gagné" + (
+        f" ({_whose(v, p)} vaut {v.get('total')})" if "total" in v else ""),
     "stale_table": lambda v, p: (
         f"la victoire à {v.get('players')} joueurs se calcule ici sur la table de la partie à "
         "3 joueurs (jeu presque optimal), et ce serveur n'en a pas pour ces règles (empreinte "
