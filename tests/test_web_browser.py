@@ -2282,6 +2282,19 @@ def measured_words(page: Page) -> str:
         "arguments[0]))))", LOSS))
 
 
+def test_a_mean_error_is_said_as_the_command_line_says_it(page: Page) -> None:
+    """A mean below 0.01 point to its first digit (five players' final round: "0.004 on
+    average", which said "0.00", as none), the page's words the command line's."""
+    from solver.cli.render import mean_points
+
+    values = [0.0024, 0.0003, 0.00004, 0.0000016, 0.0, 0.0123]
+    got = page.d.execute_async_script(
+        "const done = arguments[1]; import('/core.js').then((m) => "
+        "done(arguments[0].map((p) => m.meanPoints(p))))", values)
+    assert got == [mean_points(p) for p in values] == ["0.24", "0.03", "0.004", "0.0002",
+                                                        "0.00", "1.23"]
+
+
 def name_players(page: Page, names: list[str]) -> None:
     """Each player's name typed in "Names and totals" (open)."""
     rows = page.d.find_elements(page.By.CSS_SELECTOR, "#player-fields .player-fields")
