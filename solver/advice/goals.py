@@ -215,8 +215,9 @@ def solve_goal(card: Card, rules: Rules, goal: Goal, *,
     from ..engine import solve_turn
     from ..game.query import resolved
 
-    goal = replace(goal, standing=resolved(game, goal.standing))  # (its trigger said)
-    mover, *others = game.objectives(goal.standing)
+    standing = resolved(game, goal.standing)
+    goal = replace(goal, standing=standing)  # (its trigger said, where the totals said it)
+    mover, *others = game.objectives(standing)
     best = solve_turn(card, rules.turn_rules(), mover)
     seats = tuple((o, solve_turn(card, rules.turn_rules(), o, policy=best.policy()))
                   for o in others)
