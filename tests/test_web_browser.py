@@ -814,6 +814,11 @@ def test_the_end_of_a_game_declares_its_winner(page: Page, browser: Any) -> None
     assert browser.switch_to.active_element.get_attribute("id") == "board-status"
     page.screenshot("web-winner.png", "Scoreboard")
     assert page.button("Player 1: 6900 points, winner")
+    # nobody's turn once the game is over (the last to play stayed marked "playing now")
+    rows = browser.find_elements(page.By.CSS_SELECTOR, "#players li > button")
+    assert [b.get_attribute("aria-current") for b in rows] == ["false"] * len(rows)
+    assert not any("playing now" in b.accessible_name for b in rows)
+    assert "●" not in page.text(browser.find_element(page.By.ID, "board-summary"))
     # the last score undone: Player 2's final turn again
     page.tap("Undo the last score")
     assert "Final round: Player 2's final turn." in page.text(
@@ -2107,6 +2112,8 @@ def test_french_elides_de_before_a_vowel_or_a_mute_h(page: Page, browser: Any) -
     page.tap("Français")
     status = page.text(browser.find_element(page.By.ID, "board-status"))
     assert f"Dernier tour{NBSP}: celui d'Émile." in status, status
+    label = browser.find_element(page.By.ID, "quick-label").get_attribute("textContent")
+    assert label.startswith("Les points d'Émile ce tour"), label  # (was "de Émile")
 
 
 def test_two_clicks_in_the_same_instant_act_once(page: Page, browser: Any) -> None:

@@ -60,7 +60,7 @@ export function renderBoard() {
   const fold = folded ? "folded" : g.over ? "over" : "free";
   if (box.dataset.fold !== fold) { if (fold !== "free") box.open = fold === "over"; box.dataset.fold = fold; }
   $("players").replaceChildren(...ps.map((p, i) => {
-    const now = i === S.current;
+    const now = i === S.current && !g.over;  // (the game over: nobody's turn)
     const won = g.over && g.winners.includes(i);
     // the player's chance of winning (paintChances): a bar, for the eye only, and its number
     const chance = el("span", { class: "chance", hidden: true },
@@ -140,7 +140,7 @@ export function paintChances() {
   const folded = !$("board-box").open;
   const summary = $("board-summary");
   summary.replaceChildren(...ps.flatMap((p, i) => {
-    const head = t(`${i ? " · " : ""}${i === S.current ? NOW : ""}${playerName(i)} `);
+    const head = t(`${i ? " · " : ""}${i === S.current && !g.over ? NOW : ""}${playerName(i)} `);
     if (!folded || (!seats && !reserved)) return [head, String(p.total)];
     const chance = el("span", {
       class: "chance-inline", text: t(seats ? `(${pct(seats[i], 0)}${NBSP}%)` : `(${c.error ? "?" : "…"}${NBSP}%)`),
@@ -155,7 +155,7 @@ export function paintChances() {
   // takes them away.
   $("players").querySelectorAll("li > button").forEach((b, i) => {
     if (i >= ps.length) return;
-    const now = i === S.current;
+    const now = i === S.current && !g.over;
     const won = !!(g.over && g.winners.includes(i));
     b.setAttribute("aria-label", t(W.playerRow(playerName(i), ps[i].total, now, won, seats ? pct(seats[i], 1) : null)));
     const chance = b.querySelector(".chance");

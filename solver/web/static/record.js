@@ -10,6 +10,7 @@
 // score takes its turns back too.
 
 import { $, META, S, api, hooks, playerName, players, save, say, t, ui, variantParams } from "./core.js";
+import { frDe } from "./words.js";
 
 export const FORMAT = "mille-sabords game record";
 export const VERSION = 1;
@@ -132,7 +133,7 @@ const QW = {
   en: { summary: "Score a turn without the helper", label: (name) => `${name}'s points this turn (a lost battle: −300)`,
     add: (name) => `Add them to ${name}`, island: "Skull Island: take them from the others",
     bad: (text, unit) => `“${text}” is not a number of points: a multiple of ${unit}, a minus before a loss.` },
-  fr: { summary: "Compter un tour sans l'aide", label: (name) => `Les points de ${name} ce tour (une bataille perdue : −300)`,
+  fr: { summary: "Compter un tour sans l'aide", label: (name) => `Les points ${frDe(name)} ce tour (une bataille perdue : −300)`,
     add: (name) => `Les ajouter à ${name}`, island: "Île de la Tête de Mort : les retirer aux autres",
     bad: (text, unit) => `« ${text} » n'est pas un nombre de points : un multiple de ${unit}, un moins devant une perte.` },
 };

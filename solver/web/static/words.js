@@ -22,7 +22,7 @@ const fem = (face) => FR_FEMININE[frFace(face)] || false;
 const frAgree = (face, word) => word + (fem(face) ? "e" : "");
 const enList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`);
 // "de" before a name, elided before a vowel or a mute h: "de Bruno", "d'Émile", "d'Hugo".
-const frDe = (name) => (/^[aeiouyh]/i.test(String(name).normalize("NFD")) ? `d'${name}` : `de ${name}`);
+export const frDe = (name) => (/^[aeiouyh]/i.test(String(name).normalize("NFD")) ? `d'${name}` : `de ${name}`);
 const frList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} et ${items[items.length - 1]}`);
 // A duration of the server's cost model (/api/rules's `making.duration`: its value and unit, as
 // the command line words it): "6 s", "2.2 minutes", "4.5 hours" (French: a decimal comma, "heures").
