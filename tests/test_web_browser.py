@@ -1023,6 +1023,14 @@ def test_skull_island_says_each_opponents_expected_loss(page: Page, browser: Any
     page.tap("Read")
     status = page.text(browser.find_element(page.By.ID, "turn-status"))
     assert status == "Skull Island goes on: 5 skulls so far. Enter each roll.", status
+    # the island's second roll: the loss from the five skulls showing now, under "Roll 2" (the
+    # first roll's figure stayed, under "Roll 1" and the new dice: a trial of five found it)
+    now = api(page.server, "advise", [("card", "captain"), ("dice", "kkkkkmmm"),
+                                      ("first", "true")])["island"]["expected_deduction"]
+    assert now > loss
+    page.until(lambda: f"loses {now:.1f} points" in page.sentence("Advice"), "the new loss")
+    assert "Roll 2: 5 skulls and 3 monkeys." in page.text(page.region("Advice")), \
+        page.text(page.region("Advice"))
 
 
 # -- a tap records only what the player meant ---------------------------------------------------

@@ -377,12 +377,13 @@ function resumeTurn() {  // a reload: the turn kept, replayed by the server
   if (!S.turn || !S.turn.entries.length) return;
   work(async () => { ui.state = await api("/api/turn", { ...S.turn.params, entry: S.turn.entries }); await islandAdvice(); ui.focus = focusAfter(); });
 }
-// Skull Island (always from the turn's first roll): its advice, each opponent's expected loss,
-// as `sabords advise` says it of that roll.
+// Skull Island: its advice, each opponent's expected loss from the skulls showing now, as
+// `sabords advise --first` says it of those dice (the island's later rolls: the loss from
+// there; before, the first roll's figure stayed, under the dice of a later roll).
 async function islandAdvice() {
   const st = ui.state;
   if (!st || st.phase !== "island") { ui.island = null; return; }
-  if (!ui.island) ui.island = await api("/api/advise", { ...S.turn.params, dice: S.turn.entries[0], first: true });
+  if (!ui.island || ui.island.dice !== st.dice) ui.island = await api("/api/advise", { ...S.turn.params, dice: st.dice, first: true });
 }
 function adviseOnce(text) {
   if (!S.card) { fieldError("card", W.pickCard); return; }
@@ -449,7 +450,7 @@ function renderTurn() {
   // one-off position
   let where = "";
   if (following && st && (phase === "move" || phase === "island")) {
-    where = W.showing(st.roll, diceWords(st.dice));
+    where = W.showing(phase === "island" ? turn.entries.length : st.roll, diceWords(st.dice));  // (an island's rolls: the server's roll stays 1)
     if (st.chest !== null && cardMeta(turn.card).chest) where += ` ${W.onChest(diceWords(st.chest))}`;
   } else if (ui.position) where = W.position(diceWords(ui.position.dice));
   const advice = practice ? null : following && st ? (phase === "move" ? st.advice : phase === "island" ? ui.island : null) : ui.position;
