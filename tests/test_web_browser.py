@@ -2226,6 +2226,11 @@ def no_error(page: Page) -> None:
         ".filter((t) => t)")
     assert shown == [], shown
     assert page.errors() == []
+    # and no value missing from a sentence, shown or hidden (a heading said "the null rolled
+    # dice" while a move was awaited)
+    words = page.d.execute_script("return document.body.textContent")
+    assert not re.search(r"\b(null|undefined|NaN|None)\b", words), re.findall(
+        r".{40}\b(?:null|undefined|NaN|None)\b.{40}", words)
 
 
 def win_line(page: Page) -> str:

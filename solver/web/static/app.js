@@ -443,7 +443,7 @@ function renderTurn() {
   $("chest-field").hidden = card !== "chest";
   if (!following || !st) say("dice-h", W.roll1);
   else if (phase === "island") say("dice-h", W.island(st.rolled));
-  else say("dice-h", W.rollN(st.roll + 1, st.rolled));
+  else if (st.rolled !== null && st.rolled !== undefined) say("dice-h", W.rollN(st.roll + 1, st.rolled));  // (none while a move is awaited: the pad is hidden)
   say("dice-stays", following && st && st.stays.length ? W.stays(diceWords(st.stays)) : "");
   $("go").textContent = t(midTurn() ? W.goPosition : following ? W.goEnter : W.goAdvise);
   // the advice: of the position showing while a move is awaited (Skull Island's too), or of a
