@@ -831,10 +831,21 @@ def test_the_end_of_a_game_declares_its_winner(page: Page, browser: Any) -> None
         "Remove Player 3 and their total?"
     page.tap("No")
     assert page.button("Remove Player 3")
+    # the focus back on what asked (it was on the page's body: a keyboard or a screen reader
+    # lost its place), or, what asked gone, on the scoreboard's status
+    def focused() -> str:
+        at = browser.switch_to.active_element
+        return str(at.get_attribute("id") or at.accessible_name)
+
+    assert focused() == "Remove Player 3"
+    page.tap("Remove Player 3")
+    page.tap("Yes")
+    assert focused() == "board-status"
     page.tap("New game: every total to 0")
     page.tap("Yes")
     assert page.text(browser.find_element(page.By.ID, "board-status")) == \
         "Player 1 to play (0 points)."
+    assert focused() in ("new-game", "board-status")
 
 
 def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browser: Any) -> None:

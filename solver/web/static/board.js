@@ -13,7 +13,7 @@ const NOW = "● ";  // the player to play (not ▶, which looks like the fold o
 const NBSP = "\u00a0";
 
 // ui.confirm: a question awaiting the player's answer ({text, yes}).
-export function ask(text, yes) { ui.confirm = { text, yes }; hooks.render(); $("confirm-yes").focus(); }
+export function ask(text, yes) { ui.confirm = { text, yes, back: document.activeElement }; hooks.render(); $("confirm-yes").focus(); }
 export function renderConfirm() {
   const c = ui.confirm;
   $("confirm").hidden = !c;
@@ -25,6 +25,12 @@ export function answerConfirm(yes) {
   ui.confirm = null;
   if (yes && c) c.yes();
   hooks.render();
+  // the focus back on what asked (the question's buttons are gone: it was on the page's body),
+  // unless the answer put it elsewhere; what asked gone too, on the scoreboard's status
+  const at = document.activeElement;
+  if (at && at !== document.body && !$("confirm").contains(at)) return;
+  const back = c && c.back;
+  (back && back !== document.body && back.isConnected && back.offsetParent !== null ? back : $("board-status")).focus();
 }
 
 function snapshot() {
