@@ -177,7 +177,7 @@ export const WORDS = {
       : `This turn's ${n} entries are kept: they are replayed when the server answers.`),
     over: {
       stop: (p) => `Turn over: you stop with ${p} points.`, magic: (p) => `Turn over: pirate magic, you win the game (${p} points).`,
-      bust: (p) => `Turn over: bust, ${signed(p)} points.`, island: (s, d) => `Turn over: Skull Island ended with ${s} skulls; each opponent loses ${d}.`,
+      bust: (p) => `Turn over: bust, ${signed(p)} points.`, island: (s, d) => `Turn over: Skull Island ended with ${s} skulls; each opponent loses ${d} points.`,
     },
     graded: "Your turn, graded", gradedNone: "No decision to grade: the dice decided this turn.",
     decision: (roll, dice) => `Roll ${roll}: ${dice}`, yours: (move) => `Your move: ${move}`,
@@ -363,7 +363,7 @@ export const WORDS = {
       : `Les ${n} étapes de ce tour sont gardées : elles seront rejouées quand le serveur répondra.`),
     over: {
       stop: (p) => `Tour fini : vous vous arrêtez avec ${p} points.`, magic: (p) => `Tour fini : magie pirate, vous gagnez la partie (${p} points).`,
-      bust: (p) => `Tour fini : perdu, ${signed(p)} points.`, island: (s, d) => `Tour fini : l'île de la Tête de Mort finit avec ${s} têtes de mort ; chaque adversaire perd ${d}.`,
+      bust: (p) => `Tour fini : perdu, ${signed(p)} points.`, island: (s, d) => `Tour fini : l'île de la Tête de Mort finit avec ${s} têtes de mort ; chaque adversaire perd ${d} points.`,
     },
     graded: "Votre tour, noté", gradedNone: "Aucune décision à noter : les dés ont décidé ce tour.",
     decision: (roll, dice) => `Lancer ${roll} : ${dice}`, yours: (move) => `Votre coup : ${move}`,
