@@ -96,8 +96,7 @@ def state_of(table: Any, standing: Standing) -> tuple[str, int]:
                         f"total is at least {low}, not {totals[trigger]}: Skull Island deducts "
                         f"at most {most} a turn, and of the final turns played after theirs "
                         f"{islands or 'none'} could have been one (a player at the target "
-                        f"scored on "
-                        f"theirs)", subject="opp", kind="final_round",
+                        "scored on theirs)", subject="opp", kind="final_round",
                         values={**values, "trigger": trigger + 1, "low": low,
                                 "islands": islands, "total": totals[trigger], "most": most})
     phase = seats.phases[final_name(trigger)]
