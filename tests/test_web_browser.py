@@ -657,6 +657,16 @@ def test_a_reload_mid_turn_resumes_the_turn(page: Page, browser: Any) -> None:
     assert "1 of 2 dice" in region  # the dice tapped in are kept too
     assert "Your move: Keep 3 monkeys and 2 coins, reroll 1 parrot and 1 sword." in \
         page.text(page.region("This turn"))
+    # a reload while offline: the turn kept, replayed when the device is back online, with no
+    # tap (it waited for "Try again", the error "nothing was recorded" beside the promise)
+    page.offline(True)
+    browser.refresh()
+    page.until(lambda: "replayed when the server answers" in page.text(
+        page.region("This turn")), "the entries kept")
+    page.offline(False)
+    page.until(lambda: "Your move: Keep 3 monkeys and 2 coins" in page.text(
+        page.region("This turn")), "the turn replayed once online")
+    assert not browser.find_element(page.By.ID, "error-box").is_displayed()
     # a discarded tab: the page opened anew in another tab of the same browser
     browser.switch_to.new_window("tab")
     browser.get(page.server)

@@ -552,7 +552,11 @@ async function start() {
   $("loading").hidden = true;
   offline(!navigator.onLine);
   window.addEventListener("offline", () => offline(true));
-  window.addEventListener("online", () => { offline(false); chancesOnline(); });
+  window.addEventListener("online", () => {
+    offline(false); chancesOnline();
+    // a turn kept and not yet replayed (a reload while offline): replayed now, as the page said
+    if (S.mode === "table" && S.turn && S.turn.entries.length && !ui.state && !ui.busy) resumeTurn();
+  });
   window.addEventListener("resize", wholeCard);
   $("lang").addEventListener("click", () => setLang(S.lang === "fr" ? "en" : "fr"));
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));
