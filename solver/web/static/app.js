@@ -467,6 +467,9 @@ function renderTurn() {
   if (phase === "roll" && moved && st.advice) status = `${W.moved(moveWords(st.advice, moved, true))} ${status}`;
   if (phase === "island") status = turn.entries.length > 1 ? `${W.islandGoes(g.island_skulls)} ${status}` : `${W.islandStarts(g.island_skulls)} ${status}`;
   if (phase === "over") status = W.over[g.outcome === "magic" ? "magic" : g.outcome](g.outcome === "island" ? g.island_skulls : g.points, g.deduction);
+  // a turn that the dice ended (a bust, Skull Island's last roll): that roll, before the end
+  const last = st.rolls && st.rolls.length ? st.rolls[st.rolls.length - 1] : null;
+  if (phase === "over" && (g.outcome === "bust" || g.outcome === "island") && last) status = `${W.showing(st.rolls.length, diceWords(last.dice))} ${status}`;
   say("turn-status", status);
   $("graded").replaceChildren(...(phase === "over" ? gradedTable(g) : []));
   const scoreButton = $("score-turn");
