@@ -392,19 +392,27 @@ WORDS: dict[str, dict[str, Any]] = {
     "en": {"faces": [("skull", "skulls"), ("monkey", "monkeys"), ("parrot", "parrots"),
                      ("sword", "swords"), ("coin", "coins"), ("diamond", "diamonds")],
            "and": "and", "dice": lambda n: f"{n} {'die' if n == 1 else 'dice'}",
-           "keep": "Keep {keep}, reroll {reroll}", "stop": "Stop: {points} points",
-           "worth": "{value} points expected", "risk": "{p} % risk that the next roll busts",
-           "lost": "{r} points lost against the best", "colon": ": ", "decimal": "."},
+           "keep": "Keep {keep}, reroll {reroll}", "stop": lambda v: f"Stop: {v} points",
+           "worth": lambda v: f"{v} points expected", "risk": "{p} % risk that the next roll busts",
+           "lost": lambda v: f"{v} points lost against the best", "colon": ": ", "decimal": "."},
     "fr": {"faces": [("tête de mort", "têtes de mort"), ("singe", "singes"),
                      ("perroquet", "perroquets"), ("sabre", "sabres"),
                      ("pièce d'or", "pièces d'or"), ("diamant", "diamants")],
            "and": "et", "dice": lambda n: f"{n} {'dé' if n == 1 else 'dés'}",
            "keep": "Gardez {keep}, relancez {reroll}",
-           "stop": f"Arrêtez-vous{NBSP}: {{points}} points",
-           "worth": "{value} points espérés",
+           "stop": lambda v: f"Arrêtez-vous{NBSP}: {fr_points(v)}",
+           "worth": lambda v: fr_points(v, "espéré"),
            "risk": f"{{p}}{NBSP}% de risque que la relance fasse tout perdre",
-           "lost": "{r} points perdus face au meilleur", "colon": f"{NBSP}: ", "decimal": ","},
+           "lost": lambda v: f"{fr_points(v, 'perdu')} face au meilleur", "colon": f"{NBSP}: ",
+           "decimal": ","},
 }
+
+
+def fr_points(shown: object, adjective: str = "") -> str:
+    """French points: singular below two ("0 point", "1,5 point espéré"), plural from two."""
+    one = abs(float(str(shown).replace(",", ".").replace("\u2212", "-"))) < 2
+    plural = "" if one else "s"
+    return f"{shown} point{plural}" + (f" {adjective}{plural}" if adjective else "")
 
 
 def dice_words(letters: str, lang: str) -> str:
@@ -421,7 +429,7 @@ def number(x: float, digits: int, lang: str) -> str:
 def move_words(advice: dict[str, Any], option: dict[str, Any], lang: str, named: bool) -> str:
     w = WORDS[lang]
     if option["action"] == "stop":
-        return str(w["stop"]).format(points=advice["points"])
+        return str(w["stop"](advice["points"]))
     rolled = dice_words(option["reroll"], lang) if named else w["dice"](len(option["reroll"]))
     return str(w["keep"]).format(keep=dice_words(option["keep"], lang), reroll=rolled)
 
@@ -431,18 +439,18 @@ def expected_sentence(advice: dict[str, Any], lang: str) -> str:
     if best["action"] == "stop":
         return move_words(advice, best, lang, False) + "."
     return (move_words(advice, best, lang, False) + str(w["colon"])
-            + str(w["worth"]).format(value=number(best["value"], 1, lang)) + ", "
+            + str(w["worth"](number(best["value"], 1, lang))) + ", "
             + str(w["risk"]).format(p=number(100 * best["p_bust"], 1, lang)) + ".")
 
 
 def expected_option(advice: dict[str, Any], rank: int, lang: str) -> tuple[str, str]:
     """The first two lines of an option as shown: the move, and its figures."""
     w, o = WORDS[lang], advice["options"][rank]
-    figures = [str(w["worth"]).format(value=number(o["value"], 1, lang))]
+    figures = [str(w["worth"](number(o["value"], 1, lang)))]
     if o["action"] != "stop":
         figures.append(str(w["risk"]).format(p=number(100 * o["p_bust"], 1, lang)))
     if o["regret"] > 0:
-        figures.append(str(w["lost"]).format(r=number(o["regret"], 1, lang)))
+        figures.append(str(w["lost"](number(o["regret"], 1, lang))))
     return f"{rank + 1}. {move_words(advice, o, lang, True)}", " · ".join(figures)
 
 
@@ -815,9 +823,13 @@ def test_the_end_of_a_game_declares_its_winner(page: Page, browser: Any) -> None
     status = page.text(browser.find_element(page.By.ID, "board-status"))
     assert "Final round: Player 2's final turn." in status, status
     assert page.field("Card").get_attribute("value") == ""
-    # Player 2 loses a battle: 300 points taken
-    play_typed_turn(page, "Pirate ship: 2 swords, 300", ["kkkmmppc"], [])
+    # Player 2 loses a battle on the second roll: 300 points taken
+    play_typed_turn(page, "Pirate ship: 2 swords, 300", ["kkmmppcs", "kkkscmmp"], ["Keep 1 sword"])
     page.until(lambda: "Turn over" in page.text(page.region("This turn")), "the bust")
+    # the roll that ended the turn, before its end (before: only the decisions were shown)
+    turn = page.text(page.region("This turn"))
+    assert ("Roll 2: 3 skulls, 2 monkeys, 1 parrot, 1 sword and 1 coin. Turn over: bust, "
+            "\u2212300 points.") in turn, turn
     page.tap("Take 300 points from Player 2")
     status = page.text(browser.find_element(page.By.ID, "board-status"))
     assert status == "The game is over: Player 1 wins with 6900 points.", status
@@ -1865,14 +1877,25 @@ def test_french_plurals_minus_signs_and_the_rules_colon(page: Page, browser: Any
         "const done = arguments[0]; import('/words.js').then((m) => done(["
         "m.WORDS.fr.waiting(1), m.WORDS.fr.needStanding(1000, 1, 10, 0),"
         "m.WORDS.fr.needOver(1000, 1, 1), m.typo('Total perdu (% de chances de gagner)'),"
-        "m.WORDS.en.waiting(1), m.WORDS.en.needOver(1000, 1, 1)]))")
+        "m.WORDS.en.waiting(1), m.WORDS.en.needOver(1000, 1, 1),"
+        "m.WORDS.fr.playerRow('Anne', 0, true, false, null), m.WORDS.fr.worthPoints('1,5'),"
+        "m.WORDS.fr.worthPoints('2,0'), m.WORDS.fr.lostPoints('0,4'),"
+        "m.WORDS.fr.bust(3, 0), m.WORDS.fr.cost('−1,9', 'points espérés'),"
+        "m.WORDS.fr.cost('0,40', '% de chances de gagner'), m.WORDS.fr.addedScore(0, 'Anne'),"
+        "m.WORDS.fr.sorceress('', '2 dés')]))")
     assert words == [
         "L'étape de ce tour est gardée : elle sera rejouée quand le serveur répondra.",
         "1000 points nécessaires : atteints 0 fois en 1 tour (10 en tout).",
         "L'entraînement est fini : 1000 points atteints 1 fois en 1 tour.",
         "Total perdu (% de chances de gagner)",
         "This turn's entry is kept: it is replayed when the server answers.",
-        "The practice is over: 1000 points reached in 1 of 1 turn."]
+        "The practice is over: 1000 points reached in 1 of 1 turn.",
+        # French points: singular below two, and its adjective with them
+        "Anne : 0 point, c'est son tour", "1,5 point espéré", "2,0 points espérés",
+        "0,4 point perdu face au meilleur", "Perdu (3 têtes de mort) : le tour est fini, 0 point.",
+        "Coût : −1,9 point espéré", "Coût : 0,40 % de chances de gagner", "0 point ajouté à Anne.",
+        # the Sorceress's skull in figures, as the dice beside it ("une … et 2" mixed them)
+        "Utilisez la Gardienne : relancez 1 tête de mort et 2 dés"]
     # "9 singes": more dice than the game has
     page.tap(f"singes{NBSP}: 1, en retirer un")
     start_turn(page, "Pirate (capitaine)", "fr")
@@ -1887,6 +1910,9 @@ def test_french_plurals_minus_signs_and_the_rules_colon(page: Page, browser: Any
     page.tap("Lire")
     turn = page.text(page.region("Ce tour"))
     assert f"Tour fini{NBSP}: perdu, \u2212500 points." in turn, turn
+    # the roll that ended the turn, before its end (the graded turn has no decision to show it)
+    assert (f"Lancer 1{NBSP}: 3 têtes de mort, 2 singes, 2 perroquets et 1 pièce d'or. Tour "
+            f"fini{NBSP}: perdu") in turn, turn
     assert "-500" not in page.body()
     assert french_typography(page.body()) == []
 
@@ -2453,7 +2479,7 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
     # Chloé loses her turn (three skulls): nothing scored
     line = win_turn(page, "Chloé", "Aucune carte", ["kkkmmmpp"], None, "fr")
     assert f"{NBSP}: dernier tour" in line, line
-    page.tap("Ajouter 0 points à Chloé")
+    page.tap("Ajouter 0 point à Chloé")  # French: singular below two
     line = win_turn(page, "David", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
     assert line.startswith("David 2000 contre Émile 1000, Anne 6700, Bruno 5000 et Chloé 3000"
                            f"{NBSP}: dernier tour"), line
@@ -2465,13 +2491,15 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
         f"Chances de gagner{NBSP}: presque optimales"
     assert page.button("Émile : 1000 points, c'est son tour, ".replace(" :", f"{NBSP}:"))
     assert measured_words(page) == (
-        "À 1,0 points au plus du jeu exact (0,21 en moyenne), mesuré face à la partie exacte à 4 "
+        "À 1,0 point au plus du jeu exact (0,21 en moyenne), mesuré face à la partie exacte à 4 "
         f"joueurs, objectif 2000 et à 5 joueurs, objectif 1000. Au dernier tour{NBSP}: à 1,6 "
-        f"points au plus (0,35 en moyenne). À l'objectif 6000{NBSP}: 29 chances sur 30 dans "
+        f"point au plus (0,35 en moyenne). À l'objectif 6000{NBSP}: 29 chances sur 30 dans "
         f"l'intervalle à 95{NBSP}% de parties entières.")
     line = win_turn(page, "Émile", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
     page.tap("Ajouter 1000 points à Émile")
     assert board_status(page) == f"La partie est finie{NBSP}: Anne gagne avec 6700 points."
+    # the winner's row, in words that suit a woman as a man ("gagnant" did not)
+    assert page.button(f"Anne{NBSP}: 6700 points, a gagné")
     assert shown_chances(page, "fr") is None
     assert page.text(browser.find_element(page.By.ID, "chances-note")) == \
         f"Pas de chances de gagner{NBSP}: la partie est finie."
@@ -2666,12 +2694,12 @@ def test_a_game_file_of_three_players_is_reviewed_in_french(page: Page, browser:
 
     assert stories[0] == (
         f"Anne a gagné, avec {fr(100 * anne['start'])[1:]}{NBSP}% de chances au départ{NBSP}: "
-        f"{fr(100 * anne['luck'])} points de chance, rien de perdu par son jeu, "
+        f"{fr_points(fr(100 * anne['luck']))} de chance, rien de perdu par son jeu, "
         f"{fr(100 * anne['play_others'])} venus du jeu des autres."), stories[0]
     worst = max((e for t in expected["turns"] for e in t["events"] if e["kind"] == "decision"),
                 key=lambda e: e["error"])
     first = page.text(browser.find_element(page.By.CSS_SELECTOR, "#review-mistakes > li"))
-    assert f"{fr(100 * worst['error'])[1:]} points perdus{NBSP}: une gaffe." in first, first
+    assert f"{fr_points(fr(100 * worst['error'])[1:], 'perdu')}{NBSP}: une gaffe." in first, first
     assert french_typography(page.text(region)) == []
     page.screenshot("web-review.png", "Revue de la partie")
     # not a game record: refused in a sentence

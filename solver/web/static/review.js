@@ -9,6 +9,7 @@ import {
   $, META, S, W, api, bound, cardName, diceWords, el, hooks, moveWords, num, pct, playerName, players, save, say, sentence, showError, t, ui, worth,
 } from "./core.js";
 import { linkOf, practiceRecord, readFile, recordOfLink, saveFile, tableRecord } from "./record.js";
+import { frPoints } from "./words.js";
 
 const MISTAKES = 5;     // the largest mistakes listed
 const COLOURS = ["#1d3557", "#b45309", "#15803d", "#9d174d", "#5b21b6"];
@@ -70,7 +71,7 @@ const RW = {
     mistakes: "Les plus grosses erreurs", noMistake: "Aucune erreur : chaque décision était l'une des meilleures.",
     where: (turn, name, card, roll, dice) => `Tour ${turn}, ${name}, ${card}, lancer ${roll} : ${dice}`,
     played: (move, value) => `Joué : ${move} (${value})`, better: (move, value) => `Mieux : ${move} (${value})`,
-    lost: (x, grade) => `${x} points perdus : ${grade}.`,
+    lost: (x, grade) => `${frPoints(x, "perdu")} : ${grade}.`,
     grades: { small: "une petite erreur", inaccuracy: "une imprécision", mistake: "une erreur", blunder: "une gaffe" },
     gradeNames: { inaccuracy: ["imprécision", "imprécisions"], mistake: ["erreur", "erreurs"], blunder: ["gaffe", "gaffes"] },
     openAdvice: "Le conseil pour cette position", closeAdvice: "Cacher le conseil",
@@ -78,18 +79,18 @@ const RW = {
     story: {
       won: (n, s) => `${n} a gagné, avec ${s} % de chances au départ`, shared: (n, s) => `${n} a partagé la victoire, avec ${s} % de chances au départ`,
       lost: (n, s) => `${n} a perdu, avec ${s} % de chances au départ`, now: (n, x, s) => `${n} a ${x} % de chances, contre ${s} % au départ`,
-      luck: (x) => `${x} points de chance`, noLuck: "ni chance ni malchance", own: (x) => `${x} perdus par son jeu`,
+      luck: (x) => `${frPoints(x)} de chance`, noLuck: "ni chance ni malchance", own: (x) => `${x} perdus par son jeu`,
       noOwn: "rien de perdu par son jeu", others: (x) => `${x} venus du jeu des autres`, alone: (x) => `${x} dans les tours comptés en points seuls`,
-      points: (n, total, turns, diff, expected) => `${n} a marqué ${total} points en ${turns} tours, ${diff} par rapport aux ${expected} espérés`,
+      points: (n, total, turns, diff, expected) => `${n} a marqué ${frPoints(total)} en ${turns} tours, ${diff} par rapport aux ${expected} espérés`,
       need: (n, need, hits, turns, expected) => `${n} a atteint ${need} dans ${hits} tours sur ${turns}, ${expected} espérés`,
     },
     exact: "Chances exactes (la table de la partie).",
-    estimate: (mean, worst) => `Estimations presque optimales, pas exactes${mean ? ` : à ${worst} points du jeu exact au plus, ${mean} en moyenne (mesuré)` : ""}.`,
+    estimate: (mean, worst) => `Estimations presque optimales, pas exactes${mean ? ` : à ${frPoints(worst)} du jeu exact au plus, ${mean} en moyenne (mesuré)` : ""}.`,
     checked: "Vérifié : pour chaque joueur, la chance et le jeu font le résultat moins la chance du départ.",
     saveFile: "Enregistrer la partie (fichier)", openFile: "Ouvrir un fichier de partie", copyLink: "Copier un lien vers cette partie",
     linkCopied: "Le lien est copié.", linkShown: "Le lien vers cette partie :", tooLong: "La partie est trop longue pour un lien : enregistrez-la dans un fichier.",
     unreadableLink: "Ce lien ne contient pas de partie que la page sait lire.", reviewAgain: "Revoir à nouveau",
-    thresholds: (a, b, c, points) => `Une imprécision coûte à partir de ${a}, une erreur de ${b}, une gaffe de ${c} ${points ? "points" : "points de chances"}.`,
+    thresholds: (a, b, c, points) => `Une imprécision coûte à partir de ${a}, une erreur de ${b}, une gaffe de ${frPoints(c)}${points ? "" : " de chances"}.`,
   },
 };
 const R = () => RW[S.lang] || RW.en;
