@@ -2670,6 +2670,53 @@ def test_a_game_is_reviewed_with_its_chart_mistakes_advice_and_link(
     assert page.errors() == []
 
 
+def test_a_game_of_five_is_reviewed_with_the_estimates_adjustments(
+        page: Page, browser: Any, tmp_path: Path) -> None:
+    """A simulated game of five (near-optimal estimates) opened on the page: each turn's
+    chances are the scoreboard's at the state it leads to, and the estimate's adjustments
+    between turns are a row of each player's table and a part of each story, as the server
+    words them (before: a turn ended on the estimates of its endings, a third figure beside
+    the scoreboard's and `winprob`'s)."""
+    from .test_review import games
+
+    (game,) = games(("win", "points", "greedy", "win", "greedy"), 1, 4)
+    record = json.loads(game.dumps())
+    path = tmp_path / "five.json"
+    path.write_text(game.dumps(), encoding="utf-8")
+    expected = review_of(page, record)
+    assert expected["game"]["exact"] is False
+    last = expected["turns"][-1]
+    assert [e["kind"] for e in expected["turns"][0]["events"]][-1] == "estimate"
+    board = api(page.server, "winprob", [  # the state after the first turn, as winprob has it
+        ("me", str(expected["turns"][1]["totals"][1])),
+        *(("opp", str(expected["turns"][1]["totals"][s])) for s in (2, 3, 4, 0))])
+    after = expected["turns"][0]["after"]
+    assert [p["win"] for p in board["players"]] == \
+        pytest.approx([after[s] for s in (1, 2, 3, 4, 0)], abs=1e-12), (board["players"], after)
+    page.tap("Review")
+    page.until(lambda: "No turn" in page.sentence("Review of the game"), "an empty game")
+    browser.find_element(page.By.ID, "review-open").send_keys(str(path))
+    page.until(lambda: "The game opened" in page.text(page.region("Review of the game")),
+               "the review")
+    page.until(lambda: len(browser.find_elements(page.By.CSS_SELECTOR, "#review-stories li"))
+               == 5, "the stories")
+    stories = [page.text(li) for li in browser.find_elements(page.By.CSS_SELECTOR,
+                                                             "#review-stories li")]
+    assert stories == expected["story"]
+    assert any("from the estimate's adjustments between turns" in x for x in stories), stories
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('table.review-player')].map((t) =>"
+        " [...t.querySelectorAll('tr')].filter((r) => r.children[0].textContent"
+        " === \"Estimate's adjustments\").map((r) => r.children[1].textContent))")
+    def signed(x: float) -> str:
+        text = f"{abs(100 * x):.1f}"
+        return text if float(text) == 0 else ("+" if x > 0 else "\u2212") + text
+
+    assert rows == [[signed(p["estimate"])] for p in expected["summary"]], rows
+    assert last["after"] == expected["now"] or expected["over"]
+    no_error(page)
+
+
 def test_a_game_file_of_three_players_is_reviewed_in_french(page: Page, browser: Any) -> None:
     """A recorded game of three players (tests/data/game-three.json, `sabords game --record`),
     opened from a file on the page: its review is the server's, in French (docs/web-review.png);

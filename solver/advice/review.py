@@ -31,9 +31,16 @@ table at the states they lead to), so the changes add up: for each player,
 
 the result being 1 for a win, :math:`1/k` for a share of a tie between *k*, 0 for a loss (or,
 for a game not over, the chance now). Every review checks it to :data:`IDENTITY_TOLERANCE`
-(:class:`IdentityError` otherwise: a bug, not an input). With four and five players the
-estimates at successive states are not exactly consistent (by up to their measured error): a
-card's luck is then measured from the estimate the previous turn ended on.
+(:class:`IdentityError` otherwise: a bug, not an input).
+
+With four and five players the chances are near-optimal estimates
+(:mod:`solver.game.reduced`), and the estimates at successive states are not exactly
+consistent (by up to their measured error): a turn ends on the estimates of its endings, while
+the next state's chances (the ones ``winprob``, the scoreboard and the next card's luck start
+from) are one turn ahead of them. The difference is the turn's last event, an **estimate**
+step: neither luck nor play, counted apart (:attr:`PlayerReview.estimate`). A card's luck is
+then of expectation 0 over the deck, as with an exact table, and every chance the review shows
+after a turn is the one the scoreboard shows at that state.
 
 A record of **one player** is reviewed in expected points (or, with a ``need``, in the
 probability of scoring it each turn): each turn starts from the deck's expected value of a
@@ -107,7 +114,8 @@ class Event:
     """One event of a turn and what it did to every player's chance (module docstring)."""
 
     kind: str
-    """``card``, ``roll``, ``island``, ``decision`` or ``turn`` (points alone)."""
+    """``card``, ``roll``, ``island``, ``decision``, ``turn`` (points alone), or
+    ``estimate`` (a near-optimal game's step to the next state's chances: module docstring)."""
     chances: tuple[float, ...]
     """Every player's value after it, in seat order."""
     change: tuple[float, ...]
@@ -198,6 +206,9 @@ class PlayerReview:
     """The other players' decisions."""
     alone: float
     """Turns entered as their points alone, luck and play together."""
+    estimate: float
+    """A near-optimal game's steps from a turn's endings to the next state's chances (module
+    docstring; 0 for an exact table)."""
     error: float
     """The sum of the player's decisions' errors."""
     decisions: int
@@ -214,13 +225,15 @@ class PlayerReview:
     @property
     def gap(self) -> float:
         """How far the parts add up from the change (:data:`IDENTITY_TOLERANCE`)."""
-        return abs(self.change - (self.luck + self.play_own + self.play_others + self.alone))
+        return abs(self.change - (self.luck + self.play_own + self.play_others + self.alone
+                                  + self.estimate))
 
     def as_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "name": self.name, "start": self.start, "end": self.end,
                 "change": self.change, "luck": self.luck, "luck_own": self.luck_own,
                 "play_own": self.play_own, "play_others": self.play_others,
-                "alone": self.alone, "error": self.error, "decisions": self.decisions,
+                "alone": self.alone, "estimate": self.estimate, "error": self.error,
+                "decisions": self.decisions,
                 "error_per_decision": self.per_decision, "grades": self.grades}
 
 
@@ -369,7 +382,10 @@ class _Chain:
         return tuple(out)
 
     def add(self, kind: str, frame: tuple[float, ...], **detail: Any) -> None:
-        after = self.seat_order(frame)
+        self.add_seats(kind, self.seat_order(frame), **detail)
+
+    def add_seats(self, kind: str, after: tuple[float, ...], **detail: Any) -> None:
+        """An event whose values are given in seat order."""
         change = tuple(a - b for a, b in zip(after, self.current, strict=True))
         self.events.append(Event(kind, after, change, **detail))
         self.current = after
@@ -572,6 +588,7 @@ def _review(record: GameRecord, source: SolutionSource) -> GameReview:
         else:
             chain.add("turn", _ending(plan.objectives[i], points=turn.points,
                                       deduction=turn.deduction, magic=turn.magic))
+        _step(plan.game, boards[i + 1], chain)
         review = TurnReview(i + 1, turn, boards[i], plan.goals[i], before, tuple(chain.events))
         turns.append(review)
         current = review.after
@@ -594,6 +611,15 @@ def _review(record: GameRecord, source: SolutionSource) -> GameReview:
     return result
 
 
+def _step(game: Game | None, board: Scoreboard, chain: _Chain) -> None:
+    """A near-optimal game's estimate step after a turn (module docstring): to the chances of
+    the state it leads to, one turn ahead (none at the game's end, nor with an exact table)."""
+    standing = board.standing()
+    if game is None or game.exact or standing is None:
+        return
+    chain.add_seats("estimate", _seat_order(game.seat_values(standing), board.mover))
+
+
 def _seat_order(frame: tuple[float, ...], mover: int) -> tuple[float, ...]:
     n = len(frame)
     out = [0.0] * n
@@ -608,7 +634,7 @@ def _objectives(solved: GoalSolution) -> tuple[Objective, ...]:
 
 def _player(record: GameRecord, seat: int, start: float, end: float,
             turns: list[TurnReview]) -> PlayerReview:
-    luck = luck_own = play_own = play_others = alone = error = 0.0
+    luck = luck_own = play_own = play_others = alone = estimate = error = 0.0
     decisions = 0
     grades = dict.fromkeys(GRADES, 0)
     for t in turns:
@@ -620,6 +646,8 @@ def _player(record: GameRecord, seat: int, start: float, end: float,
                 luck_own += change if own else 0.0
             elif e.kind == "turn":
                 alone += change
+            elif e.kind == "estimate":
+                estimate += change
             elif own:
                 play_own += change
                 error += e.error
@@ -628,7 +656,7 @@ def _player(record: GameRecord, seat: int, start: float, end: float,
             else:
                 play_others += change
     return PlayerReview(seat, record.players[seat].name, start, end, luck, luck_own, play_own,
-                        play_others, alone, error, decisions, grades)
+                        play_others, alone, estimate, error, decisions, grades)
 
 
 __all__ = ["GRADES", "IDENTITY_TOLERANCE", "LUCK", "THRESHOLDS", "Event", "GameReview",

@@ -66,7 +66,9 @@ def review_command(
     a turn entered as its points alone by both together. For each player the changes add up
     to the result (1 a win, 1/k a tie shared by k, 0 a loss; the chance now in a game not
     over) minus the chance at the start, checked on every review. Two and three players are
-    exact; four and five use near-optimal estimates (their measured error is said). A
+    exact; four and five use near-optimal estimates (their measured error is said), and a
+    turn ends with the estimate's step to the next state's chances (as `winprob` gives
+    them), counted apart from luck and play. A
     record of one player is reviewed in expected points, or with its need in the probability
     of reaching it. Errors are classed: an inaccuracy from 0.5 point of P(win), a mistake
     from 2, a blunder from 5 (one player's points: 25, 100, 250).
@@ -161,8 +163,10 @@ def review_lines(review: GameReview, notes: Notation, *, mistakes: int,
             yield f"{rank:>3}. {_mistake(review, t, e, notes)}"
     yield ""
     alone = any(t.turn.alone for t in review.turns)
+    steps = any(e.kind == "estimate" for t in review.turns for e in t.events)
     yield (f"{'player':<{width}} {'start':>6} {'end':>6} {'luck':>7} {'error':>6} "
            f"{'others':>6} " + (f"{'alone':>6} " if alone else "")
+           + (f"{'est.':>6} " if steps else "")
            + f"{'moves':>5} {'each':>6}  grades")
     for p in review.players:
         each = "–" if p.per_decision is None else (
@@ -173,6 +177,7 @@ def review_lines(review: GameReview, notes: Notation, *, mistakes: int,
                f"{_amount(review, p.luck):>7} {_amount(review, p.error, sign=False):>6} "
                f"{_amount(review, p.play_others):>6} "
                + (f"{_amount(review, p.alone):>6} " if alone else "")
+               + (f"{_amount(review, p.estimate):>6} " if steps else "")
                + f"{p.decisions:>5} {each:>6}  {grades or 'no inaccuracy'}")
     inaccuracy, mistake, blunder = THRESHOLDS[review.unit]
     scale, word = (1.0, "points") if review.unit == "points" else (100.0, "points of "
@@ -180,6 +185,8 @@ def review_lines(review: GameReview, notes: Notation, *, mistakes: int,
     yield ("Luck: every card and roll; error: the player's own decisions' cost, each: per "
            "decision; others: what the other players' decisions gave" + (
                "; alone: turns entered as their points alone (luck and play)" if alone else "")
+           + ("; est.: the near-optimal estimate's adjustments from a turn's endings to the next "
+              "state's chances, neither luck nor play" if steps else "")
            + f". An inaccuracy costs from {scale * inaccuracy:g} {word}, a mistake from "
            f"{scale * mistake:g}, a blunder from {scale * blunder:g}.")
     end = ("the result" if review.over else "the sum of the turns' values"
@@ -210,7 +217,8 @@ def _event_line(review: GameReview, t: TurnReview, e: Event, names: list[str], w
     """An event under its turn's line: each player's change in the player's column, then what
     it was."""
     what = {"card": "card drawn", "roll": f"roll {e.roll}", "island": "Skull Island",
-            "turn": "the turn (points alone)"}.get(e.kind, "")
+            "turn": "the turn (points alone)",
+            "estimate": "estimate step (to the next state's chances)"}.get(e.kind, "")
     if e.dice is not None:
         what += f" {notes.dice(e.dice)}"
     if e.decision is not None:

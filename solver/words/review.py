@@ -49,8 +49,8 @@ def story(review: GameReview, player: PlayerReview) -> str:
 
 
 def _parts(player: PlayerReview, scale: float, unit: str, digits: int = 1) -> str:
-    """Luck, own play, the others' play and the turns entered alone, in `unit` (each figure
-    times `scale`; below half its last digit, none)."""
+    """Luck, own play, the others' play, the turns entered alone and a near-optimal game's
+    estimate steps, in `unit` (each figure times `scale`; below half its last digit, none)."""
     small = 0.5 * 10.0 ** -digits
     luck = scale * player.luck
     parts = [f"{signed(luck, digits)} {unit} of luck" if abs(luck) >= small
@@ -64,6 +64,9 @@ def _parts(player: PlayerReview, scale: float, unit: str, digits: int = 1) -> st
     alone = scale * player.alone
     if abs(alone) >= small:
         parts.append(f"{signed(alone, digits)} in turns entered as points alone")
+    estimate = scale * player.estimate
+    if abs(estimate) >= small:
+        parts.append(f"{signed(estimate, digits)} from the estimate's adjustments between turns")
     return ", ".join(parts)
 
 

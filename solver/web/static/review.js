@@ -28,7 +28,7 @@ const RW = {
     tableCaption: "Chance of winning after each turn, in %", tableCaptionPoints: "Points after each turn",
     turn: "Turn", start: "Start", expected: "Expected",
     players: "Luck and errors", player: "Player", luck: "Luck", error: "Errors", perDecision: "Per decision",
-    others: "Others' play", startChance: "At the start", end: "At the end", now: "Now",
+    others: "Others' play", estimateSteps: "Estimate's adjustments", startChance: "At the start", end: "At the end", now: "Now",
     unitNote: (points) => (points ? "Luck and errors in points." : "Chances in %; luck and errors in points of chance (1 point = 1 %)."),
     mistakes: "Largest mistakes", noMistake: "No mistake: every decision was one of the best.",
     where: (turn, name, card, roll, dice) => `Turn ${turn}, ${name}, ${card}, roll ${roll}: ${dice}`,
@@ -43,6 +43,7 @@ const RW = {
       lost: (n, s) => `${n} lost from ${s} % at the start`, now: (n, x, s) => `${n} is at ${x} % from ${s} % at the start`,
       luck: (x) => `${x} points of luck`, noLuck: "no luck either way", own: (x) => `${x} lost to own play`,
       noOwn: "nothing lost to own play", others: (x) => `${x} from the others' play`, alone: (x) => `${x} in turns entered as points alone`,
+      estimate: (x) => `${x} from the estimate's adjustments between turns`,
       points: (n, total, turns, diff, expected) => `${n} scored ${total} points in ${turns} turns, ${diff} against the ${expected} expected`,
       need: (n, need, hits, turns, expected) => `${n} reached ${need} in ${hits} of ${turns} turns, ${expected} expected`,
     },
@@ -66,7 +67,7 @@ const RW = {
     tableCaption: "Chances de gagner après chaque tour, en %", tableCaptionPoints: "Points après chaque tour",
     turn: "Tour", start: "Départ", expected: "Espérés",
     players: "Chance et erreurs", player: "Joueur", luck: "Chance", error: "Erreurs", perDecision: "Par décision",
-    others: "Jeu des autres", startChance: "Au départ", end: "À la fin", now: "Maintenant",
+    others: "Jeu des autres", estimateSteps: "Ajustements de l'estimation", startChance: "Au départ", end: "À la fin", now: "Maintenant",
     unitNote: (points) => (points ? "Chance et erreurs en points." : "Chances en pourcentage ; chance et erreurs en points de chances (1 point = 1 %)."),
     mistakes: "Les plus grosses erreurs", noMistake: "Aucune erreur : chaque décision était l'une des meilleures.",
     where: (turn, name, card, roll, dice) => `Tour ${turn}, ${name}, ${card}, lancer ${roll} : ${dice}`,
@@ -81,6 +82,7 @@ const RW = {
       lost: (n, s) => `${n} a perdu, avec ${s} % de chances au départ`, now: (n, x, s) => `${n} a ${x} % de chances, contre ${s} % au départ`,
       luck: (x) => `${frPoints(x)} de chance`, noLuck: "ni chance ni malchance", own: (x) => `${x} perdus par son jeu`,
       noOwn: "rien de perdu par son jeu", others: (x) => `${x} venus du jeu des autres`, alone: (x) => `${x} dans les tours comptés en points seuls`,
+      estimate: (x) => `${x} venus des ajustements de l'estimation entre les tours`,
       points: (n, total, turns, diff, expected) => `${n} a marqué ${frPoints(total)} en ${turns} tours, ${diff} par rapport aux ${expected} espérés`,
       need: (n, need, hits, turns, expected) => `${n} a atteint ${need} dans ${hits} tours sur ${turns}, ${expected} espérés`,
     },
@@ -213,7 +215,8 @@ function playersTable(a) {
     const grades = Object.entries(r.gradeNames).filter(([k]) => p.grades[k]).map(([k, word]) => `${p.grades[k]} ${word[p.grades[k] === 1 ? 0 : 1]}`);
     const rows = [[win ? r.startChance : r.expected, share(p.start)], [win ? (a.over ? r.end : r.now) : r.end, share(p.end)],
       [r.luck, amount(a, p.luck, true)], [r.error, [amount(a, p.error, false), r.decisions(p.decisions), ...grades].join(", ")],
-      [r.perDecision, each], ...(win ? [[r.others, amount(a, p.play_others, true)]] : [])];
+      [r.perDecision, each], ...(win ? [[r.others, amount(a, p.play_others, true)]] : []),
+      ...(a.game && a.game.exact === false ? [[r.estimateSteps, amount(a, p.estimate || 0, true)]] : [])];
     return el("table", { class: "review-player" }, el("caption", { text: names(a)[p.seat] }),
       el("tbody", {}, ...rows.map(([k, v]) => el("tr", {}, el("th", { scope: "row", text: t(k) }), el("td", { class: "num", text: t(v) })))));
   });
@@ -247,6 +250,7 @@ function story(a, p) {
     x(p.error) >= small ? s.own(num(x(p.error), digits)) : s.noOwn];
   if (Math.abs(x(p.play_others)) >= small) parts.push(s.others(signedNum(x(p.play_others), digits)));
   if (Math.abs(x(p.alone)) >= small) parts.push(s.alone(signedNum(x(p.alone), digits)));
+  if (Math.abs(x(p.estimate || 0)) >= small) parts.push(s.estimate(signedNum(x(p.estimate), digits)));
   return `${head}${S.lang === "fr" ? " : " : ": "}${parts.join(", ")}.`;
 }
 function decisions(a) {
