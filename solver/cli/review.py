@@ -218,7 +218,7 @@ def _event_line(review: GameReview, t: TurnReview, e: Event, names: list[str], w
     it was."""
     what = {"card": "card drawn", "roll": f"roll {e.roll}", "island": "Skull Island",
             "turn": "the turn (points alone)",
-            "estimate": "estimate step (to the next state's chances)"}.get(e.kind, "")
+            "estimate": "estimate adjustment (to the next state's chances)"}.get(e.kind, "")
     if e.dice is not None:
         what += f" {notes.dice(e.dice)}"
     if e.decision is not None:
