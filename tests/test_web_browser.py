@@ -1066,6 +1066,32 @@ def test_skull_island_says_each_opponents_expected_loss(page: Page, browser: Any
         page.text(page.region("Advice"))
 
 
+def test_skull_island_in_the_braille_letters(page: Page, browser: Any) -> None:
+    """The same with the letters of the Braille adaptation (m s p é o d). Before: the page
+    asked the island's advice with the dice in the default letters under the Braille notation,
+    and every island roll gave a false error ("Cannot read 'kkkkmmpp'"), no advice, and the
+    focus on the page's body (a blind player's trial found it)."""
+    page.choose("Dice letters", "Braille adaptation: m s p é o d")
+    play_typed_turn(page, "Gold coin", ["mmmmsspp"], [])
+    advice = api(page.server, "advise", [("card", "coin"), ("dice", "kkkkmmpp"),
+                                         ("first", "true")])
+    loss = advice["island"]["expected_deduction"]
+    page.until(lambda: page.sentence("Advice") == (
+        f"Skull Island: nothing for you this turn; each opponent loses {loss:.1f} points on "
+        f"average ({advice['island']['cost_per_skull']} per skull)."), "the island's advice")
+    error = browser.find_element(page.By.ID, "dice-error")
+    assert page.text(error) == ""
+    typed = browser.find_element(page.By.ID, "typed")
+    page.type(typed, "mspo")
+    page.tap("Read")
+    now = api(page.server, "advise", [("card", "coin"), ("dice", "kkkkkmpc"),
+                                      ("first", "true")])["island"]["expected_deduction"]
+    page.until(lambda: f"loses {now:.1f} points" in page.sentence("Advice"), "the new loss")
+    assert page.text(error) == ""
+    assert browser.switch_to.active_element.tag_name != "body"
+    no_error(page)
+
+
 # -- a tap records only what the player meant ---------------------------------------------------
 
 

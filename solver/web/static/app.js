@@ -383,7 +383,7 @@ function resumeTurn() {  // a reload: the turn kept, replayed by the server
 async function islandAdvice() {
   const st = ui.state;
   if (!st || st.phase !== "island") { ui.island = null; return; }
-  if (!ui.island || ui.island.dice !== st.dice) ui.island = await api("/api/advise", { ...S.turn.params, dice: st.dice, first: true });
+  if (!ui.island || ui.island.dice !== st.dice) ui.island = await api("/api/advise", { ...S.turn.params, dice: inNotation(st.dice), first: true });  // (in the letters of the turn's notation)
 }
 function adviseOnce(text) {
   if (!S.card) { fieldError("card", W.pickCard); return; }
