@@ -1092,6 +1092,44 @@ def test_skull_island_in_the_braille_letters(page: Page, browser: Any) -> None:
     no_error(page)
 
 
+def test_the_focus_stays_where_a_screen_reader_user_works(page: Page, browser: Any) -> None:
+    """Dice refused after Enter in their field: the focus in that field, to correct them, in
+    English and in French (the French naming the letter, as the English does); a scoreboard
+    row pressed: the focus on that row, whose description says what pressing does; a status
+    that did not change is not written again. Before: the focus fell to the page's body after
+    each (a blind player's trial)."""
+    def active() -> str:
+        return str(browser.execute_script(
+            "const a = document.activeElement; return a === document.body ? 'body'"
+            " : a.id || a.getAttribute('aria-label') || a.textContent"))
+
+    status = browser.find_element(page.By.ID, "board-status")
+    node = browser.execute_script("return arguments[0].firstChild", status)
+    start_turn(page, "No card")
+    typed = browser.find_element(page.By.ID, "typed")
+    for lang, dice, error in [("en", "kkmppscz", "'z' (the 8th character) is not a die letter"),
+                              ("fr", "kkmppscz", f"«{NBSP}z{NBSP}» (le 8e caractère)")]:
+        if lang == "fr":
+            page.tap("Français")
+        typed.clear()
+        typed.send_keys(dice + "\n")
+        page.until(lambda: error in page.error_beside(typed), f"the error in {lang}")  # noqa: B023
+        page.idle()
+        assert active() == "typed", (lang, active())
+        if lang == "en":  # the scoreboard's status: the same node (its words did not change)
+            assert browser.execute_script("return arguments[0].firstChild", status) == node
+    page.tap("English")
+    page.open_details("Player 1")
+    page.tap("Player 2: 0 points")
+    page.idle()
+    assert active().startswith("Player 2: 0 points, playing now"), active()
+    row = browser.switch_to.active_element
+    assert row.get_attribute("aria-describedby") == "row-hint"
+    assert browser.find_element(page.By.ID, "row-hint").get_attribute("textContent") == \
+        "Press to make this player the one to play."
+    assert page.errors() == []
+
+
 # -- a tap records only what the player meant ---------------------------------------------------
 
 

@@ -401,6 +401,36 @@ def test_a_count_of_dice_is_said_in_french_with_its_plural(client: TestClient, d
     assert got.json()["error"].replace(NBSP, " ") == french[0].upper() + french[1:]
 
 
+@pytest.mark.parametrize(("dice", "notation", "english", "french"), [
+    ("singez", "default", "unknown word 'singez' (did you mean 'singe'?)",
+     "mot inconnu « singez » (vouliez-vous dire « singe » ?)"),
+    ("kkmppscz", "default", "'z' (the 8th character) is not a die letter",
+     "« kkmppscz » ne se lit pas : « z » (le 8e caractère) n'est pas une lettre de dé"),
+    ("kkmpsssc", "braille", "'k' (the 1st character) is not a die letter",
+     "« kkmpsssc » ne se lit pas : « k » (le 1er caractère) n'est pas une lettre de dé"),
+])
+def test_unreadable_dice_are_said_in_french_as_in_english(
+        client: TestClient, dice: str, notation: str, english: str, french: str) -> None:
+    """The word or the character that does not read, and where. Before: the French said only
+    "ces dés ne se lisent pas" where the English named them (a blind player's trial)."""
+    query = [("card", "none"), ("dice", dice), ("notation", notation)]
+    en = client.get("/api/score", params=query).json()
+    fr = client.get("/api/score", params=query, headers={"Accept-Language": "fr"}).json()
+    assert en["kind"] == fr["kind"] == "dice" and english in en["error"]
+    assert fr["error"].replace(NBSP, " ").startswith(french[0].upper() + french[1:]), fr
+    assert "(k m p s c d, ou m s p é o d en braille)" in fr["error"]
+
+
+def test_an_unknown_notation_is_refused_in_french_with_the_names_that_are_known(
+        client: TestClient) -> None:
+    """Before: "standard ou braille", and "standard" is refused."""
+    fr = client.get("/api/score", params=[("card", "none"), ("dice", "kkmmppsc"),
+                                          ("notation", "standard")],
+                    headers={"Accept-Language": "fr"}).json()
+    assert fr["error"].replace(NBSP, " ") == \
+        "Notation inconnue « standard » : « default » ou « braille »"
+
+
 @pytest.mark.parametrize("total", ["100000000000000000000000", "100100", "-100"])
 def test_a_total_no_game_reaches_is_refused(client: TestClient, total: str) -> None:
     got = client.get("/api/scores", params=[("total", total), ("total", "0")])

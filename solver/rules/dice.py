@@ -331,7 +331,8 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
         else:
             where = start if aligned else None
             original = word if where is None else text[where:where + len(word)]
-            raise DiceNotationError(_unreadable(text, original, word, where, letters))
+            message, values = _unreadable(text, original, word, where, letters)
+            raise DiceNotationError(message, values=values)
         if repeat is not None:
             if len(read) != 1:
                 raise DiceNotationError(
@@ -346,10 +347,12 @@ def _parse_faces(text: str, letters: Letters = DEFAULT_LETTERS) -> list[Face]:
 
 
 def _unreadable(text: str, original: str, word: str, start: int | None,
-                letters: Letters) -> str:
+                letters: Letters) -> tuple[str, dict[str, Any]]:
     """Why a word is neither a face's name nor dice letters: an unknown word (mostly not dice
     letters, or close to a name: ``sciabola``, ``monkeyz``), else the first character that is
-    not a die letter and where it stands in the text (``kkmppscz``)."""
+    not a die letter and where it stands in the text (``kkmppscz``); and the error's values
+    (``word`` and its ``guess``, or ``character`` and its ``position``, 1 the first, for a
+    front end's own words)."""
     import difflib
 
     shown = quote(text)
@@ -360,10 +363,13 @@ def _unreadable(text: str, original: str, word: str, start: int | None,
     dice_letters = sum(ch in letters.aliases for ch in word)
     if close or (len(word) >= 3 and 2 * dice_letters < len(word)):
         guess = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"unknown word {quote(original)}{guess}{where}: expected {expected}"
+        return (f"unknown word {quote(original)}{guess}{where}: expected {expected}",
+                {"dice": text, "word": original, "guess": close[0] if close else None})
     i, bad = next((i, ch) for i, ch in enumerate(word) if ch not in letters.aliases)
     what = shown if not where else f"{quote(original)}{where}"
     if start is None or start + i >= len(text):
-        return f"cannot read {what}: {quote(bad)} is not a die letter; expected {expected}"
+        return (f"cannot read {what}: {quote(bad)} is not a die letter; expected {expected}",
+                {"dice": text, "character": bad, "position": None})
     return (f"cannot read {what}: {quote(text[start + i])} (the {_ordinal(start + i + 1)} "
-            f"character) is not a die letter; expected {expected}")
+            f"character) is not a die letter; expected {expected}",
+            {"dice": text, "character": text[start + i], "position": start + i + 1})

@@ -86,6 +86,21 @@ def _q(value: Any) -> str:
     return f"« {value} »"
 
 
+def _unread(v: dict[str, Any]) -> str:
+    """Why dice do not read, as the English says it: the unknown word (and the name it is
+    close to), or the character that is no die letter and where it stands."""
+    if v.get("word") is not None:
+        guess = v.get("guess")
+        return (f"mot inconnu {_q(v['word'])}"
+                + (f" (vouliez-vous dire {_q(guess)} ?)" if guess else ""))
+    if v.get("character") is not None:
+        at = v.get("position")
+        return (f"{_q(v.get('dice'))} ne se lit pas : {_q(v['character'])}"
+                + (f" (le {at}{'er' if at == 1 else 'e'} caractère)" if at else "")
+                + " n'est pas une lettre de dé")
+    return "ces dés ne se lisent pas"
+
+
 def _list(items: Any, last: str = "ou") -> str:
     items = [str(x) for x in (items or [])]
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
@@ -220,13 +235,13 @@ FRENCH: dict[str, Words] = {
     f"les {v.get('rolled')} dés relancés, ou les {v.get('all')}",
     "count_over": lambda v, p: f"{_q(v.get('dice'))} : le nombre {v.get('count')} dépasse les "
     f"{v.get('most')} dés du jeu",
-    "dice": lambda v, p: "ces dés ne se lisent pas : une lettre par dé (k m p s c d, ou m s p é "
-    "o d en braille), ou des mots (« 3 singes 2 pièces »)",
+    "dice": lambda v, p: f"{_unread(v)} : une lettre par dé (k m p s c d, ou m s p é o d en "
+    "braille), ou des mots (« 3 singes 2 pièces »)",
     "stays_missing": lambda v, p: f"{_q(v.get('dice'))} ne montre pas les dés restés sur la "
     f"table ({_q(v.get('stays'))} : les dés gardés et les têtes de mort)",
     "unknown_card": lambda v, p: f"carte inconnue {_q(v.get('card'))}",
-    "unknown_notation": lambda v, p: f"notation inconnue {_q(v.get('notation'))} : standard "
-    "ou braille",
+    "unknown_notation": lambda v, p: f"notation inconnue {_q(v.get('notation'))} : "
+    "« default » ou « braille »",
     "notation": lambda v, p: f"{_input(p)} : ce texte ne se lit pas",
     "variant_value": lambda v, p: f"la variante {_q(_variant(v))} prend "
     f"{_list(v.get('choices'))}, pas {_value(v)}",

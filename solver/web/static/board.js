@@ -71,9 +71,13 @@ export function renderBoard() {
     // the player's chance of winning (paintChances): a bar, for the eye only, and its number
     const chance = el("span", { class: "chance", hidden: true },
       el("span", { class: "bar", "aria-hidden": "true" }, el("span", { class: "fill" })), el("span", { class: "pct" }));
-    const b = el("button", { type: "button", "aria-current": String(now) },
+    const b = el("button", { type: "button", "aria-current": String(now), "aria-describedby": "row-hint" },
       el("span", { text: (now ? NOW : "") + (won ? "★ " : "") + playerName(i) }), el("span", { text: String(p.total) }), chance);
-    b.addEventListener("click", () => { S.current = i; S.last = null; save(); hooks.render(); });
+    b.addEventListener("click", () => {  // the player to play; the focus stays on their row
+      S.current = i; S.last = null; save(); hooks.render();
+      const row = $("players").querySelectorAll("li > button")[i];
+      if (row) row.focus({ preventScroll: true });
+    });
     return el("li", {}, b);
   }));
   paintChances();

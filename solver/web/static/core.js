@@ -44,7 +44,13 @@ export function el(tag, props, ...children) {
   return e;
 }
 // Text set on the page: French typography in French (words.js: typo).
-export function say(id, text) { $(id).textContent = S.lang === "fr" ? typo(text || "") : (text || ""); }
+// A region's text, written only when it changes: a live region rewritten with the same words
+// may be read out again at every render (a blind player's trial heard the scoreboard's status
+// rewritten at each tap). An error that comes again is cleared first, so it is read again.
+export function say(id, text) {
+  const next = S.lang === "fr" ? typo(text || "") : (text || "");
+  if ($(id).textContent !== next) $(id).textContent = next;
+}
 export function t(text) { return S.lang === "fr" ? typo(text) : text; }
 
 // -- numbers and dice in words -------------------------------------------------------------------
@@ -126,6 +132,7 @@ export function variantParams() {
 // changes nothing it keeps before its answers have come.
 export async function work(fn) {
   if (ui.busy) return false;
+  const focused = document.activeElement;  // (disabled while it works: the focus falls to <body>)
   ui.busy = true;
   setBusy(true);
   const progress = setTimeout(() => showProgress(W.working), PROGRESS_AFTER);
@@ -146,6 +153,9 @@ export async function work(fn) {
     setBusy(false);
     hooks.render();
     refocusError();
+    // the focus where it was, if nothing took it (an error, an answer that moved no focus)
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (lost && focused && focused !== document.body && focused.isConnected && !focused.disabled) focused.focus({ preventScroll: true });
   }
   return ok;
 }
@@ -259,6 +269,7 @@ export function showError(e, retry) {
   const box = $("error-box");
   lastError = e ? { e, retry } : null;
   if (!e) { say("error", ""); box.hidden = true; return; }
+  say("error", "");  // (the same error again is read again)
   const message = capital(e.message || String(e));
   const field = fieldOf(e);
   const line = field && $(`${field}-error`);
@@ -282,6 +293,10 @@ function refocusError() {
   const details = line.closest("details");
   if (details) details.open = true;
   reveal(line);
+  // a field's error: the focus in that field, to correct it (it fell to <body> while it worked)
+  const control = field && !lastError.retry && document.querySelector(`[aria-describedby~="${field}-error"]`);
+  const lost = !document.activeElement || document.activeElement === document.body;
+  if (control && lost && !control.disabled && control.offsetParent !== null) control.focus({ preventScroll: true });
 }
 // Scroll `element` into view only if it is not in view already (a scroll under the thumb would
 // turn its tap into nothing).
