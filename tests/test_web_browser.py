@@ -881,6 +881,9 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
     page.tap("Practice")
     assert "A game against the solver playing to win" in page.text(page.region("Practice"))
     reloaded = False
+    between = 0  # the statuses between turns: the last turn's end, then who plays
+    results = ("You stop", "The solver stops", "You bust", "The solver busts", "Skull Island with",
+               "Pirate magic")
     for _game in range(4):  # a game may end before the player has a move: then another
         for _ in range(80):
             region = page.text(page.region("Practice"))
@@ -904,6 +907,10 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
                 stop = page.button("Stop", enabled=False)
                 page.tap("Stop" if stop.is_enabled() else "Reroll the others")
                 continue
+            status = page.text(browser.find_element(page.By.ID, "practice-status"))
+            if status.startswith(results) or "Next: " in status:  # (before: "Next: …" alone)
+                assert status.startswith(results) and "Next: " in status, status
+                between += 1
             page.tap(next(b.accessible_name for b in page.buttons(*TURN_STARTS)
                           if b.accessible_name in TURN_STARTS))
         region = page.text(page.region("Practice"))
@@ -914,7 +921,7 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
             break
         reloaded = False
         page.tap("New practice game")
-    assert reloaded
+    assert reloaded and between
     # the grades are the server's: each turn of the player replayed by /api/turn
     assert practice["game"]["over"] and practice["game"]["winners"]
     mine = [e for e in practice["log"] if e["who"] == 0]
@@ -1128,6 +1135,41 @@ def test_the_focus_stays_where_a_screen_reader_user_works(page: Page, browser: A
     assert browser.find_element(page.By.ID, "row-hint").get_attribute("textContent") == \
         "Press to make this player the one to play."
     assert page.errors() == []
+
+
+def test_the_scoreboard_says_what_happened_in_the_language_shown(page: Page,
+                                                                  browser: Any) -> None:
+    """A player added is said in the scoreboard's status; the last score is said again in
+    French after "Français" (it stayed English); one mode is pressed, the Review's while it is
+    open (the table's stayed pressed beside it). A blind player's trial found them."""
+    status = browser.find_element(page.By.ID, "board-status")
+    page.open_details("Player 1")
+    page.tap("Add a player")
+    assert page.text(status) == "Player 3 joins the game. Player 1 to play (0 points).", \
+        page.text(status)
+    browser.execute_script("document.getElementById('quick-points').value = '600';"
+                           "document.getElementById('quick-add').click();")
+    page.until(lambda: page.text(status).startswith("600 points added to Player 1."), "scored")
+    page.idle()
+    page.tap("Français")
+    page.until(lambda: page.text(status).startswith("600 points ajoutés à Joueur 1."),
+               f"the status in French, not {page.text(status)!r}")
+    assert "added" not in page.text(status), page.text(status)
+    page.tap("Annuler le dernier score")
+    page.until(lambda: page.text(status).startswith("Le dernier score a été annulé."), "undone")
+    page.tap("English")
+    page.until(lambda: page.text(status).startswith("The last score was undone."), "in English")
+    page.tap("Review")
+    pressed = browser.execute_script(
+        "return ['mode-table', 'mode-practice', 'mode-review'].map((id) =>"
+        " document.getElementById(id).getAttribute('aria-pressed'))")
+    assert pressed == ["false", "false", "true"], pressed
+    page.tap("Back to the game")
+    pressed = browser.execute_script(
+        "return ['mode-table', 'mode-practice', 'mode-review'].map((id) =>"
+        " document.getElementById(id).getAttribute('aria-pressed'))")
+    assert pressed == ["true", "false", "false"], pressed
+    no_error(page)
 
 
 # -- a tap records only what the player meant ---------------------------------------------------

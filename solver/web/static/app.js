@@ -514,8 +514,9 @@ function wholeCard() {
   $("card-whole").hidden = !cut;
 }
 function renderAll() {
-  $("mode-table").setAttribute("aria-pressed", String(S.mode === "table"));
-  $("mode-practice").setAttribute("aria-pressed", String(S.mode === "practice"));
+  // one mode pressed: the Review's view, while it is open, is the one (renderReview)
+  $("mode-table").setAttribute("aria-pressed", String(!ui.review && S.mode === "table"));
+  $("mode-practice").setAttribute("aria-pressed", String(!ui.review && S.mode === "practice"));
   $("board-section").hidden = S.mode !== "table";
   renderSetup();
   renderBoard();
@@ -565,7 +566,10 @@ async function start() {
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));
   $("mode-practice").addEventListener("click", () => { S.mode = "practice"; save(); showError(null); renderAll(); });
   $("next-player").addEventListener("click", () => { resetTurn(); nextPlayer(); renderAll(); });
-  $("add-player").addEventListener("click", () => { if (players().length < MOST_PLAYERS) players().push({ name: null, total: 0 }); S.game = null; S.record = null; save(); renderAll(); });
+  $("add-player").addEventListener("click", () => {  // (said in the scoreboard's status)
+    if (players().length < MOST_PLAYERS) { players().push({ name: null, total: 0 }); S.last = ["playerAdded", players().length - 1]; }
+    S.game = null; S.record = null; save(); renderAll();
+  });
   $("undo-score").addEventListener("click", undoScore);
   $("board-box").addEventListener("toggle", paintChances);  // (the folded line's chances)
   $("new-game").addEventListener("click", newGame);

@@ -41,12 +41,22 @@ function winnersText(g) {
   const total = players()[g.winners[0]].total;
   return names.length === 1 ? W.wins(names[0], total, g.won !== null && g.won !== undefined) : W.shareWin(names, total);
 }
+// What just happened on the scoreboard, kept as what to say ([key, amount, seat], [key, seat]
+// or [key]) and worded when shown, in the page's language then (kept as a sentence, it stayed
+// English after "Français": a blind player's trial).
+function lastText(last) {
+  if (typeof last === "string") return last;  // (kept so by an older page)
+  const [key, ...args] = last;
+  const w = W[key];
+  if (typeof w !== "function") return w || "";
+  return args.length === 1 ? w(playerName(args[0])) : w(args[0], playerName(args[1]));
+}
 export function boardStatus() {
   const g = S.game || {};
   const ps = players();
   if (g.over) return winnersText(g);
   const parts = [];
-  if (S.last) parts.push(S.last);
+  if (S.last) parts.push(lastText(S.last));
   if (g.sudden && ui.scores) parts.push(W.suddenDeath(ui.scores.target));
   else if (ui.scores && ui.scores.final) parts.push(W.finalTurn(playerName(S.current)));
   parts.push(W.toPlay(playerName(S.current), ps[S.current].total));
@@ -206,7 +216,7 @@ export function fieldError(field, message) { say(`${field}-error`, message); rev
 // scoreboard's status, which says what happened.
 export function scoreTurn(g, done) {
   return work(async () => {
-    const name = playerName(S.current);
+    const seat = S.current;
     const after = await api("/api/scores", {
       ...boardParams(), ...(g.outcome === "island" ? { deduction: g.deduction } : { points: g.points || 0 }), magic: g.outcome === "magic",
     });
@@ -217,7 +227,7 @@ export function scoreTurn(g, done) {
     S.current = after.mover;
     S.game = { trigger: after.trigger, sudden: after.sudden, over: after.over, winners: after.winners, won: after.won };
     ui.scores = after; ui.scoresKey = JSON.stringify(boardParams());  // the scoreboard now
-    S.last = g.outcome === "island" ? W.islandDone(g.deduction, name) : (g.points || 0) < 0 ? W.tookScore(-g.points, name) : W.addedScore(g.points || 0, name);
+    S.last = g.outcome === "island" ? ["islandDone", g.deduction, seat] : (g.points || 0) < 0 ? ["tookScore", -g.points, seat] : ["addedScore", g.points || 0, seat];
     S.card = null;
     done();
     save();
@@ -240,7 +250,7 @@ export function undoScore() {
   const last = S.history.pop();
   if (!last) return;
   players().forEach((p, i) => { if (i < last.totals.length) p.total = last.totals[i]; });
-  S.current = last.current; S.game = last.game; S.card = last.card; S.last = W.undone;
+  S.current = last.current; S.game = last.game; S.card = last.card; S.last = ["undone"];
   recordBack(last.record);
   save();
   ui.focus = "board-status";

@@ -200,13 +200,17 @@ function status(p) {
     const goal = p.turn.params.need !== undefined ? W.playingFor(p.turn.params.need) : p.turn.params.final ? W.finalTurnShort : "";
     return W.practiceTurn(p.turns + 1, whoName(p.turn.who), cardName(p.turn.card), goal);
   }
-  return p.turns ? W.practiceNext(whoName(p.mover)) : W.practiceStart(whoName(p.mover));
+  // between turns: how the last one ended, then who plays (the status is what is read out)
+  return p.turns ? `${p.last ? `${resultText(p.last)} ` : ""}${W.practiceNext(whoName(p.mover))}` : W.practiceStart(whoName(p.mover));
+}
+function resultText(e) {
+  return e.outcome === "island" ? W.resultIsland(whoName(e.who), e.skulls, e.deduction) : e.outcome === "magic" ? W.resultMagic(whoName(e.who), e.points) : e.outcome === "bust" ? W.resultBust(whoName(e.who), e.points) : W.resultStop(whoName(e.who), e.points);
 }
 function lastTurnView(p) {
   const e = p.last;
   if (!e) return [];
   const out = [];
-  const result = e.outcome === "island" ? W.resultIsland(whoName(e.who), e.skulls, e.deduction) : e.outcome === "magic" ? W.resultMagic(whoName(e.who), e.points) : e.outcome === "bust" ? W.resultBust(whoName(e.who), e.points) : W.resultStop(whoName(e.who), e.points);
+  const result = resultText(e);
   out.push(el("h3", { text: t(W.lastTurn(whoName(e.who), cardName(e.card))) }));
   if (e.lines.length) out.push(el("ol", { class: "solver-lines" }, ...e.lines.map((line) => el("li", { text: t(line) }))));
   out.push(el("p", { class: "status", text: t(result) }));
