@@ -1269,3 +1269,16 @@ def test_an_unknown_card_names_the_flag_only_where_there_is_one(sabords: Run) ->
         assert line.startswith("sabords: error: unknown card 'fooo'"), line
     line = assert_one_line_error(sabords("ev", "--card", "fooo"), "unknown card 'fooo'")
     assert line.startswith("sabords: error: --card: unknown card 'fooo'"), line
+
+
+@pytest.mark.parametrize("card", ["x", "m3", "b5", "bateau pirate", "captian"])
+def test_a_card_refused_in_the_braille_notation_names_its_letters(sabords: Run,
+                                                                  card: str) -> None:
+    """Before: the error named only the card ids and rulebook names ('bateau3', 'tete2'),
+    never the adaptation's letters that work (a blind player's trial)."""
+    assert_one_line_error(sabords("score", card, "mmsppéod", "--notation", "braille"),
+                          f"'{card}'", "or the adaptation's letters: p (captain), t (chest), "
+                          "g (sorceress), o (coin), d (diamond), a (animals), m1, m2 (skulls), "
+                          "b2, b3, b4 (battles)")
+    default = sabords("score", card, "kkmppscd")
+    assert default.exit_code == 2 and "adaptation" not in default.stderr

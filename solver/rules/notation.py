@@ -214,6 +214,9 @@ _BRAILLE_CARDS: dict[str, str] = {
     "a": "animals", "ps": "animals", "sp": "animals",
 }  # fmt: skip
 """The one-letter cards of the adaptation; skull (``m``) and battle (``b``) cards take a number."""
+_BRAILLE_LIST = ("p (captain), t (chest), g (sorceress), o (coin), d (diamond), a (animals), "
+                 "m1, m2 (skulls), b2, b3, b4 (battles)")
+"""Every card in the adaptation's letters, as an error lists them."""
 
 
 @dataclass(frozen=True)
@@ -237,11 +240,15 @@ class Notation:
         return dice.spaced(self.letters)
 
     def parse_card(self, text: str | Card) -> Card:
-        if self.card_letters and isinstance(text, str):
+        if not self.card_letters or not isinstance(text, str):
+            return parse_card(text)
+        try:
             card = _braille_card(text)
-            if card is not None:
-                return card
-        return parse_card(text)
+            return card if card is not None else parse_card(text)
+        except UnknownCardError as exc:  # the adaptation's letters named too, not only names
+            raise UnknownCardError(f"{exc.message}; or the adaptation's letters: "
+                                   f"{_BRAILLE_LIST}", subject="card",
+                                   kind=exc.kind, values=exc.values) from None
 
     def card(self, card: Card) -> str:
         """The card as a player of this notation names it: its id, or its letter and id."""
