@@ -337,6 +337,24 @@ def test_turn_braille_notation_reads_and_prints_the_adaptation_letters() -> None
     assert "Turn over: you stop with mmééééoo: 400 points." in out
 
 
+def test_a_move_is_typed_in_french_words_and_a_wrong_one_lists_the_moves() -> None:
+    """"relancer", "garder", "arrêter" (and "rien", "tout"), as "reroll", "keep", "stop";
+    a move that reads as neither says what a move may be. Before: "arrêter" was refused as
+    dice letters, and the error did not say that a move was expected (a blind player's trial)."""
+    result = run("turn", "g", "--notation", "braille",
+                 input="mmsppéoo\nfoo\nrelancer sé\nsé\narrêter\n")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "; or a move: stop, keep DICE, reroll DICE (or Enter: as advised)" in \
+        out + result.stderr
+    assert "  1     mmsppéoo  keep ppoo, reroll sé" in out
+    assert "Turn over: you stop with mmsppéoo: 200 points." in out
+    kept = run("turn", "none", input="kkmmppsc\nGarder mmpp\nsc\nrelance tout\n"
+               "kkmmppsc\narrête\n")
+    assert kept.exit_code == 0, kept.stderr
+    assert "keep mmpp, reroll sc" in kept.stdout
+
+
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_every_card_can_start_a_turn(card: str) -> None:
     turn = new_turn(CARDS[card], RULES)

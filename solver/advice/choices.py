@@ -17,6 +17,18 @@ from .advisor import Advice, Option
 FACE_NAMES = ("skull", "monkey", "parrot", "sword", "coin", "diamond")
 """The faces in words, in :class:`~solver.rules.Face` order (for a refusal)."""
 
+VERBS: dict[str, str] = {
+    "stop": "stop", "arreter": "stop", "arrete": "stop", "arretez": "stop", "stopper": "stop",
+    "keep": "keep", "garder": "keep", "garde": "keep", "gardez": "keep",
+    "reroll": "reroll", "relancer": "reroll", "relance": "reroll", "relancez": "reroll",
+}  # fmt: skip
+"""A move's verb as typed (without accents), in English or French ("arrêter", "garder ppoo",
+"relancer sé"), and the move it names."""
+NOTHING = ("", "nothing", "none", "-", "rien")
+EVERYTHING = ("all", "everything", "tout")
+MOVES = "or a move: stop, keep DICE, reroll DICE (or Enter: as advised)"
+"""What a move may be, after a dice error of a move typed as its dice alone."""
+
 
 class AmbiguousMoveError(SabordsError):
     """A keep that two legal moves complete: with the Sorceress's reroll of a skull die, and
@@ -58,7 +70,9 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
     words = text.strip().lower().split(maxsplit=1)
     if not words:
         return advice.options[0]
-    verb, rest = words[0], (words[1] if len(words) > 1 else "")
+    from ..rules.dice import fold
+
+    verb, rest = VERBS.get(fold(words[0]), words[0]), (words[1] if len(words) > 1 else "")
     unused = advice.card.sorceress and not advice.sorceress_used
     if verb == "stop" and not rest:
         for option in advice.options:
@@ -67,14 +81,21 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
         reason = stop_refusal(advice.card, advice.dice, advice.rules, sorceress_unused=unused)
         raise IllegalMoveError(reason or "stopping is not a legal move here", subject="move",
                                kind="illegal_stop", values={"dice": str(advice.dice)})
-    if verb not in ("keep", "reroll"):
+    bare = verb not in ("keep", "reroll")
+    if bare:
         verb, rest = "keep", text.strip()
-    if verb == "keep" and rest.strip().lower() in ("", "nothing", "none", "-"):
+    if verb == "keep" and rest.strip().lower() in NOTHING:
         chosen = EMPTY
-    elif verb == "reroll" and rest.strip().lower() in ("all", "everything"):
+    elif verb == "reroll" and rest.strip().lower() in EVERYTHING:
         verb, chosen = "keep", EMPTY  # every die but the skulls
     else:
-        chosen = Dice.parse(rest, None, letters)
+        try:
+            chosen = Dice.parse(rest, None, letters)
+        except DiceNotationError as exc:  # dice alone, or a move that is none
+            if not bare:
+                raise
+            raise DiceNotationError(f"{exc.message}; {MOVES}", subject=exc.subject,
+                                    kind=exc.kind, values=exc.values) from None
     card = advice.card
     if not chosen <= advice.dice:
         raise IllegalMoveError(f"{quote(rest.strip())} is not among the dice "

@@ -301,7 +301,7 @@ class _Helper:
             "after a reroll only the rolled dice, or all 8",
             "    your move: Enter (as advised), the number of an option listed, stop, the dice "
             f"you keep (e.g. {self.notation.letters.example[2:6]}), or reroll and the dice you "
-            "roll (reroll all: keep none)",
+            "roll (reroll all: keep none); in French too: arrêter, garder, relancer",
             "    undo: take back the last entry; quit: end the helper; help: this",
         ]
         if self.play.card.sorceress:
