@@ -1992,7 +1992,8 @@ def test_french_plurals_minus_signs_and_the_rules_colon(page: Page, browser: Any
         "m.WORDS.fr.worthPoints('2,0'), m.WORDS.fr.lostPoints('0,4'),"
         "m.WORDS.fr.bust(3, 0), m.WORDS.fr.cost('−1,9', 'points espérés'),"
         "m.WORDS.fr.cost('0,40', '% de chances de gagner'), m.WORDS.fr.addedScore(0, 'Anne'),"
-        "m.WORDS.fr.sorceress('', '2 dés')]))")
+        "m.WORDS.fr.sorceress('', '2 dés'), m.WORDS.en.sorceress('', '1 monkey and 1 sword'),"
+        "m.WORDS.fr.sorceress('', '1 singe et 1 sabre'), m.WORDS.en.count(0, 1)]))")
     assert words == [
         "L'étape de ce tour est gardée : elle sera rejouée quand le serveur répondra.",
         "1000 points nécessaires : atteints 0 fois en 1 tour (10 en tout).",
@@ -2005,7 +2006,10 @@ def test_french_plurals_minus_signs_and_the_rules_colon(page: Page, browser: Any
         "0,4 point perdu face au meilleur", "Perdu (3 têtes de mort) : le tour est fini, 0 point.",
         "Coût : −1,9 point espéré", "Coût : 0,40 % de chances de gagner", "0 point ajouté à Anne.",
         # the Sorceress's skull in figures, as the dice beside it ("une … et 2" mixed them)
-        "Utilisez la Gardienne : relancez 1 tête de mort et 2 dés"]
+        "Utilisez la Gardienne : relancez 1 tête de mort et 2 dés",
+        # a list of dice after her skull: one "and" ("1 skull and 1 monkey and 1 sword" had two)
+        "Use the Sorceress: reroll 1 skull, 1 monkey and 1 sword",
+        "Utilisez la Gardienne : relancez 1 tête de mort, 1 singe et 1 sabre", "0 of 1 die"]
     # "9 singes": more dice than the game has
     page.tap(f"singes{NBSP}: 1, en retirer un")
     start_turn(page, "Pirate (capitaine)", "fr")
