@@ -355,6 +355,33 @@ def test_a_move_is_typed_in_french_words_and_a_wrong_one_lists_the_moves() -> No
     assert "keep mmpp, reroll sc" in kept.stdout
 
 
+def test_json_sentences_are_in_the_letters_asked_and_its_dice_in_the_default() -> None:
+    """Braille: `recommendation` says "reroll s é" (a sword and a monkey in the adaptation's
+    letters), as the errors do; the dice fields stay in the default letters. Before, the
+    sentence said "reroll m s", which in the adaptation's letters is a skull and a monkey (a
+    blind player's trial)."""
+    from starlette.testclient import TestClient
+
+    from solver.web import create_app
+    from solver.web.solutions import Settings
+
+    advised = json.loads(run("advise", "g", "mmsppéoo", "--json", "--notation", "braille").stdout)
+    assert advised["recommendation"].startswith("Keep p p o o, reroll s é"), advised
+    assert advised["dice"] == "kkmppscc" and advised["options"][0]["reroll"] == "ms"
+    default = json.loads(run("advise", "sorceress", "kkmppscc", "--json").stdout)
+    assert default["recommendation"].startswith("Keep p p c c, reroll m s")
+    events = [json.loads(line) for line in run(
+        "turn", "g", "--json", "--notation", "braille", input="mmsppéoo\n").stdout.splitlines()]
+    assert events[1]["advice"]["recommendation"] == advised["recommendation"]
+    with TestClient(create_app(Settings(warm=False))) as client:
+        api = client.get("/api/advise", params={"card": "g", "dice": "mmsppéoo",
+                                                "notation": "braille"}).json()
+        turn = client.get("/api/turn", params=[("card", "g"), ("notation", "braille"),
+                                               ("entry", "mmsppéoo")]).json()
+    assert api["recommendation"] == turn["advice"]["recommendation"] == \
+        advised["recommendation"]
+
+
 @pytest.mark.parametrize("card", CARD_IDS)
 def test_every_card_can_start_a_turn(card: str) -> None:
     turn = new_turn(CARDS[card], RULES)

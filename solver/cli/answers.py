@@ -53,7 +53,8 @@ def advise_body(given: Given) -> None:
     turn_cache_warning(request.rules, [request.card.id], tables)
     answer = advice_answer(request, solutions_from(tables, given.get("game_tables")))
     if given.get("json"):
-        print_json(answer.as_dict(advice_sentence, top))
+        # the sentence in the letters asked, as the errors are; the dice fields in the default's
+        print_json(answer.as_dict(lambda a: advice_sentence(a, notes.letters), top))
         return
     goal = request.goal
     shown = SHOWN_OPTIONS if top is None else (top or len(answer.advice.options))

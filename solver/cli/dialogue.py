@@ -271,7 +271,9 @@ class _Helper:
         from ..words.sentences import advice_sentence
 
         if self.as_json:
-            print_json({"event": name, **extra, **self.play.as_dict(advice_sentence)}, indent=None)
+            letters = self.notation.letters  # (the sentence's letters; the dice fields' default)
+            print_json({"event": name, **extra,
+                        **self.play.as_dict(lambda a: advice_sentence(a, letters))}, indent=None)
 
     def goal_words(self) -> str:
         goal = self.play.goal

@@ -170,8 +170,10 @@ def advise(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     from ..advice.answers import advice_answer
     from ..advice.requests import AdviceRequest
 
-    answer = advice_answer(AdviceRequest.read(q), solutions)
-    return answer.as_dict(advice_sentence, q["top"])
+    request = AdviceRequest.read(q)
+    answer = advice_answer(request, solutions)
+    letters = request.notation.letters  # (the sentence in the letters asked; the dice fields not)
+    return answer.as_dict(lambda a: advice_sentence(a, letters), q["top"])
 
 
 def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
@@ -215,7 +217,7 @@ def turn(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
                 play.enter_roll(entry)
         except SabordsError as exc:
             raise EntryError(index, exc) from None
-    return play.as_dict(advice_sentence)
+    return play.as_dict(lambda a: advice_sentence(a, r.notation.letters))
 
 
 def rules(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
