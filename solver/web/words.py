@@ -86,7 +86,7 @@ def _q(value: Any) -> str:
     return f"« {value} »"
 
 
-def _unread(v: dict[str, Any]) -> str:
+def _unread(v: Mapping[str, Any]) -> str:
     """Why dice do not read, as the English says it: the unknown word (and the name it is
     close to), or the character that is no die letter and where it stands."""
     if v.get("word") is not None:
