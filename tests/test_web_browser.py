@@ -569,6 +569,11 @@ def test_a_turn_played_by_tapping_in_english_and_french(page: Page, browser: Any
     decisions = turn.find_elements(page.By.CSS_SELECTOR, "ol > li")
     assert len(decisions) == len(g["decisions"]) == 2
     assert "★ you took the best move" in page.text(decisions[0])
+    # the stars for the eye only ("black star" to a screen reader)
+    assert browser.execute_script(
+        "return [...document.querySelectorAll('.took-best, .badge.best')].every((e) =>"
+        " e.querySelector('[aria-hidden=true]').textContent.trim() === '★'"
+        " && !e.lastChild.textContent.includes('★'))")
     cost = g["decisions"][1]["cost"]
     assert f"Cost: {cost:.1f} expected points" in page.text(decisions[1])
     assert f"Best move: {move_words(advice2, g['decisions'][1]['best'], 'en', True)}" \
@@ -1911,11 +1916,19 @@ def test_practice_takes_a_move_without_the_sorceress(page: Page, browser: Any) -
 def test_the_scoreboard_is_for_2_to_5_players_and_marks_who_plays(
         page: Page, browser: Any) -> None:
     """Before: seven players could be added, and the player to play was marked ▶, the mark
-    of a folded section."""
+    of a folded section; then ●, which a screen reader reads as "black circle": it is hidden
+    from it, and words say who plays."""
     summary = browser.find_element(page.By.ID, "board-summary")
     page.until(lambda: re.search(r"\d" + NBSP + "%", page.text(summary)), "every seat's chance")
+    seen, heard = browser.execute_script(
+        "const seen = arguments[0].cloneNode(true), heard = arguments[0].cloneNode(true);"
+        "seen.querySelectorAll('.sr-only').forEach((e) => e.remove());"
+        "heard.querySelectorAll('[aria-hidden=true]').forEach((e) => e.remove());"
+        "return [seen.textContent, heard.textContent]", summary)
     assert re.fullmatch(rf"● Player 1 0{NBSP}\(\d+{NBSP}%\) · Player 2 0{NBSP}\(\d+{NBSP}%\)",
-                        page.text(summary)), page.text(summary)
+                        seen), seen
+    assert re.fullmatch(rf"Player 1 0{NBSP}\(\d+{NBSP}%\), to play · Player 2 0{NBSP}"
+                        rf"\(\d+{NBSP}%\)", heard), heard
     page.open_details("Player 1")
     assert "▶" not in page.text(page.region("Scoreboard"))
     page.open_details("Names and totals")

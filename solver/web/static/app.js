@@ -310,7 +310,10 @@ function optionItem(a, o, i, canTake) {
   if (lost) parts.push(lost);
   const badges = el("div", { class: "badges" });
   const tied = o.ties;  // the ranks of the options of the same value, the server's
-  if (o.best) badges.append(el("span", { class: "badge best", text: `★ ${W.best}` }));
+  // (the star for the eye: "black star" is noise to a screen reader; ", " between the badges
+  // for it, which ran them together: "meilleurà égalité")
+  if (o.best) badges.append(el("span", { class: "badge best" }, el("span", { "aria-hidden": "true", text: "★ " }), W.best));
+  if (o.best && tied.length) badges.append(el("span", { class: "sr-only", text: ", " }));
   if (tied.length) badges.append(el("span", { class: "badge tie", text: t(W.tie(tied.slice(0, 3).join(", ") + (tied.length > 3 ? "…" : ""))) }));
   const li = el("li", { class: `option${o.best ? " best" : ""}` },
     el("div", { class: "move", text: t(`${i + 1}. ${moveWords(a, o, true)}`) }),

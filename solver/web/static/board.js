@@ -160,13 +160,19 @@ export function paintChances() {
   const folded = !$("board-box").open;
   const summary = $("board-summary");
   summary.replaceChildren(...ps.flatMap((p, i) => {
-    const head = t(`${i ? " · " : ""}${i === S.current && !g.over ? NOW : ""}${playerName(i)} `);
-    if (!folded || (!seats && !reserved)) return [head, String(p.total)];
+    // the mark of the player to play: for the eye a dot, for a screen reader words (it read
+    // the dot as "black circle")
+    const now = i === S.current && !g.over;
+    const mark = now ? [el("span", { "aria-hidden": "true", text: NOW })] : [];
+    const said = now ? [el("span", { class: "sr-only", text: t(W.toPlayMark) })] : [];
+    const head = t(`${i ? " · " : ""}`);
+    const name = t(`${playerName(i)} `);
+    if (!folded || (!seats && !reserved)) return [head, ...mark, name, String(p.total), ...said];
     const chance = el("span", {
       class: "chance-inline", text: t(seats ? `(${pct(seats[i], 0)}${NBSP}%)` : `(${c.error ? "?" : "…"}${NBSP}%)`),
       ...(seats ? {} : { "aria-hidden": "true" }),
     });
-    return [head, el("span", { class: "nowrap" }, `${p.total}${NBSP}`, chance)];
+    return [head, ...mark, name, el("span", { class: "nowrap" }, `${p.total}${NBSP}`, chance), ...said];
   }));
   // While the chances are still to come (not yet asked, or asked) their lines keep their place,
   // empty, and so does the line that says how they were found: drawn when the answer comes,

@@ -11,7 +11,7 @@ export function gradedTable(g, heading) {
   out.push(el("ol", { class: "decisions" }, ...g.decisions.map((d) => el("li", { class: d.best_move ? "decision best" : "decision" },
     el("div", { class: "roll", text: t(W.decision(d.roll, diceWords(d.dice))) }),
     el("div", { text: t(W.yours(shortMove(d.chosen))) }),
-    d.best_move ? el("div", { class: "took-best", text: t(W.tookBest) })
+    d.best_move ? el("div", { class: "took-best" }, el("span", { "aria-hidden": "true", text: "★ " }), t(W.tookBest))  // (the star for the eye)
       : el("div", {}, el("div", { text: t(W.bestIs(shortMove(d.best))) }),
         el("div", { class: "cost", text: t(W.cost(amount(d.cost), unit)) }))))));
   out.push(el("p", { class: "total-cost", text: t(W.totalCost(amount(g.total_cost), unit)) }));
