@@ -1282,3 +1282,11 @@ def test_a_card_refused_in_the_braille_notation_names_its_letters(sabords: Run,
                           "b2, b3, b4 (battles)")
     default = sabords("score", card, "kkmppscd")
     assert default.exit_code == 2 and "adaptation" not in default.stderr
+
+
+def test_dice_on_the_chest_that_do_not_read_are_the_chest_option_s_error(sabords: Run) -> None:
+    """Before: "unknown word 'kkk'" without a word of which dice (a blind player's trial)."""
+    assert_one_line_error(sabords("score", "t", "mmsppéoo", "--chest", "kkk", "--notation",
+                                  "braille"), "--chest: unknown word 'kkk'")
+    assert_one_line_error(sabords("advise", "chest", "kkmppscd", "--chest", "xyz"),
+                          "--chest: unknown word 'xyz'")

@@ -91,8 +91,22 @@ class AdviceRequest:
         chest = given.get("chest")
         return cls(rules, notation, card, dice, read_goal(given, rules),
                    sorceress_used=bool(given.get("sorceress_used")),
-                   chest=None if chest is None else notation.parse_dice(chest, n=None),
+                   chest=_chest(notation, chest),
                    first=bool(given.get("first")), exact=bool(given.get("exact")))
+
+
+def _chest(notation: Notation, text: Any) -> Dice | None:
+    """The dice on the chest, or None; an error of them is the chest's (`--chest: ...`), not
+    the roll's."""
+    from ..rules.dice import DiceNotationError
+
+    if text is None:
+        return None
+    try:
+        return notation.parse_dice(text, n=None)
+    except DiceNotationError as exc:
+        raise DiceNotationError(exc.message, subject="chest", kind=exc.kind,
+                                values=exc.values) from None
 
 
 @dataclass(frozen=True)
@@ -114,7 +128,7 @@ class ScoreRequest:
         dice = notation.parse_dice(_text(given["dice"]))
         chest = given.get("chest")
         return cls(rules, notation, card, dice,
-                   chest=None if chest is None else notation.parse_dice(chest, n=None),
+                   chest=_chest(notation, chest),
                    first=bool(given.get("first")))
 
 
