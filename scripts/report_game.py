@@ -172,7 +172,8 @@ response to that precision); the table's strategies are an equilibrium the itera
 from every value at 1/3, not proved the only one. Where best responses went round in a cycle
 (at a few states no pure equilibrium exists: each of two movers' best turn depends on the
 other's), the table keeps the moves whose movers lose least, and the slack is what a mover
-there could still gain (measured).
+there could still gain (measured). The final round's phases are its turns from the last:
+`final1` is its last turn, `final2` the one before (solved in that order).
 
 {table(["phase", "improvements", "proved bound", "measured gap", "turns (bound)",
         "cycle states", "slack"], proofs)}

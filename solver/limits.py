@@ -146,15 +146,18 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
 
     Three players and more, from the measured rates (docs/playing-to-win.md): a cyclic phase
     (normal play, sudden death) about 15 core-ms a state over its improvements, a final-round
-    row about 0.5 core-ms (0.18 to 0.84 measured), on both cores; memory about 0.7 GB and 80
-    bytes a row of every phase of every seat (three players at 2000: 135 s measured, 130 s
-    by the model; at 6000: 3495 s, 3470 s)."""
+    row about 0.5 core-ms (0.18 to 0.84 measured), on both cores (three players at 2000: 135 s
+    measured, 130 s by the model; at 6000: 3495 s, 3470 s); memory about 2.6 GB and 80 bytes a
+    row of every phase of every seat, at least what was measured (peaks by `/usr/bin/time`:
+    three players at 6000 2.76 GB and 2.97 GB, the model 2.83 GB; four at 2000 2.7 GB, the
+    model 3.6 GB; five at 1000 5.34 GB in the largest process, the model 9.3 GB). It said 0.7
+    GB, below the three-player solve's 2.76 GB (a reader's audit)."""
     n = target // 100
     if players == 2:
         return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
     cyclic = 2 * n**players
     final = final_rounds(n, players)
-    return (cyclic * 15e-3 + final * 0.5e-3) / 2, 7e8 + 80.0 * players * (cyclic + final)
+    return (cyclic * 15e-3 + final * 0.5e-3) / 2, 2.6e9 + 80.0 * players * (cyclic + final)
 
 
 def game_cost_text(target: int, players: int = 2) -> str:

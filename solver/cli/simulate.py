@@ -46,7 +46,8 @@ def simulate(
             metavar="NAME",
             help=(
                 "optimal (expected points), first-roll, two-skulls, greedy, threshold (the "
-                "card's best T) or threshold=T. See `solver/policies.py` for the definitions."
+                "card's best T) or threshold=T. See `solver/strategy/policies.py` for the "
+                "definitions."
             ),
         ),
     ] = "optimal",
