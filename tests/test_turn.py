@@ -345,7 +345,7 @@ def test_a_move_is_typed_in_french_words_and_a_wrong_one_lists_the_moves() -> No
                  input="mmsppéoo\nfoo\nrelancer sé\nsé\narrêter\n")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    assert "; or a move: stop, keep DICE, reroll DICE (or Enter: as advised)" in \
+    assert "; or a move: stop, keep DICE, reroll DICE" in \
         out + result.stderr
     assert "  1     mmsppéoo  keep ppoo, reroll sé" in out
     assert "Turn over: you stop with mmsppéoo: 200 points." in out
@@ -380,6 +380,11 @@ def test_json_sentences_are_in_the_letters_asked_and_its_dice_in_the_default() -
                                                ("entry", "mmsppéoo")]).json()
     assert api["recommendation"] == turn["advice"]["recommendation"] == \
         advised["recommendation"]
+    # a note's text too (its dice data in the default letters)
+    chest = json.loads(run("advise", "t", "mmsppéoo", "--json", "--notation", "braille").stdout)
+    assert chest["notes"][0]["text"] == ("Chest card: put the kept dice (p é o o) on the chest; "
+                                         "they still score if the reroll busts.")
+    assert chest["notes"][0]["keep"] == "pscc"
 
 
 @pytest.mark.parametrize("card", CARD_IDS)

@@ -1142,6 +1142,36 @@ def test_the_focus_stays_where_a_screen_reader_user_works(page: Page, browser: A
     assert page.errors() == []
 
 
+def test_an_error_or_a_banner_that_comes_again_is_read_again(page: Page, browser: Any) -> None:
+    """A region is written only when its words change, so that a status is not read again at
+    every tap; but the same error twice, or the offline banner a second time, must be read
+    again: each is written anew (a live region's text changed). Before the fix of a review:
+    the second "pick the card" and the second offline banner changed nothing."""
+    browser.execute_script(
+        "window.changes = {}; for (const id of ['card-error', 'offline']) {"
+        " window.changes[id] = 0; new MutationObserver(() => { window.changes[id] += 1; })"
+        ".observe(document.getElementById(id), {childList: true, characterData: true,"
+        " subtree: true}); }")
+    page.open_details("A position in the middle of a turn")
+    browser.execute_script("document.getElementById('not-first').click()")
+    page.idle()
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    counts = []
+    for _ in range(2):
+        page.idle()
+        browser.execute_script("document.getElementById('go').click()")
+        page.until(lambda: "card" in page.text(browser.find_element(page.By.ID, "card-error")),
+                   "the error beside the card")
+        counts.append(browser.execute_script("return window.changes['card-error']"))
+    assert counts[1] > counts[0], counts
+    seen = []
+    for _ in range(2):
+        browser.execute_script("window.dispatchEvent(new Event('offline'))")
+        seen.append(browser.execute_script("return window.changes['offline']"))
+        browser.execute_script("window.dispatchEvent(new Event('online'))")
+    assert seen[0] > 0 and seen[1] > seen[0], seen
+
+
 def test_the_scoreboard_says_what_happened_in_the_language_shown(page: Page,
                                                                   browser: Any) -> None:
     """A player added is said in the scoreboard's status; the last score is said again in
@@ -2839,6 +2869,32 @@ def test_a_game_of_five_is_reviewed_with_the_estimates_adjustments(
     assert rows == [[signed(p["estimate"])] for p in expected["summary"]], rows
     assert last["after"] == expected["now"] and not expected["over"]
     no_error(page)
+
+
+@pytest.mark.parametrize("need", [None, 1000])
+def test_one_player_s_review_says_what_the_server_says(page: Page, browser: Any,
+                                                       tmp_path: Path, need: int | None) -> None:
+    """A record of one player, for points or a need, in English and French: the page's
+    sentence is the server's (before: "in 1 turns", and a need's luck in "points" times 100
+    where the server says turns: a review of the day's changes found it)."""
+    from .test_review import record_of
+
+    turns = [{"player": 0, "card": "captain", "rolls": [{"dice": "kmmmpscc", "keep": "mmmcc"},
+                                                        {"dice": "kmmmmscc", "stop": True}],
+              "points": 800}]
+    record = record_of(turns, players=1, **({} if need is None else {"need": need}))
+    path = tmp_path / "alone.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    expected = review_of(page, record)
+    page.tap("Review")
+    page.until(lambda: "No turn" in page.sentence("Review of the game"), "an empty game")
+    browser.find_element(page.By.ID, "review-open").send_keys(str(path))
+    page.until(lambda: len(browser.find_elements(page.By.CSS_SELECTOR, "#review-stories li"))
+               == 1, "the story")
+    story = page.text(browser.find_element(page.By.CSS_SELECTOR, "#review-stories li"))
+    assert story == expected["story"][0], (story, expected["story"][0])
+    assert " 1 turn," in story and "1 turns" not in story
+    assert page.errors() == []
 
 
 def test_a_game_file_of_three_players_is_reviewed_in_french(page: Page, browser: Any) -> None:

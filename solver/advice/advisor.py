@@ -72,6 +72,7 @@ from .ranking import ranked_runs
 if TYPE_CHECKING:
     from ..engine import Objective, TurnSolution
     from ..engine.exact import ExactSolution
+    from ..rules.dice import Letters
 
 BEST_TOLERANCE = 1e-9
 """Options within this of the best value are all marked best (the solver's certified bound
@@ -203,9 +204,13 @@ class Advice:
             out.append(Note("island_if_first"))
         return tuple(out)
 
-    def as_dict(self, sentence: Callable[[Advice], str]) -> dict[str, Any]:
+    def as_dict(self, sentence: Callable[[Advice], str],
+                letters: Letters | None = None) -> dict[str, Any]:
         """The JSON form of `sabords advise --json` (the documented keys first, then extras),
-        with the front end's `sentence` of the answer as its ``recommendation``."""
+        with the front end's `sentence` of the answer as its ``recommendation``; the notes'
+        text in `letters` (the player's notation, as the sentence; their dice data in the
+        default letters, as every dice field)."""
+        from ..rules.notes import note_text
         return {
             "card": self.card.id,
             "dice": str(self.dice),
@@ -221,7 +226,9 @@ class Advice:
             "chest": None if self.chest is None else str(self.chest),
             "points": self.points,
             "recommendation": sentence(self),
-            "notes": [note.as_dict() for note in self.notes],
+            "notes": [{**note.as_dict(), **({} if letters is None else
+                                             {"text": note_text(note, letters)})}
+                      for note in self.notes],
             "island": None if self.island is None else self.island.as_dict(),
             "bound": self.bound,
             **({"players": list(self.players)} if self.players else {}),

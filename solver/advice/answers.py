@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..engine.exact import ExactSolution
     from ..engine.results import TurnStats
     from ..game.table import Chances, Game
+    from ..rules.dice import Letters
     from ..rules.standing import Standing
     from .requests import AdviceRequest, EvRequest, WinRequest
     from .sources import SolutionSource
@@ -61,13 +62,13 @@ class AdviceAnswer:
             return {}
         return {o.key: o.value for o in self.points.options}
 
-    def as_dict(self, sentence: Callable[[Advice], str], top: int | None = None
-                ) -> dict[str, Any]:
+    def as_dict(self, sentence: Callable[[Advice], str], top: int | None = None,
+                letters: Letters | None = None) -> dict[str, Any]:
         """The JSON of `sabords advise --json`, with the front end's `sentence` of the advice
         (`top`: only the first `top` options; None or 0: all of them)."""
         from ..rational import fraction_text
 
-        data = self.advice.as_dict(sentence)
+        data = self.advice.as_dict(sentence, letters)
         goal = self.solved.goal
         if goal.standing is not None:
             assert self.points is not None

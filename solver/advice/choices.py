@@ -26,7 +26,7 @@ VERBS: dict[str, str] = {
 "relancer sé"), and the move it names."""
 NOTHING = ("", "nothing", "none", "-", "rien")
 EVERYTHING = ("all", "everything", "tout")
-MOVES = "or a move: stop, keep DICE, reroll DICE (or Enter: as advised)"
+MOVES = "or a move: stop, keep DICE, reroll DICE"
 """What a move may be, after a dice error of a move typed as its dice alone."""
 
 

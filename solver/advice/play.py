@@ -334,7 +334,7 @@ class TurnPlay:
             "sorceress_used": s.sorceress_used,
             "chest": None if s.chest is None else str(s.chest),
             "advice": None if s.advice is None or s.phase is Phase.ISLAND
-            else s.advice.as_dict(sentence),
+            else s.advice.as_dict(sentence, self.letters),
             "graded": self.graded().as_dict(),
             "rolls": [roll.as_dict() for roll in self.rolls()],
         }

@@ -54,7 +54,8 @@ def advise_body(given: Given) -> None:
     answer = advice_answer(request, solutions_from(tables, given.get("game_tables")))
     if given.get("json"):
         # the sentence in the letters asked, as the errors are; the dice fields in the default's
-        print_json(answer.as_dict(lambda a: advice_sentence(a, notes.letters), top))
+        print_json(answer.as_dict(lambda a: advice_sentence(a, notes.letters), top,
+                                  notes.letters))
         return
     goal = request.goal
     shown = SHOWN_OPTIONS if top is None else (top or len(answer.advice.options))

@@ -173,7 +173,7 @@ def advise(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:
     request = AdviceRequest.read(q)
     answer = advice_answer(request, solutions)
     letters = request.notation.letters  # (the sentence in the letters asked; the dice fields not)
-    return answer.as_dict(lambda a: advice_sentence(a, letters), q["top"])
+    return answer.as_dict(lambda a: advice_sentence(a, letters), q["top"], letters)
 
 
 def score(q: dict[str, Any], solutions: Solutions) -> dict[str, Any]:

@@ -544,6 +544,7 @@ let serverDown = false;  // /api/meta did not answer though the device is online
 function offline(on) {
   $("offline").hidden = !(on || serverDown);
   if (on) say("offline", W.offlinePage); else if (serverDown) say("offline", W.unreachablePage);
+  else say("offline", "");  // (hidden: emptied, so that going offline again is read out again)
 }
 async function start() {
   guardTaps();

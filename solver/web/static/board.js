@@ -215,7 +215,11 @@ export function points(text, least, most) {
   if (n % META.unit || n < least || (most !== undefined && n > most)) return null;
   return n;
 }
-export function fieldError(field, message) { say(`${field}-error`, message); reveal($(`${field}-error`)); }
+export function fieldError(field, message) {
+  say(`${field}-error`, "");  // (the same error again is read again: say() writes changes only)
+  say(`${field}-error`, message);
+  reveal($(`${field}-error`));
+}
 
 // The turn's score added to the scoreboard (its points, or Skull Island's deduction), as the
 // rules move the totals: the server's; then the next player, a fresh card, and the focus on the

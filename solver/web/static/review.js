@@ -9,7 +9,7 @@ import {
   $, META, S, W, api, bound, cardName, diceWords, el, hooks, moveWords, num, pct, playerName, players, save, say, sentence, showError, t, ui, worth,
 } from "./core.js";
 import { linkOf, practiceRecord, readFile, recordOfLink, saveFile, tableRecord } from "./record.js";
-import { frPoints } from "./words.js";
+import { frPlural, frPoints } from "./words.js";
 
 const MISTAKES = 5;     // the largest mistakes listed
 const COLOURS = ["#1d3557", "#b45309", "#15803d", "#9d174d", "#5b21b6"];
@@ -41,15 +41,16 @@ const RW = {
     story: {
       won: (n, s) => `${n} won from ${s} % at the start`, shared: (n, s) => `${n} shared the win from ${s} % at the start`,
       lost: (n, s) => `${n} lost from ${s} % at the start`, now: (n, x, s) => `${n} is at ${x} % from ${s} % at the start`,
-      luck: (x) => `${x} points of luck`, noLuck: "no luck either way", own: (x) => `${x} lost to own play`,
+      luck: (x) => `${x} points of luck`, luckTurns: (x) => `${x} turns of luck`, noLuck: "no luck either way", own: (x) => `${x} lost to own play`,
       noOwn: "nothing lost to own play", others: (x) => `${x} from the others' play`, alone: (x) => `${x} in turns entered as points alone`,
       estimate: (x) => `${x} from the estimate's adjustments between turns`,
-      points: (n, total, turns, diff, expected) => `${n} scored ${total} points in ${turns} turns, ${diff} against the ${expected} expected`,
-      need: (n, need, hits, turns, expected) => `${n} reached ${need} in ${hits} of ${turns} turns, ${expected} expected`,
+      points: (n, total, turns, diff, expected) => `${n} scored ${total} points in ${turns} ${turns === 1 ? "turn" : "turns"}, ${diff} against the ${expected} expected`,
+      need: (n, need, hits, turns, expected) => `${n} reached ${need} in ${hits} of ${turns} ${turns === 1 ? "turn" : "turns"}, ${expected} expected`,
     },
     exact: "Exact chances (the game's table).",
     estimate: (mean, worst) => `Near-optimal estimates, not exact${mean ? `: within ${worst} points of exact play, ${mean} on average (measured)` : ""}.`,
     checked: "Checked: for each player, the luck and the play add up to the result minus the chance at the start.",
+    checkedEstimate: "Checked: for each player, the luck, the play and the estimate's adjustments add up to the result minus the chance at the start.",
     saveFile: "Save the game (file)", openFile: "Open a game file", copyLink: "Copy a link to this game",
     linkCopied: "The link is copied.", linkShown: "The link to this game:", tooLong: "The game is too long for a link: save it as a file.",
     unreadableLink: "The link does not hold a game this page can read.", reviewAgain: "Review again",
@@ -80,15 +81,16 @@ const RW = {
     story: {
       won: (n, s) => `${n} a gagné, avec ${s} % de chances au départ`, shared: (n, s) => `${n} a partagé la victoire, avec ${s} % de chances au départ`,
       lost: (n, s) => `${n} a perdu, avec ${s} % de chances au départ`, now: (n, x, s) => `${n} a ${x} % de chances, contre ${s} % au départ`,
-      luck: (x) => `${frPoints(x)} de chance`, noLuck: "ni chance ni malchance", own: (x) => `${x} perdus par son jeu`,
-      noOwn: "rien de perdu par son jeu", others: (x) => `${x} venus du jeu des autres`, alone: (x) => `${x} dans les tours comptés en points seuls`,
-      estimate: (x) => `${x} venus des ajustements de l'estimation entre les tours`,
-      points: (n, total, turns, diff, expected) => `${n} a marqué ${frPoints(total)} en ${turns} tours, ${diff} par rapport aux ${expected} espérés`,
-      need: (n, need, hits, turns, expected) => `${n} a atteint ${need} dans ${hits} tours sur ${turns}, ${expected} espérés`,
+      luck: (x) => `${frPoints(x)} de chance`, luckTurns: (x) => `${x} ${frPlural(x, "tour")} de chance`, noLuck: "ni chance ni malchance", own: (x) => `${x} ${frPlural(x, "perdu")} par son jeu`,
+      noOwn: "rien de perdu par son jeu", others: (x) => `${x} ${frPlural(x, "venu")} du jeu des autres`, alone: (x) => `${x} dans les tours comptés en points seuls`,
+      estimate: (x) => `${x} ${frPlural(x, "venu")} des ajustements de l'estimation entre les tours`,
+      points: (n, total, turns, diff, expected) => `${n} a marqué ${frPoints(total)} en ${turns} ${turns < 2 ? "tour" : "tours"}, ${diff} par rapport aux ${expected} espérés`,
+      need: (n, need, hits, turns, expected) => `${n} a atteint ${need} dans ${hits} ${hits < 2 ? "tour" : "tours"} sur ${turns}, ${expected} espérés`,
     },
     exact: "Chances exactes (la table de la partie).",
     estimate: (mean, worst) => `Estimations presque optimales, pas exactes${mean ? ` : à ${frPoints(worst)} du jeu exact au plus, ${mean} en moyenne (mesuré)` : ""}.`,
     checked: "Vérifié : pour chaque joueur, la chance et le jeu font le résultat moins la chance du départ.",
+    checkedEstimate: "Vérifié : pour chaque joueur, la chance, le jeu et les ajustements de l'estimation font le résultat moins la chance du départ.",
     saveFile: "Enregistrer la partie (fichier)", openFile: "Ouvrir un fichier de partie", copyLink: "Copier un lien vers cette partie",
     linkCopied: "Le lien est copié.", linkShown: "Le lien vers cette partie :", tooLong: "La partie est trop longue pour un lien : enregistrez-la dans un fichier.",
     unreadableLink: "Ce lien ne contient pas de partie que la page sait lire.", reviewAgain: "Revoir à nouveau",
@@ -236,8 +238,11 @@ function summaryLine(a) {
 }
 function story(a, p) {
   const s = R().story;
-  const x = (v) => (a.unit === "points" ? v : 100 * v);
-  const digits = a.unit === "points" ? 0 : 1;
+  // as the server's story says it (solver/words/review.py): points; a need's turns (to 0.01);
+  // a game's points of chance
+  const need = a.objective === "need";
+  const x = (v) => (a.unit === "points" || need ? v : 100 * v);
+  const digits = a.unit === "points" ? 0 : need ? 2 : 1;
   const small = 0.5 * 10 ** -digits;
   const turns = a.turns.filter((tr) => tr.player === p.seat).length;
   let head;
@@ -246,7 +251,7 @@ function story(a, p) {
   else if (a.objective === "need") head = s.need(name, a.need, num(p.end, 0), turns, num(p.start, 1));
   else if (!a.over) head = s.now(name, pct(p.end, 1), pct(p.start, 1));
   else head = a.winners.includes(p.seat) ? (a.winners.length > 1 ? s.shared : s.won)(name, pct(p.start, 1)) : s.lost(name, pct(p.start, 1));
-  const parts = [Math.abs(x(p.luck)) >= small ? s.luck(signedNum(x(p.luck), digits)) : s.noLuck,
+  const parts = [Math.abs(x(p.luck)) >= small ? (need ? s.luckTurns : s.luck)(signedNum(x(p.luck), digits)) : s.noLuck,
     x(p.error) >= small ? s.own(num(x(p.error), digits)) : s.noOwn];
   if (Math.abs(x(p.play_others)) >= small) parts.push(s.others(signedNum(x(p.play_others), digits)));
   if (Math.abs(x(p.alone)) >= small) parts.push(s.alone(signedNum(x(p.alone), digits)));
@@ -344,7 +349,7 @@ export function renderReview() {
     const [i1, m1, b1] = Object.values(a.thresholds);
     const pts = a.unit === "points";
     body.push(el("p", { class: "note", text: t(r.thresholds(pts ? num(i1, 0) : num(100 * i1, 1), pts ? num(m1, 0) : num(100 * m1, 0), pts ? num(b1, 0) : num(100 * b1, 0), pts)) }),
-      el("p", { class: "note", text: t(r.checked) }));
+      el("p", { class: "note", text: t(a.game && a.game.exact === false ? r.checkedEstimate : r.checked) }));
   }
   if (view.link) body.push(el("p", { class: "note", text: t(view.link) }));
   $("review-body").replaceChildren(...body);

@@ -26,6 +26,7 @@ export const frDe = (name) => (/^[aeiouyh]/i.test(String(name).normalize("NFD"))
 const frList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} et ${items[items.length - 1]}`);
 // French points: below two, singular ("0 point", "1,5 point espéré"), its adjective too.
 const frBelowTwo = (v) => Math.abs(Number(String(v).replace("\u2212", "-").replace(",", ".").replace(/\s/g, ""))) < 2;
+export const frPlural = (v, word) => `${word}${frBelowTwo(v) ? "" : "s"}`;  // "0,4 perdu", "2,5 perdus"
 export const frPoints = (v, adjective = "") => `${v} point${frBelowTwo(v) ? "" : "s"}${adjective ? ` ${adjective}${frBelowTwo(v) ? "" : "s"}` : ""}`;
 // A cost in its unit: "0,4 point espéré", and "% de chances" as it is.
 const frUnit = (c, unit) => (unit === "points espérés" ? frPoints(c, "espéré") : `${c} ${unit}`);
