@@ -347,7 +347,7 @@ def test_a_move_is_typed_in_french_words_and_a_wrong_one_lists_the_moves() -> No
     out = result.stdout
     assert "; or a move: stop, keep DICE, reroll DICE" in \
         out + result.stderr
-    assert "  1     mmsppéoo  keep ppoo, reroll sé" in out
+    assert "  1     m m s p p é o o  keep p p o o, reroll s é" in out
     assert "Turn over: you stop with mmsppéoo: 200 points." in out
     kept = run("turn", "none", input="kkmmppsc\nGarder mmpp\nsc\nrelance tout\n"
                "kkmmppsc\narrête\n")

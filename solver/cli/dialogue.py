@@ -391,11 +391,13 @@ class _Helper:
             return
         unit = "expected points" if graded.unit == "points" else "percentage points"
         echo(f"Your turn, graded (playing for {self.goal_words()}; cost in {unit}):")
-        echo(f"  {'roll':<5} {'dice':<9} {'your move':<24} {'best move':<24} {'cost':>8}")
-        for d in graded.decisions:
-            cost = "best" if d.best_move else self.cost(d.cost)
-            echo(f"  {d.roll:<5} {n.dice(d.advice.dice):<9} {move_text(d.chosen, n):<24} "
-                 f"{move_text(d.best, n):<24} {cost:>8}")
+        rows = [(n.listed(d.advice.dice), move_text(d.chosen, n), move_text(d.best, n),
+                 "best" if d.best_move else self.cost(d.cost)) for d in graded.decisions]
+        dw = max([9, *(len(r[0]) + 1 for r in rows)])  # (spaced letters: as wide as their rows)
+        mw = max([24, *(len(m) + 1 for r in rows for m in r[1:3])])
+        echo(f"  {'roll':<5} {'dice':<{dw}} {'your move':<{mw}} {'best move':<{mw}} {'cost':>8}")
+        for d, (dice, chosen, best, cost) in zip(graded.decisions, rows, strict=True):
+            echo(f"  {d.roll:<5} {dice:<{dw}} {chosen:<{mw}} {best:<{mw}} {cost:>8}")
         total = graded.total_cost
         worth = ""
         if graded.start_value is not None:

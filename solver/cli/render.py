@@ -49,15 +49,16 @@ def is_probability(advice: Advice) -> bool:
 
 
 def letters_of(dice: Dice, notation: Notation) -> str:
-    """The dice as compact letters of the notation, '-' for none."""
-    return notation.dice(dice) or "-"
+    """The dice as letters of the notation (compact, or spaced in the Braille adaptation's:
+    :meth:`~solver.rules.notation.Notation.listed`), '-' for none."""
+    return notation.listed(dice) or "-"
 
 
 def move_text(option: Option, notation: Notation) -> str:
     """'stop' or 'keep sssc, reroll mp' (a skull in the reroll: the Sorceress's)."""
     if option.action == "stop":
         return "stop"
-    return f"keep {letters_of(option.keep, notation)}, reroll {notation.dice(option.reroll)}"
+    return f"keep {letters_of(option.keep, notation)}, reroll {notation.listed(option.reroll)}"
 
 
 # -- notes -------------------------------------------------------------------------------------
@@ -105,16 +106,18 @@ def option_rows(advice: Advice, shown: int, notation: Notation,
     """The table of `advise`: rank, move, keep, reroll, value, bust risk, then the regret, or
     with `expected` (the win objective) the expected points of each option."""
     probability = is_probability(advice)
+    rows = advice.options[:shown]  # (spaced letters: the dice columns as wide as their rows)
+    w = max([9, *(len(letters_of(d, notation)) + 1 for o in rows for d in (o.keep, o.reroll))])
     if expected is None:
         column = "expected" if not probability else f"P(>={advice.need})"
-        yield (f"{'#':>3}  {'move':<7} {'keep':<9} {'reroll':<9} {column:>12} "
+        yield (f"{'#':>3}  {'move':<7} {'keep':<{w}} {'reroll':<{w}} {column:>12} "
                f"{'bust risk':>10} {'regret':>10}")
     else:
-        yield (f"{'#':>3}  {'move':<7} {'keep':<9} {'reroll':<9} {'P(win)':>9} "
+        yield (f"{'#':>3}  {'move':<7} {'keep':<{w}} {'reroll':<{w}} {'P(win)':>9} "
                f"{'expected':>9} {'bust risk':>10}")
-    for rank, o in enumerate(advice.options[:shown], 1):
+    for rank, o in enumerate(rows, 1):
         keep, reroll = letters_of(o.keep, notation), letters_of(o.reroll, notation)
-        head = f"{rank:>3}  {o.action:<7} {keep:<9} {reroll:<9} "
+        head = f"{rank:>3}  {o.action:<7} {keep:<{w}} {reroll:<{w}} "
         best = "  best" if o.best else ""
         if expected is None:
             yield (f"{head}{value_text(o.value, probability, unit=False):>12} "

@@ -228,6 +228,9 @@ class Notation:
     """The dice letters."""
     card_letters: bool
     """Cards are also read and shown by the adaptation's letters (``p``, ``m2``, ``b3``...)."""
+    spaced_tables: bool = False
+    """Dice in tables and moves spaced (``p p o o``): the adaptation's players hear them read
+    aloud, and a screen reader reads ``sé`` as a word, ``s é`` letter by letter."""
 
     def parse_dice(self, text: str, n: int | None = NUM_DICE) -> Dice:
         return Dice.parse(text, n, self.letters)
@@ -238,6 +241,11 @@ class Notation:
 
     def spaced(self, dice: Dice) -> str:
         return dice.spaced(self.letters)
+
+    def listed(self, dice: Dice) -> str:
+        """The dice in a table's row or a move: spaced in a notation of :attr:`spaced_tables`,
+        compact otherwise."""
+        return self.spaced(dice) if self.spaced_tables else self.dice(dice)
 
     def parse_card(self, text: str | Card) -> Card:
         if not self.card_letters or not isinstance(text, str):
@@ -290,7 +298,7 @@ def _braille_card(text: str) -> Card | None:
 
 
 DEFAULT = Notation("default", DEFAULT_LETTERS, card_letters=False)
-BRAILLE = Notation("braille", BRAILLE_LETTERS, card_letters=True)
+BRAILLE = Notation("braille", BRAILLE_LETTERS, card_letters=True, spaced_tables=True)
 NOTATIONS: dict[str, Notation] = {n.name: n for n in (DEFAULT, BRAILLE)}
 
 
