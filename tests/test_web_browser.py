@@ -900,6 +900,9 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
                 tiles = [b.accessible_name for b in page.region("Practice").find_elements(
                     page.By.CSS_SELECTOR, "#tiles button")]
                 assert tiles and all(", " in t for t in tiles)
+                # the dice showing, in the status a screen reader hears (before: the card alone)
+                said = page.text(browser.find_element(page.By.ID, "practice-status"))
+                assert re.search(r", yours: .*\. Roll \d+: \d ", said), said
                 if not reloaded:  # a reload mid-practice: the same turn, the same dice
                     status = page.text(browser.find_element(page.By.ID, "practice-status"))
                     browser.refresh()

@@ -198,7 +198,9 @@ function status(p) {
   if (over(p)) return p.kind === "win" ? W.practiceWinner(p.game.winners.map(whoName), p.totals) : W.needOver(p.need, p.log.filter((e) => (e.points || 0) >= p.need).length, p.turns);
   if (p.turn && st) {
     const goal = p.turn.params.need !== undefined ? W.playingFor(p.turn.params.need) : p.turn.params.final ? W.finalTurnShort : "";
-    return W.practiceTurn(p.turns + 1, whoName(p.turn.who), cardName(p.turn.card), goal);
+    // and the dice showing, which a screen reader hears here (the tiles are buttons below)
+    const dice = st.dice && (st.phase === "move" || st.phase === "island") ? ` ${W.showing(st.phase === "island" ? p.turn.entries.length : st.roll, diceWords(st.dice))}` : "";
+    return `${W.practiceTurn(p.turns + 1, whoName(p.turn.who), cardName(p.turn.card), goal)}${dice}`;
   }
   // between turns: how the last one ended, then who plays (the status is what is read out)
   return p.turns ? `${p.last ? `${resultText(p.last)} ` : ""}${W.practiceNext(whoName(p.mover))}` : W.practiceStart(whoName(p.mover));
