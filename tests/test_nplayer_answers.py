@@ -535,6 +535,10 @@ def test_near_optimal_answers_say_what_was_measured_in_one_line() -> None:
     for e in loss["measured"]:
         assert (str(e["target"]) in words), e["kind"]
     assert f"{loss['games']['inside']} of {loss['games']['checked']} chances" in words
+    # three targets listed as English lists them (it said "500 and 1000 and 2000")
+    targets = sorted({e["target"] for e in loss["measured"] if e["kind"] == "exact"})
+    assert len(targets) == 3, targets
+    assert f"4 players at target {targets[0]}, {targets[1]} and {targets[2]})" in words
 
 
 def test_near_optimal_answers_carry_the_games_but_not_the_chunks_they_were_played_in() -> None:

@@ -162,7 +162,7 @@ def near_optimal_words(loss: dict[str, Any] | None) -> str:
     for e in loss["measured"]:
         if e.get("kind") == "exact":
             targets.setdefault(e["players"], []).append(e["target"])
-    where = ", ".join(f"{n} players at target {' and '.join(map(str, sorted(set(t))))}"
+    where = ", ".join(f"{n} players at target {_and(map(str, sorted(set(t))))}"
                       for n, t in sorted(targets.items()))
     words = (f"near-optimal, not exact: chances within {bound(chances['worst'])} points of "
              f"exact play, {mean_points(chances['mean'])} on average")
@@ -177,6 +177,12 @@ def near_optimal_words(loss: dict[str, Any] | None) -> str:
         words += (f"; at target {played[0]['target']}, {games['inside']} of {games['checked']} "
                   f"chances inside the 95 % interval of whole games")
     return words
+
+
+def _and(items: Iterable[str]) -> str:
+    """'500', '500 and 2000', '500, 1000 and 2000'."""
+    words = list(items)
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def mean_points(p: float) -> str:
