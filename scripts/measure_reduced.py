@@ -20,9 +20,10 @@ games' states, every seat's chance shown (the mover's turn solved one ahead, its
 valued by the estimate) and valued two ahead (the same turn, each of its endings of normal
 play valued by the next mover's turn solved on the estimate, as the chance shown at that
 state is), against the win rates of the games stored in the --out file. With --down, one
-player down (as ``down``) at a sample of normal play, one ahead and two ahead against the
-exact three-player table; with --variant (e.g. target=500), the same against the exact table
-of --players under those rules.
+player down (as ``down``) at a sample of normal play, zero ahead (the estimate itself: what
+`advise` values an option's endings by, a stop's chance), one ahead and two ahead against
+the exact three-player table; with --variant (e.g. target=500), the same against the exact
+table of --players under those rules.
 
 ``exact``: against the exact table of the game (DIR holds the tables of 2, 3 and the players,
 `sabords solve-game --players N --variant ... --out DIR`): the chances shown at every state of
@@ -164,14 +165,14 @@ def _exact_ahead(big: Any, two: Any, three: Any, sample: int | None,
                  jobs: int) -> dict[str, Any]:
     """`ahead --down` or `--variant`: the method on the tables `two` and `three` (`two` None:
     one player down, three from the pairs) against the exact table `big` of its players, at
-    every state of normal play or a fixed sample of `sample`, every seat's chance one ahead
-    and two ahead (:func:`_two_ahead`)."""
+    every state of normal play or a fixed sample of `sample`, every seat's chance zero ahead
+    (the estimate itself), one ahead and two ahead (:func:`_two_ahead`)."""
     from dataclasses import asdict
 
     import numpy as np
 
     from solver.game.seats import NORMAL
-    from solver.strategy.measure import Off
+    from solver.strategy.measure import Off, _method
 
     phase, lo = big.seats.phases[NORMAL], big.seats.offset(NORMAL)
     rng = np.random.default_rng(2026)  # a fixed sample (the generator `down` draws with)
@@ -182,9 +183,13 @@ def _exact_ahead(big: Any, two: Any, three: Any, sample: int | None,
     say(f"{index.shape[0]:,} states, {valued:,} after them valued one ahead")
     exact = np.asarray(big.stacked()[lo + index])
     totals = phase.decode(index)
+    # zero ahead: the estimate itself, by which `advise` values an option's endings (a stop's
+    # chance is the estimate of the state it leads to)
+    zero = _method(two, three, big.players).estimate.values(NORMAL, totals)
     return {"kind": "ahead", "down": two is None, "players": big.players,
             "target": big.rules.target, "sample": int(index.shape[0]),
             "valued_one_ahead": valued,
+            "zero_ahead": asdict(Off.of(zero, exact, totals)),
             "one_ahead": asdict(Off.of(np.asarray(one), exact, totals)),
             "two_ahead": asdict(Off.of(two_ahead, exact, totals)),
             "seconds": time.perf_counter() - t0}

@@ -560,13 +560,15 @@ def test_ahead_sets_each_state_against_its_games_and_stores_nothing(
 def test_ahead_down_measures_both_depths_against_the_exact_table(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """`ahead --down`: three players from the pairs alone at a sample of normal play, the
-    chances one ahead and two ahead against the committed three-player table; one ahead is
-    what `measure_reduced.py down` measures at the same states."""
+    chances zero ahead (the estimate itself), one ahead and two ahead against the committed
+    three-player table; one ahead is what `measure_reduced.py down` measures at the same
+    states."""
     import json
     import sys
 
     import numpy as np
 
+    from solver.game.estimate import Estimate
     from solver.game.seats import NORMAL
     from solver.rules import Rules
     from solver.strategy.measure import endings_of
@@ -586,7 +588,11 @@ def test_ahead_down_measures_both_depths_against_the_exact_table(
     _, one = endings_of(three, None, two, NORMAL, index, chances=True)
     exact = np.asarray(three.stacked()[three.seats.offset(NORMAL) + index])
     assert got["one_ahead"]["worst"] == float(np.abs(one - exact).max())
-    for depth in ("one_ahead", "two_ahead"):
+    # zero ahead: the estimate itself at those states (what `advise` values a stop by)
+    zero = Estimate(None, two, 3).values(NORMAL, phase.decode(index))
+    assert got["zero_ahead"]["worst"] == float(np.abs(zero - exact).max())
+    assert got["zero_ahead"]["worst"] != got["one_ahead"]["worst"]
+    for depth in ("zero_ahead", "one_ahead", "two_ahead"):
         off = got[depth]
         assert off["states"] == 5 and 0 < off["mean"] <= off["worst"] < 0.05
         assert len(off["worst_state"]) == 4 and len(off["by_seat"]) == 3
