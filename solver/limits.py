@@ -71,6 +71,24 @@ def _cpu_quota() -> int | None:
     return None
 
 
+def memory() -> int | None:
+    """The bytes of memory this process may use: the machine's physical memory, capped by the
+    container's limit (cgroup v2 ``memory.max``, v1 ``memory.limit_in_bytes``) where one is
+    set; None where the system does not say."""
+    try:
+        total: int | None = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # not on a POSIX system that says
+        total = None
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            limit = int(Path(path).read_text(encoding="ascii").strip())
+        except (OSError, ValueError):  # absent, or "max": no limit
+            continue
+        total = limit if total is None else min(total, limit)
+        break
+    return total
+
+
 def check_jobs(jobs: int, tasks: int) -> int:
     """The workers to start for `tasks` tasks when `jobs` are asked: `jobs`, capped by the
     number of tasks; a :class:`SettingsError` unless 1 <= `jobs` <= :func:`cores`."""
@@ -157,7 +175,24 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
         return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
     cyclic = 2 * n**players
     final = final_rounds(n, players)
-    return (cyclic * 15e-3 + final * 0.5e-3) / 2, 2.6e9 + 80.0 * players * (cyclic + final)
+    return ((cyclic * 15e-3 + final * 0.5e-3) / 2,
+            MEMORY_FLOOR + 80.0 * players * (cyclic + final))
+
+
+MEMORY_FLOOR = 2.6e9
+""":func:`game_cost`'s memory of a game of three players or more before its rows: a floor, so
+that the model says at least what was measured (three players at 1500 peaked at 0.49 GB), not
+what a small game needs; :func:`exceeds_memory` leaves it out."""
+
+
+def exceeds_memory(target: int, players: int) -> tuple[float, int] | None:
+    """(the model's bytes, the machine's) where the game of `players` at `target` cannot fit
+    this machine's memory (:func:`memory`): its rows alone, without :data:`MEMORY_FLOOR`, need
+    more than it has (five players at 6000, 3241 GB; four at 6000, 28.9 GB, on 24 GB); else
+    None, and where the system does not say."""
+    need, have = game_cost(target, players)[1], memory()
+    rows = need - (MEMORY_FLOOR if players > 2 else 0.0)
+    return (need, have) if have is not None and rows > have else None
 
 
 def game_cost_text(target: int, players: int = 2) -> str:
@@ -190,8 +225,8 @@ def target_cost_words(target: int) -> str:
 
 
 __all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
-           "duration", "duration_words", "final_rounds", "game_cost", "game_cost_text",
-           "target_cost_words"]
+           "duration", "duration_words", "exceeds_memory", "final_rounds", "game_cost",
+           "game_cost_text", "memory", "target_cost_words"]
 
 
 PARENT_POLL = 1.0

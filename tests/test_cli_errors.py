@@ -1290,3 +1290,56 @@ def test_dice_on_the_chest_that_do_not_read_are_the_chest_option_s_error(sabords
                                   "braille"), "--chest: unknown word 'kkk'")
     assert_one_line_error(sabords("advise", "chest", "kkmppscd", "--chest", "xyz"),
                           "--chest: unknown word 'xyz'")
+
+
+def test_a_game_too_large_for_the_machine_is_refused_before_any_work(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Five players at the default target (the cost model: 3241 GB) ran out of memory with a
+    40-line traceback, and four at 6000 (28.9 GB on a machine of 24) started its Dask workers
+    (a user's trial): a game whose cost model needs more memory than the machine has is
+    refused in one line, before any work, with what it would need."""
+    import solver.limits
+    from solver.limits import game_cost_text
+
+    line = assert_one_line_error(sabords("solve-game", "--players", "5", "--out",
+                                         str(tmp_path / "five")),
+                                 f"the five-player game for default rules needs "
+                                 f"{game_cost_text(6000, 5)}: more memory than this machine's ")
+    assert "no solve started" in line and "--variant target=N" in line
+    assert not (tmp_path / "five").exists()
+    # a small machine refuses a game that a large one solves; the model's floor (at least
+    # what three players at 6000 took) is not what a small game needs: not held against it
+    monkeypatch.setattr(solver.limits, "memory", lambda: 1_000_000_000)
+    assert_one_line_error(sabords("solve-game", "--players", "4", "--variant", "target=2000",
+                                  "--out", str(tmp_path / "four")),
+                          "more memory than this machine's 1.0 GB")
+    assert not (tmp_path / "four").exists()
+    small = sabords("solve-game", "--players", "3", "--variant", "target=300", "--workers",
+                    "0", "--out", str(tmp_path / "three"))
+    assert small.exit_code == 0, small.stderr
+
+
+def test_memory_is_the_machine_s_capped_by_its_container() -> None:
+    """:func:`solver.limits.memory`: at most the physical memory, positive where known."""
+    import os
+
+    from solver.limits import memory
+
+    have = memory()
+    if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
+        assert have is not None
+        assert 0 < have <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def test_a_cache_that_is_a_file_is_named_as_the_cache_not_as_out(
+        sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`SABORDS_CACHE_DIR` a file and no --out: the refusal blamed --out, which was not given
+    (a user's trial); it names the cache and what set it."""
+    a_file = tmp_path / "afile"
+    a_file.write_text("x")
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(a_file))
+    line = assert_one_line_error(sabords("solve-game", "--players", "2", "--variant",
+                                         "target=1700"))
+    assert line == (f"sabords: error: cannot write the game table into the cache: the cache "
+                    f"directory {str(a_file)!r} is not a directory (set by $SABORDS_CACHE_DIR); "
+                    "give a directory with --out, or another cache")

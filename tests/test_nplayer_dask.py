@@ -291,10 +291,18 @@ def test_a_solve_stopped_by_sigterm_closes_its_cluster_and_resumes_to_the_same_b
             said += process.stderr.readline()
     assert process.poll() is None, said  # improvements done, the solve going on
     process.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)  # as `timeout` does: the command, then its group
     out, err = process.communicate(timeout=300)
     said += err
     assert process.returncode == 143, said[-2000:]
+    # a second SIGTERM while it ended printed "Exception ignored in: <module 'threading'>"
+    # and a traceback (a user's trial)
     assert "Traceback" not in said and "leaked" not in said, said[-2000:]
+    assert "Exception ignored" not in said, said[-2000:]
+    assert said.rstrip().endswith(
+        f"sabords: interrupted; {str(stopped / 'game-3.checkpoint')!r} keeps the work done: "
+        "the same command with --resume goes on from it"), said[-2000:]
 
     def left() -> list[str]:  # its workers and helpers, each ending when the solve has ended
         return subprocess.run(["ps", "-o", "pid=,args=", "-s", str(process.pid)],
@@ -315,3 +323,56 @@ def test_a_solve_stopped_by_sigterm_closes_its_cluster_and_resumes_to_the_same_b
     assert never.returncode == 0, never.stderr[-2000:]
     assert (stopped / "game-3.msgpack").read_bytes() == (whole / "game-3.msgpack").read_bytes()
     assert not (stopped / "game-3.checkpoint").exists()
+
+
+def test_ctrl_c_at_the_terminal_stops_a_dask_solve_in_one_line(tmp_path: Path) -> None:
+    """Ctrl-C at a terminal signals every process of its group: each Dask worker printed a
+    35-line traceback and the scheduler an ERROR line (a user's trial). Now the workers
+    ignore it, the command ends with 130, and one line says where the work done is kept and
+    how to go on; a run of the same command without --resume says it starts over."""
+    import selectors
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    args = [sys.executable, "-m", "solver", "solve-game", "--players", "3", "--variant",
+            "target=300", "--block", "64", "--workers", "2", "--out", str(tmp_path)]
+
+    def default_ctrl_c() -> None:  # (the test's own process may ignore it: pytest-xdist)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env, start_new_session=True,
+                               preexec_fn=default_ctrl_c)
+    assert process.stderr is not None
+    said = ""
+    watch = selectors.DefaultSelector()
+    watch.register(process.stderr, selectors.EVENT_READ)
+    limit = time.monotonic() + 600
+    while "improvement 2:" not in said and process.poll() is None:
+        assert time.monotonic() < limit, said
+        if watch.select(1):
+            said += process.stderr.readline()
+    assert process.poll() is None, said
+    os.killpg(process.pid, signal.SIGINT)  # the terminal's Ctrl-C: the whole group
+    _, err = process.communicate(timeout=300)
+    said += err
+    assert process.returncode == 130, said[-2000:]
+    assert "Traceback" not in said and "ERROR" not in said, said[-3000:]
+    kept = tmp_path / "game-3.checkpoint"
+    assert said.rstrip().endswith(
+        f"sabords: interrupted; {str(kept)!r} keeps the work done: the same command with "
+        "--resume goes on from it"), said[-2000:]
+    assert kept.is_file()
+    # the same command again, without --resume: said before the work is lost
+    again = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env, start_new_session=True)
+    assert again.stderr is not None
+    first = again.stderr.readline()
+    again.send_signal(signal.SIGTERM)
+    again.communicate(timeout=300)
+    assert first == (f"sabords: warning: {str(kept)!r} holds the work of an interrupted "
+                     "solve; this one starts over and replaces it (--resume goes on from it "
+                     "instead)\n")

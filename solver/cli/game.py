@@ -31,10 +31,11 @@ from .application import (
     solutions_from,
 )
 from .render import SolveProgress, method_lines, players_words, progress_bar
-from .streams import say
+from .streams import EXIT_INTERRUPTED, EXIT_TERMINATED, say
 
 if TYPE_CHECKING:
     from ..game import GameTable
+    from ..rules import Rules
     from ..rules.record import GameRecord
 
 
@@ -148,7 +149,8 @@ def solve_game_command(
     iteration, whose certified bound (every value within it of the game's value) is printed
     too. The table's header names the rules (target and ties included) and their hash; the
     same rules give the same bytes, for any --workers, --scheduler and --block. A checkpoint
-    after each improvement lets --resume continue an interrupted solve.
+    after each improvement lets --resume continue an interrupted solve. A game that needs more
+    memory than this machine has is refused before any work.
 
     Two players at the default target 6000 take {cost_6000}, at the largest target,
     {max_target}, {cost_max}; three players at 6000 {cost_3} (the cost model of
@@ -175,6 +177,7 @@ def solve_game_command(
         fail(f"--workers: the local Dask cluster has one worker a core at most: 0 (no Dask) "
              f"to {cores()} on this machine, not {workers}")
     rules = rules_from(variant)
+    _check_fits(rules, players)
     if scheduler is not None:
         from ..game.cluster import scheduler_address
 
@@ -185,6 +188,14 @@ def solve_game_command(
         from ..tables.checkpoints import resumable
 
         resumable(out if out is not None else game_default_dir(rules), players)
+    if out is None:  # the cache's directory: its own words, not --out's
+        from ..caches import cache_problem, cache_root, cache_source
+
+        default = game_default_dir(rules)
+        problem = cache_problem() if cache_root() in default.parents else None
+        if problem is not None:
+            fail(f"cannot write the game table into the cache: {problem} (set by "
+                 f"{cache_source()}); give a directory with --out, or another cache")
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
 
@@ -199,13 +210,42 @@ def solve_game_command(
         say(f"sabords: warning: cannot write the checkpoint {str(path)!r}: "
             f"{exc.strerror or exc}; the solve goes on, but cannot be resumed")
 
-    built = build_game(rules, players, directory, scheduler=scheduler, workers=workers,
-                       resume=resume, block=BLOCK if block is None else block, started=started,
-                       progress=SolveProgress(), unsaved=unsaved)
+    from ..tables.checkpoints import checkpoint_path
+
+    kept = checkpoint_path(directory, players)
+    if not resume and kept.is_file():
+        say(f"sabords: warning: {str(kept)!r} holds the work of an interrupted solve; this "
+            "one starts over and replaces it (--resume goes on from it instead)")
+    try:
+        built = build_game(rules, players, directory, scheduler=scheduler, workers=workers,
+                           resume=resume, block=BLOCK if block is None else block,
+                           started=started, progress=SolveProgress(), unsaved=unsaved)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        if (isinstance(exc, KeyboardInterrupt) or exc.code == EXIT_TERMINATED) and kept.is_file():
+            say("")
+            say(f"sabords: interrupted; {str(kept)!r} keeps the work done: the same command "
+                "with --resume goes on from it")
+            if isinstance(exc, KeyboardInterrupt):  # (said: no second blank line)
+                raise SystemExit(EXIT_INTERRUPTED) from None
+        raise
     for line in solve_lines(built.solution):
         echo(line)
     echo(f"table   {built.path} ({built.change}), {built.seconds:.1f} s")
     echo(f"rules   {describe_rules(rules)}")
+
+
+def _check_fits(rules: Rules, players: int) -> None:
+    """Refuse, before any work, a game whose cost model needs more memory than this machine
+    has (five players at 6000: 3241 GB; the solve ran out of memory with a traceback)."""
+    from ..limits import exceeds_memory
+
+    over = exceeds_memory(rules.target, players)
+    if over is not None:
+        have = over[1]
+        fail(f"the {players_words(players)} game for {rules.describe()} needs "
+             f"{game_cost_text(rules.target, players)}: more memory than this machine's "
+             f"{have / 1e9:.1f} GB; no solve started (a smaller target: --variant "
+             f"target=N; docs/playing-to-win.md has the cost of each game)")
 
 
 def solve_lines(table: GameTable) -> Iterator[str]:

@@ -52,7 +52,10 @@ def _run(args: list[str]) -> None:
 def _terminated(signum: int, frame: object) -> None:
     """SIGTERM (a `kill`, a service manager stopping a long solve): the command ends as
     Ctrl-C ends it, through its `finally` blocks (a Dask cluster closed, its workers and
-    semaphores with it; a solve keeps its last checkpoint), with the shell's code, 143."""
+    semaphores with it; a solve keeps its last checkpoint), with the shell's code, 143. A
+    second SIGTERM while it ends (`timeout` signals the command, then its process group) is
+    ignored: raised again in Python's shutdown, it printed a traceback."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(EXIT_TERMINATED)
 
 

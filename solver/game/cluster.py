@@ -23,7 +23,9 @@ Dask is imported here only, never on the advisor's path.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -122,10 +124,41 @@ def local_cluster(n_workers: int | None = None) -> Iterator[Any]:
     core by default), closed on exit."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=workers(n_workers), threads_per_worker=1, processes=True,
-                      env={THREADS_ENV: "1"}, dashboard_address=None,
-                      silence_logs=40) as cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
-        yield client
+    with _workers_ignore_ctrl_c():
+        cluster = LocalCluster(n_workers=workers(n_workers), threads_per_worker=1,
+                               processes=True, env={THREADS_ENV: "1"}, dashboard_address=None,
+                               silence_logs=40)  # type: ignore[no-untyped-call]
+    log = logging.getLogger("distributed")
+    level = log.level
+    try:
+        with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
+            try:
+                yield client
+            except BaseException:  # an interrupt: the scheduler's complaints as its workers
+                # go ("Removing worker ... caused the cluster to lose scattered data") are
+                # not the user's to read
+                log.setLevel(logging.CRITICAL)
+                raise
+    finally:
+        log.setLevel(level)
+
+
+@contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """The worker processes started within ignore SIGINT: a Ctrl-C at the terminal reaches
+    every process of its group, and each worker printed a traceback of 35 lines (a user's
+    trial), while this process's Ctrl-C closes the cluster anyway. An ignored signal stays
+    ignored in the processes started (and Python then installs no handler of its own); this
+    process takes it again at once after. (From the main thread only: elsewhere signals are not
+    Python's to set.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 CONNECT_SECONDS = 20.0
