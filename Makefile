@@ -97,7 +97,7 @@ tables-play: $(STAMP_RUN) ## solve two to five players exactly at target 500 (PL
 # ends: the run resumes from the chunks stored (--resume: those of the same states, seeds,
 # chances shown and play) and can be stopped and run again. Where the method changed since, the
 # stored games would be lost: refused, unless `make near-optimal REPLACE=1`.
-near-optimal: tables-4p tables-5p tables-play ## measure near-optimal play into tables/near-optimal.json (first solves the exact tables it lacks: hours on 2 cores; `make -n near-optimal` lists every step)
+near-optimal: tables-4p tables-5p tables-play ## measure near-optimal play into tables/near-optimal.json (solves every exact table it measures against first, again: hours on 2 cores; `make -n near-optimal` lists every step)
 	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(TARGET_4P) --sample 20000 --write
 	$(PY) scripts/measure_reduced.py exact --players 5 --variant target=$(TARGET_5P) --sample 3000 --write
 	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(PLAY_TARGET) --write

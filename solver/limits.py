@@ -71,20 +71,28 @@ def _cpu_quota() -> int | None:
     return None
 
 
-def memory() -> int | None:
+CGROUP_MEMORY = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+"""Where the container's memory limit is read (cgroup v2, then v1): the first that exists."""
+
+
+def memory(cgroup: tuple[str, ...] = CGROUP_MEMORY) -> int | None:
     """The bytes of memory this process may use: the machine's physical memory, capped by the
     container's limit (cgroup v2 ``memory.max``, v1 ``memory.limit_in_bytes``) where one is
     set; None where the system does not say."""
+    total: int | None
     try:
-        total: int | None = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, OSError, ValueError):  # not on a POSIX system that says
         total = None
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+    if total is not None and total <= 0:  # (-1 from a system that does not know)
+        total = None
+    for path in cgroup:
         try:
             limit = int(Path(path).read_text(encoding="ascii").strip())
         except (OSError, ValueError):  # absent, or "max": no limit
             continue
-        total = limit if total is None else min(total, limit)
+        if limit > 0:  # (v1's "no limit" is a huge number: the physical memory is less)
+            total = limit if total is None else min(total, limit)
         break
     return total
 
@@ -181,8 +189,9 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
 
 MEMORY_FLOOR = 2.6e9
 """:func:`game_cost`'s memory of a game of three players or more before its rows: a floor, so
-that the model says at least what was measured (three players at 1500 peaked at 0.49 GB), not
-what a small game needs; :func:`exceeds_memory` leaves it out."""
+that the model says at least what three players at 6000 took (2.76 GB and 2.97 GB), not what a
+small game needs (three players at 1500 peaked at 0.49 GB): :func:`exceeds_memory` leaves it
+out."""
 
 
 def exceeds_memory(target: int, players: int) -> tuple[float, int] | None:

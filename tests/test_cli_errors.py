@@ -1319,16 +1319,26 @@ def test_a_game_too_large_for_the_machine_is_refused_before_any_work(
     assert small.exit_code == 0, small.stderr
 
 
-def test_memory_is_the_machine_s_capped_by_its_container() -> None:
-    """:func:`solver.limits.memory`: at most the physical memory, positive where known."""
+def test_memory_is_the_machine_s_capped_by_its_container(tmp_path: Path) -> None:
+    """:func:`solver.limits.memory`: at most the physical memory, positive where known; a
+    container's limit caps it (cgroup v2's "max" and v1's huge number are no limit, a limit of
+    0 is none either: every game would be refused)."""
     import os
 
     from solver.limits import memory
 
     have = memory()
-    if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
-        assert have is not None
-        assert 0 < have <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if not (hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names):
+        pytest.skip("the system does not say its physical memory")
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert have is not None and 0 < have <= physical
+    limit = tmp_path / "memory.max"
+    for text, expected in (("max\n", physical), ("9223372036854771712\n", physical),
+                           ("1073741824\n", 1 << 30), ("0\n", physical),
+                           ("nonsense", physical)):
+        limit.write_text(text)
+        assert memory((str(limit),)) == expected, text
+    assert memory((str(tmp_path / "absent"), str(limit))) == physical  # (nonsense: no limit)
 
 
 def test_a_cache_that_is_a_file_is_named_as_the_cache_not_as_out(
@@ -1340,6 +1350,21 @@ def test_a_cache_that_is_a_file_is_named_as_the_cache_not_as_out(
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(a_file))
     line = assert_one_line_error(sabords("solve-game", "--players", "2", "--variant",
                                          "target=1700"))
-    assert line == (f"sabords: error: cannot write the game table into the cache: the cache "
-                    f"directory {str(a_file)!r} is not a directory (set by $SABORDS_CACHE_DIR); "
-                    "give a directory with --out, or another cache")
+    assert line == (f"sabords: error: the cache directory {str(a_file)!r} is not a directory "
+                    "(set by $SABORDS_CACHE_DIR): the game table cannot be written there; give "
+                    "a directory with --out, or another cache")
+
+
+def test_a_solve_over_another_game_s_checkpoint_says_it_replaces_it(
+        sabords: Run, tmp_path: Path) -> None:
+    """A checkpoint the solve cannot resume from (another game's, or not one at all) is not
+    offered to --resume: the warning says the solve replaces it."""
+    kept = tmp_path / "game-3.checkpoint"
+    kept.write_bytes(b"not a checkpoint")
+    got = sabords("solve-game", "--players", "3", "--variant", "target=300", "--workers", "0",
+                  "--out", str(tmp_path))
+    assert got.exit_code == 0, got.stderr
+    assert got.stderr.splitlines()[0] == (f"sabords: warning: {str(kept)!r} holds the work of "
+                                          "an interrupted solve of another game; this one "
+                                          "replaces it")
+    assert not kept.exists()  # a finished solve removes its checkpoint

@@ -194,8 +194,8 @@ def solve_game_command(
         default = game_default_dir(rules)
         problem = cache_problem() if cache_root() in default.parents else None
         if problem is not None:
-            fail(f"cannot write the game table into the cache: {problem} (set by "
-                 f"{cache_source()}); give a directory with --out, or another cache")
+            fail(f"{problem} (set by {cache_source()}): the game table cannot be written "
+                 "there; give a directory with --out, or another cache")
     directory = check_writable(out if out is not None else game_default_dir(rules),
                                "the game table")
 
@@ -210,18 +210,31 @@ def solve_game_command(
         say(f"sabords: warning: cannot write the checkpoint {str(path)!r}: "
             f"{exc.strerror or exc}; the solve goes on, but cannot be resumed")
 
-    from ..tables.checkpoints import checkpoint_path
+    import time
+
+    from ..rules.rulebook import NUM_DICE
+    from ..tables.checkpoints import checkpoint_path, of_this_game
 
     kept = checkpoint_path(directory, players)
     if not resume and kept.is_file():
-        say(f"sabords: warning: {str(kept)!r} holds the work of an interrupted solve; this "
-            "one starts over and replaces it (--resume goes on from it instead)")
+        say(f"sabords: warning: {str(kept)!r} holds the work of an interrupted solve"
+            + ("; this one starts over and replaces it (--resume goes on from it instead)"
+               if of_this_game(kept, rules, players, NUM_DICE)
+               else " of another game; this one replaces it"))
+    began = time.time()
+
+    def ours() -> bool:  # the checkpoint there is this solve's (not one it has not replaced)
+        try:
+            return resume or kept.stat().st_mtime >= began
+        except OSError:
+            return False
+
     try:
         built = build_game(rules, players, directory, scheduler=scheduler, workers=workers,
                            resume=resume, block=BLOCK if block is None else block,
                            started=started, progress=SolveProgress(), unsaved=unsaved)
     except (KeyboardInterrupt, SystemExit) as exc:
-        if (isinstance(exc, KeyboardInterrupt) or exc.code == EXIT_TERMINATED) and kept.is_file():
+        if (isinstance(exc, KeyboardInterrupt) or exc.code == EXIT_TERMINATED) and ours():
             say("")
             say(f"sabords: interrupted; {str(kept)!r} keeps the work done: the same command "
                 "with --resume goes on from it")

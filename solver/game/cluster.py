@@ -134,9 +134,9 @@ def local_cluster(n_workers: int | None = None) -> Iterator[Any]:
         with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
             try:
                 yield client
-            except BaseException:  # an interrupt: the scheduler's complaints as its workers
-                # go ("Removing worker ... caused the cluster to lose scattered data") are
-                # not the user's to read
+            except (KeyboardInterrupt, SystemExit):  # an interrupt: the scheduler's
+                # complaints as its workers go ("Removing worker ... caused the cluster to lose
+                # scattered data") are not the user's to read (an error's logs are kept)
                 log.setLevel(logging.CRITICAL)
                 raise
     finally:

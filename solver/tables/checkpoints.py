@@ -66,6 +66,17 @@ def save_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
     write_atomically(path, pack_envelope(payload, CHECKPOINT_VERSION))
 
 
+def of_this_game(path: Path, rules: Rules, players: int, n_dice: int) -> bool:
+    """Whether `path` holds an intact checkpoint of this game (its header alone compared: what
+    a solve says of a checkpoint it would replace)."""
+    try:
+        payload = open_envelope(path.read_bytes(), refuse=refusal("game", path, rules),
+                                kind="checkpoint", version=CHECKPOINT_VERSION)
+        return bool(payload["header"] == _header(rules, players, n_dice))
+    except (OSError, StaleTableError, SettingsError, KeyError, TypeError, ValueError):
+        return False
+
+
 def load_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
                     rows: int) -> Checkpoint:
     """The state saved at `path` by :func:`save_checkpoint`, refused (a
