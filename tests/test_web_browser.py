@@ -2522,6 +2522,28 @@ def test_a_mean_error_is_said_as_the_command_line_says_it(page: Page) -> None:
                                                         "0.00", "1.23"]
 
 
+def test_the_targets_measured_are_listed_once_a_game_as_the_command_line_lists_them(
+        page: Page) -> None:
+    """Four players measured at three targets: the page said "4 players at target 500, 4
+    players at target 1000 and 4 players at target 2000" (its screenshot); it lists each
+    game's targets once, as the command line does, in English and in French."""
+    from solver.cli.render import near_optimal_words
+
+    loss = {**LOSS, "measured": [{"kind": "exact", "players": 4, "target": t}
+                                 for t in (2000, 500, 1000, 500)]
+            + [{"kind": "exact", "players": 5, "target": 1000}]}
+    said = page.d.execute_async_script(
+        "const done = arguments[1]; import('/core.js').then((m) => { const got = [];"
+        " for (const lang of ['en', 'fr']) { m.setWords(lang); got.push(m.lossWords("
+        "arguments[0])); } m.setWords('en'); done(got); })", loss)
+    assert "measured against the exact game of 4 players at target 500, 1000 and 2000 and 5 " \
+           "players at target 1000." in said[0], said[0]
+    assert "mesuré face à la partie exacte à 4 joueurs, objectifs 500, 1000 et 2000 et à 5 " \
+           "joueurs, objectif 1000." in said[1], said[1]
+    assert "(measured against 4 players at target 500, 1000 and 2000, 5 players at target " \
+           "1000)" in near_optimal_words(loss)
+
+
 def name_players(page: Page, names: list[str]) -> None:
     """Each player's name typed in "Names and totals" (open)."""
     rows = page.d.find_elements(page.By.CSS_SELECTOR, "#player-fields .player-fields")

@@ -448,7 +448,13 @@ export function meanPoints(p) {
 export function lossWords(loss) {
   const chances = (loss && loss.chances) || {};
   if (chances.worst === null || chances.worst === undefined) return W.notMeasured;
-  const against = (loss.measured || []).filter((m) => m.kind === "exact").map((m) => W.playersAt(m.players, m.target));
+  // each game's size once, its targets listed ("4 players at target 500, 1000 and 2000"), as
+  // the command line says it
+  const targets = new Map();
+  for (const m of (loss.measured || []).filter((e) => e.kind === "exact")) {
+    targets.set(m.players, [...new Set([...(targets.get(m.players) || []), m.target])]);
+  }
+  const against = [...targets.keys()].sort((a, b) => a - b).map((n) => W.playersAt(n, targets.get(n).sort((a, b) => a - b)));
   const final = loss.final && loss.final.worst !== null && loss.final.worst !== undefined ? W.measuredFinal(bound(loss.final.worst), meanPoints(loss.final.mean)) : "";
   const played = (loss.measured || []).find((m) => m.kind === "games");
   const games = played && loss.games && loss.games.checked ? W.measuredGames(loss.games.inside, loss.games.checked, played.target) : "";
