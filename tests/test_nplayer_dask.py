@@ -267,7 +267,6 @@ def test_a_solve_stopped_by_sigterm_closes_its_cluster_and_resumes_to_the_same_b
     resource tracker, exit code -15. It ends as Ctrl-C does now: the cluster closed, nothing
     left in its session, its checkpoint kept, exit code 143; `--resume` finishes it with the
     bytes of a solve never stopped. The time limits only stop a solve that would not end."""
-    import selectors
     import subprocess
     import sys
     import time
@@ -280,16 +279,8 @@ def test_a_solve_stopped_by_sigterm_closes_its_cluster_and_resumes_to_the_same_b
                                 "--out", str(stopped)], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=env,
                                start_new_session=True)
-    assert process.stderr is not None
-    said = ""
-    watch = selectors.DefaultSelector()
-    watch.register(process.stderr, selectors.EVENT_READ)
+    said = _past_first_checkpoint(process)
     limit = time.monotonic() + 600
-    while "improvement 2:" not in said and process.poll() is None:  # the first's checkpoint
-        assert time.monotonic() < limit, said
-        if watch.select(1):
-            said += process.stderr.readline()
-    assert process.poll() is None, said  # improvements done, the solve going on
     process.send_signal(signal.SIGTERM)
     time.sleep(0.2)
     process.send_signal(signal.SIGTERM)  # as `timeout` does: the command, then its group
@@ -330,10 +321,8 @@ def test_ctrl_c_at_the_terminal_stops_a_dask_solve_in_one_line(tmp_path: Path) -
     35-line traceback and the scheduler an ERROR line (a user's trial). Now the workers
     ignore it, the command ends with 130, and one line says where the work done is kept and
     how to go on; a run of the same command without --resume says it starts over."""
-    import selectors
     import subprocess
     import sys
-    import time
 
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -346,16 +335,7 @@ def test_ctrl_c_at_the_terminal_stops_a_dask_solve_in_one_line(tmp_path: Path) -
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=env, start_new_session=True,
                                preexec_fn=default_ctrl_c)
-    assert process.stderr is not None
-    said = ""
-    watch = selectors.DefaultSelector()
-    watch.register(process.stderr, selectors.EVENT_READ)
-    limit = time.monotonic() + 600
-    while "improvement 2:" not in said and process.poll() is None:
-        assert time.monotonic() < limit, said
-        if watch.select(1):
-            said += process.stderr.readline()
-    assert process.poll() is None, said
+    said = _past_first_checkpoint(process)
     os.killpg(process.pid, signal.SIGINT)  # the terminal's Ctrl-C: the whole group
     _, err = process.communicate(timeout=300)
     said += err
@@ -376,3 +356,22 @@ def test_ctrl_c_at_the_terminal_stops_a_dask_solve_in_one_line(tmp_path: Path) -
     assert first == (f"sabords: warning: {str(kept)!r} holds the work of an interrupted "
                      "solve; this one starts over and replaces it (--resume goes on from it "
                      "instead)\n")
+
+
+def _past_first_checkpoint(process: Any) -> str:
+    """What the solve `process` (a Popen, stderr piped as text) said until its second
+    improvement began (the first's checkpoint written), the solve still going on."""
+    import selectors
+    import time
+
+    assert process.stderr is not None
+    said = ""
+    watch = selectors.DefaultSelector()
+    watch.register(process.stderr, selectors.EVENT_READ)
+    limit = time.monotonic() + 600
+    while "improvement 2:" not in said and process.poll() is None:
+        assert time.monotonic() < limit, said
+        if watch.select(1):
+            said += process.stderr.readline()
+    assert process.poll() is None, said  # improvements done, the solve going on
+    return said
