@@ -151,6 +151,15 @@ class _Table:
         self.seats = Seats(players, 60, r.k_min, r.k_max, r.n_ded, "shared")
 
 
+def test_a_final_round_whose_trigger_the_totals_do_not_say_names_the_option() -> None:
+    """The refusal said the totals do not say who reached the target first, not how to say
+    it (a blind player's trial: `--trigger 4` worked, but nothing said so)."""
+    args = ("advise", "animals", "kkmmppsc", "--me", "5600", "--opp", "4800", "--opp", "5900",
+            "--opp", "9200", "--final")
+    assert_one_line_error(run_sabords(*args), "(player 2 or 4): say who with --trigger N")
+    assert run_sabords(*args, "--trigger", "4").exit_code == 0
+
+
 def test_a_final_round_s_trigger_pushed_back_by_skull_island() -> None:
     from solver.game.model import GameError
     from solver.game.query import state_of

@@ -1036,8 +1036,9 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     page.tap("Add a player")
     assert page.text(browser.find_element(page.By.ID, "many-players")) == ""
     assert browser.find_element(page.By.ID, "obj-win").is_selected()
-    page.tap("New turn")  # the turn again, now for four
-    page.tap("Yes")
+    # the turn was three players' (its chances in their seat order): a fourth player drops it
+    page.until(lambda: not page.d.find_element(page.By.ID, "answer-section").is_displayed(),
+               "the three players' turn dropped")
     start_turn(page)
     enter_dice(page, "kmmmpscc", FACES_EN)
     page.tap("Advise")
@@ -1052,6 +1053,85 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     page.tap("Français")
     page.until(lambda: page.text(browser.find_element(page.By.ID, "notes")).startswith(
         "Conseil presque optimal, pas exact"), "the near-optimal note in French")
+
+
+def _seat_chances(option: str) -> dict[str, float]:
+    """An option's "Chances of winning: you 34.1 %, Player 3 30.2 %, ..." as {name: %}."""
+    said = option.split("Chances of winning: ", 1)[1].splitlines()[0]
+    return {name.strip(): float(p) for name, p in re.findall(r"([\w ]+?) (\d+\.\d) %", said)}
+
+
+def test_a_turn_the_scoreboard_moved_past_is_dropped(page: Page, browser: Any) -> None:
+    """A turn followed under Win, then its player's points added without the helper: the page
+    kept the old turn's advice and named its chances after the next player's seat order (a
+    seat given another's chance), and a reload showed it again (a blind player's trial found
+    it). A turn is its player's at the totals it was asked at: once the scoreboard moves on,
+    it is dropped; the next player's turn names every chance after its own seat."""
+    page.open_details("Player 1")
+    page.tap("Add a player")
+    browser.execute_script("document.getElementById('obj-win').click()")
+    page.idle()
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    first = _seat_chances(page.options("Advice")[0])
+    assert list(first) == ["you", "Player 2", "Player 3"], first
+    answer = browser.find_element(page.By.ID, "answer-section")
+    browser.execute_script("document.getElementById('quick-points').value = '600';"
+                           "document.getElementById('quick-add').click();")
+    page.until(lambda: board_status(page).startswith("600 points added to Player 1."), "scored")
+    page.idle()
+    assert not answer.is_displayed(), page.text(answer)
+    page.open(fresh=False)  # a reload: nothing of the old turn asked again
+    page.idle()
+    assert not browser.find_element(page.By.ID, "answer-section").is_displayed()
+    assert board_status(page).endswith("Player 2 to play (0 points)."), board_status(page)
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    shown = _seat_chances(page.options("Advice")[0])
+    assert list(shown) == ["you", "Player 3", "Player 1"], shown
+    best = api(page.server, "advise", [("card", "captain"), ("dice", "kmmmpscc"), ("me", "0"),
+                                       ("opp", "0"), ("opp", "600")])["options"][0]["players"]
+    assert [round(100 * p, 1) for p in best] == list(shown.values()), (best, shown)
+    no_error(page)
+
+
+def test_the_fifth_player_added_leaves_the_focus_on_the_scoreboard(page: Page,
+                                                                   browser: Any) -> None:
+    """"Add a player" is disabled once there are five, under the focus, which fell to the
+    page's body: a blind player lost their place (a trial found it). The focus is on the new
+    player's row."""
+    page.open_details("Player 1")
+    for _ in range(3):
+        page.tap("Add a player")
+        page.chances_drawn()
+    active = browser.switch_to.active_element
+    assert active.tag_name == "button" and page.text(active).startswith("Player 5"), \
+        page.text(active)
+
+
+def test_the_dice_letters_changed_in_the_middle_of_a_turn_are_read(page: Page,
+                                                                   browser: Any) -> None:
+    """The Braille adaptation's letters chosen in the middle of a turn: the field's label
+    changed, but the page still sent the turn's entries as the standard letters, so "om" was
+    refused ('o' is not a die letter) and letters of both ("m" a skull in Braille, a monkey in
+    the standard) were read as other dice (a blind player's trial found it). The turn's
+    entries are now written in the new letters; the dice typed, the pad and the moves taken
+    are read in them."""
+    play_typed_turn(page, "Gold coin", ["kkmmmmpp"], ["Keep 4 monkeys"])
+    page.choose("Dice letters", "Braille adaptation: m s p é o d")
+    label = page.text(browser.find_element(page.By.ID, "typed-label"))
+    assert "m s p é o d" in label, label
+    typed = browser.find_element(page.By.ID, "typed")
+    page.type(typed, "oo")  # two coins, in the Braille letters
+    page.tap("Read")
+    page.until(lambda: "Roll 2: 2 skulls, 4 monkeys and 2 coins." in page.text(
+        page.region("Advice")), "the second roll read in the Braille letters")
+    page.take("Keep")  # a reroll: its move sent in the Braille letters
+    page.until(lambda: page.text(browser.find_element(page.By.ID, "dice-h")).startswith(
+        "Roll 3: "), "the third roll awaited")
+    no_error(page)
 
 
 def test_skull_island_says_each_opponents_expected_loss(page: Page, browser: Any) -> None:

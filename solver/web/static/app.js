@@ -6,7 +6,7 @@
 
 import {
   $, FACES, META, S, SHOWN, W, api, capital, cardMeta, cardName, clearFieldErrors, diceWords, el, guardTaps,
-  boardKey, goalParams, hooks, inNotation, knownChances, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
+  boardKey, counts, DEFAULT_LETTERS, goalParams, hooks, inNotation, notationLetters, SKULL, knownChances, lettersOf, lostText, moveEntry, moveWords, num, pct, playerName,
   lossWords, players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
   rulesWords, setRulesWin, variantParams, winChances, winCounts, winFor, winGoal, winHow, winMaking, work, worth,
 } from "./core.js";
@@ -247,7 +247,7 @@ const total = (c) => c.reduce((a, b) => a + b, 0);
 // One row per face: the letter, a large button adding a die (its name says the face and the
 // count), a button taking one off. `most(face)`: the largest count the face may reach.
 function padRows(padId, c, faces, most, addLabel, subLabel, changed) {
-  const letters = META.letters[S.notation] || META.letters.default;
+  const letters = notationLetters();
   return faces.map((face) => {
     const add = el("button", { type: "button", class: "add", "data-face": String(face), "aria-label": t(addLabel(face, c[face])), disabled: c[face] >= most(face) },
       faceIcon(face), el("span", { class: "name", text: W.face[face][1] }), el("span", { class: "n", text: String(c[face]) }));
@@ -268,7 +268,7 @@ function renderPad() {
   const pad = ui.pad, n = total(pad);
   $("pad").replaceChildren(...padRows("pad", pad, FACES.map((_, f) => f), (face) => pad[face] + most - n, W.add, W.sub, padChanged));
   say("dice-count", W.count(n, want.length > 1 && n > fewest ? most : fewest));
-  say("typed-label", W.typedLabel(META.letters[S.notation] || META.letters.default));
+  say("typed-label", W.typedLabel(notationLetters()));
   $("go").disabled = !want.includes(n);
   // the chest card, a position in the middle of a turn: the dice on the chest, among the dice
   const chest = ui.chest;
@@ -332,8 +332,59 @@ function optionItem(a, o, i, canTake) {
 
 // -- following a turn -------------------------------------------------------------------------------
 
+// A turn is the player's to play at the scoreboard's totals (`board`): its chances are in that
+// seat order, and are named after it.
 async function newTurn() {
-  return { card: S.card, params: { card: S.card, variant: variantParams(), notation: S.notation, ...(await goalParams()) }, entries: [] };
+  return { card: S.card, board: boardKey(), params: { card: S.card, variant: variantParams(), notation: S.notation, ...(await goalParams()) }, entries: [] };
+}
+// Once the scoreboard moves on (a score added or undone, another player to play, a player
+// added), a turn followed or a position asked is another seat order's: dropped. (An old turn's
+// chances were shown under the names of the next player's seat order.)
+function dropStale() {
+  if (S.mode !== "table") return;
+  const key = boardKey();
+  if (S.turn && S.turn.board !== undefined && S.turn.board !== key) resetTurn();
+  if (ui.position && ui.positionBoard !== key) ui.position = null;
+}
+// The notation changed while a turn is followed: its entries written again in the new letters,
+// from the rolls the server read (the 8 dice showing after each and the move that followed, in
+// the API's letters), each move as solver/advice/review.py enters a record's; kept only if the
+// server reads the same turn from them. Otherwise the turn stays in its letters (the page reads
+// and shows those until the next turn).
+function entriesOf(rolls) {
+  const out = [];
+  for (const r of rolls) {
+    out.push(inNotation(r.dice));
+    if (r.stop) out.push("stop");
+    if (r.stop || r.keep === undefined) continue;
+    const rest = counts(r.dice), keep = counts(r.keep);
+    rest[SKULL] = 0;
+    keep.forEach((n, face) => { rest[face] -= n; });
+    const rerolled = lettersOf(rest) + (r.sorceress ? DEFAULT_LETTERS[SKULL] : "");
+    out.push(rerolled ? `reroll ${inNotation(rerolled)}` : `keep ${inNotation(r.keep)}`);
+  }
+  return out;
+}
+function renotateTurn() {
+  const turn = S.turn, st = ui.state;
+  if (!turn || !st || !turn.entries.length || turn.params.notation === S.notation) return;
+  const was = turn.params.notation;
+  work(async () => {
+    turn.params.notation = S.notation;  // (inNotation writes the new letters)
+    let state = null;
+    try {
+      const entries = entriesOf(st.rolls);
+      state = await api("/api/turn", { ...turn.params, entry: entries });
+      if (JSON.stringify(state.rolls) !== JSON.stringify(st.rolls) || state.phase !== st.phase) { state = null; return; }
+      turn.entries = entries;
+      ui.state = state;
+      ui.island = null;
+      await islandAdvice();
+    } finally {
+      if (!state) turn.params.notation = was;
+      save();
+    }
+  });
 }
 export function resetTurn() {
   S.turn = null; ui.state = null; ui.island = null; ui.position = null; ui.pad = zeros(); ui.chest = zeros(); S.pad = null;
@@ -393,6 +444,7 @@ function adviseOnce(text) {
   const card = S.card;
   work(async () => {
     const turn = await newTurn();
+    ui.positionBoard = boardKey();
     ui.position = await api("/api/advise", {
       ...turn.params, dice: text, first: false,
       sorceress_used: card === "sorceress" && $("sorceress-used").checked,
@@ -523,6 +575,7 @@ function renderAll() {
   $("board-section").hidden = S.mode !== "table";
   renderSetup();
   renderBoard();
+  dropStale();
   renderObjective();
   renderTurn();
   renderPad();
@@ -573,6 +626,9 @@ async function start() {
   $("add-player").addEventListener("click", () => {  // (said in the scoreboard's status)
     if (players().length < MOST_PLAYERS) { players().push({ name: null, total: 0 }); S.last = ["playerAdded", players().length - 1]; }
     S.game = null; S.record = null; save(); renderAll();
+    // the fifth: the button disabled under the focus, which fell to the page's body (a blind
+    // player lost their place): the focus on the new player's row
+    if ($("add-player").disabled) { const rows = $("players").querySelectorAll("li > button"); if (rows.length) rows[rows.length - 1].focus(); }
   });
   $("undo-score").addEventListener("click", undoScore);
   $("board-box").addEventListener("toggle", paintChances);  // (the folded line's chances)
@@ -589,7 +645,7 @@ async function start() {
     $("need").removeAttribute("aria-invalid");
     S.need = n; S.needBeat = false; save(); resetTurn(); renderAll();
   });
-  $("notation").addEventListener("change", () => { S.notation = $("notation").value; save(); renderAll(); });
+  $("notation").addEventListener("change", () => { S.notation = $("notation").value; ui.position = null; save(); renotateTurn(); renderAll(); });
   $("not-first").addEventListener("change", () => { ui.position = null; renderAll(); });
   $("sorceress-used").addEventListener("change", () => { ui.position = null; renderAll(); });
   $("clear").addEventListener("click", () => { ui.pad = zeros(); ui.chest = zeros(); S.pad = null; save(); $("typed").value = ""; renderPad(); });

@@ -75,8 +75,13 @@ export function diceWords(letters, skipSkulls) {
   counts(letters).forEach((n, face) => { if (n && !(skipSkulls && face === SKULL)) items.push(`${n} ${faceWord(face, n)}`); });
   return items.length ? listWords(items) : W.nothing;
 }
-export function notationLetters() { return META.letters[S.notation] || META.letters.default; }
-export function inNotation(letters) {  // the API's letters -> the letters of the chosen notation
+// The letters a player types and reads: the chosen notation's, or while a turn is followed the
+// letters its entries are in (the page sends every entry of a turn in one notation: a pad's dice
+// or a move written in other letters than the turn's were read as other dice, the Braille
+// adaptation's "m" a monkey, not a skull).
+export function notationName() { return (S.turn && S.turn.params.notation) || S.notation; }
+export function notationLetters() { return META.letters[notationName()] || META.letters.default; }
+export function inNotation(letters) {  // the API's letters -> the letters of the notation read
   const to = notationLetters();
   return Array.from(letters || "").map((ch) => to[DEFAULT_LETTERS.indexOf(ch)]).join("");
 }
