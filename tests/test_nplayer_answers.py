@@ -539,7 +539,7 @@ def test_near_optimal_answers_say_what_was_measured_in_one_line() -> None:
     assert loss is not None, "tables/near-optimal.json has nothing of four players"
     words = near_optimal_words(loss)
     assert "\n" not in words
-    assert f"within {bound(loss['chances']['worst'])} points" in words
+    assert f"within {bound(loss['chances']['worst'])} percentage points" in words
     assert f"in the final round within {bound(loss['final']['worst'])}" in words
     for e in loss["measured"]:
         assert (str(e["target"]) in words), e["kind"]

@@ -333,8 +333,10 @@ def test_turn_braille_notation_reads_and_prints_the_adaptation_letters() -> None
     out = result.stdout
     assert "Turn with the t (chest) card" in out
     assert "Advice: Keep é é é o (on the chest), reroll s p." in out
-    assert "Roll 2 (rolled sp; mmééé o stayed)".replace(" o", "o") in out
-    assert "Turn over: you stop with mmééééoo: 400 points." in out
+    # the dice spaced in the adaptation's letters, as its tables are (a screen reader read
+    # "mmééééoo" as a word; a blind player's trial)
+    assert "Roll 2 (rolled s p; m m é é é o stayed)" in out
+    assert "Turn over: you stop with m m é é é é o o: 400 points." in out
 
 
 def test_a_move_is_typed_in_french_words_and_a_wrong_one_lists_the_moves() -> None:
@@ -348,11 +350,23 @@ def test_a_move_is_typed_in_french_words_and_a_wrong_one_lists_the_moves() -> No
     assert "; or a move: stop, keep DICE, reroll DICE" in \
         out + result.stderr
     assert "  1     m m s p p é o o  keep p p o o, reroll s é" in out
-    assert "Turn over: you stop with mmsppéoo: 200 points." in out
+    assert "Turn over: you stop with m m s p p é o o: 200 points." in out
     kept = run("turn", "none", input="kkmmppsc\nGarder mmpp\nsc\nrelance tout\n"
                "kkmmppsc\narrête\n")
     assert kept.exit_code == 0, kept.stderr
     assert "keep mmpp, reroll sc" in kept.stdout
+
+
+def test_a_move_typed_where_the_dice_are_awaited_says_the_dice_are_awaited() -> None:
+    """'stop' typed at the dice prompt after a reroll was read as dice: "'t' (the 2nd
+    character) is not a die letter" (a blind player's trial). It says the move is made and
+    the dice of the roll come now."""
+    result = run("turn", "none", "--notation", "braille",
+                 input="mmsspppo\nkeep pp\nstop\ngarder o\nsspo\n\n")
+    said = [line for line in result.stderr.splitlines() if line.startswith("  ! ")]
+    assert said == ["  ! the move is made: type the dice of the roll now (the 4 rolled dice "
+                    "or all 8: letters m s p é o d, or words)"] * 2, result.stdout
+    assert "Roll 2 (rolled s s p o; m m p p stayed)" in result.stdout
 
 
 def test_json_sentences_are_in_the_letters_asked_and_its_dice_in_the_default() -> None:

@@ -188,11 +188,13 @@ class Page:
 
     def __init__(self, driver: Any, server: str) -> None:
         from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
         from selenium.webdriver.support.ui import WebDriverWait
 
         self.d = driver
         self.server = server
         self.By = By
+        self.Keys = Keys
         self.WebDriverWait = WebDriverWait
         self.wait = WebDriverWait(driver, 30, poll_frequency=0.05)
 
@@ -1109,6 +1111,46 @@ def test_the_fifth_player_added_leaves_the_focus_on_the_scoreboard(page: Page,
     active = browser.switch_to.active_element
     assert active.tag_name == "button" and page.text(active).startswith("Player 5"), \
         page.text(active)
+
+
+def test_what_a_screen_reader_user_hears_and_types_at_the_table(page: Page,
+                                                               browser: Any) -> None:
+    """A blind player's trial: playing to win, a stop's sentence gave no chance ("Stop: 1000
+    points."); the Take buttons named the move alone (tabbing through them, the chances were
+    never heard); Enter in the points field did nothing; the question "New game?" did not
+    close on Escape, and Tab left it open behind. Each is heard, or works, now."""
+    browser.execute_script("document.getElementById('obj-win').click()")
+    page.idle()
+    play_typed_turn(page, "No card", ["kkssssss"], [])
+    said = page.sentence("Advice")
+    assert re.fullmatch(r"Stop: 1000 points, \d+\.\d\d % chance to win\.", said), said
+    takes = [b.accessible_name for b in page.buttons("Take option ")]
+    assert takes and all(re.search(r", \d+\.\d\d % chance to win", n) for n in takes), takes
+    browser.execute_script(
+        "const f = document.getElementById('quick-points'); f.value = '600';"
+        "f.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));")
+    page.until(lambda: board_status(page).startswith("600 points added to Player 1."),
+               "the points added by Enter")
+    page.idle()
+    # the Win line, a live region, was read twice after each score (without its chance, then
+    # with it): busy while its chance comes, read once with it
+    line = browser.find_element(page.By.ID, "win-totals")
+    page.until(lambda: line.get_attribute("aria-busy") == "false", "the chance on Win's line")
+    assert re.search(r"\d+\.\d %", page.text(line)), page.text(line)
+    page.open_details("Player 1")
+    page.open_details("Names and totals")
+    page.tap("New game: every total to 0")
+    active = browser.switch_to.active_element
+    assert active.get_attribute("id") == "confirm-yes"
+    active.send_keys(page.Keys.TAB)
+    assert browser.switch_to.active_element.get_attribute("id") == "confirm-no"
+    browser.switch_to.active_element.send_keys(page.Keys.TAB)
+    assert browser.switch_to.active_element.get_attribute("id") == "confirm-yes"
+    browser.switch_to.active_element.send_keys(page.Keys.ESCAPE)
+    page.until(lambda: not browser.find_element(page.By.ID, "confirm").is_displayed(),
+               "the question closed by Escape")
+    assert "600 points added to Player 1." in board_status(page)  # (no new game)
+    no_error(page)
 
 
 def test_the_dice_letters_changed_in_the_middle_of_a_turn_are_read(page: Page,
@@ -2042,6 +2084,11 @@ def test_the_scoreboard_is_for_2_to_5_players_and_marks_who_plays(
                         seen), seen
     assert re.fullmatch(rf"Player 1 0{NBSP}\(\d+{NBSP}%\), to play · Player 2 0{NBSP}"
                         rf"\(\d+{NBSP}%\)", heard), heard
+    # what a screen reader says of the line: what each number is (it read "Player 1 0 (53 %),
+    # to play · Player 2 0 (47 %)", a blind player's trial)
+    assert re.fullmatch(r"Player 1: 0 points, playing now, \d+\.\d % chance of winning; "
+                        r"Player 2: 0 points, \d+\.\d % chance of winning",
+                        summary.accessible_name), summary.accessible_name
     page.open_details("Player 1")
     assert "▶" not in page.text(page.region("Scoreboard"))
     page.open_details("Names and totals")
@@ -2681,10 +2728,10 @@ def test_a_game_of_four_to_its_end_with_skull_island_in_the_final_round(
     assert measured.endswith(("Chances not yet measured against exact play.", " whole games.")), \
         measured
     assert measured_words(page) == (  # 0.94 points off: a bound, rounded up
-        "Within 1.0 points of exact play (0.21 on average), measured against the exact game of "
-        "4 players at target 2000 and 5 players at target 1000. In the final round: within 1.6 "
-        "points (0.35 on average). At target 6000: 29 of 30 chances inside the 95 % interval "
-        "of whole games.")
+        "Within 1.0 percentage points of exact play (0.21 on average), measured against the "
+        "exact game of 4 players at target 2000 and 5 players at target 1000. In the final "
+        "round: within 1.6 percentage points (0.35 on average). At target 6000: 29 of 30 "
+        "chances inside the 95 % interval of whole games.")
     # Chloé's and David's final turns (David's: before, a 422)
     line = win_turn(page, "Chloé", "No card", ["kkssssss"], "Stop", "en")
     assert line.startswith("Chloé 1800 against David 800, Anne 5500 and Bruno 4000: the final "
@@ -2731,7 +2778,7 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
     line = win_turn(page, "Anne", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
     assert line.startswith("Anne 5700 contre Bruno 4000, Chloé 3000, David 2000 et Émile 1000 "
                            f"(d'après les scores). Vos chances de gagner maintenant{NBSP}: "), line
-    assert line.endswith(f"{NBSP}% (presque optimal)."), line
+    assert line.endswith(f"{NBSP}% (presque optimales)."), line
     page.tap("Ajouter 1000 points à Anne")
     assert f"Dernier tour{NBSP}: celui de Bruno." in board_status(page), board_status(page)
     line = win_turn(page, "Bruno", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
@@ -2753,10 +2800,10 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
         f"Chances de gagner{NBSP}: presque optimales"
     assert page.button("Émile : 1000 points, c'est son tour, ".replace(" :", f"{NBSP}:"))
     assert measured_words(page) == (
-        "À 1,0 point au plus du jeu exact (0,21 en moyenne), mesuré face à la partie exacte à 4 "
-        f"joueurs, objectif 2000 et à 5 joueurs, objectif 1000. Au dernier tour{NBSP}: à 1,6 "
-        f"point au plus (0,35 en moyenne). À l'objectif 6000{NBSP}: 29 chances sur 30 dans "
-        f"l'intervalle à 95{NBSP}% de parties entières.")
+        "À 1,0 point de pourcentage au plus du jeu exact (0,21 en moyenne), mesuré face à la "
+        f"partie exacte à 4 joueurs, objectif 2000 et à 5 joueurs, objectif 1000. Au dernier "
+        f"tour{NBSP}: à 1,6 point de pourcentage au plus (0,35 en moyenne). À l'objectif "
+        f"6000{NBSP}: 29 chances sur 30 dans l'intervalle à 95{NBSP}% de parties entières.")
     line = win_turn(page, "Émile", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
     page.tap("Ajouter 1000 points à Émile")
     assert board_status(page) == f"La partie est finie{NBSP}: Anne gagne avec 6700 points."

@@ -155,8 +155,11 @@ def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[
     if solved.game is not None:
         yield from method_lines(solved.game)
     if advice.options and solved.seats:
-        chances = ", ".join(f"{100 * p:.2f} %" for p in advice.options[0].players)
-        yield f"players   {chances} (you first, then in seat order, after the best move)"
+        # each chance named (a screen reader reads the line aloud: a bare list made the
+        # listener count places)
+        chances = ", ".join(f"{'you' if i == 0 else f'player {i + 1}'} {100 * p:.2f} %"
+                            for i, p in enumerate(advice.options[0].players))
+        yield f"players   {chances} (after the best move)"
     if advice.options:
         yield ""
         yield from option_rows(advice, shown, notation, answer.expected)

@@ -161,6 +161,11 @@ class _Helper:
                 self.error(f"type the dice of the roll ({self.rolled_text()}: letters "
                            f"{' '.join(self.notation.letters.faces)}, or words); 'help' for more")
                 return
+            elif _a_move(line):  # (it was read as dice: "'t' is not a die letter")
+                self.error(f"the move is made: type the dice of the roll now "
+                           f"({self.rolled_text()}: letters "
+                           f"{' '.join(self.notation.letters.faces)}, or words)")
+                return
             else:
                 play.enter_roll(line)
         except AmbiguousMoveError as exc:
@@ -246,8 +251,8 @@ class _Helper:
         pending = play.pending
         if pending is None:
             return "Roll 1, the 8 dice showing: "
-        stays = n.dice(play.stays()) or "nothing"
-        return (f"Roll {play.roll + 1} (rolled {n.dice(pending.reroll)}; {stays} stayed), "
+        stays = n.listed(play.stays()) or "nothing"  # (spaced in the Braille letters)
+        return (f"Roll {play.roll + 1} (rolled {n.listed(pending.reroll)}; {stays} stayed), "
                 f"{rolled_dice(rolled, 'rolled', the=True)} or all 8: ")
 
     def rolled_text(self) -> str:
@@ -375,7 +380,7 @@ class _Helper:
         assert dice is not None
         if graded.outcome in ("stop", "magic"):
             magic = " PIRATE MAGIC: you win the game." if graded.outcome == "magic" else ""
-            echo(f"Turn over: you stop with {n.dice(dice)}: {graded.points} points.{magic}")
+            echo(f"Turn over: you stop with {n.listed(dice)}: {graded.points} points.{magic}")
         elif graded.outcome == "island":
             echo(f"Turn over: Skull Island ended with {graded.island_skulls} skulls: 0 points "
                  f"for you, each opponent loses {graded.deduction}.")
@@ -410,3 +415,12 @@ class _Helper:
         if self.play.goal.name == POINTS:
             return f"{value:.2f}"
         return f"{100 * value:.2f}"
+
+
+def _a_move(line: str) -> bool:
+    """A move typed where the dice of a roll are awaited ('stop', 'keep ...', 'garder ...')."""
+    from ..advice.choices import VERBS
+    from ..rules.dice import fold
+
+    words = fold(line).split()
+    return bool(words) and words[0] in VERBS

@@ -164,8 +164,8 @@ def near_optimal_words(loss: dict[str, Any] | None) -> str:
             targets.setdefault(e["players"], []).append(e["target"])
     where = ", ".join(f"{n} players at target {_and(map(str, sorted(set(t))))}"
                       for n, t in sorted(targets.items()))
-    words = (f"near-optimal, not exact: chances within {bound(chances['worst'])} points of "
-             f"exact play, {mean_points(chances['mean'])} on average")
+    words = (f"near-optimal, not exact: chances within {bound(chances['worst'])} percentage "
+             f"points of exact play, {mean_points(chances['mean'])} on average")
     final = loss.get("final") or {}
     if final.get("worst") is not None:
         words += (f"; in the final round within {bound(final['worst'])}, "

@@ -169,6 +169,9 @@ function winLine(text, w, n) {
   const box = $("win-totals");
   if (box.dataset.said === said) return;
   box.dataset.said = said;
+  // a live region: while its chance comes, busy, so that it is read once, with its chance (it
+  // was read twice after each score, without the chance and then with it)
+  box.setAttribute("aria-busy", String(!w));
   const mark = "\u0001";
   const [before, after] = t((exact ? W.chanceNow : W.chanceNowNear)(mark)).split(mark);
   const number = w ? pct(w.win, 1) : `0${pct(0, 1)}`;  // (its place: "00.0")
@@ -322,7 +325,7 @@ function optionItem(a, o, i, canTake) {
   if (seats) li.append(el("div", { class: "figures seats", text: t(seats) }));
   const foot = el("div", { class: "foot" }, badges);
   if (canTake) {
-    const take = el("button", { type: "button", text: W.take, class: o.best ? "take primary" : "take", "aria-label": t(W.takeLabel(i + 1, moveWords(a, o, true))) });
+    const take = el("button", { type: "button", text: W.take, class: o.best ? "take primary" : "take", "aria-label": t(`${W.takeLabel(i + 1, moveWords(a, o, true))}, ${worth(a, o)}`) });  // (what it is worth: a blind player tabbing through the buttons heard the moves alone)
     take.addEventListener("click", () => choose(o));
     foot.append(take);
   }
@@ -636,6 +639,14 @@ async function start() {
   $("new-game-over").addEventListener("click", newGame);
   $("confirm-yes").addEventListener("click", () => answerConfirm(true));
   $("confirm-no").addEventListener("click", () => answerConfirm(false));
+  // the question as a dialog is answered: Escape says no, and Tab stays on its two buttons
+  // (Escape did nothing, and Tab left it open behind)
+  $("confirm").addEventListener("keydown", (e) => {
+    if (e.key === "Escape") { e.preventDefault(); answerConfirm(false); return; }
+    if (e.key !== "Tab") return;
+    e.preventDefault();
+    (document.activeElement === $("confirm-yes") ? $("confirm-no") : $("confirm-yes")).focus();
+  });
   $("card").addEventListener("change", changed(() => { S.card = $("card").value || null; }));
   for (const id of ["points", "need", "win"]) $(`obj-${id}`).addEventListener("change", changed(() => { S.objective = id; S.needBeat = false; }));
   $("need").addEventListener("change", () => {

@@ -174,6 +174,10 @@ export function paintChances() {
     });
     return [head, ...mark, name, el("span", { class: "nowrap" }, `${p.total}${NBSP}`, chance), ...said];
   }));
+  // heard, the line says what its numbers are, as the rows do ("Alice: 600 points, 24.3 %
+  // chance of winning"); it read "Alice 600 (24 %) · Bob 300 (21 %)", numbers without meaning
+  summary.setAttribute("aria-label", t(ps.map((p, i) => W.playerRow(playerName(i), p.total, i === S.current && !g.over,
+    !!(g.over && g.winners.includes(i)), folded && seats ? pct(seats[i], 1) : null)).join("; ")));
   // While the chances are still to come (not yet asked, or asked) their lines keep their place,
   // empty, and so does the line that says how they were found: drawn when the answer comes,
   // they must not move the buttons below under a finger. A failed answer keeps them too (its

@@ -477,7 +477,9 @@ export function sentence(a) {
   }
   const best = a.options[0];
   if (best.action === "stop") {
-    return `${W.stopMove(a.points)}${a.objective === "need" ? W.stopNeed(a.need, best.value >= 1) : ""}.`;
+    // (playing to win, the stop's chance too: the rerolls' sentences give theirs)
+    const then = a.objective === "need" ? W.stopNeed(a.need, best.value >= 1) : a.objective === "win" ? `, ${worth(a, best)}` : "";
+    return `${W.stopMove(a.points)}${then}.`;
   }
   return `${moveWords(a, best)}: ${worth(a, best)}, ${W.bustRisk(pct(best.p_bust, 1))}.`;
 }

@@ -169,5 +169,7 @@ export function quickScoreAction(scoreTurn) {
     scoreTurn(g, () => { $("quick-points").value = ""; hooks.render(); });
   };
   $("quick-add").addEventListener("click", () => score(false));
+  // Enter in the points field adds them, as Enter in the dice field reads the dice
+  $("quick-points").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); score(false); } });
   $("quick-island").addEventListener("click", () => score(true));
 }

@@ -48,7 +48,7 @@ const RW = {
       need: (n, need, hits, turns, expected) => `${n} reached ${need} in ${hits} of ${turns} ${turns === 1 ? "turn" : "turns"}, ${expected} expected`,
     },
     exact: "Exact chances (the game's table).",
-    estimate: (mean, worst) => `Near-optimal estimates, not exact${mean ? `: within ${worst} points of exact play, ${mean} on average (measured)` : ""}.`,
+    estimate: (mean, worst) => `Near-optimal estimates, not exact${mean ? `: within ${worst} percentage points of exact play, ${mean} on average (measured)` : ""}.`,
     checked: "Checked: for each player, the luck and the play add up to the result minus the chance at the start.",
     checkedEstimate: "Checked: for each player, the luck, the play and the estimate's adjustments add up to the result minus the chance at the start.",
     saveFile: "Save the game (file)", openFile: "Open a game file", copyLink: "Copy a link to this game",
