@@ -1118,7 +1118,13 @@ def test_what_a_screen_reader_user_hears_and_types_at_the_table(page: Page,
     """A blind player's trial: playing to win, a stop's sentence gave no chance ("Stop: 1000
     points."); the Take buttons named the move alone (tabbing through them, the chances were
     never heard); Enter in the points field did nothing; the question "New game?" did not
-    close on Escape, and Tab left it open behind. Each is heard, or works, now."""
+    close on Escape, and Tab left it open behind; "0 of 8 dice" was read after every answer
+    (the pad emptied). Each is heard, or works, now; the count is read as a die is tapped."""
+    count = browser.find_element(page.By.ID, "dice-count")
+    page.tap("monkeys: 0, add one")
+    assert count.get_attribute("aria-live") == "polite"
+    page.tap("Clear")
+    assert count.get_attribute("aria-live") == "off"
     browser.execute_script("document.getElementById('obj-win').click()")
     page.idle()
     play_typed_turn(page, "No card", ["kkssssss"], [])

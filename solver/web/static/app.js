@@ -254,9 +254,9 @@ function padRows(padId, c, faces, most, addLabel, subLabel, changed) {
   return faces.map((face) => {
     const add = el("button", { type: "button", class: "add", "data-face": String(face), "aria-label": t(addLabel(face, c[face])), disabled: c[face] >= most(face) },
       faceIcon(face), el("span", { class: "name", text: W.face[face][1] }), el("span", { class: "n", text: String(c[face]) }));
-    add.addEventListener("click", () => { c[face] += 1; changed(); focusFace(padId, face, "add"); });
+    add.addEventListener("click", () => { c[face] += 1; ui.tapped = true; changed(); focusFace(padId, face, "add"); });
     const sub = el("button", { type: "button", class: "sub", "data-face": String(face), text: "−", "aria-label": t(subLabel(face, c[face])), disabled: c[face] === 0 });
-    sub.addEventListener("click", () => { c[face] -= 1; changed(); focusFace(padId, face, "sub"); });
+    sub.addEventListener("click", () => { c[face] -= 1; ui.tapped = true; changed(); focusFace(padId, face, "sub"); });
     return el("div", { class: "face" }, el("span", { class: "letter", "aria-hidden": "true", text: letters[face] }), add, sub);
   });
 }
@@ -270,6 +270,10 @@ function renderPad() {
   const want = expected(), most = Math.max(...want), fewest = Math.min(...want);
   const pad = ui.pad, n = total(pad);
   $("pad").replaceChildren(...padRows("pad", pad, FACES.map((_, f) => f), (face) => pad[face] + most - n, W.add, W.sub, padChanged));
+  // the counts are read aloud as a die is tapped, not when the pad empties after an answer
+  // ("0 of 8 dice" followed every answer and the end of the turn)
+  for (const id of ["dice-count", "chest-count"]) $(id).setAttribute("aria-live", ui.tapped ? "polite" : "off");
+  ui.tapped = false;
   say("dice-count", W.count(n, want.length > 1 && n > fewest ? most : fewest));
   say("typed-label", W.typedLabel(notationLetters()));
   $("go").disabled = !want.includes(n);
