@@ -246,3 +246,16 @@ def test_every_argument_and_option_is_described_and_shown_in_an_example(sabords:
         assert any(opt in examples for opt in param.opts + param.secondary_opts), \
             (name, param.opts)
     assert out.count("rguments:") <= 1
+
+
+def test_a_progress_line_piped_into_a_log_says_what_is_done_and_how_much(sabords: Run) -> None:
+    """No bar is drawn where stderr is not a terminal: its label is the one line written, and
+    a bare "playing" said nothing of what was played."""
+    games = sabords("game", "--players", "2", "--games", "3", "--seed", "1")
+    assert games.exit_code == 0, games.stderr
+    assert games.stderr.splitlines() == ["playing 3 games"]
+    one = sabords("game", "--players", "2", "--games", "1", "--seed", "1")
+    assert one.stderr.splitlines() == ["playing 1 game"]
+    turns = sabords("simulate", "--card", "coin", "--turns", "20000", "--seed", "1")
+    assert turns.exit_code == 0, turns.stderr
+    assert turns.stderr.splitlines() == ["playing 20,000 turns"]

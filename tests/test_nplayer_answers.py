@@ -261,9 +261,11 @@ def test_four_and_five_players_get_near_optimal_answers_that_say_so(tables: Path
     turn = run_sabords("turn", "none", "--me", "100", *opp, "--json", input="kkmmppsc\n")
     start = json.loads(turn.stdout.splitlines()[0])
     assert start["event"] == "start" and start["game"]["exact"] is False
+    # (a few games: their kind is checked here, not their rates, and five players' final
+    # rounds are raced afresh at every state the games meet)
     games = _json("game", "--players", str(opponents + 1), "--policies",
                   ",".join(["win", "points", "need", "points", "need"][:opponents + 1]),
-                  "--games", "100", "--seed", "2", *TARGET, "--game-tables", str(tables))
+                  "--games", "20", "--seed", "2", *TARGET, "--game-tables", str(tables))
     assert games["game"]["exact"] is False  # type: ignore[index]
     rates = {r["policy"]: r["win_rate"] for r in games["overall"]}  # type: ignore[index]
     assert set(rates) == {"win", "points", "need"}

@@ -369,6 +369,20 @@ def test_a_move_typed_where_the_dice_are_awaited_says_the_dice_are_awaited() -> 
     assert "Roll 2 (rolled s s p o; m m p p stayed)" in result.stdout
 
 
+def test_the_dice_in_a_braille_turn_s_errors_are_spaced_as_in_its_tables() -> None:
+    """The errors of a turn in the adaptation's letters show the dice spaced, as its tables
+    and prompts do: "expected the 4 rolled dice (sspo)" was read as a word (a blind player's
+    trial); the default letters stay compact."""
+    result = run("turn", "none", "--notation", "braille",
+                 input="mmsspppo\nkeep pp\nsp\nkeep pp\nsspo\n\n")
+    said = [line for line in result.stderr.splitlines() if line.startswith("  ! ")]
+    assert said[0] == "  ! 'sp' has 2 dice, expected the 4 rolled dice (s s p o) or all 8", said
+    assert "Roll 2 (rolled s s p o; m m p p stayed)" in result.stdout
+    default = run("turn", "none", input="kkmmpppc\nkeep pp\nmp\nkeep pp\nmmpc\n\n")
+    said = [line for line in default.stderr.splitlines() if line.startswith("  ! ")]
+    assert said[0] == "  ! 'mp' has 2 dice, expected the 4 rolled dice (mmpc) or all 8", said
+
+
 def test_json_sentences_are_in_the_letters_asked_and_its_dice_in_the_default() -> None:
     """Braille: `recommendation` says "reroll s é" (a sword and a monkey in the adaptation's
     letters), as the errors do; the dice fields stay in the default letters. Before, the

@@ -1102,3 +1102,18 @@ def test_a_game_beyond_the_servers_largest_target_is_503_as_docs_web_md_says(
     web_md = (Path(__file__).parent.parent / "docs" / "web.md").read_text(encoding="utf-8")
     assert '`--max-game-target` (beyond it, 503 with `"kind": "game_too_large"`' in " ".join(
         web_md.split())
+
+
+def test_totals_that_do_not_say_who_triggered_the_final_round_name_the_query_s_parameter(
+        client: TestClient) -> None:
+    """The refusal says how to say who reached the target first in the API's own terms
+    (`trigger`), not the command line's `--trigger N`; the command line's says its option."""
+    query = [("me", "5600"), ("opp", "4800"), ("opp", "5900"), ("opp", "9200"),
+             ("final", "true")]
+    answer = client.get("/api/winprob", params=query)
+    assert answer.status_code == 422, answer.text
+    body = answer.json()
+    assert body["kind"] == "which_trigger"
+    assert body["error"].endswith("(player 2 or 4): say who with trigger=N"), body["error"]
+    assert "--" not in body["error"]
+    assert client.get("/api/winprob", params=[*query, ("trigger", "4")]).status_code == 200

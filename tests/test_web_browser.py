@@ -1156,6 +1156,17 @@ def test_what_a_screen_reader_user_hears_and_types_at_the_table(page: Page,
     page.until(lambda: not browser.find_element(page.By.ID, "confirm").is_displayed(),
                "the question closed by Escape")
     assert "600 points added to Player 1." in board_status(page)  # (no new game)
+    # a chance that does not come (the server's own refusal, not asked again): the line is no
+    # longer busy, so that its totals are read (it stayed busy, skipped by a screen reader)
+    browser.execute_script(CHANCES_FAIL, [{"status": 422, "json": {
+        "error": "refused here", "kind": "bad_input"}}])
+    browser.execute_script("document.getElementById('quick-points').value = '300';"
+                           "document.getElementById('quick-add').click();")
+    note = browser.find_element(page.By.ID, "chances-note")
+    page.until(lambda: "Refused here" in (note.get_attribute("textContent") or ""),
+               "the failure said")
+    page.until(lambda: line.get_attribute("aria-busy") == "false", "Win's line read")
+    assert browser.execute_script("return window.asked") == 1
     no_error(page)
 
 

@@ -99,7 +99,7 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
     card = advice.card
     if not chosen <= advice.dice:
         raise IllegalMoveError(f"{quote(rest.strip())} is not among the dice "
-                               f"{quote(advice.dice.show(letters))}: "
+                               f"{quote(advice.dice.listed(letters))}: "
                                f"{_missing(chosen, advice.dice)}", subject="move",
                                kind="dice_not_showing",
                                values={"typed": rest.strip(), "dice": str(advice.dice)})
@@ -136,8 +136,8 @@ def chosen_option(advice: Advice, text: str, letters: Letters = DEFAULT_LETTERS)
         raise AmbiguousMoveError(
             f"keeping {plain.keep.spaced(letters) or 'nothing'} is two moves: roll "
             f"{plain.reroll.spaced(letters)}, or use the Sorceress and roll "
-            f"{hers.reroll.spaced(letters)}; type 'reroll {plain.reroll.show(letters)}' or "
-            f"'reroll {hers.reroll.show(letters)}'", legal)
+            f"{hers.reroll.spaced(letters)}; type 'reroll {plain.reroll.listed(letters)}' or "
+            f"'reroll {hers.reroll.listed(letters)}'", legal)
     move = moves[0]
     reason = move_refusal(card, advice.dice, advice.rules, move, sorceress_unused=unused)
     rolled = move.rolled(advice.dice)
@@ -164,7 +164,7 @@ def next_roll(advice: Advice, option: Option, text: str,
         which = "the rolled die" if rolled == 1 else f"the {rolled} rolled dice"
         raise DiceNotationError(
             f"{quote(text)} has {dice.total} dice, expected {which} "
-            f"({option.reroll.show(letters)}) or all {NUM_DICE}", kind="roll_count",
+            f"({option.reroll.listed(letters)}) or all {NUM_DICE}", kind="roll_count",
             values={"dice": text, "count": dice.total, "rolled": rolled, "all": NUM_DICE})
     check_next_roll(advice, option, dice, letters)
     return dice
@@ -182,14 +182,14 @@ def check_next_roll(advice: Advice, option: Option, after: Dice,
     the kept dice and the locked skull dice are still showing."""
     stays = option_stays(advice, option)
     if after.total != NUM_DICE:
-        raise DiceNotationError(f"{quote(after.show(letters))} has {after.total} dice, "
+        raise DiceNotationError(f"{quote(after.listed(letters))} has {after.total} dice, "
                                 f"expected {NUM_DICE}", kind="dice_count",
                                 values={"dice": after.show(letters), "count": after.total,
                                         "expected": NUM_DICE})
     if not stays <= after:
         raise IllegalMoveError(
-            f"{quote(after.show(letters))} does not show the dice that stayed on the table "
-            f"({quote(stays.show(letters))}: the kept dice and the skull dice)", subject="roll",
+            f"{quote(after.listed(letters))} does not show the dice that stayed on the table "
+            f"({quote(stays.listed(letters))}: the kept dice and the skull dice)", subject="roll",
             kind="stays_missing", values={"dice": after.show(letters),
                                           "stays": stays.show(letters)})
 

@@ -355,7 +355,7 @@ class TurnPlay:
         if s.phase is Phase.ISLAND and dice.total == self.rolled():
             return stays + dice
         if dice.total != NUM_DICE:
-            shown = quote(text if isinstance(text, str) else dice.show(self.letters))
+            shown = quote(text if isinstance(text, str) else dice.listed(self.letters))
             expected = (f"the {self.rolled()} dice rolled on the island or all {NUM_DICE}"
                         if s.phase is Phase.ISLAND else f"{NUM_DICE}")
             raise DiceNotationError(
@@ -367,7 +367,7 @@ class TurnPlay:
                                                 else {"expected": NUM_DICE})})
         if not stays <= dice:
             raise IllegalMoveError(
-                f"{quote(dice.show(self.letters))} does not show the {stays.total} skull dice "
+                f"{quote(dice.listed(self.letters))} does not show the {stays.total} skull dice "
                 "of the island (skull dice stay on the table)", subject="roll",
                 kind="stays_missing", values={"dice": dice.show(self.letters),
                                               "stays": stays.show(self.letters)})

@@ -351,7 +351,7 @@ def game_command(
     if record is not None:
         record.open("a").close()  # refused now, not after the games
     records: list[GameRecord] | None = None if record is None else []
-    with progress_bar(games, "playing") as advance:
+    with progress_bar(games, "playing", "game") as advance:
         result = play_games(names, rules, games=games, seed=the_seed, win=win,
                             progress=advance, records=records)
     if record is not None and records is not None:

@@ -204,12 +204,14 @@ def bound(p: float) -> str:
 
 
 @contextmanager
-def progress_bar(length: int, label: str) -> Iterator[Callable[[int], None]]:
-    """A progress bar on stderr; yields `advance(done)`, the count done so far."""
+def progress_bar(length: int, label: str, unit: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr, labelled with what is done and how much (`label` "playing",
+    `unit` "game": "playing 4,000 games"); piped into a log, where no bar is drawn, that label
+    is the one line written. Yields `advance(done)`, the count done so far."""
     import typer
 
-    with typer.progressbar(length=length, label=label, file=sys.stderr,
-                           show_pos=True) as bar:
+    words = f"{label} {length:,} {unit}{'' if length == 1 else 's'}"
+    with typer.progressbar(length=length, label=words, file=sys.stderr, show_pos=True) as bar:
         done = [0]
 
         def advance(n: int) -> None:

@@ -88,7 +88,7 @@ def simulate(
     check_turns(turns)  # before the progress bar: a refusal is then one line
     parse_policy(policy)
     if turns >= PROGRESS_TURNS:
-        with progress_bar(turns, "playing") as advance:
+        with progress_bar(turns, "playing", "turn") as advance:
             result = run_simulation(the_card, rules, policy, turns=turns, seed=the_seed,
                                     progress=advance)
     else:

@@ -90,7 +90,7 @@ def solve(
         check_output(rules, out, "turn")
     directory = check_writable(out if out is not None else default_dir(rules))
     lines = []
-    with progress_bar(len(cards), "solving") as advance:
+    with progress_bar(len(cards), "solving", "card") as advance:
         built = zip(cards, build_tables(cards, rules, n_jobs=workers), strict=True)
         for done, (solved_card, table) in enumerate(built, 1):
             path = table_path(directory, solved_card)

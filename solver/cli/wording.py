@@ -73,7 +73,10 @@ def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
     if subject in SUBJECT_WORDS:
         return SUBJECT_WORDS[subject]
     flag = {**FLAGS, **(flags or {})}.get(subject or "")
-    return f"{flag}: {exc}" if flag else str(exc)
+    line = f"{flag}: {exc}" if flag else str(exc)
+    # totals that do not say who triggered the final round: the option that says it (the web
+    # names its query's parameter)
+    return f"{line}: say who with --trigger N" if exc.kind == "which_trigger" else line
 
 
 def stale_words(exc: StaleTableError) -> str:

@@ -69,8 +69,7 @@ def state_of(table: Any, standing: Standing) -> tuple[str, int]:
             raise GameError(f"player {trigger + 1} is at the target {target}, but player "
                             f"{pushed[0] + 1} may have reached it first and been pushed back "
                             f"by Skull Island: these totals do not say who reached it first "
-                            f"(player {' or '.join(str(r + 1) for r in [*pushed, trigger])}"
-                            f"): say who with --trigger N",
+                            f"(player {' or '.join(str(r + 1) for r in [*pushed, trigger])})",
                             subject="opp", kind="which_trigger",
                             values={**values, "seats": [r + 1 for r in [*pushed, trigger]],
                                     "at": trigger + 1})
@@ -86,7 +85,7 @@ def state_of(table: Any, standing: Standing) -> tuple[str, int]:
         if len(pushed) > 1:
             raise GameError(f"nobody is at the target {target}: Skull Island pushed the "
                             f"trigger back, and these totals do not say who it was (player "
-                            f"{pushed[0] + 1} or {pushed[-1] + 1}): say who with --trigger N",
+                            f"{pushed[0] + 1} or {pushed[-1] + 1})",
                             subject="opp",
                             kind="which_trigger", values={**values,
                                                           "seats": [r + 1 for r in pushed]})

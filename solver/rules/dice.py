@@ -105,6 +105,10 @@ class Letters:
     """The letters for a person: 'k skull, m monkey, ...'."""
     example: str
     """Eight dice in these letters."""
+    spaced: bool = False
+    """Dice in messages printed spaced (``p p o o``): the adaptation's players hear them read
+    aloud, and a screen reader reads ``sé`` as a word, ``s é`` letter by letter
+    (:meth:`Dice.listed`)."""
 
     def expected(self) -> str:
         """What dice text is expected, for an error message."""
@@ -127,6 +131,7 @@ BRAILLE_LETTERS = Letters(
     described=("m s p é o d (tête de mort, singe, perroquet, épée, pièce d'or, diamant; e also "
                "for é)"),
     example="mmsppéod",
+    spaced=True,
 )
 """The accessibility adaptation's letters (module docstring); ``é`` may be typed ``e``."""
 
@@ -203,6 +208,11 @@ class Dice:
     def spaced(self, letters: Letters = DEFAULT_LETTERS) -> str:
         """Letters separated by spaces: 'k m p p'."""
         return " ".join(self.show(letters))
+
+    def listed(self, letters: Letters = DEFAULT_LETTERS) -> str:
+        """The dice in a message: spaced in letters read aloud (:attr:`Letters.spaced`),
+        compact otherwise."""
+        return self.spaced(letters) if letters.spaced else self.show(letters)
 
     def faces(self) -> Iterator[Face]:
         for f, n in enumerate(self.counts):

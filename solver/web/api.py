@@ -129,6 +129,8 @@ def error_words(exc: SabordsError, values: dict[str, Any] | None = None) -> str:
                     f"it{took}")
         return (f"this server has no {what}{card} for these rules (rules hash "
                 f"{exc.rules.hash}): ask its keeper to make it{took}")
+    if exc.kind == "which_trigger":
+        return f"{exc.message}: say who with trigger=N"
     return exc.message
 
 

@@ -141,7 +141,12 @@ function renderScores(board, key) {
     noRetry();
     showChances({ key, w, mover: board.mover });
     line(w);
-  }).catch((e) => { if (boardKey() === key) chancesFailed(key, e, ask); });
+  }).catch((e) => {
+    if (boardKey() !== key) return;
+    // (Win's line no longer busy: its totals are read, the failure said under the scoreboard)
+    $("win-totals").setAttribute("aria-busy", "false");
+    chancesFailed(key, e, ask);
+  });
   ask();
 }
 // (a live region written only when its words change: a question asked again with no tap is
