@@ -106,9 +106,9 @@ class Letters:
     example: str
     """Eight dice in these letters."""
     spaced: bool = False
-    """Dice in messages printed spaced (``p p o o``): the adaptation's players hear them read
-    aloud, and a screen reader reads ``sé`` as a word, ``s é`` letter by letter
-    (:meth:`Dice.listed`)."""
+    """Dice in tables, moves and messages printed spaced (``p p o o``): the adaptation's
+    players hear them read aloud, and a screen reader reads ``sé`` as a word, ``s é`` letter by
+    letter (:meth:`Dice.listed`)."""
 
     def expected(self) -> str:
         """What dice text is expected, for an error message."""

@@ -228,9 +228,6 @@ class Notation:
     """The dice letters."""
     card_letters: bool
     """Cards are also read and shown by the adaptation's letters (``p``, ``m2``, ``b3``...)."""
-    spaced_tables: bool = False
-    """Dice in tables and moves spaced (``p p o o``): the adaptation's players hear them read
-    aloud, and a screen reader reads ``sé`` as a word, ``s é`` letter by letter."""
 
     def parse_dice(self, text: str, n: int | None = NUM_DICE) -> Dice:
         return Dice.parse(text, n, self.letters)
@@ -243,9 +240,9 @@ class Notation:
         return dice.spaced(self.letters)
 
     def listed(self, dice: Dice) -> str:
-        """The dice in a table's row or a move: spaced in a notation of :attr:`spaced_tables`,
-        compact otherwise."""
-        return self.spaced(dice) if self.spaced_tables else self.dice(dice)
+        """The dice in a table's row, a move or a message: spaced in letters read aloud
+        (:attr:`~solver.rules.dice.Letters.spaced`, the adaptation's), compact otherwise."""
+        return dice.listed(self.letters)
 
     def parse_card(self, text: str | Card) -> Card:
         if not self.card_letters or not isinstance(text, str):
@@ -298,7 +295,7 @@ def _braille_card(text: str) -> Card | None:
 
 
 DEFAULT = Notation("default", DEFAULT_LETTERS, card_letters=False)
-BRAILLE = Notation("braille", BRAILLE_LETTERS, card_letters=True, spaced_tables=True)
+BRAILLE = Notation("braille", BRAILLE_LETTERS, card_letters=True)
 NOTATIONS: dict[str, Notation] = {n.name: n for n in (DEFAULT, BRAILLE)}
 
 
