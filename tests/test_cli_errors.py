@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -994,15 +995,14 @@ def test_version_with_anything_after_it_is_refused(sabords: Run, extra: tuple[st
 # -- a full file system loses no answer, and is blamed on the right file -----------
 
 
-@pytest.fixture
-def full_fs(tmp_path: Path) -> Iterator[Path]:
-    """A directory on a file system of 16 KiB, a tmpfs mounted for the test (as root, which
-    CI is; skipped elsewhere, where the tests with a fake ENOSPC stand in)."""
-    where = tmp_path / "full"
+@contextmanager
+def tmpfs(where: Path, size: str) -> Iterator[Path]:
+    """`where` (made) on a tmpfs of `size` mounted for the test (as root, which CI is; skipped
+    elsewhere, where the tests with a fake ENOSPC stand in), unmounted after."""
     where.mkdir()
     if os.geteuid() != 0 or shutil.which("mount") is None:
         pytest.skip("mounting a tmpfs needs root")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(where)],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
                              capture_output=True, text=True, check=False)
     if mounted.returncode:
         pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.strip()}")
@@ -1012,18 +1012,54 @@ def full_fs(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
 
 
+@pytest.fixture
+def full_fs(tmp_path: Path) -> Iterator[Path]:
+    """A directory on a file system of 16 KiB."""
+    with tmpfs(tmp_path / "full", "16k") as where:
+        yield where
+
+
+@pytest.fixture
+def nearly_full_fs(tmp_path: Path) -> Iterator[Path]:
+    """A directory on a tmpfs holding numba's cache of this checkout's kernels, all but one
+    (:func:`numba_cache_but`), then filled up to its last 4 KiB: as :func:`full_fs`, but a run
+    compiles one kernel, a second or two, not all of them, 20 s."""
+    with tmpfs(tmp_path / "full", "16m") as where:
+        if os.environ.get("NUMBA_CACHE_DIR"):
+            numba_cache_but("combine", Path(os.environ["NUMBA_CACHE_DIR"]), where / "numba")
+        fs = os.statvfs(where)
+        with open(where / "filler", "wb") as filler:
+            filler.write(b"x" * max(fs.f_bavail * fs.f_frsize - 4096, 0))
+        yield where
+
+
 def _sabords_process(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
                           text=True, timeout=600, check=False,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **env})
 
 
-def test_a_full_cache_answers_and_warns_that_nothing_was_cached(full_fs: Path) -> None:
+def numba_cache_but(kernel: str, cache: Path, into: Path) -> None:
+    """numba's cache of this checkout's kernels (in `cache`, its folder named as numba names
+    a ``NUMBA_CACHE_DIR``'s: the source folder's name and the SHA-1 of its path) copied into
+    `into`, without the entries of `kernel`. Nothing where that cache is not there yet."""
+    import hashlib
+
+    engine = os.path.abspath(ROOT / "solver" / "engine")
+    folder = f"{os.path.basename(engine)}_{hashlib.sha1(engine.encode()).hexdigest()}"
+    into.mkdir()
+    if (cache / folder).is_dir():
+        shutil.copytree(cache / folder, into / folder,
+                        ignore=shutil.ignore_patterns(f"kernel_numba.{kernel}-*"))
+
+
+def test_a_full_cache_answers_and_warns_that_nothing_was_cached(nearly_full_fs: Path) -> None:
     """`winprob --variant target=400` with its cache on a full file system printed
     "cannot write the output" and no answer (numba's kernels and the game table could not be
     saved there). The answer is printed; stderr says what could not be cached and why."""
-    env = {"SABORDS_CACHE_DIR": str(full_fs / "cache")}
-    os.environ.get("NUMBA_CACHE_DIR") and env.update(NUMBA_CACHE_DIR=str(full_fs / "numba"))
+    env = {"SABORDS_CACHE_DIR": str(nearly_full_fs / "cache")}
+    os.environ.get("NUMBA_CACHE_DIR") and env.update(
+        NUMBA_CACHE_DIR=str(nearly_full_fs / "numba"))
     result = _sabords_process("winprob", "--me", "0", "--opp", "0", "--variant",
                               "target=400", env=env)
     assert result.returncode == 0, result.stderr[-2000:]
