@@ -194,6 +194,14 @@ small game needs (three players at 1500 peaked at 0.49 GB): :func:`exceeds_memor
 out."""
 
 
+COMPILE_SECONDS = 19.0
+""":func:`game_cost` counts numba's kernels compiled: where they are not in its cache yet (the
+first solve on a machine, or of a new installation), numba compiles them first, this long on
+a 2-core machine. `sabords winprob --me 0 --opp 0 --variant target=400` took 20.8 and 22.6 s
+with an empty ``NUMBA_CACHE_DIR``, 2.9 and 3.2 s with its kernels cached (its own cache empty
+both times)."""
+
+
 def exceeds_memory(target: int, players: int) -> tuple[float, int] | None:
     """(the model's bytes, the machine's) where the game of `players` at `target` cannot fit
     this machine's memory (:func:`memory`): its rows alone, without :data:`MEMORY_FLOOR`, need
@@ -233,9 +241,9 @@ def target_cost_words(target: int) -> str:
             f"{game_cost_text(target)} with 24 GB")
 
 
-__all__ = ["MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed", "check_writable", "cores",
-           "duration", "duration_words", "exceeds_memory", "final_rounds", "game_cost",
-           "game_cost_text", "memory", "target_cost_words"]
+__all__ = ["COMPILE_SECONDS", "MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed",
+           "check_writable", "cores", "duration", "duration_words", "exceeds_memory",
+           "final_rounds", "game_cost", "game_cost_text", "memory", "target_cost_words"]
 
 
 PARENT_POLL = 1.0

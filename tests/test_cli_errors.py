@@ -734,6 +734,7 @@ def test_a_cache_that_cannot_be_written_is_warned_of_and_promised_no_more(
     """A read-only SABORDS_CACHE_DIR: every run solved again while printing 'once (then
     cached)'."""
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(read_only))
+    monkeypatch.setattr("solver.engine.kernel.kernels_cached", lambda: True)  # (tested below)
     from solver.cli.render import game_solve_notice  # what a game solve says first
     from solver.limits import game_cost_text
 
@@ -750,6 +751,38 @@ def test_a_cache_that_cannot_be_written_is_warned_of_and_promised_no_more(
     assert (fine.exit_code, fine.stderr) == (0, "")
     game_solve_notice(Rules(target=300), 2)
     assert capsys.readouterr().err.endswith(f"{game_cost_text(300)}, once (then cached)\n")
+
+
+def test_a_first_solve_says_that_numba_compiles_its_kernels_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found timing the tests: `winprob --variant target=400` with numba's cache empty (the
+    first solve on a machine, or of a new installation) said "about 1 s" and took 21 s, 19 of
+    them compiling numba's kernels. It says so now; with the kernels in numba's cache, no more
+    than before."""
+    pytest.importorskip("numba")
+    from solver.cli.render import game_solve_notice
+    from solver.limits import game_cost_text
+
+    said = "from solver.engine.kernel import kernels_cached; print(kernels_cached())"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    empty = subprocess.run([sys.executable, "-c", said], capture_output=True, text=True,
+                           env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "numba")},
+                           timeout=300, check=True)
+    assert empty.stdout.split() == ["False"], empty.stderr
+    solved = ("from solver.game import solve_game; from solver.rules import Rules; "
+              f"solve_game(Rules(target=300)); {said}")  # (the tests' cache: compiled, or now)
+    warm = subprocess.run([sys.executable, "-c", solved], capture_output=True, text=True,
+                          env=env, timeout=600, check=True)
+    assert warm.stdout.split() == ["True"], warm.stderr
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    for cached, compiling in [(True, ""), (False, "; before it, numba compiles the solver's "
+                                                   "kernels: about 19 s, once")]:
+        monkeypatch.setattr("solver.engine.kernel.kernels_cached", lambda c=cached: c)
+        game_solve_notice(Rules(target=300), 2)
+        assert capsys.readouterr().err == ("solving the two-player game for target=300: "
+                                           f"{game_cost_text(300)}, once (then cached)"
+                                           f"{compiling}\n")
 
 
 @pytest.mark.parametrize(("env", "root"), [

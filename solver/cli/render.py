@@ -406,13 +406,18 @@ def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | Non
 def game_solve_notice(rules: Rules, players: int) -> None:
     """Before a game table is solved (not read): what the solve will take (the cost model's
     figure) and whether it will be cached (:func:`cache_warning`), on stderr."""
-    from ..limits import game_cost_text
+    from ..engine.kernel import kernels_cached
+    from ..limits import COMPILE_SECONDS, duration_words, game_cost_text
     from ..tables.game import game_table_path
     from ..tables.paths import game_default_dir
 
     cached = cache_warning([game_table_path(game_default_dir(rules), players)])
+    compiling = "" if kernels_cached() else (
+        f"; before it, numba compiles the solver's kernels: about "
+        f"{duration_words(COMPILE_SECONDS)}, once")
     say(f"solving the {players_words(players)} game for {rules.describe()}: "
-        f"{game_cost_text(rules.target, players)}" + (", once (then cached)" if cached else ""))
+        f"{game_cost_text(rules.target, players)}" + (", once (then cached)" if cached else "")
+        + compiling)
 
 
 def players_words(players: int) -> str:

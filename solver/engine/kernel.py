@@ -197,6 +197,26 @@ def compiled_whenever_installed() -> Iterator[None]:
         _FORCED[:] = saved
 
 
+def kernels_cached() -> bool:
+    """Whether numba's cache holds the kernels every game solve runs (value iteration's sweep
+    and a turn's layers), compiled from these sources: if not, the first solve compiles them
+    before it starts (:data:`solver.limits.COMPILE_SECONDS`). True where a game solve does not
+    run numba (not installed, or the numpy kernel forced) or its cache cannot be read (numba's
+    index of a kernel, read as numba reads it: another numba's internals say nothing)."""
+    import pickle
+
+    with compiled_whenever_installed():
+        funcs = compiled()
+    if funcs is None:
+        return True
+    try:
+        dispatchers: dict[str, Any] = funcs  # numba's, with their caches
+        return all(bool(dispatchers[name]._cache._cache_file._load_index())
+                   for name in ("sweep", "solve_layer"))
+    except (AttributeError, OSError, EOFError, ValueError, pickle.UnpicklingError):
+        return True
+
+
 def numba_available() -> bool:
     """Whether numba is installed (importable)."""
     if not _COMPILED:
