@@ -406,11 +406,11 @@ def page(server: str, browser: Any, request: pytest.FixtureRequest) -> Iterator[
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
                                 {"identifier": browser.short_guard})
     p = Page(browser, server)
-    p.offline(False)
-    p.open(fresh=True)
-    assert browser.execute_script("return globalThis.sabordsTapGuard ?? null") == (
-        None if own_guard else TAP_GUARD_HERE)
     try:
+        p.offline(False)
+        p.open(fresh=True)
+        assert browser.execute_script("return globalThis.sabordsTapGuard ?? null") == (
+            None if own_guard else TAP_GUARD_HERE)
         yield p
     finally:
         p.offline(False)
