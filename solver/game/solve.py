@@ -88,6 +88,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..engine import FloatArray, IntArray, kernel
+from ..heap import kept
 from ..rules.rulebook import NUM_DICE, Rules
 from .cycles import (
     PhaseEquations,
@@ -143,7 +144,7 @@ def improve_block(rules: Rules, players: int, n_dice: int, phase: str, index: In
     seats = seats_of(players, point_range(rules, n_dice), gm.n, rules.ties, compact=compact)
     index = np.asarray(index, dtype=np.int64)
     links = seats.successors(phase, index) if values else None
-    with kernel.compiled_whenever_installed():
+    with kernel.compiled_whenever_installed(), kept():
         got = improve(gm, seats, phase, index, Z, tol=tol, eps=eps, known=known, links=links,
                       margins=margins and not values)
     if not values:
@@ -271,7 +272,7 @@ def solve_game(rules: Rules, players: int = 2, runner: Runner | None = None, *,
     players: the same table, the tests' check)."""
     if not compact and runner is not None and getattr(runner, "compact", True):
         raise ValueError("the dense layout is solved in this process only")
-    with kernel.compiled_whenever_installed():
+    with kernel.compiled_whenever_installed(), kept():  # the heap kept: solver/heap.py
         return _solve(rules, players, runner, n_dice, block, progress, checkpoint, resume,
                       compact, certified and players == 2)
 
