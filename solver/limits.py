@@ -173,7 +173,7 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     Three players and more, from the measured rates (docs/playing-to-win.md): a cyclic phase
     (normal play, sudden death) about 15 core-ms a state over its improvements, a final-round
     row about 0.5 core-ms (0.18 to 0.84 measured), on both cores (three players at 2000: 135 s
-    measured, 130 s by the model; at 6000: 3495 s, 3470 s); memory about 2.6 GB and 80 bytes a
+    measured, 130 s by the model; at 6000: 3495 s, 3470 s); memory about 2.95 GB and 80 bytes a
     row of every phase of every seat, at least what was measured (peaks by `/usr/bin/time`:
     three players at 6000 2.76 GB and 2.97 GB, and 3.15 GB with the heap kept (solver/heap.py;
     3300 s), the model 3.18 GB; four at 2000 2.7 GB, the model 3.9 GB; five at 1000 5.34 GB in

@@ -28,7 +28,7 @@ def faults(cycles: int) -> int:
 
 
 @glibc
-def test_a_kept_heap_reuses_freed_arrays_and_the_defaults_come_back_after() -> None:
+def test_a_kept_heap_reuses_freed_arrays_and_maps_them_afresh_again_after() -> None:
     """By default each such array is mapped afresh and faulted in again (at least one fault
     per 2 MiB huge page, 24 a cycle); kept, the second and later ones reuse the first one's
     pages; after, they are mapped afresh again."""
