@@ -175,7 +175,7 @@ def test_every_bad_query_is_answered_in_french(client: TestClient) -> None:
 # -- solves on demand, bounded -----------------------------------------------------------------
 
 
-def _blocked_solve(queue: SolveQueue, cost: float | None = None
+def _blocked_solve(queue: SolveQueue, cost: float | None = None, once: float = 0.0
                    ) -> tuple[threading.Thread, threading.Event]:
     """A solve running in `queue` (a thread) until the event returned is set."""
     gate, started = threading.Event(), threading.Event()
@@ -185,7 +185,7 @@ def _blocked_solve(queue: SolveQueue, cost: float | None = None
         gate.wait(20)
         return 1
 
-    running = threading.Thread(target=queue.run, args=(slow, cost))
+    running = threading.Thread(target=queue.run, args=(slow, cost, once))
     running.start()
     assert started.wait(5)
     return running, gate
@@ -555,6 +555,62 @@ def test_a_solve_that_would_wait_too_long_is_refused_at_once() -> None:
     gate.set()
     running.join(10)
     assert queue.run(lambda: 3, 1.0) == 3  # nothing ahead: no wait
+
+
+def test_a_first_game_solve_is_expected_with_numba_compiling_and_teaches_nothing() -> None:
+    """A game solve given a one-time cost (numba compiling its kernels first): the wait behind
+    it counts it, and its time is not taken for what solves take. Before, a first game solve
+    of 20 s expected at 1 s made every later one expected at 20 times its cost."""
+    queue = SolveQueue(1, 4, first_guess=1.0, max_wait=10.0)
+    running, gate = _blocked_solve(queue, 1.0, once=19.0)
+    assert 18 <= queue.expected_wait() <= 20
+    with pytest.raises(SolverBusy) as refused:
+        queue.run(lambda: 2, 1.0)
+    assert 18 <= refused.value.retry_after <= 20
+    gate.set()
+    running.join(10)
+    assert queue._scale() == 1.0  # noqa: SLF001  (nothing learnt from it)
+    queue.run(lambda: time.sleep(0.2), 0.1)  # a solve without: its time is learnt
+    assert queue._scale() >= 2.0  # noqa: SLF001
+
+
+def test_the_server_expects_numba_to_compile_before_its_first_game_solve(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where numba's cache lacks a game solve's kernels, the server's first game solve is
+    expected to take COMPILE_SECONDS more than its cost; once a game is solved in this process,
+    not; in a solving process (a new one after each game), each time the cache still lacks
+    them."""
+    import solver.engine.kernel as kernel
+    import solver.game
+    from solver.limits import COMPILE_SECONDS, game_cost
+    from solver.web.solutions import Solutions
+
+    rules = Rules(target=300)
+    monkeypatch.setattr(kernel, "kernels_cached", lambda: False)
+    solutions = Solutions(Settings(warm=False, solve_process=False))
+    expected: list[float] = []
+
+    def solve_game(r: Rules, players: int) -> str:
+        expected.extend(cost for cost, _ in solutions.table_solves._ahead.values())  # noqa: SLF001
+        return "table"
+
+    monkeypatch.setattr(solver.game, "solve_game", solve_game)
+    assert solutions.solve_game(rules, 2) == "table"
+    assert solutions.solve_game(rules, 2) == "table"
+    cost = game_cost(300, 2)[0]
+    assert expected == pytest.approx([cost + COMPILE_SECONDS, cost])
+
+    class Process:
+        def game(self, r: Rules, players: int) -> str:
+            return solve_game(r, players)
+
+    expected.clear()
+    solutions = Solutions(Settings(warm=False, solve_process=False))
+    solutions.solver = Process()  # type: ignore[assignment]
+    assert solutions.solve_game(rules, 2) == solutions.solve_game(rules, 2) == "table"
+    assert expected == pytest.approx([cost + COMPILE_SECONDS] * 2)
+    monkeypatch.setattr(kernel, "kernels_cached", lambda: True)  # numba's cache holds them
+    assert Solutions(Settings(warm=False, solve_process=False))._compiling() == 0  # noqa: SLF001
 
 
 def test_a_solve_nobody_waits_for_any_more_is_not_started() -> None:

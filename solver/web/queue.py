@@ -56,6 +56,9 @@ class SolveQueue:
     :func:`solver.limits.game_cost`) or are the mean of the last solves of the queue
     (`first_guess` before any), a given cost scaled by how long the last solves took against
     theirs; the wait of a new solve is what the solves ahead of it still expect to take.
+    A solve may also be given a one-time cost (`once`: numba's kernels compiled before a first
+    game solve, :data:`solver.limits.COMPILE_SECONDS`): it is expected on top, and such a
+    solve's time teaches the queue nothing (its own part is not known apart from the compiling).
     ``Retry-After`` is that wait, at least 1 s. A solve whose client has left while it waited
     (:func:`answering`) is not started."""
 
@@ -98,10 +101,11 @@ class SolveQueue:
             return 0.0
         return sum(left) / self.running
 
-    def run(self, make: Callable[[], T], cost: float | None = None) -> T:
-        """`make()` in its turn (class docstring); `cost`: its expected seconds."""
+    def run(self, make: Callable[[], T], cost: float | None = None, once: float = 0.0) -> T:
+        """`make()` in its turn (class docstring); `cost`: its expected seconds; `once`: the
+        seconds it takes first, this time only (learnt from by no estimate)."""
         gone: threading.Event | None = getattr(_waiter, "gone", None)
-        expected = self._mean() if cost is None else cost * self._scale()
+        expected = (self._mean() if cost is None else cost * self._scale()) + once
         with self._lock:
             wait = self.expected_wait()
             if self.queued >= self.running + self.waiting or wait > self.max_wait:
@@ -132,7 +136,9 @@ class SolveQueue:
                     return make()
                 finally:
                     took = time.monotonic() - start
-                    if cost is None:
+                    if once > 0:
+                        pass  # mostly the one-time part: nothing learnt of the solves
+                    elif cost is None:
                         self._durations.append(took)
                     elif cost > 0:
                         self._ratios.append(took / cost)

@@ -47,7 +47,7 @@ from ..advice.goals import Goal, GoalSolution, objective_for
 from ..advice.sources import Tables
 from ..caches import on_disk
 from ..errors import SettingsError, StaleTableError
-from ..limits import game_cost, game_cost_text
+from ..limits import COMPILE_SECONDS, game_cost, game_cost_text
 from ..rules.aims import NEED, POINTS
 from ..rules.rulebook import CARDS, Card, Rules
 from .cache import BoundedCache, prune_cache
@@ -91,6 +91,8 @@ class Solutions(Tables):
         self.goal_solves = SolveQueue(settings.solve_slots, settings.goal_queue,
                                       first_guess=0.5)
         self.pruned = 0
+        self._kernels_ready = False
+        """numba's kernels of a game solve compiled or cached (:meth:`_compiling`)."""
 
     # -- what is kept, and how it is solved ------------------------------------------------
 
@@ -101,10 +103,10 @@ class Solutions(Tables):
 
     def _solve_table(self, what: str, rules: Rules, written: Path,
                      make: Callable[[], T], values: dict[str, Any],
-                     cost: float | None = None) -> T:
+                     cost: float | None = None, once: float = 0.0) -> T:
         """A table solved on demand (`written`: the cache folder it goes to; `cost`: its
-        expected seconds), in its queue; refused when solves on demand are off; the cache
-        pruned after."""
+        expected seconds; `once`: what it takes first this time only), in its queue; refused
+        when solves on demand are off; the cache pruned after."""
         if not self.settings.solve_on_demand:
             raise SolveRefused(
                 f"this server solves no table on demand: it has no {what} for these rules "
@@ -117,7 +119,7 @@ class Solutions(Tables):
             self.pruned += len(prune_cache(self.settings.cache_mb * 1_000_000, keep=written))
             return value
 
-        return self.table_solves.run(solve, cost)
+        return self.table_solves.run(solve, cost, once)
 
     def turn_table(self, card: Card, turn: Rules) -> TurnTable:
         """Read from the server's tables, else solved in the solving process, in the queue."""
@@ -142,11 +144,33 @@ class Solutions(Tables):
         from ..tables.paths import game_default_dir
 
         solver = self.solver
-        solve = ((lambda: solve_game(rules, players)) if solver is None
-                 else lambda: solver.game(rules, players))
+
+        def solve() -> GameTable:
+            if solver is not None:
+                return solver.game(rules, players)
+            table = solve_game(rules, players)
+            self._kernels_ready = True  # compiled in this process, whatever numba's cache
+            return table
+
         return self._solve_table("game table", rules, game_default_dir(rules), solve,
                                  {"table": f"game-{players}"},
-                                 cost=game_cost(rules.target, players)[0])
+                                 cost=game_cost(rules.target, players)[0],
+                                 once=self._compiling())
+
+    def _compiling(self) -> float:
+        """The seconds numba takes to compile a game solve's kernels before the first one
+        (:data:`solver.limits.COMPILE_SECONDS`), where its cache does not hold them yet (a
+        solving process is started afresh after a game's solve: it reads them from the
+        cache, or compiles them again where the cache cannot hold them) and, solving in this
+        process, no game was solved yet; else 0. Before, a first game
+        solve was expected to take its cost model's seconds alone (about 1 s for two players
+        at 400, where `sabords winprob` with numba's cache empty took 20.8 s), and the queue
+        learnt from its time that every solve takes that many times its cost."""
+        if not self._kernels_ready:
+            from ..engine.kernel import kernels_cached
+
+            self._kernels_ready = kernels_cached()
+        return 0.0 if self._kernels_ready else COMPILE_SECONDS
 
     def solve_goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
         """A need or a win solved in the goals' queue (the game read or solved first)."""
