@@ -28,6 +28,29 @@ def both() -> Iterator[Callable[[str], None]]:
     kernel.force(None)
 
 
+@pytest.mark.parametrize(("env", "inside"), [(None, "numba"), ("auto", "numba"),
+                                             ("numba", "numba"), ("numpy", "numpy")])
+def test_work_of_small_batches_runs_numba_unless_numpy_is_asked_for(
+        monkeypatch: pytest.MonkeyPatch, env: str | None, inside: str) -> None:
+    """`compiled_whenever_installed` (a game solve's) runs numba for single chunks too, except
+    where SABORDS_KERNEL asks for numpy (before, a game solve ran numba whatever it said); a
+    kernel forced by a test is kept."""
+    if env is None:
+        monkeypatch.delenv(kernel.KERNEL_ENV, raising=False)
+    else:
+        monkeypatch.setenv(kernel.KERNEL_ENV, env)
+    assert kernel.numba_available()
+    with kernel.compiled_whenever_installed():
+        assert kernel.implementation(1) == inside
+    assert kernel.implementation(1) == ("numba" if env == "numba" else "numpy")
+    kernel.force("numpy")
+    try:
+        with kernel.compiled_whenever_installed():
+            assert kernel.implementation(1) == "numpy"
+    finally:
+        kernel.force(None)
+
+
 def _case(card: str, symmetric: bool, chunks: int, seed: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     model = turn_model(CARDS[card], Rules())

@@ -186,10 +186,11 @@ def force(choice: str | None) -> None:
 @contextmanager
 def compiled_whenever_installed() -> Iterator[None]:
     """Run numba for every batch, a single chunk too, while inside (the numpy reference when
-    numba is missing): for work made of many small batches, where numba's one-time start pays
-    (the n-player game's settling steps)."""
+    numba is missing, or asked for by :data:`KERNEL_ENV`): for work made of many small
+    batches, where numba's one-time start pays (the n-player game's settling steps). Before,
+    ``SABORDS_KERNEL=numpy`` left a game solve on numba."""
     saved = list(_FORCED)
-    if not saved:
+    if not saved and os.environ.get(KERNEL_ENV, "auto").strip().lower() != "numpy":
         _FORCED.append("numba")
     try:
         yield
