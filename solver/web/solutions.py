@@ -162,10 +162,10 @@ class Solutions(Tables):
         (:data:`solver.limits.COMPILE_SECONDS`), where its cache does not hold them yet (a
         solving process is started afresh after a game's solve: it reads them from the
         cache, or compiles them again where the cache cannot hold them) and, solving in this
-        process, no game was solved yet; else 0. Before, a first game
-        solve was expected to take its cost model's seconds alone (about 1 s for two players
-        at 400, where `sabords winprob` with numba's cache empty took 20.8 s), and the queue
-        learnt from its time that every solve takes that many times its cost."""
+        process, no game was solved yet; else 0. Before, a first game solve was expected to
+        take its cost model's seconds alone (about 1 s for two players at 400, where `sabords
+        winprob` with numba's cache empty took 20.8 s), and the queue learnt from its time that
+        every solve takes that many times its cost."""
         if not self._kernels_ready:
             from ..engine.kernel import kernels_cached
 
