@@ -203,6 +203,17 @@ with an empty ``NUMBA_CACHE_DIR``, 2.9 and 3.2 s with its kernels cached (its ow
 both times)."""
 
 
+NEED_SECONDS = 1.0
+"""The final round's endings of four and five players (:mod:`solver.tables.need`), solved once
+for each turn rules and then cached: `sabords winprob` of four players at 0-0-0-0 took 1.93 s
+with them to solve, 0.79 s with them cached (numba's kernels cached both times)."""
+NEED_COMPILE_SECONDS = 9.0
+"""numba compiling the kernels those endings run, where its cache does not hold them yet (the
+first four- or five-player answer on a machine, or of a new installation): the same
+`winprob` took 11.4 and 11.5 s with numba's cache empty too, against 1.9 and 2.1 s. A subset
+of what a game solve compiles (:data:`COMPILE_SECONDS`)."""
+
+
 def exceeds_memory(target: int, players: int) -> tuple[float, int] | None:
     """(the model's bytes, the machine's) where the game of `players` at `target` cannot fit
     this machine's memory (:func:`memory`): its rows alone, without :data:`MEMORY_FLOOR`, need
@@ -242,9 +253,10 @@ def target_cost_words(target: int) -> str:
             f"{game_cost_text(target)} with 24 GB")
 
 
-__all__ = ["COMPILE_SECONDS", "MAX_SEED", "MAX_TARGET", "check_jobs", "check_seed",
-           "check_writable", "cores", "duration", "duration_words", "exceeds_memory",
-           "final_rounds", "game_cost", "game_cost_text", "memory", "target_cost_words"]
+__all__ = ["COMPILE_SECONDS", "MAX_SEED", "MAX_TARGET", "NEED_COMPILE_SECONDS", "NEED_SECONDS",
+           "check_jobs", "check_seed", "check_writable", "cores", "duration", "duration_words",
+           "exceeds_memory", "final_rounds", "game_cost", "game_cost_text", "memory",
+           "target_cost_words"]
 
 
 PARENT_POLL = 1.0

@@ -785,6 +785,35 @@ def test_a_first_solve_says_that_numba_compiles_its_kernels_first(
                                            f"{compiling}\n")
 
 
+def test_a_first_answer_for_four_players_says_what_it_solves_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found timing the tests: `winprob` of four players with the cache empty (a new machine
+    or installation) took 11.4 s in silence: the final round's endings solved, after numba
+    compiled the kernels they run. It says so now, once; the answer is the same."""
+    from solver.cli.render import need_solve_notice
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SABORDS_CACHE_DIR": str(tmp_path / "c")}
+    ask = [sys.executable, "-m", "solver", "winprob", "--me", "0", "--opp", "0", "--opp", "0",
+           "--opp", "0", "--json"]
+    first, again = (subprocess.run(ask, capture_output=True, text=True, env=env, timeout=300,
+                                   check=True) for _ in range(2))
+    # (numba's kernels from the tests' cache, compiled before or by this run)
+    assert first.stderr in {"solving the final round of four and five players for default "
+                            "rules: about 1 s, once (then cached)" + compiling + "\n"
+                            for compiling in ("", "; before it, numba compiles the solver's "
+                                                  "kernels: about 9 s, once")}, first.stderr
+    assert again.stderr == "" and again.stdout == first.stdout
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "empty"))
+    for cached, compiling in [(True, ""), (False, "; before it, numba compiles the solver's "
+                                                   "kernels: about 9 s, once")]:
+        monkeypatch.setattr("solver.engine.kernel.kernels_cached", lambda c=cached: c)
+        need_solve_notice(Rules(target=300), 8)
+        assert capsys.readouterr().err == ("solving the final round of four and five players "
+                                           "for target=300: about 1 s, once (then cached)"
+                                           f"{compiling}\n")
+
+
 @pytest.mark.parametrize(("env", "root"), [
     ({"XDG_CACHE_HOME": "relative", "HOME": "/h"}, "/h/.cache/mille-sabords"),
     ({"XDG_CACHE_HOME": "/x", "HOME": "/h"}, "/x/mille-sabords"),

@@ -71,6 +71,9 @@ class Tables:
     """The progress of a game solve."""
     after_game_solve: Callable[[GameTable], None] | None = None
     """Called after a game table was solved."""
+    before_need_solve: Callable[[Rules, int], None] | None = None
+    """Called before the final round's endings of four and five players are solved (not read:
+    :func:`solver.tables.need.cached_need`), with their rules and dice."""
     light: bool = False
     """Read the turn tables light (:func:`solver.tables.turn.turn_table`): their arrays as
     numpy-free columns, which is all the answers read (a few values each), so that a points
@@ -89,7 +92,8 @@ class Tables:
         from ..tables.game import game_of
 
         return self.kept("game", (rules, players), lambda: game_of(
-            rules, players, self.game_tables_dir, solve=self.solve_game, within=self.within))
+            rules, players, self.game_tables_dir, solve=self.solve_game, within=self.within,
+            before_need=self.before_need_solve))
 
     def goal(self, card: Card, rules: Rules, goal: Goal) -> GoalSolution:
         if goal.name == POINTS:

@@ -420,6 +420,24 @@ def game_solve_notice(rules: Rules, players: int) -> None:
         + compiling)
 
 
+def need_solve_notice(rules: Rules, n_dice: int) -> None:
+    """Before the final round's endings of four and five players are solved (not read): what
+    it takes, and numba's compiling first where its cache lacks the kernels, on stderr (a
+    first answer for four or five players took 11.4 s in silence: :data:`solver.limits.
+    NEED_COMPILE_SECONDS`)."""
+    from ..engine.kernel import kernels_cached
+    from ..limits import NEED_COMPILE_SECONDS, NEED_SECONDS, duration_words
+    from ..tables.need import need_path
+
+    cached = cache_warning([need_path(rules, n_dice)])
+    compiling = "" if kernels_cached() else (
+        f"; before it, numba compiles the solver's kernels: about "
+        f"{duration_words(NEED_COMPILE_SECONDS)}, once")
+    say(f"solving the final round of four and five players for {rules.describe()}: about "
+        f"{duration_words(NEED_SECONDS)}" + (", once (then cached)" if cached else "")
+        + compiling)
+
+
 def players_words(players: int) -> str:
     """'two-player', 'three-player'... (the game of that many)."""
     return {2: "two", 3: "three", 4: "four", 5: "five"}.get(players, str(players)) + "-player"
@@ -432,6 +450,7 @@ __all__ = [
     "end_progress",
     "SolveProgress",
     "game_solve_notice",
+    "need_solve_notice",
     "players_words",
     "island_lines",
     "letters_of",

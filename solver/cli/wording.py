@@ -192,10 +192,11 @@ def solutions_from(tables: Path | None = None, game_tables: Path | None = None
                    ) -> Tables:
     """The solutions of `--tables` and `--game-tables`, a game solve reported on stderr."""
     from ..advice.sources import Tables
-    from .render import SolveProgress, game_solve_notice
+    from .render import SolveProgress, game_solve_notice, need_solve_notice
 
     return Tables(tables, game_tables, before_game_solve=game_solve_notice,
-                           progress=SolveProgress("solving the game table"), light=True)
+                  before_need_solve=need_solve_notice,
+                  progress=SolveProgress("solving the game table"), light=True)
 
 
 def notation_from(name: str) -> Notation:

@@ -88,7 +88,8 @@ end's: with its progress, in its own process...)."""
 
 
 def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
-            solve: Solve | None = None, within: float | None = None) -> Game:
+            solve: Solve | None = None, within: float | None = None,
+            before_need: Callable[[Rules, int], None] | None = None) -> Game:
     """The game of `players` under `rules` for an answer (module docstring), in this order:
 
     1. its exact table, from `directory` or the place of these rules
@@ -101,6 +102,9 @@ def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
     4. else the refusal of the table it needs (:class:`~solver.errors.StaleTableError`): the
        exact table's, or for four and five players the table of three's, for the question
        about `players` (:meth:`~solver.errors.StaleTableError.about_players`).
+
+    `before_need` is called before near-optimal play solves the final round's endings it
+    needs, when they are not cached (:func:`solver.tables.need.cached_need`).
     """
     from ..game.reduced import SMALL_PLAYERS, ReducedTable
 
@@ -120,7 +124,7 @@ def game_of(rules: Rules, players: int, directory: Path | str | None = None, *,
     from .need import cached_need
 
     return ReducedTable(two, three, players, near_optimal_loss(players, rules.ties),
-                        need=lambda: cached_need(rules, three.n_dice))
+                        need=lambda: cached_need(rules, three.n_dice, before_need))
 
 
 def _where(rules: Rules, directory: Path | str | None) -> Path:

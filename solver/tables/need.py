@@ -28,6 +28,7 @@ from .fileformat import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from ..game.estimate import NeedEndings
@@ -76,9 +77,11 @@ def unpack_need(data: bytes, rules: Rules, n_dice: int, source: str) -> NeedEndi
 
 
 @lru_cache(maxsize=4)
-def cached_need(rules: Rules, n_dice: int) -> NeedEndings:
+def cached_need(rules: Rules, n_dice: int,
+                before_solve: Callable[[Rules, int], None] | None = None) -> NeedEndings:
     """The final turns' endings under `rules` with `n_dice` dice: from the cache when it holds
-    them, else solved now and kept there (module doc)."""
+    them, else solved now (`before_solve(rules, n_dice)` called first: a front end says so)
+    and kept there (module doc)."""
     from ..errors import StaleTableError
     from ..game.estimate import need_endings
 
@@ -87,6 +90,8 @@ def cached_need(rules: Rules, n_dice: int) -> NeedEndings:
         return unpack_need(path.read_bytes(), rules, n_dice, str(path))
     except (OSError, StaleTableError):
         pass
+    if before_solve is not None:
+        before_solve(rules, n_dice)
     need = need_endings(rules.turn_rules(), n_dice)
     keep_in_cache(lambda: write_atomically(path, pack_need(need, rules, n_dice)), path)
     return need
