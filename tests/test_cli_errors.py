@@ -809,9 +809,10 @@ def test_a_first_answer_for_four_players_says_what_it_solves_first(
                                                    "kernels: about 9 s, once")]:
         monkeypatch.setattr("solver.engine.kernel.kernels_cached", lambda c=cached: c)
         need_solve_notice(Rules(target=300), 8)
-        assert capsys.readouterr().err == ("solving the final round of four and five players "
-                                           "for target=300: about 1 s, once (then cached)"
-                                           f"{compiling}\n")
+        need_solve_notice(Rules(target=300, keep_one=False), 8)  # its turn rules only
+        assert capsys.readouterr().err == "".join(
+            f"solving the final round of four and five players for {rules}: about 1 s, once "
+            f"(then cached){compiling}\n" for rules in ("default rules", "keep_one=off"))
 
 
 @pytest.mark.parametrize(("env", "root"), [

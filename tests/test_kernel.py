@@ -51,6 +51,25 @@ def test_work_of_small_batches_runs_numba_unless_numpy_is_asked_for(
         kernel.force(None)
 
 
+def test_asking_whether_the_kernels_are_cached_leaves_the_choice_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kernels_cached` (a server's request threads ask it while a solve may run) only reads
+    the kernel's choice: before, it entered and left `compiled_whenever_installed`, whose
+    restoring could undo, or leave behind, the choice of a solve in another thread."""
+
+    class ReadOnly(list[str]):
+        def _written(self, *args: Any) -> None:
+            raise AssertionError("the kernel's choice was written")
+
+        append = clear = extend = __setitem__ = __delitem__ = _written  # type: ignore[assignment]
+
+    monkeypatch.delenv(kernel.KERNEL_ENV, raising=False)
+    for choice in ([], ["numba"], ["numpy"]):
+        monkeypatch.setattr(kernel, "_FORCED", ReadOnly(choice))
+        kernel.kernels_cached()  # (ReadOnly raises at any write)
+    assert kernel.kernels_cached() is True  # numpy forced: nothing to compile
+
+
 def _case(card: str, symmetric: bool, chunks: int, seed: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     model = turn_model(CARDS[card], Rules())

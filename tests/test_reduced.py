@@ -173,10 +173,10 @@ def test_the_final_turns_endings_are_kept_in_the_cache_and_a_foreign_file_is_sol
     import warnings
 
     from solver.game.estimate import need_endings
-    from solver.tables.need import cached_need, need_path, pack_need
+    from solver.tables.need import cached_need, clear_kept, need_path, pack_need
 
     monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
-    cached_need.cache_clear()
+    clear_kept()
     rules = Rules(target=400)
     truth = need_endings(rules.turn_rules(), 3)
     first = cached_need(rules, 3)
@@ -192,10 +192,10 @@ def test_the_final_turns_endings_are_kept_in_the_cache_and_a_foreign_file_is_sol
     for bad in (written[:-7], b"garbage", pack_need(need_endings(rules.turn_rules(), 2), rules,
                                                     2)):
         path.write_bytes(bad)
-        cached_need.cache_clear()
+        clear_kept()
         assert same(cached_need(rules, 3), truth)
         assert path.read_bytes() == written  # replaced by this one
-    cached_need.cache_clear()
+    clear_kept()
     path.unlink()
     path.parent.chmod(0o500)
     try:
@@ -206,7 +206,7 @@ def test_the_final_turns_endings_are_kept_in_the_cache_and_a_foreign_file_is_sol
             assert said, "an unwritable cache is not warned of"
     finally:
         path.parent.chmod(0o700)
-        cached_need.cache_clear()
+        clear_kept()
 
 
 @pytest.mark.parametrize(("players", "m"), [(3, 2), (3, 3), (4, 2), (4, 3), (5, 2), (5, 3)])

@@ -433,7 +433,8 @@ def need_solve_notice(rules: Rules, n_dice: int) -> None:
     compiling = "" if kernels_cached() else (
         f"; before it, numba compiles the solver's kernels: about "
         f"{duration_words(NEED_COMPILE_SECONDS)}, once")
-    say(f"solving the final round of four and five players for {rules.describe()}: about "
+    say(f"solving the final round of four and five players for "
+        f"{rules.turn_rules().describe()}: about "
         f"{duration_words(NEED_SECONDS)}" + (", once (then cached)" if cached else "")
         + compiling)
 

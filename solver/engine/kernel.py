@@ -203,11 +203,17 @@ def kernels_cached() -> bool:
     and a turn's layers), compiled from these sources: if not, the first solve compiles them
     before it starts (:data:`solver.limits.COMPILE_SECONDS`). True where a game solve does not
     run numba (not installed, or the numpy kernel forced) or its cache cannot be read (numba's
-    index of a kernel, read as numba reads it: another numba's internals say nothing)."""
+    index of a kernel, read as numba reads it: another numba's internals say nothing). It
+    leaves the kernel's choice (:func:`force`) alone: a server's request threads ask it while
+    a solve runs."""
     import pickle
 
-    with compiled_whenever_installed():
-        funcs = compiled()
+    choice = _FORCED[0] if _FORCED else os.environ.get(KERNEL_ENV, "auto").strip().lower()
+    if choice == "numpy":
+        return True
+    if not _COMPILED:
+        _COMPILED.append(_compile())
+    funcs = _COMPILED[0]
     if funcs is None:
         return True
     try:

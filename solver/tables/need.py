@@ -12,7 +12,7 @@ be written warns, as every cache does, and the answer is the same.
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -76,25 +76,45 @@ def unpack_need(data: bytes, rules: Rules, n_dice: int, source: str) -> NeedEndi
     return NeedEndings(k_min, k_max, summed(cards), island, cards)
 
 
-@lru_cache(maxsize=4)
+_KEPT: dict[tuple[Rules, int], NeedEndings] = {}
+"""The endings read or solved in this process, by (rules, dice): the last :data:`KEEP` kept."""
+KEEP = 4
+_lock = threading.Lock()
+
+
 def cached_need(rules: Rules, n_dice: int,
                 before_solve: Callable[[Rules, int], None] | None = None) -> NeedEndings:
-    """The final turns' endings under `rules` with `n_dice` dice: from the cache when it holds
-    them, else solved now (`before_solve(rules, n_dice)` called first: a front end says so)
-    and kept there (module doc)."""
+    """The final turns' endings under `rules` with `n_dice` dice: from this process's or the
+    disk's cache when it holds them, else solved now (`before_solve(rules, n_dice)` called
+    first: a front end says so) and kept there (module doc). (Not an ``lru_cache``: it would
+    be keyed by `before_solve` too.)"""
     from ..errors import StaleTableError
     from ..game.estimate import need_endings
 
+    key = (rules, n_dice)
+    with _lock:
+        kept = _KEPT.get(key)
+    if kept is not None:
+        return kept
     path = need_path(rules, n_dice)
     try:
-        return unpack_need(path.read_bytes(), rules, n_dice, str(path))
+        need = unpack_need(path.read_bytes(), rules, n_dice, str(path))
     except (OSError, StaleTableError):
-        pass
-    if before_solve is not None:
-        before_solve(rules, n_dice)
-    need = need_endings(rules.turn_rules(), n_dice)
-    keep_in_cache(lambda: write_atomically(path, pack_need(need, rules, n_dice)), path)
+        if before_solve is not None:
+            before_solve(rules, n_dice)
+        need = need_endings(rules.turn_rules(), n_dice)
+        keep_in_cache(lambda: write_atomically(path, pack_need(need, rules, n_dice)), path)
+    with _lock:
+        _KEPT[key] = need
+        while len(_KEPT) > KEEP:
+            del _KEPT[next(iter(_KEPT))]
     return need
 
 
-__all__ = ["cached_need", "need_path", "pack_need", "unpack_need"]
+def clear_kept() -> None:
+    """Forget the endings kept in this process (the disk's cache stays)."""
+    with _lock:
+        _KEPT.clear()
+
+
+__all__ = ["cached_need", "clear_kept", "need_path", "pack_need", "unpack_need"]

@@ -155,14 +155,18 @@ class Solutions(Tables):
         return self._solve_table("game table", rules, game_default_dir(rules), solve,
                                  {"table": f"game-{players}"},
                                  cost=game_cost(rules.target, players)[0],
-                                 once=self._compiling())
+                                 once=self._compiling() if self.settings.solve_on_demand
+                                 else 0.0)
 
     def _compiling(self) -> float:
         """The seconds numba takes to compile a game solve's kernels before the first one
         (:data:`solver.limits.COMPILE_SECONDS`), where its cache does not hold them yet (a
         solving process is started afresh after a game's solve: it reads them from the
         cache, or compiles them again where the cache cannot hold them) and, solving in this
-        process, no game was solved yet; else 0. Before, a first game solve was expected to
+        process, no game was solved yet; else 0. Asked as a game solve is queued: each one
+        queued before the first has compiled them is expected with it too (only the first
+        compiles: the waits behind them are overstated, never understated). Before, a first
+        game solve was expected to
         take its cost model's seconds alone (about 1 s for two players at 400, where `sabords
         winprob` with numba's cache empty took 20.8 s), and the queue learnt from its time that
         every solve takes that many times its cost."""
