@@ -173,26 +173,41 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     Three players and more, from the measured rates (docs/playing-to-win.md): a cyclic phase
     (normal play, sudden death) about 15 core-ms a state over its improvements, a final-round
     row about 0.5 core-ms (0.18 to 0.84 measured), on both cores (three players at 2000: 135 s
-    measured, 130 s by the model; at 6000: 3495 s, 3470 s); memory about 2.95 GB and 80 bytes a
-    row of every phase of every seat, at least what was measured (peaks by `/usr/bin/time`:
-    three players at 6000 2.76 GB and 2.97 GB, and 3.15 GB with the heap kept (solver/heap.py;
-    3300 s), the model 3.18 GB; four at 2000 2.7 GB, the model 3.9 GB; five at 1000 5.34 GB in
-    the largest process, the model 9.7 GB). It said 0.7 GB, below the three-player solve's
-    2.76 GB (a reader's audit)."""
+    measured, 130 s by the model; at 6000: 3495 s, 3470 s); memory 80 bytes a row of every
+    phase of every seat, and the solve's working memory (:func:`_working_memory`), at least what
+    was measured (peaks by `/usr/bin/time`, of the largest process unless said; the model's in
+    brackets): three players at 500, 0.27 GB (0.41); at 1500, 0.49 GB (0.80); at 6000, 2.76 GB
+    and 2.97 GB, and 3.15 GB with the heap kept (solver/heap.py; 3300 s) (3.18); four at 500,
+    0.97 GB, and 1.62 GB for the whole process tree on Dask's two workers (1.63); four at 2000,
+    2.7 GB (3.97); five at 300, 2.68 GB for the tree (3.30); five at 1000, 5.34 GB (9.69). It
+    said 0.7 GB at 6000, below the three-player solve's 2.76 GB (a reader's audit); then
+    2.95 GB for every game of three players and more, 3.0 GB where three at 500 took 0.27 GB
+    (a new user's trial)."""
     n = target // 100
     if players == 2:
         return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
     cyclic = 2 * n**players
     final = final_rounds(n, players)
-    return ((cyclic * 15e-3 + final * 0.5e-3) / 2,
-            MEMORY_FLOOR + 80.0 * players * (cyclic + final))
+    rows = players * (cyclic + final)
+    return ((cyclic * 15e-3 + final * 0.5e-3) / 2, _working_memory(rows) + 80.0 * rows)
 
 
-MEMORY_FLOOR = 2.95e9
-""":func:`game_cost`'s memory of a game of three players or more before its rows: a floor, so
-that the model says at least what three players at 6000 took (2.76, 2.97 and 3.15 GB), not what a
-small game needs (three players at 1500 peaked at 0.49 GB): :func:`exceeds_memory` leaves it
-out."""
+MEMORY_BASE = 0.35e9
+"""The working memory of the smallest game of three players or more (:func:`_working_memory`)."""
+MEMORY_PER_ROW = 3000.0
+"""Its growth, in bytes a row of every phase of every seat, up to :data:`MEMORY_OVERHEAD`."""
+MEMORY_OVERHEAD = 2.95e9
+"""The working memory of a large game: what three players at 6000 took (2.76, 2.97 and
+3.15 GB) beyond their rows."""
+
+
+def _working_memory(rows: float) -> float:
+    """The bytes a game of three players or more of `rows` rows (every phase, every seat)
+    needs beyond its rows: its blocks' turn solves, the tables it reads, numba and the
+    interpreter. It grows with the game (a block of a larger game is larger) up to what the
+    largest games measured took (:data:`MEMORY_OVERHEAD`); :func:`exceeds_memory` leaves it
+    out."""
+    return min(MEMORY_BASE + MEMORY_PER_ROW * rows, MEMORY_OVERHEAD)
 
 
 COMPILE_SECONDS = 19.0
@@ -216,11 +231,13 @@ of what a game solve compiles (:data:`COMPILE_SECONDS`)."""
 
 def exceeds_memory(target: int, players: int) -> tuple[float, int] | None:
     """(the model's bytes, the machine's) where the game of `players` at `target` cannot fit
-    this machine's memory (:func:`memory`): its rows alone, without :data:`MEMORY_FLOOR`, need
-    more than it has (five players at 6000, 3241 GB; four at 6000, 28.9 GB, on 24 GB); else
-    None, and where the system does not say."""
+    this machine's memory (:func:`memory`): its rows alone, without its working memory
+    (:func:`_working_memory`), need more than it has (five players at 6000, 3241 GB; four at
+    6000, 28.9 GB, on 24 GB); else None, and where the system does not say."""
     need, have = game_cost(target, players)[1], memory()
-    rows = need - (MEMORY_FLOOR if players > 2 else 0.0)
+    n = target // 100
+    rows = (need if players == 2
+            else 80.0 * players * (2 * n**players + final_rounds(n, players)))
     return (need, have) if have is not None and rows > have else None
 
 

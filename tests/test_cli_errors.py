@@ -898,6 +898,24 @@ def test_the_same_value_twice_is_no_contradiction_and_policy_names_have_no_case(
         ["win"] * 3 + ["points"] * 3
 
 
+# Peak memory measured by `/usr/bin/time` on the 2-core machine (GB): (players, target, largest
+# process or whole process tree). Sources: solver/limits.py's game_cost docstring, docs/playing-
+# to-win.md, `make bench` (the trees) and a new user's trial (three players at 500).
+MEASURED_MEMORY = [(3, 500, 0.27), (3, 1500, 0.49), (3, 2000, 0.73), (3, 6000, 3.15),
+                   (4, 500, 1.62), (4, 2000, 2.7), (5, 300, 2.68), (5, 1000, 5.34)]
+
+
+def test_the_cost_models_memory_is_at_least_what_was_measured_and_at_most_about_twice() -> None:
+    """The model said 3.0 GB for three players at 500, which took 0.27 GB (a floor for every
+    game of three players or more): a user of a small machine was told that a small game
+    needs 3 GB. It says at least what each solve took, and at most about twice it."""
+    from solver.limits import game_cost
+
+    for players, target, gb in MEASURED_MEMORY:
+        model = game_cost(target, players)[1] / 1e9
+        assert gb <= model < 2 * gb + 0.2, (players, target, model, gb)
+
+
 def test_every_figure_of_the_game_solves_cost_is_the_cost_models(sabords: Run) -> None:
     """The game solve's time was given four ways: 'about 15 s', 'about 20 s', 'a minute'."""
     from solver.limits import game_cost_text
