@@ -458,6 +458,17 @@ def test_game_plays_three_player_games_between_policies(tables: Path) -> None:
                for r in answer["overall"])  # type: ignore[union-attr]
 
 
+def test_game_of_three_players_or_more_plays_win_against_points_by_default(tables: Path) -> None:
+    """`sabords game --players 3` without --policies was refused: "--policies takes 3 policy
+    names separated by commas (one a seat), not 'win,points'", a default nobody typed (a new
+    user's trial). Its default is now win against points at every number of players."""
+    answer = _json("game", "--players", "3", "--games", "30", "--seed", "1", *TARGET,
+                   "--game-tables", str(tables))
+    assert answer["policies"] == ["win", "points", "points"]  # type: ignore[index]
+    assert _json("game", "--games", "2", "--seed", "1")["policies"] == [  # type: ignore[index]
+        "win", "points"]
+
+
 
 # -- reading the table a phase at a time -------------------------------------------------------
 

@@ -292,11 +292,12 @@ def game_command(
     games: Annotated[int, typer.Option("--games", metavar="N",
                                        help="Number of games, 1 to a million (seats swap "
                                        "every game).")] = 1000,
-    policies: Annotated[str, typer.Option(
+    policies: Annotated[str | None, typer.Option(
         "--policies", metavar="A,B",
         help="One policy a seat: win, points, need (pass the leader this turn), first-roll, "
-             "two-skulls, greedy, threshold[=T].")
-    ] = "win,points",
+             "two-skulls, greedy, threshold[=T] (default: win against points, win,points, "
+             "and win,points,points... for more players).", show_default=False)
+    ] = None,
     players: Annotated[int, typer.Option(
         "--players", metavar="N", min=2, max=5,
         help="Players at the table, 2 to 5 (the win policy reads their game table: two and "
@@ -337,6 +338,8 @@ def game_command(
     from ..strategy.games import check_games, play_games, policy_name
 
     rules = rules_from(variant)
+    if policies is None:  # before: win,points whatever the players, refused for three and more
+        policies = ",".join(["win"] + ["points"] * (players - 1))
     given = [p.strip() for p in policies.split(",")]
     if len(given) != players or not all(given):
         fail(f"--policies takes {players} policy names separated by commas (one a seat), not "
