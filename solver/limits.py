@@ -188,8 +188,15 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
         return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
     cyclic = 2 * n**players
     final = final_rounds(n, players)
-    rows = players * (cyclic + final)
+    rows = _rows(target, players)
     return ((cyclic * 15e-3 + final * 0.5e-3) / 2, _working_memory(rows) + 80.0 * rows)
+
+
+def _rows(target: int, players: int) -> int:
+    """The rows of every phase of every seat of a game of three players or more: its two
+    cyclic phases and its final round's, one a seat each."""
+    n = target // 100
+    return int(players * (2 * n**players + final_rounds(n, players)))
 
 
 MEMORY_BASE = 0.35e9
@@ -235,9 +242,7 @@ def exceeds_memory(target: int, players: int) -> tuple[float, int] | None:
     (:func:`_working_memory`), need more than it has (five players at 6000, 3241 GB; four at
     6000, 28.9 GB, on 24 GB); else None, and where the system does not say."""
     need, have = game_cost(target, players)[1], memory()
-    n = target // 100
-    rows = (need if players == 2
-            else 80.0 * players * (2 * n**players + final_rounds(n, players)))
+    rows = need if players == 2 else 80.0 * _rows(target, players)
     return (need, have) if have is not None and rows > have else None
 
 
