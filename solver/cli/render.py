@@ -406,18 +406,25 @@ def turn_cache_warning(rules: Rules, cards: Iterable[str], directory: Path | Non
 def game_solve_notice(rules: Rules, players: int) -> None:
     """Before a game table is solved (not read): what the solve will take (the cost model's
     figure) and whether it will be cached (:func:`cache_warning`), on stderr."""
-    from ..engine.kernel import kernels_cached
-    from ..limits import COMPILE_SECONDS, duration_words, game_cost_text
+    from ..limits import COMPILE_SECONDS, game_cost_text
     from ..tables.game import game_table_path
     from ..tables.paths import game_default_dir
 
     cached = cache_warning([game_table_path(game_default_dir(rules), players)])
-    compiling = "" if kernels_cached() else (
-        f"; before it, numba compiles the solver's kernels: about "
-        f"{duration_words(COMPILE_SECONDS)}, once")
+    compiling = _compiling_words(COMPILE_SECONDS)
     say(f"solving the {players_words(players)} game for {rules.describe()}: "
         f"{game_cost_text(rules.target, players)}" + (", once (then cached)" if cached else "")
         + compiling)
+
+
+def _compiling_words(seconds: float) -> str:
+    """What a notice adds where numba's cache lacks the kernels a solve runs (else nothing)."""
+    from ..engine.kernel import kernels_cached
+    from ..limits import duration_words
+
+    return "" if kernels_cached() else (
+        f"; before it, numba compiles the solver's kernels: about {duration_words(seconds)}, "
+        "once")
 
 
 def need_solve_notice(rules: Rules, n_dice: int) -> None:
@@ -425,14 +432,11 @@ def need_solve_notice(rules: Rules, n_dice: int) -> None:
     it takes, and numba's compiling first where its cache lacks the kernels, on stderr (a
     first answer for four or five players took 11.4 s in silence: :data:`solver.limits.
     NEED_COMPILE_SECONDS`)."""
-    from ..engine.kernel import kernels_cached
     from ..limits import NEED_COMPILE_SECONDS, NEED_SECONDS, duration_words
     from ..tables.need import need_path
 
     cached = cache_warning([need_path(rules, n_dice)])
-    compiling = "" if kernels_cached() else (
-        f"; before it, numba compiles the solver's kernels: about "
-        f"{duration_words(NEED_COMPILE_SECONDS)}, once")
+    compiling = _compiling_words(NEED_COMPILE_SECONDS)
     say(f"solving the final round of four and five players for "
         f"{rules.turn_rules().describe()}: about "
         f"{duration_words(NEED_SECONDS)}" + (", once (then cached)" if cached else "")
