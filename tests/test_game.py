@@ -239,6 +239,26 @@ def test_the_win_plays_moves_evaluated_exactly_reproduce_win(
     assert abs(total - win[a, b]) <= TOL
 
 
+def test_the_win_plays_moves_do_not_depend_on_the_states_solved_beside_them(
+        small: GameTable) -> None:
+    """A simulator prepares the states of a round of games together, in batches of any width
+    (one lane a state, padded to no fixed width): each state's moves are those it has when
+    prepared alone, at every position of every world of every card."""
+    cards = list(deck())
+    states = np.array([[a, b] for a in range(5) for b in range(5)])
+    kinds = np.full(states.shape[0], NORMAL_KIND)
+    together = small.win_play()
+    phase, column = together.locate(states, kinds, np.zeros(states.shape[0], dtype=np.int64))
+    together.prepare(np.repeat(phase, len(cards)), np.repeat(column, len(cards)),
+                     cards * states.shape[0])
+    for p, s in zip(phase.tolist(), column.tolist(), strict=True):
+        alone = small.win_play()
+        alone.prepare(np.array([p]), np.array([s]), [cards[s % len(cards)]])
+        card = cards[s % len(cards)]
+        for world, moves in alone.moves_of[(p, s, card)].items():
+            assert np.array_equal(moves, together.moves_of[(p, s, card)][world]), (s, card)
+
+
 def test_the_certified_start_and_the_improvements_give_the_same_table(
         tiny: GameTable) -> None:
     """Two players' cyclic phases start from value iteration's certified values; started from

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..engine import NO_MOVE, STOP, TIE_TOL, FloatArray, IntArray, kernel
 from ..engine.codes import UNUSED, USED
-from ..engine.kernel import LANES, from_lanes, to_lanes
+from ..engine.kernel import from_lanes, to_lanes
 from ..engine.results import PolicyMoveError
 from ..engine.solve import solve_layers
 from ..rules.aims import WIN
@@ -108,7 +108,7 @@ class TableWinPlay:
             for (card, p), states in want.items():
                 index = np.array(sorted(set(states)), dtype=np.int64)
                 u = np.stack([columns[(p, s)] for s in index.tolist()], axis=1)
-                ul = to_lanes(u, LANES)
+                ul = to_lanes(u)
                 ct = self.gm.cards[card]
                 w0 = ct.worlds[ct.model.worlds[0]]
                 solved = solve_layers(ct.model, ct.st, ul, w0.stop_idx, w0.bust_idx,
