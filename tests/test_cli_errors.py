@@ -247,6 +247,19 @@ def test_a_closed_stdout_is_one_line_and_a_broken_pipe_is_silent() -> None:
     assert (broken.returncode, broken.stderr) == (141, "")
 
 
+@pytest.mark.parametrize("args", [("game", "--games", "100000"),
+                                  ("winprob", "--me", "0", "--opp", "0", "--opp", "0")])
+def test_a_stdout_closed_from_the_start_is_said_before_any_work(args: tuple[str, ...]) -> None:
+    """A long command whose answer cannot be written says so at once: not after playing
+    100,000 games (its progress line would come first) or solving a game."""
+    closed = subprocess.run(["sh", "-c", f"exec '{sys.executable}' -m solver {' '.join(args)} >&-"],
+                            capture_output=False, stderr=subprocess.PIPE, text=True,
+                            check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert closed.returncode == 2
+    assert closed.stderr.splitlines() == [
+        "sabords: error: cannot write the output: standard output is closed"]
+
+
 # -- limits of this machine --------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -227,6 +228,8 @@ def run_command(body: Callable[[], object], flags: dict[str, str] | None = None)
     :data:`FLAGS`), and so a closed or full stdout; a cache warning said once."""
     from .render import cache_warnings_said, unusable_cache
 
+    if sys.stdout is None:  # closed before the start (``>&-``): said before any work is done
+        fail("cannot write the output: standard output is closed")
     try:
         with cache_warnings_said():
             body()
