@@ -1498,3 +1498,19 @@ def test_a_solve_over_another_game_s_checkpoint_says_it_replaces_it(
                                           "an interrupted solve of another game; this one "
                                           "replaces it")
     assert not kept.exists()  # a finished solve removes its checkpoint
+
+
+@pytest.mark.parametrize(("args", "flag", "writes"), [
+    (("winprob", "--me", "0", "--opp", "0"), "--game-tables",
+     "`sabords solve-game --players 2 --out DIR` writes it"),
+    (("ev",), "--tables", "`sabords solve --all --out DIR` writes the tables")])
+def test_a_tables_folder_that_is_a_file_is_said_so(sabords: Run, tmp_path: Path,
+                                                   args: tuple[str, ...], flag: str,
+                                                   writes: str) -> None:
+    """Naming a file where a folder of tables goes is not mended by writing the table into
+    the file as if it were a folder (what the refusal suggested before)."""
+    a_file = tmp_path / "tables.msgpack"
+    a_file.write_bytes(b"")
+    line = assert_one_line_error(sabords(*args, flag, str(a_file)),
+                                 f"{a_file} is a file, not a folder of tables", writes)
+    assert f"--out {a_file}" not in line

@@ -544,8 +544,10 @@ def test_ev_with_a_bad_tables_dir_is_one_line(sabords: Run, tmp_path: Path,
         directory.mkdir()
         table_path(directory, CARDS["none"]).write_bytes(b"garbage")
     result = sabords("ev", "--tables", str(directory))
-    assert_one_line_error(result, f"policy table {directory / 'turn-none.msgpack'}",
-                          f"sabords solve --all --out {directory}")
+    fix = (f"{directory} is a file, not a folder of tables: name a folder, where "
+           "`sabords solve --all --out DIR` writes the tables" if make_bad == "file"
+           else f"sabords solve --all --out {directory}")
+    assert_one_line_error(result, f"policy table {directory / 'turn-none.msgpack'}", fix)
 
 
 def test_solve_writes_the_tables_bit_for_bit(sabords: Run, fresh: dict[str, TurnTable],

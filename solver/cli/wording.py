@@ -127,6 +127,9 @@ def fix_words(exc: StaleTableError) -> str:
             return ("the tables installed with mille-sabords do not match it: reinstall "
                     "mille-sabords (with the pip or pipx command that installed it)")
     what = "it" if exc.table.startswith("game") else "the tables"
+    if directory.is_file():  # --game-tables or --tables naming a file, not its folder
+        return (f"{directory} is a file, not a folder of tables: name a folder, where "
+                f"`{fix_command(exc, 'DIR')}` writes {what}")
     again = "" if exc.missing else " again"
     making = making_words(exc)
     if making:
