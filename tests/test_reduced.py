@@ -209,6 +209,44 @@ def test_the_final_turns_endings_are_kept_in_the_cache_and_a_foreign_file_is_sol
         clear_kept()
 
 
+def test_requests_needing_the_same_endings_at_once_wait_for_one_solve(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server's requests for four players on a new machine: eight threads asking for the
+    same endings at once solve them once (each waits for it) and get them all, whatever
+    their targets (the endings depend on the turn rules and the dice alone); other dice are
+    solved beside them."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import solver.game.estimate as estimate
+    from solver.tables.need import cached_need, clear_kept
+
+    monkeypatch.setenv("SABORDS_CACHE_DIR", str(tmp_path / "cache"))
+    clear_kept()
+    solves: list[int] = []
+    started = threading.Barrier(8)
+    real = estimate.need_endings
+
+    def counted(turn_rules: Rules, n_dice: int) -> object:
+        solves.append(n_dice)
+        return real(turn_rules, n_dice)
+
+    monkeypatch.setattr(estimate, "need_endings", counted)
+
+    def ask(target_dice: tuple[int, int]) -> object:
+        started.wait()
+        return cached_need(Rules(target=target_dice[0]), target_dice[1])
+
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            got = list(pool.map(ask, [(400, 3), (500, 3), (6000, 3)] * 2 + [(400, 2)] * 2))
+    finally:
+        clear_kept()
+    assert sorted(solves) == [2, 3]
+    assert all(g is got[0] for g in got[:6]) and got[6] is got[7]
+    assert got[0] is not got[6]
+
+
 @pytest.mark.parametrize(("players", "m"), [(3, 2), (3, 3), (4, 2), (4, 3), (5, 2), (5, 3)])
 def test_the_pooled_strengths_closed_form_is_the_least_squares_solution(players: int,
                                                                         m: int) -> None:

@@ -77,38 +77,57 @@ def unpack_need(data: bytes, rules: Rules, n_dice: int, source: str) -> NeedEndi
 
 
 _KEPT: dict[tuple[Rules, int], NeedEndings] = {}
-"""The endings read or solved in this process, by (rules, dice): the last :data:`KEEP` kept."""
+"""The endings read or solved in this process, by (turn rules, dice): the last :data:`KEEP`
+kept."""
 KEEP = 4
 _lock = threading.Lock()
+_GATES: dict[tuple[Rules, int], threading.Lock] = {}
+"""One lock a (turn rules, dice) being read or solved: a server's requests that need the same
+endings at once wait for the one solve (on 2 cores, sixteen solves side by side would take
+sixteen times as long, each)."""
 
 
 def cached_need(rules: Rules, n_dice: int,
                 before_solve: Callable[[Rules, int], None] | None = None) -> NeedEndings:
     """The final turns' endings under `rules` with `n_dice` dice: from this process's or the
     disk's cache when it holds them, else solved now (`before_solve(rules, n_dice)` called
-    first: a front end says so) and kept there (module doc). (Not an ``lru_cache``: it would
-    be keyed by `before_solve` too.)"""
+    first: a front end says so) and kept there (module doc); one thread at a time reads or
+    solves the same endings, the others wait for them (:data:`_GATES`). (Not an
+    ``lru_cache``: it would be keyed by `before_solve` too.)"""
+    key = (rules.turn_rules(), n_dice)  # (the endings depend on nothing else)
+    with _lock:
+        kept = _KEPT.get(key)
+        if kept is not None:
+            return kept
+        gate = _GATES.setdefault(key, threading.Lock())
+    with gate:
+        with _lock:
+            kept = _KEPT.get(key)
+        if kept is not None:  # read or solved by the thread this one waited for
+            return kept
+        need = _read_or_solve(rules, n_dice, before_solve)
+        with _lock:
+            _KEPT[key] = need
+            while len(_KEPT) > KEEP:
+                del _KEPT[next(iter(_KEPT))]
+            _GATES.pop(key, None)
+    return need
+
+
+def _read_or_solve(rules: Rules, n_dice: int,
+                   before_solve: Callable[[Rules, int], None] | None) -> NeedEndings:
     from ..errors import StaleTableError
     from ..game.estimate import need_endings
 
-    key = (rules, n_dice)
-    with _lock:
-        kept = _KEPT.get(key)
-    if kept is not None:
-        return kept
     path = need_path(rules, n_dice)
     try:
-        need = unpack_need(path.read_bytes(), rules, n_dice, str(path))
+        return unpack_need(path.read_bytes(), rules, n_dice, str(path))
     except (OSError, StaleTableError):
         if before_solve is not None:
             before_solve(rules, n_dice)
         need = need_endings(rules.turn_rules(), n_dice)
         keep_in_cache(lambda: write_atomically(path, pack_need(need, rules, n_dice)), path)
-    with _lock:
-        _KEPT[key] = need
-        while len(_KEPT) > KEEP:
-            del _KEPT[next(iter(_KEPT))]
-    return need
+        return need
 
 
 def clear_kept() -> None:
