@@ -42,6 +42,28 @@ def test_any_number_of_workers_and_any_block_size_give_the_same_bytes(
     assert got == reference
 
 
+def _logged(messages: list[str]) -> list[str]:
+    """What a worker's "distributed.worker" logger lets through of `messages` (ERROR)."""
+    import logging
+
+    log = logging.getLogger("distributed.worker")
+    return [m for m in messages
+            if all(f(log.makeRecord(log.name, logging.ERROR, "", 0, m, (), None))
+                   for f in log.filters)]
+
+
+def test_a_local_cluster_s_workers_do_not_log_a_failed_heartbeat_but_other_errors() -> None:
+    """As a cluster closed after Ctrl-C, a worker's heartbeat found the scheduler gone and
+    logged an ERROR with a traceback of 30 lines (the Ctrl-C test below, once in many runs):
+    the workers of a cluster of this process drop that message, and only that one."""
+    messages = ["Failed to communicate with scheduler during heartbeat.",
+                "Unexpected exception during heartbeat. Closing worker."]
+    with local_cluster(2) as client:
+        seen = client.run(_logged, messages)
+    assert len(seen) == 2
+    assert all(got == messages[1:] for got in seen.values()), seen
+
+
 def test_four_players_on_dask_in_small_blocks_give_the_bytes_of_this_process() -> None:
     """Four players (three dice, target 400: the compact final round, phases with seats that
     have played and rows of a lead) on two workers, in blocks of 64 states."""
