@@ -39,6 +39,8 @@ def test_work_of_small_batches_runs_numba_unless_numpy_is_asked_for(
         monkeypatch.delenv(kernel.KERNEL_ENV, raising=False)
     else:
         monkeypatch.setenv(kernel.KERNEL_ENV, env)
+    # as in a process whose numba has run nothing yet (the next test: one that has)
+    monkeypatch.setattr(kernel, "_small_ready", lambda: False)
     assert kernel.numba_available()
     with kernel.compiled_whenever_installed():
         assert kernel.implementation(1) == inside
@@ -49,6 +51,47 @@ def test_work_of_small_batches_runs_numba_unless_numpy_is_asked_for(
             assert kernel.implementation(1) == "numpy"
     finally:
         kernel.force(None)
+
+
+SMALL_AFTER_NUMBA = """
+import hashlib, sys
+import numpy as np
+from solver.engine import kernel, solve_turn
+from solver.game.estimate import need_endings
+from solver.rules import CARDS, Rules
+
+def digest():
+    out = solve_turn(CARDS["sorceress"], Rules())  # two worlds
+    h = hashlib.sha256()
+    for w in sorted(out.worlds):
+        for a in (out.worlds[w].value, out.worlds[w].keep_value, out.worlds[w].policy):
+            h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+before = (kernel.implementation(1), digest())
+need_endings(Rules().turn_rules(), 3)  # near-optimal final turns: numba, whatever the batch
+ends = kernel.implementation(1)  # (they run no first roll's sum: not every kernel yet)
+with kernel.compiled_whenever_installed():  # as a simulation's win play does
+    forced = digest()
+after = (kernel.implementation(1), digest())
+print(before[0], ends, after[0], before[1] == forced == after[1])
+"""
+
+
+def test_a_single_chunk_runs_numba_once_this_process_has_loaded_its_kernels() -> None:
+    """By default a single chunk runs numpy (starting numba would cost more than the work),
+    until this process has run numba's kernels of a turn solve: from then on numba, the same
+    bits (a review of four players: 16 s of numpy's single chunks before, 6 s)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != kernel.KERNEL_ENV}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", SMALL_AFTER_NUMBA], env=env,
+                          capture_output=True, text=True, check=True, timeout=600)
+    assert done.stdout.split() == ["numpy", "numpy", "numba", "True"]
 
 
 def test_asking_whether_the_kernels_are_cached_leaves_the_choice_alone(

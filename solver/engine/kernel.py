@@ -63,7 +63,8 @@ sweep took 55, 44, 34 and 44 ms at 16, 32, 64 and 128 lanes on the 2-core machin
 KERNEL_ENV = "SABORDS_KERNEL"
 """Which implementation runs: ``auto`` (the default: numba for batches of more than one
 chunk, when it is installed, and numpy for a single chunk, where starting numba would cost a
-second for a few milliseconds of work), ``numba`` (whenever installed) or ``numpy``. The
+second for a few milliseconds of work, unless this process has started numba's kernels of a
+turn solve already: :func:`_small_ready`), ``numba`` (whenever installed) or ``numpy``. The
 numbers are the same bits whichever runs."""
 
 
@@ -167,11 +168,26 @@ def compiled(chunks: int = 2) -> dict[str, Callable[..., Any]] | None:
     """The numba kernel for a batch of `chunks` chunks, or None: the numpy reference runs
     (see :data:`KERNEL_ENV`)."""
     choice = _FORCED[0] if _FORCED else os.environ.get(KERNEL_ENV, "auto").strip().lower()
-    if choice == "numpy" or (choice != "numba" and chunks <= 1):
+    if choice == "numpy" or (choice != "numba" and chunks <= 1 and not _small_ready()):
         return None
     if not _COMPILED:
         _COMPILED.append(_compile())
     return _COMPILED[0]
+
+
+SMALL_SOLVE = ("sweep", "solve_layer", "sorceress_best", "first_sum", "best_moves")
+"""The kernels a turn solve of a single chunk runs."""
+
+
+def _small_ready() -> bool:
+    """Whether this process has numba's kernels of :data:`SMALL_SOLVE` loaded already (a game
+    solve or a simulation's win play ran them; near-optimal final turns alone run no first
+    roll's sum): a single chunk then runs on numba too, its start paid. Measured: the review
+    of a game of four players took 16 s on numpy's single chunks after its win play had
+    loaded numba, 6 s on numba's."""
+    funcs = _COMPILED[0] if _COMPILED else None
+    return funcs is not None and all(getattr(funcs[name], "signatures", None)
+                                     for name in SMALL_SOLVE)
 
 
 def force(choice: str | None) -> None:
