@@ -53,6 +53,23 @@ def test_work_of_small_batches_runs_numba_unless_numpy_is_asked_for(
         kernel.force(None)
 
 
+def test_two_threads_inside_leave_the_choice_as_it_was_in_either_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compiled_whenever_installed` entered by A, then B, left by A, then B (two threads of a
+    server or of a test): numba while either is inside, the default after. Before, each saved
+    the choice at its entry and restored it at its exit: A's exit put the default back while
+    B still ran, and B's left numba forced for the rest of the process (found by a review)."""
+    monkeypatch.delenv(kernel.KERNEL_ENV, raising=False)
+    monkeypatch.setattr(kernel, "_small_ready", lambda: False)
+    a, b = kernel.compiled_whenever_installed(), kernel.compiled_whenever_installed()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)
+    assert kernel.implementation(1) == "numba"  # B is still inside
+    b.__exit__(None, None, None)
+    assert kernel.implementation(1) == "numpy"
+
+
 SMALL_AFTER_NUMBA = """
 import hashlib, sys
 import numpy as np

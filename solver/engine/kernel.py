@@ -38,6 +38,7 @@ game's lookups of a win probability are all rows of such a table.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -167,7 +168,7 @@ _FORCED: list[str] = []
 def compiled(chunks: int = 2) -> dict[str, Callable[..., Any]] | None:
     """The numba kernel for a batch of `chunks` chunks, or None: the numpy reference runs
     (see :data:`KERNEL_ENV`)."""
-    choice = _FORCED[0] if _FORCED else os.environ.get(KERNEL_ENV, "auto").strip().lower()
+    choice = _choice()
     if choice == "numpy" or (choice != "numba" and chunks <= 1 and not _small_ready()):
         return None
     if not _COMPILED:
@@ -199,19 +200,38 @@ def force(choice: str | None) -> None:
         _FORCED.append(choice)
 
 
+_WHENEVER = [0]
+"""How many threads are inside :func:`compiled_whenever_installed` now (a count, not a saved
+choice restored at the exit: two threads leaving in the other order left numba forced for
+the rest of the process, found by a review)."""
+_WHENEVER_LOCK = threading.Lock()
+
+
+def _choice() -> str:
+    """``numba``, ``numpy`` or ``auto``: :func:`force`'s choice, else numba while a thread is
+    inside :func:`compiled_whenever_installed` (unless :data:`KERNEL_ENV` asks for numpy),
+    else :data:`KERNEL_ENV`'s."""
+    if _FORCED:
+        return _FORCED[0]
+    env = os.environ.get(KERNEL_ENV, "auto").strip().lower()
+    return "numba" if env != "numpy" and _WHENEVER[0] > 0 else env
+
+
 @contextmanager
 def compiled_whenever_installed() -> Iterator[None]:
     """Run numba for every batch, a single chunk too, while inside (the numpy reference when
-    numba is missing, or asked for by :data:`KERNEL_ENV`): for work made of many small
-    batches, where numba's one-time start pays (the n-player game's settling steps). Before,
-    ``SABORDS_KERNEL=numpy`` left a game solve on numba."""
-    saved = list(_FORCED)
-    if not saved and os.environ.get(KERNEL_ENV, "auto").strip().lower() != "numpy":
-        _FORCED.append("numba")
+    numba is missing, or asked for by :data:`KERNEL_ENV` or :func:`force`): for work made of
+    many small batches, where numba's one-time start pays (the n-player game's settling
+    steps). It holds for the whole process while any thread is inside (a simulation's threads
+    run its batches), and ends when the last leaves. Before, ``SABORDS_KERNEL=numpy`` left a
+    game solve on numba."""
+    with _WHENEVER_LOCK:
+        _WHENEVER[0] += 1
     try:
         yield
     finally:
-        _FORCED[:] = saved
+        with _WHENEVER_LOCK:
+            _WHENEVER[0] -= 1
 
 
 def kernels_cached() -> bool:
@@ -224,7 +244,7 @@ def kernels_cached() -> bool:
     a solve runs."""
     import pickle
 
-    choice = _FORCED[0] if _FORCED else os.environ.get(KERNEL_ENV, "auto").strip().lower()
+    choice = _choice()
     if choice == "numpy":
         return True
     if not _COMPILED:
