@@ -101,16 +101,20 @@ def cached_need(rules: Rules, n_dice: int,
             return kept
         gate = _GATES.setdefault(key, threading.Lock())
     with gate:
-        with _lock:
-            kept = _KEPT.get(key)
-        if kept is not None:  # read or solved by the thread this one waited for
-            return kept
-        need = _read_or_solve(rules, n_dice, before_solve)
-        with _lock:
-            _KEPT[key] = need
-            while len(_KEPT) > KEEP:
-                del _KEPT[next(iter(_KEPT))]
-            _GATES.pop(key, None)
+        try:
+            with _lock:
+                kept = _KEPT.get(key)
+            if kept is not None:  # read or solved by the thread this one waited for
+                return kept
+            need = _read_or_solve(rules, n_dice, before_solve)
+            with _lock:
+                _KEPT[key] = need
+                while len(_KEPT) > KEEP:
+                    del _KEPT[next(iter(_KEPT))]
+        finally:  # (a solve that failed too: the threads waiting try in turn)
+            with _lock:
+                if _GATES.get(key) is gate:
+                    del _GATES[key]
     return need
 
 
