@@ -248,16 +248,20 @@ def test_a_closed_stdout_is_one_line_and_a_broken_pipe_is_silent() -> None:
 
 
 @pytest.mark.parametrize("args", [("game", "--games", "100000"),
-                                  ("winprob", "--me", "0", "--opp", "0", "--opp", "0")])
-def test_a_stdout_closed_from_the_start_is_said_before_any_work(args: tuple[str, ...]) -> None:
-    """A long command whose answer cannot be written says so at once: not after playing
-    100,000 games (its progress line would come first) or solving a game."""
+                                  ("solve-game", "--variant", "target=300", "--out", "OUT")])
+def test_a_stdout_closed_from_the_start_is_said_before_any_work(tmp_path: Path,
+                                                                args: tuple[str, ...]) -> None:
+    """A command whose answer cannot be written says so at once and does nothing: not after
+    playing 100,000 games (its progress line would come first) or writing a game's table
+    (which it did, then exited 2)."""
+    args = tuple(str(tmp_path / "out") if a == "OUT" else a for a in args)
     closed = subprocess.run(["sh", "-c", f"exec '{sys.executable}' -m solver {' '.join(args)} >&-"],
                             capture_output=False, stderr=subprocess.PIPE, text=True,
                             check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert closed.returncode == 2
     assert closed.stderr.splitlines() == [
         "sabords: error: cannot write the output: standard output is closed"]
+    assert not (tmp_path / "out").exists()
 
 
 # -- limits of this machine --------------------------------------------------------------------
@@ -1514,3 +1518,23 @@ def test_a_tables_folder_that_is_a_file_is_said_so(sabords: Run, tmp_path: Path,
     line = assert_one_line_error(sabords(*args, flag, str(a_file)),
                                  f"{a_file} is a file, not a folder of tables", writes)
     assert f"--out {a_file}" not in line
+
+
+def test_a_tables_folder_this_user_may_not_look_into_is_refused_in_one_line(
+        sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--tables /root/x` for a user who may not read /root: asking whether the folder is a
+    file raised EACCES inside the refusal being worded, a traceback (found by a review)."""
+    import errno
+    import os
+
+    locked = tmp_path / "locked"
+    real_stat = Path.stat
+
+    def stat(self: Path, **kwargs: Any) -> os.stat_result:
+        if str(self).startswith(str(locked)):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+        return real_stat(self, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", stat)
+    assert_one_line_error(sabords("ev", "--tables", str(locked / "tables")),
+                          f"policy table {locked / 'tables' / 'turn-none.msgpack'}")
