@@ -132,7 +132,7 @@ def local_cluster(n_workers: int | None = None) -> Iterator[Any]:
     level = log.level
     try:
         with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
-            client.run(quiet_heartbeats)
+            client.register_plugin(_quiet_heartbeats_plugin())  # (workers restarted too)
             try:
                 yield client
             except (KeyboardInterrupt, SystemExit):  # an interrupt: the scheduler's
@@ -156,11 +156,27 @@ def _not_heartbeat_failure(record: logging.LogRecord) -> bool:
 
 
 def quiet_heartbeats() -> None:
-    """In a worker process (``client.run``): its heartbeats that fail are not logged
-    (:data:`HEARTBEAT_FAILED`)."""
+    """In a worker process (:func:`_quiet_heartbeats_plugin`): its heartbeats that fail are
+    not logged (:data:`HEARTBEAT_FAILED`)."""
     worker_log = logging.getLogger("distributed.worker")
     if _not_heartbeat_failure not in worker_log.filters:
         worker_log.addFilter(_not_heartbeat_failure)
+
+
+def _quiet_heartbeats_plugin() -> Any:
+    """A Dask worker plugin that calls :func:`quiet_heartbeats` in every worker, those a nanny
+    starts again after a crash too (``client.run`` reaches the workers of the moment only).
+    Made here, not at the module's level, so that Dask is imported only when a cluster is
+    (the class is sent to the workers by value)."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class QuietHeartbeats(WorkerPlugin):
+        name = "sabords-quiet-heartbeats"
+
+        def setup(self, worker: Any) -> None:
+            quiet_heartbeats()
+
+    return QuietHeartbeats()
 
 
 @contextmanager
