@@ -107,6 +107,7 @@ def fix_words(exc: StaleTableError) -> str:
     """What makes the refused table again, as a clause of the refusal: a command the user can
     run where they are (:func:`fix_command`). The committed tables are never overwritten with
     other rules' tables, and an installed package's are reinstalled, not rebuilt."""
+    from ..caches import on_disk
     from ..tables.paths import in_checkout, is_committed_dir
 
     rules: Rules = exc.rules
@@ -127,7 +128,8 @@ def fix_words(exc: StaleTableError) -> str:
             return ("the tables installed with mille-sabords do not match it: reinstall "
                     "mille-sabords (with the pip or pipx command that installed it)")
     what = "it" if exc.table.startswith("game") else "the tables"
-    if _is_file(directory):  # --game-tables or --tables naming a file, not its folder
+    if on_disk(directory):  # --game-tables or --tables naming a file, not its folder (False
+        # where it cannot be told: Path.is_file raises EACCES in a folder one may not read)
         return (f"{directory} is a file, not a folder of tables: name a folder, where "
                 f"`{fix_command(exc, 'DIR')}` writes {what}")
     again = "" if exc.missing else " again"
@@ -135,15 +137,6 @@ def fix_words(exc: StaleTableError) -> str:
     if making:
         return f"{making}run `{fix_command(exc)}`" + ("" if exc.missing else " to make it again")
     return f"run `{fix_command(exc)}` to make {what}{again}"
-
-
-def _is_file(path: Path) -> bool:
-    """Whether `path` is a file, False where it cannot be told (a folder this user may not
-    read: ``Path.is_file`` raises EACCES there, inside a refusal being worded)."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
 
 
 def fix_command(exc: StaleTableError, directory: Path | str | None = None) -> str:
