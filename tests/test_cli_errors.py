@@ -228,16 +228,21 @@ def test_a_full_stdout_is_one_line(args: tuple[str, ...]) -> None:
         "sabords: error: cannot write the output: No space left on device"]
 
 
-def test_a_closed_stdout_is_one_line_and_a_broken_pipe_is_silent() -> None:
-    """A closed stdout is a mistake of the caller (one line, exit code 2); a reader that has
-    gone (`sabords ev | head -c 10`) ends the command quietly, as the standard tools
-    end on a closed pipe (exit code 128 + SIGPIPE)."""
-    closed = subprocess.run(["sh", "-c", f"exec '{sys.executable}' -m solver ev >&-"],
+def _refused_with_stdout_closed(*args: str) -> None:
+    """`sabords ARGS >&-` (stdout closed by the shell): exit code 2 and one line."""
+    closed = subprocess.run(["sh", "-c", f"exec '{sys.executable}' -m solver {' '.join(args)} >&-"],
                             capture_output=False, stderr=subprocess.PIPE, text=True,
                             check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert closed.returncode == 2
     assert closed.stderr.splitlines() == [
         "sabords: error: cannot write the output: standard output is closed"]
+
+
+def test_a_closed_stdout_is_one_line_and_a_broken_pipe_is_silent() -> None:
+    """A closed stdout is a mistake of the caller (one line, exit code 2); a reader that has
+    gone (`sabords ev | head -c 10`) ends the command quietly, as the standard tools
+    end on a closed pipe (exit code 128 + SIGPIPE)."""
+    _refused_with_stdout_closed("ev")
     reader, writer = os.pipe()
     os.close(reader)  # nobody reads: the first write is a broken pipe
     try:
@@ -254,13 +259,7 @@ def test_a_stdout_closed_from_the_start_is_said_before_any_work(tmp_path: Path,
     """A command whose answer cannot be written says so at once and does nothing: not after
     playing 100,000 games (its progress line would come first) or writing a game's table
     (which it did, then exited 2)."""
-    args = tuple(str(tmp_path / "out") if a == "OUT" else a for a in args)
-    closed = subprocess.run(["sh", "-c", f"exec '{sys.executable}' -m solver {' '.join(args)} >&-"],
-                            capture_output=False, stderr=subprocess.PIPE, text=True,
-                            check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert closed.returncode == 2
-    assert closed.stderr.splitlines() == [
-        "sabords: error: cannot write the output: standard output is closed"]
+    _refused_with_stdout_closed(*(str(tmp_path / "out") if a == "OUT" else a for a in args))
     assert not (tmp_path / "out").exists()
 
 
