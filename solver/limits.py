@@ -189,7 +189,9 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     cyclic = 2 * n**players
     final = final_rounds(n, players)
     rows = _rows(target, players)
-    return ((cyclic * 15e-3 + final * 0.5e-3) / 2, _working_memory(rows) + 80.0 * rows)
+    seconds = (cyclic * 15e-3 + final * 0.5e-3) / 2
+    base = PROCESS_BASE + (WORKERS_BASE if seconds > IN_PROCESS_SECONDS else 0.0)
+    return seconds, max(_working_memory(rows), base + CYCLIC_STATE * n**players) + 80.0 * rows
 
 
 def _rows(target: int, players: int) -> int:
@@ -206,6 +208,30 @@ MEMORY_PER_ROW = 3000.0
 MEMORY_OVERHEAD = 2.95e9
 """The working memory of a large game: what three players at 6000 took (2.76, 2.97 and
 3.15 GB) beyond their rows."""
+
+
+CYCLIC_STATE = 5.5e3
+"""The bytes a state of the cyclic phase being solved (normal play or sudden death, one at a
+time) holds in the solve's own process at its peak, with a margin: its endings and utilities
+(118 and 117 floats), its successors (117 and 17 rows), the bookkeeping of its moves (3.0 kB
+in all), and then either the utilities read for an improvement and their change (1.9 kB) or
+the checkpoint packed after it (2.0 kB), measured by `tracemalloc`
+(tests/test_solve_memory.py). At large targets the phase outgrows the rest: three players at
+12000 have 1.7 million states a phase. The model said 4.3 GB for that solve, and a new user's
+trial watched it pass 13.5 GB in its first 90 s (its successors, built for the whole phase at
+once, took 8.5 kB a state then; a checkpoint held the state five times over); at 20000 it
+said 8.2 GB, and the system killed the solve at 24 GB. Measured since at 10000 (a million
+states a phase): 4.26 GB for the solve's process in its first improvement, 4.81 GB for the
+process tree, the phase's endings not written yet (the model: 7.3 GB)."""
+PROCESS_BASE = 0.35e9
+"""With :data:`CYCLIC_STATE`: the interpreter, numba and the tables the solve reads."""
+WORKERS_BASE = 0.6e9
+"""With :data:`CYCLIC_STATE`: the local Dask cluster's two workers, 0.3 GB each, where the solve
+starts them (:data:`IN_PROCESS_SECONDS`)."""
+IN_PROCESS_SECONDS = 120.0
+"""Without a number of workers, a game whose solve takes at most about this long
+(:func:`game_cost`) is solved in this process: a local Dask cluster's start costs seconds and
+its copies of the table memory."""
 
 
 def _working_memory(rows: float) -> float:
@@ -238,11 +264,13 @@ of what a game solve compiles (:data:`COMPILE_SECONDS`)."""
 
 def exceeds_memory(target: int, players: int) -> tuple[float, int] | None:
     """(the model's bytes, the machine's) where the game of `players` at `target` cannot fit
-    this machine's memory (:func:`memory`): its rows alone, without its working memory
-    (:func:`_working_memory`), need more than it has (five players at 6000, 3241 GB; four at
-    6000, 28.9 GB, on 24 GB); else None, and where the system does not say."""
+    this machine's memory (:func:`memory`): its rows and the arrays of its cyclic phase's
+    states (:data:`CYCLIC_STATE`), without the rest of its working memory
+    (:func:`_working_memory`), need more than it has (on 24 GB: five players at 6000, four at
+    6000, three at 17000 and more); else None, and where the system does not say."""
     need, have = game_cost(target, players)[1], memory()
-    rows = need if players == 2 else 80.0 * _rows(target, players)
+    rows = need if players == 2 else (80.0 * _rows(target, players)
+                                      + CYCLIC_STATE * (target // 100) ** players)
     return (need, have) if have is not None and rows > have else None
 
 
@@ -275,10 +303,10 @@ def target_cost_words(target: int) -> str:
             f"{game_cost_text(target)} with 24 GB")
 
 
-__all__ = ["COMPILE_SECONDS", "MAX_SEED", "MAX_TARGET", "NEED_COMPILE_SECONDS", "NEED_SECONDS",
-           "check_jobs", "check_seed", "check_writable", "cores", "duration", "duration_words",
-           "exceeds_memory", "final_rounds", "game_cost", "game_cost_text", "memory",
-           "target_cost_words"]
+__all__ = ["COMPILE_SECONDS", "IN_PROCESS_SECONDS", "MAX_SEED", "MAX_TARGET",
+           "NEED_COMPILE_SECONDS", "NEED_SECONDS", "check_jobs", "check_seed", "check_writable",
+           "cores", "duration", "duration_words", "exceeds_memory", "final_rounds", "game_cost",
+           "game_cost_text", "memory", "target_cost_words"]
 
 
 PARENT_POLL = 1.0

@@ -1450,6 +1450,14 @@ def test_a_game_too_large_for_the_machine_is_refused_before_any_work(
     small = sabords("solve-game", "--players", "3", "--variant", "target=300", "--workers",
                     "0", "--out", str(tmp_path / "three"))
     assert small.exit_code == 0, small.stderr
+    # three players at 20000, the largest target: the model said 8.2 GB, and the system killed
+    # the solve at 24 GB (a user's trial); the arrays of its phases' states alone are 44 GB
+    monkeypatch.setattr(solver.limits, "memory", lambda: 24_000_000_000)
+    assert solver.limits.exceeds_memory(20000, 3) is not None  # (else the solve below starts)
+    assert_one_line_error(sabords("solve-game", "--players", "3", "--variant", "target=20000",
+                                  "--out", str(tmp_path / "big")),
+                          "more memory than this machine's 24.0 GB")
+    assert not (tmp_path / "big").exists()
 
 
 def test_memory_is_the_machine_s_capped_by_its_container(tmp_path: Path) -> None:

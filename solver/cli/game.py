@@ -249,7 +249,8 @@ def solve_game_command(
 
 def _check_fits(rules: Rules, players: int) -> None:
     """Refuse, before any work, a game whose cost model needs more memory than this machine
-    has (five players at 6000: 3241 GB; the solve ran out of memory with a traceback)."""
+    has (five players at 6000 ran out of memory with a traceback; three at 20000 was killed
+    by the system at 24 GB)."""
     from ..limits import exceeds_memory
 
     over = exceeds_memory(rules.target, players)

@@ -43,6 +43,9 @@ from ..engine import FloatArray, IntArray
 from ..rules.standing import MAX_PLAYERS
 
 NORMAL, FINAL, SUDDEN = "normal", "final", "sudden"
+SUCCESSOR_CHUNK = 16_384
+"""States whose successors :meth:`Seats.successor_table` builds at a time (about 140 MB of
+working arrays)."""
 """The kinds of phases of the game (module doc)."""
 
 
@@ -299,6 +302,21 @@ class Seats:
         cut = np.maximum(t[None, :, 1:] - d[:, None, None], 0)  # (n_ded, S, N - 1)
         island = self._lead(phase, np.broadcast_to(t[None, :, 0], (d.shape[0], t.shape[0])),
                             cut)
+        return points, island
+
+    def successor_table(self, name: str, index: IntArray,
+                        chunk: int = SUCCESSOR_CHUNK) -> tuple[IntArray, IntArray]:
+        """:meth:`successors` state by state: ``points`` (S, n_k) and ``island`` (S, n_ded),
+        C-contiguous, the same rows. Built `chunk` states at a time, into the two arrays: the
+        whole phase at once took 8.5 kB a state at its peak (its working arrays), where the
+        two arrays are 1.1 kB (three players at 12000: 1.7 million states a phase)."""
+        index = np.asarray(index, dtype=np.int64)
+        size = index.shape[0]
+        points = np.empty((size, self.k_max - self.k_min + 1), dtype=np.int64)
+        island = np.empty((size, self.n_ded), dtype=np.int64)
+        for lo in range(0, size, chunk):
+            p, i = self.successors(name, index[lo:lo + chunk])
+            points[lo:lo + chunk], island[lo:lo + chunk] = p.T, i.T
         return points, island
 
     def magic_row(self) -> int:

@@ -374,12 +374,10 @@ def last_step(rules: Rules, seats: Seats, name: str, Z: FloatArray, *, n_dice: i
     for i, got in runner.improve(name, blocks, Z, FINAL_TOL, FINAL_EPS, False, margins=False):
         at = blocks[i]
         endings[at], best[at], digest[at], lost[at] = got.endings, got.best, got.digest, got.lost
-    points, island = seats.successors(name, index)
-    ev = PhaseEquations(offset=offset, order=order_of(phase.decode(index)),
-                         points=np.ascontiguousarray(points.T.astype(np.int64)),
-                         island=np.ascontiguousarray(island.T.astype(np.int64)),
-                         p_island=gm.island_deductions(), magic=seats.magic_row(),
-                         endings=endings)
+    points, island = seats.successor_table(name, index)
+    ev = PhaseEquations(offset=offset, order=order_of(phase.decode(index)), points=points,
+                         island=island, p_island=gm.island_deductions(),
+                         magic=seats.magic_row(), endings=endings)
     with kernel.compiled_whenever_installed():
         settled = ev.settle(Z, start_row(seats.players))
     turns = turns_bound(offset, ev.order, ev.endings, ev.points, ev.island, ev.p_island,
@@ -527,11 +525,10 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
     index = np.arange(size, dtype=np.int64)
     work = (CyclicWork.of(state.work, size) if state.work
             else CyclicWork.start(size, gm.n_u, gm.n_k))
-    points, island = seats.successors(name, index)
+    points, island = seats.successor_table(name, index)
     ev = PhaseEquations(offset=seats.offset(name), order=order_of(phase.decode(index)),
-                        points=np.ascontiguousarray(points.T.astype(np.int64)),
-                        island=np.ascontiguousarray(island.T.astype(np.int64)),
-                        p_island=p_island, magic=seats.magic_row(), endings=work.endings)
+                        points=points, island=island, p_island=p_island,
+                        magic=seats.magic_row(), endings=work.endings)
     del points, island
     state.phase = name
     while True:
@@ -573,7 +570,10 @@ def _improve(seats: Seats, name: str, block: int, state: Checkpoint, work: Cycli
     if work.full or state.digest is None:
         active = np.arange(size, dtype=np.int64)
     else:
-        moved_by = np.max(np.abs(now - work.columns), axis=1)
+        moved = now - work.columns  # in place after: one array of the phase's size, not two
+        np.abs(moved, out=moved)
+        moved_by = moved.max(axis=1)
+        del moved
         active = np.flatnonzero(moved_by + work.solved_at + tol >= work.margin)
     blocks = blocks_of(active, block)
     before_digest = work.digest.copy()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SettingsError
 from ..game.records import Checkpoint, ProgressFn
+from ..limits import IN_PROCESS_SECONDS
 from ..rules.rulebook import Rules
 from .checkpoints import checkpoint_path, load_checkpoint, resumable, save_checkpoint
 from .fileformat import write_compared
@@ -23,10 +24,6 @@ from .game import game_table_path, write_game
 if TYPE_CHECKING:
     from ..game import GameTable
 
-IN_PROCESS_SECONDS = 120.0
-"""Without a number of workers, a game whose solve takes at most about this long
-(:func:`solver.limits.game_cost`) is solved in this process: a local Dask cluster's start
-costs seconds and its copies of the table memory."""
 
 
 class BuildError(SettingsError):

@@ -16,11 +16,10 @@ from ..limits import PATH_LIMIT
 from ..rules.rulebook import Rules
 from .fileformat import (
     open_envelope,
-    pack_array,
-    pack_envelope,
+    pack_view,
     refusal,
     unpack_array,
-    write_atomically,
+    write_envelope,
 )
 
 CHECKPOINT_VERSION = 1
@@ -51,19 +50,22 @@ def _header(rules: Rules, players: int, n_dice: int) -> dict[str, Any]:
 
 def save_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
                     state: Checkpoint) -> None:
-    """Write `state` to `path`, atomically (the last complete checkpoint is always there)."""
+    """Write `state` to `path`, atomically (the last complete checkpoint is always there). Its
+    arrays are packed from their memory, not copied first, and the envelope written around the
+    packed payload, not copied into one: one copy of the state at the peak, where there were
+    three."""
     payload = {
         "header": _header(rules, players, n_dice),
-        "Z": pack_array(state.Z),
+        "Z": pack_view(state.Z),
         "done": list(state.done),
         "records": {name: r.as_dict() for name, r in state.records.items()},
         "phase": state.phase or "",
         "iteration": state.iteration,
-        "digests": [pack_array(d) for d in state.digests],
+        "digests": [pack_view(d) for d in state.digests],
         "change": -1.0 if state.change is None else state.change,
-        "work": {k: pack_array(v) for k, v in state.work.items()},
+        "work": {k: pack_view(v) for k, v in state.work.items()},
     }
-    write_atomically(path, pack_envelope(payload, CHECKPOINT_VERSION))
+    write_envelope(path, payload, CHECKPOINT_VERSION)
 
 
 def of_this_game(path: Path, rules: Rules, players: int, n_dice: int) -> bool:
