@@ -799,6 +799,33 @@ def test_a_first_solve_says_that_numba_compiles_its_kernels_first(
         assert capsys.readouterr().err == ("solving the two-player game for target=300: "
                                            f"{game_cost_text(300)}, once (then cached)"
                                            f"{compiling}\n")
+    # "once" beside a numba cache that cannot keep them (a user's trial)
+    monkeypatch.setattr("solver.cli.render._numba_cache_writable", lambda: False)
+    game_solve_notice(Rules(target=300), 2)
+    assert capsys.readouterr().err.endswith(
+        "; before it, numba compiles the solver's kernels: about 19 s, on every run (numba's "
+        "cache cannot be written)\n")
+
+
+def test_solve_game_says_that_numba_compiles_its_kernels_first(
+        sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's trial: `solve-game --variant target=500` with numba's cache empty said "about
+    1 s" and took 19.6 s, numba compiling first; the answers' solves said so, `solve-game`
+    did not. It says so now in its first line, and nothing more where the kernels are
+    cached."""
+    pytest.importorskip("numba")
+    from solver.limits import game_cost_text
+
+    for cached in (False, True):
+        monkeypatch.setattr("solver.engine.kernel.kernels_cached", lambda c=cached: c)
+        got = sabords("solve-game", "--variant", "target=300", "--workers", "0", "--out",
+                      str(tmp_path / str(cached)))
+        assert got.exit_code == 0, got.stderr
+        first = got.stderr.splitlines()[0]
+        assert first.startswith(f"solving the two-player game for target=300 "
+                                f"({game_cost_text(300)}")
+        assert ("; before it, numba compiles the solver's kernels: about 19 s, once): "
+                in first) is not cached, first
 
 
 def test_a_first_answer_for_four_players_says_what_it_solves_first(

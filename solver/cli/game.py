@@ -13,7 +13,7 @@ import typer
 from ..advice.inputs import MY_TOTAL, OPP_TOTAL
 from ..advice.ranking import ranked_cards
 from ..errors import quote
-from ..limits import MAX_TARGET, game_cost_text
+from ..limits import COMPILE_SECONDS, MAX_TARGET, game_cost_text
 from .advise import FinalOption, SuddenOption, TriggerOption
 from .application import (
     DIRECTORY,
@@ -30,7 +30,7 @@ from .application import (
     rules_from,
     solutions_from,
 )
-from .render import SolveProgress, method_lines, players_words, progress_bar
+from .render import SolveProgress, compiling_words, method_lines, players_words, progress_bar
 from .streams import EXIT_INTERRUPTED, EXIT_TERMINATED, say
 
 if TYPE_CHECKING:
@@ -201,7 +201,8 @@ def solve_game_command(
 
     def started(s: Start) -> None:
         say(f"solving the {players_words(players)} game for {rules.describe()} "
-            f"({game_cost_text(rules.target, players)}): "
+            f"({game_cost_text(rules.target, players)}"
+            f"{compiling_words(COMPILE_SECONDS)}): "
             + ", ".join(f"{n} {size:,} states" for n, size in s.sizes.items())
             + (f"; resuming {s.resumed} ({', '.join(s.done) or 'no phase'} done)"
                if s.resumed is not None else ""))

@@ -411,20 +411,40 @@ def game_solve_notice(rules: Rules, players: int) -> None:
     from ..tables.paths import game_default_dir
 
     cached = cache_warning([game_table_path(game_default_dir(rules), players)])
-    compiling = _compiling_words(COMPILE_SECONDS)
+    compiling = compiling_words(COMPILE_SECONDS)
     say(f"solving the {players_words(players)} game for {rules.describe()}: "
         f"{game_cost_text(rules.target, players)}" + (", once (then cached)" if cached else "")
         + compiling)
 
 
-def _compiling_words(seconds: float) -> str:
-    """What a notice adds where numba's cache lacks the kernels a solve runs (else nothing)."""
+def compiling_words(seconds: float) -> str:
+    """What a notice adds where numba's cache lacks the kernels a solve runs (else nothing):
+    once, or on every run where numba's cache cannot be written (a user's trial: "once"
+    beside a cache that could not keep them)."""
     from ..engine.kernel import kernels_cached
     from ..limits import duration_words
 
-    return "" if kernels_cached() else (
-        f"; before it, numba compiles the solver's kernels: about {duration_words(seconds)}, "
-        "once")
+    if kernels_cached():
+        return ""
+    return (f"; before it, numba compiles the solver's kernels: about "
+            f"{duration_words(seconds)}, "
+            + ("once" if _numba_cache_writable() else
+               "on every run (numba's cache cannot be written)"))
+
+
+def _numba_cache_writable() -> bool:
+    """Whether numba can keep its compiled kernels: in ``NUMBA_CACHE_DIR`` where the user set
+    it (its nearest existing folder writable), else in this cache (:func:`~solver.caches.
+    cache_problem`)."""
+    from ..caches import cache_problem
+
+    given = os.environ.get("NUMBA_CACHE_DIR", "").strip()
+    if not given:
+        return cache_problem() is None
+    folder = Path(given).expanduser().absolute()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
 
 
 def need_solve_notice(rules: Rules, n_dice: int) -> None:
@@ -436,7 +456,7 @@ def need_solve_notice(rules: Rules, n_dice: int) -> None:
     from ..tables.need import need_path
 
     cached = cache_warning([need_path(rules, n_dice)])
-    compiling = _compiling_words(NEED_COMPILE_SECONDS)
+    compiling = compiling_words(NEED_COMPILE_SECONDS)
     say(f"solving the final round of four and five players for "
         f"{rules.turn_rules().describe()}: about "
         f"{duration_words(NEED_SECONDS)}" + (", once (then cached)" if cached else "")
