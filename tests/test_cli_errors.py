@@ -1452,6 +1452,32 @@ def test_dice_on_the_chest_that_do_not_read_are_the_chest_option_s_error(sabords
                           "--chest: unknown word 'xyz'")
 
 
+@pytest.mark.parametrize("earlier", [False, True])
+def test_a_solve_stopped_before_its_first_checkpoint_says_so_in_one_line(
+        sabords: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, earlier: bool) -> None:
+    """A user's trial: `solve-game` stopped by Ctrl-C in its first seconds printed nothing
+    after its first line (exit 130). It says now that none of its work is kept, and whether an
+    earlier solve's checkpoint is still there."""
+    import solver.tables.build
+
+    def stopped(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solver.tables.build, "build_game", stopped)
+    out = tmp_path / "out"
+    if earlier:
+        out.mkdir()
+        (out / "game-2.checkpoint").write_bytes(b"an earlier solve's")
+    got = sabords("solve-game", "--variant", "target=300", "--out", str(out))
+    assert got.exit_code == 130 and got.stdout == ""
+    lines = got.stderr.splitlines()
+    assert lines[-2:] == ["", "sabords: interrupted before the solve's first checkpoint: none "
+                          "of its work is kept, and the same command starts it again"
+                          + (f" ({str(out / 'game-2.checkpoint')!r} still holds an earlier "
+                             "solve's)" if earlier else "")], got.stderr
+    assert "Traceback" not in got.stderr
+
+
 def test_a_game_too_large_for_the_machine_is_refused_before_any_work(
         sabords: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Five players at the default target (the cost model: 3241 GB) ran out of memory with a

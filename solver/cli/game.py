@@ -235,10 +235,16 @@ def solve_game_command(
                            resume=resume, block=BLOCK if block is None else block,
                            started=started, progress=SolveProgress(), unsaved=unsaved)
     except (KeyboardInterrupt, SystemExit) as exc:
-        if (isinstance(exc, KeyboardInterrupt) or exc.code == EXIT_TERMINATED) and ours():
+        if isinstance(exc, KeyboardInterrupt) or exc.code == EXIT_TERMINATED:
             say("")
-            say(f"sabords: interrupted; {str(kept)!r} keeps the work done: the same command "
-                "with --resume goes on from it")
+            if ours():
+                say(f"sabords: interrupted; {str(kept)!r} keeps the work done: the same "
+                    "command with --resume goes on from it")
+            else:  # (a user's trial: stopped in its first seconds, the solve said nothing)
+                say("sabords: interrupted before the solve's first checkpoint: none of its "
+                    "work is kept, and the same command starts it again"
+                    + (f" ({str(kept)!r} still holds an earlier solve's)"
+                       if kept.is_file() else ""))
             if isinstance(exc, KeyboardInterrupt):  # (said: no second blank line)
                 raise SystemExit(EXIT_INTERRUPTED) from None
         raise
