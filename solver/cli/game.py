@@ -271,17 +271,25 @@ def _check_fits(rules: Rules, players: int) -> None:
 
 def solve_lines(table: GameTable) -> Iterator[str]:
     """What a solve proved and measured, a phase a line, then every seat's chance from 0."""
+    from ..game.seats import FINAL
+
     for name, r in table.records.items():
         cert = r.certificate
-        yield (f"{name:<7} {r.iterations:2d} improvement{'s' if r.iterations != 1 else ' '}"
-               f"  moves changed {r.changed[-1]}  proved bound {r.bound:.1e}  measured gap "
-               f"{r.gap:.1e}"
+        # (a user's trial: "1 improvement  moves changed 3600" read as a solve not finished)
+        if cert:  # two players: value iteration, then every state's moves in one step
+            head = (f"value iteration {cert['sweeps']:.0f} sweeps, then one step at "
+                    f"{r.changed[-1]} states")
+        elif table.seats.phases[name].kind == FINAL:  # every ending leads out of the phase
+            head = f"one step at {r.changed[-1]} states"
+        else:
+            head = (f"{r.iterations} improvement{'s' if r.iterations != 1 else ''}, the last "
+                    f"changing {r.changed[-1]} moves")
+        yield (f"{name:<7} {head}  proved bound {r.bound:.1e}  measured gap {r.gap:.1e}"
                + (f"  near ties settled by the tie rule at {r.adopted} states" if r.adopted
                   else "")
                + (f"  cycle at {r.cycles} states, measured slack {r.slack:.1e}" if r.cycles
                   else "")
-               + (f"  value iteration {cert['sweeps']:.0f} sweeps, certified bound "
-                  f"{cert['bound']:.1e}" if cert else ""))
+               + (f"  certified bound {cert['bound']:.1e}" if cert else ""))
     yield ("P(win) from all totals 0, in seat order: "
            + ", ".join(f"{100 * p:.4f} %" for p in table.start()))
     yield ("proved: every value is within its phase's bound of the exact value of the table's "
