@@ -541,6 +541,18 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
     text = sabords("cache").stdout
     assert f"solver 0.0.1, format {FORMAT_VERSION - 1}: not read by this version" in text
     assert __version__ in current.name
+    # what each folder holds, and for which rules (a user's trial: a list of rules hashes)
+    lines = {line.split()[0]: line for line in text.splitlines()[1:-1]}
+    assert lines[current.name].endswith("turn tables, default rules"), lines
+    assert lines[game.name].endswith("game tables (none: an interrupted solve's folder)")
+    assert lines["numba"].endswith("compiled kernels")
+    shutil.copy(committed_dir() / "game-2.msgpack", game / "game-2.msgpack")
+    shutil.copy(committed_dir() / "game-3.msgpack", game / "game-3.msgpack")
+    assert sabords("cache").stdout.count("game tables of 2, 3 players, default rules") == 1
+    held = {Path(e["path"]).name: (e["players"], e["rules"])
+            for e in json.loads(sabords("cache", "--json").stdout)["entries"]}
+    assert held[game.name] == ([2, 3], "default rules")
+    assert held[current.name] == (None, "default rules") and held[old.name] == (None, None)
     pruned = sabords("cache", "--prune")
     assert pruned.exit_code == 0 and not old.exists() and current.exists() and game.exists()
     cleared = sabords("cache", "--clear")

@@ -140,8 +140,49 @@ def ev(
 def _entry(e: CacheEntry) -> dict[str, object]:
     from ..tables.paths import is_current
 
+    players, rules = _held(e)
     return {"path": str(e.path), "kind": e.kind, "size": e.size, "solver_version": e.version,
-            "format": e.format, "rules_hash": e.rules_hash, "current": is_current(e)}
+            "format": e.format, "rules_hash": e.rules_hash, "current": is_current(e),
+            "players": players, "rules": rules}
+
+
+def _held(e: CacheEntry) -> tuple[list[int] | None, str | None]:
+    """A table folder's game tables (their players: None for turn tables and numba) and its
+    rules in words, read from a table's header (None where none can be read). A user's
+    trial: folders named by their rules hash alone could not be told apart."""
+    import msgpack
+
+    from ..rules.rulebook import Rules
+
+    if e.kind not in ("turn", "game"):
+        return None, None
+    tables = sorted(e.path.glob(f"{e.kind}-*.msgpack"))
+    if e.kind == "turn":  # (the final round's endings of four and five players: here too)
+        tables += sorted(e.path.glob("need-*.msgpack"))
+    players = None
+    if e.kind == "game":
+        players = sorted(int(t.stem[5:]) for t in tables if t.stem[5:].isdigit())
+    for table in tables:
+        try:
+            payload = msgpack.unpackb(msgpack.unpackb(table.read_bytes())["payload"])
+            return players, Rules.from_dict(payload["header"]["rules"]).describe()
+        except Exception:  # noqa: BLE001  (a table of another format, or damaged: unnamed)
+            continue
+    return players, None
+
+
+def _what(e: CacheEntry) -> str:
+    """A folder of the cache in words: what it holds, for which players and rules."""
+    what = {"turn": "turn tables", "game": "game tables", "numba": "compiled kernels"}[e.kind]
+    players, rules = _held(e)
+    if e.kind == "turn":
+        cards, need = (any(e.path.glob(f"{k}-*.msgpack")) for k in ("turn", "need"))
+        what = " and ".join(["turn tables"] * cards + ["the final round's endings"] * need
+                            ) or "turn tables (none)"
+    if e.kind == "game":
+        what += (f" of {', '.join(map(str, players))} players" if players
+                 else " (none: an interrupted solve's folder)")
+    return what + (f", {rules}" if rules else "")
 
 
 def _size(n: float) -> str:
@@ -206,10 +247,9 @@ def cache(
         return
     echo(f"cache    {root}" + ("" if root.is_dir() else "  (not created yet)"))
     for e in kept:
-        what = {"turn": "turn tables", "game": "game table", "numba": "compiled kernels"}[e.kind]
         old = "" if is_current(e) else \
             f"  (solver {e.version}, format {e.format}: not read by this version, --prune)"
-        echo(f"  {e.path.name:<40} {_size(e.size):>9}  {what}{old}")
+        echo(f"  {e.path.name:<40} {_size(e.size):>9}  {_what(e)}{old}")
     echo(f"total    {_size(sum(e.size for e in kept))} in {_folders(len(kept))}")
     if removed:
         echo(f"removed  {_folders(len(removed))}, {_size(sum(e.size for e in removed))}")
