@@ -220,9 +220,12 @@ the checkpoint packed after it (2.0 kB), measured by `tracemalloc`
 12000 have 1.7 million states a phase. The model said 4.3 GB for that solve, and a new user's
 trial watched it pass 13.5 GB in its first 90 s (its successors, built for the whole phase at
 once, took 8.5 kB a state then; a checkpoint held the state five times over); at 20000 it
-said 8.2 GB, and the system killed the solve at 24 GB. Measured since at 10000 (a million
-states a phase): 4.26 GB for the solve's process in its first improvement, 4.81 GB for the
-process tree, the phase's endings not written yet (the model: 7.3 GB)."""
+said 8.2 GB, and the system killed the solve at 24 GB. Measured
+since (peak resident memory, of the solve's process and of the process tree with its two
+workers): at 8000 through the first improvement, its checkpoint and half the second, 3.01 and
+3.62 GB (the model: 4.2 GB; 3.43 GB for the process in its first 20 s before); at 10000 and
+12000 in the first improvement, 4.26 and 4.81 GB, 7.20 and 7.98 GB (the model: 7.3 and 11.8
+GB; 13.5 GB for the tree in 90 s at 12000 before)."""
 PROCESS_BASE = 0.35e9
 """With :data:`CYCLIC_STATE`: the interpreter, numba and the tables the solve reads."""
 WORKERS_BASE = 0.6e9
