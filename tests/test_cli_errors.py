@@ -553,6 +553,13 @@ def test_cache_lists_prunes_and_clears_only_its_own_folders(
             for e in json.loads(sabords("cache", "--json").stdout)["entries"]}
     assert held[game.name] == ([2, 3], "default rules")
     assert held[current.name] == (None, "default rules") and held[old.name] == (None, None)
+    # the rules from the smallest table only, and none larger than the limit (a file is read
+    # whole to reach its header: three players at 12000 write about 0.4 GB)
+    monkeypatch.setattr("solver.cli.solving.HEADER_READ_LIMIT",
+                        (game / "game-2.msgpack").stat().st_size)
+    assert sabords("cache").stdout.count("game tables of 2, 3 players, default rules") == 1
+    monkeypatch.setattr("solver.cli.solving.HEADER_READ_LIMIT", 1000)
+    assert sabords("cache").stdout.count("game tables of 2, 3 players\n") == 1
     pruned = sabords("cache", "--prune")
     assert pruned.exit_code == 0 and not old.exists() and current.exists() and game.exists()
     cleared = sabords("cache", "--clear")

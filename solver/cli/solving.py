@@ -162,13 +162,27 @@ def _held(e: CacheEntry) -> tuple[list[int] | None, str | None]:
     players = None
     if e.kind == "game":
         players = sorted(int(t.stem[5:]) for t in tables if t.stem[5:].isdigit())
-    for table in tables:
+    for table in sorted(tables, key=_bytes):  # a folder's tables share its rules: the smallest
+        if _bytes(table) > HEADER_READ_LIMIT:  # (three players at 12000: about 0.4 GB)
+            break
         try:
             payload = msgpack.unpackb(msgpack.unpackb(table.read_bytes())["payload"])
             return players, Rules.from_dict(payload["header"]["rules"]).describe()
         except Exception:  # noqa: BLE001  (a table of another format, or damaged: unnamed)
             continue
     return players, None
+
+
+HEADER_READ_LIMIT = 64_000_000
+"""`sabords cache` reads a table's header to name its rules from tables of at most this many
+bytes (a table file is read whole to reach its header)."""
+
+
+def _bytes(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return HEADER_READ_LIMIT + 1
 
 
 def _what(e: CacheEntry) -> str:
