@@ -174,7 +174,8 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     (normal play, sudden death) about 15 core-ms a state over its improvements, a final-round
     row about 0.5 core-ms (0.18 to 0.84 measured), on both cores (three players at 2000: 135 s
     measured, 130 s by the model; at 6000: 3495 s, 3470 s); memory 80 bytes a row of every
-    phase of every seat, and the solve's working memory (:func:`_working_memory`), at least what
+    phase of every seat, and the solve's working memory (:func:`_working_memory`), or where more
+    the arrays of the cyclic phase being solved (:data:`CYCLIC_STATE`), at least what
     was measured (peaks by `/usr/bin/time`, of the largest process unless said; the model's in
     brackets): three players at 500, 0.27 GB (0.41); at 1500, 0.49 GB (0.80); at 6000, 2.76 GB
     and 2.97 GB, and 3.15 GB with the heap kept (solver/heap.py; 3300 s) (3.18); four at 500,
@@ -270,7 +271,8 @@ def exceeds_memory(target: int, players: int) -> tuple[float, int] | None:
     this machine's memory (:func:`memory`): its rows and the arrays of its cyclic phase's
     states (:data:`CYCLIC_STATE`), without the rest of its working memory
     (:func:`_working_memory`), need more than it has (on 24 GB: five players at 6000, four at
-    6000, three at 17000 and more); else None, and where the system does not say."""
+    6000, three from 15800, or 16100 on 24 GiB); else None, and where the system does not
+    say."""
     need, have = game_cost(target, players)[1], memory()
     rows = need if players == 2 else (80.0 * _rows(target, players)
                                       + CYCLIC_STATE * (target // 100) ** players)

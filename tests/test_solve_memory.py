@@ -24,7 +24,7 @@ from solver.game.seats import seats_of
 from solver.limits import CYCLIC_STATE
 from solver.rules import Rules, rules_with
 from solver.tables.checkpoints import CHECKPOINT_VERSION, _header, load_checkpoint, save_checkpoint
-from solver.tables.fileformat import pack_array, pack_envelope, write_envelope
+from solver.tables.fileformat import bin_header, pack_array, pack_envelope, write_envelope
 
 
 def _seats(target: int, players: int = 3) -> Any:
@@ -110,13 +110,34 @@ def test_a_checkpoint_is_written_with_one_copy_of_the_state_and_the_same_bytes(
     assert all(np.array_equal(back.work[k], v) for k, v in state.work.items())
 
 
-@pytest.mark.parametrize("size", [0, 200, 255, 256, 65_535, 65_536, 70_000])
+@pytest.mark.parametrize("packed", [1, 200, 255, 256, 65_535, 65_536, 70_000])
 def test_an_envelope_written_in_parts_is_the_envelope_s_bytes(tmp_path: Path,
-                                                               size: int) -> None:
-    """The packed payload's size sets its header (bin 8, 16 or 32)."""
-    payload = {"b": b"x" * size, "a": [1, 2.5, "z"]}
+                                                               packed: int) -> None:
+    """The packed payload's size sets its header (bin 8, 16 or 32): each side of each
+    boundary, the packed payload of exactly that size."""
+    import msgpack
+
+    def size(n: int) -> int:
+        return len(msgpack.packb({"b": b"x" * n}, use_bin_type=True))
+
+    n = max(packed - size(0), 0)
+    while n and size(n) > packed:
+        n -= 1
+    payload = {"b": b"x" * n} if packed > 1 else {}
+    assert len(msgpack.packb(payload, use_bin_type=True)) == packed
     write_envelope(tmp_path / "f", payload, 9)
     assert (tmp_path / "f").read_bytes() == pack_envelope(payload, 9)
+
+
+def test_a_payload_over_4_gib_is_an_error_of_the_file_not_a_traceback() -> None:
+    """Three players from 13000 checkpoint more than a bin holds: an OSError (EFBIG), which
+    the solve reports as a checkpoint it could not write and goes on."""
+    import errno
+
+    assert bin_header((1 << 32) - 1) == b"\xc6\xff\xff\xff\xff"
+    with pytest.raises(OSError) as raised:
+        bin_header(1 << 32)
+    assert raised.value.errno == errno.EFBIG
 
 
 def test_the_cost_model_counts_what_a_cyclic_phase_holds_a_state() -> None:

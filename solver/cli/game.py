@@ -243,7 +243,10 @@ def solve_game_command(
             else:  # (a user's trial: stopped in its first seconds, the solve said nothing)
                 say("sabords: interrupted before the solve's first checkpoint: none of its "
                     "work is kept, and the same command starts it again"
-                    + (f" ({str(kept)!r} still holds an earlier solve's)"
+                    + ((f" ({str(kept)!r} still holds an earlier solve's work: --resume "
+                        "goes on from it)" if of_this_game(kept, rules, players, NUM_DICE)
+                        else f" ({str(kept)!r} still holds an earlier checkpoint, of another "
+                        "game or damaged)")
                        if kept.is_file() else ""))
             if isinstance(exc, KeyboardInterrupt):  # (said: no second blank line)
                 raise SystemExit(EXIT_INTERRUPTED) from None
@@ -283,7 +286,7 @@ def solve_lines(table: GameTable) -> Iterator[str]:
             head = f"one step at {r.changed[-1]} states"
         else:
             head = (f"{r.iterations} improvement{'s' if r.iterations != 1 else ''}, the last "
-                    f"changing {r.changed[-1]} moves")
+                    f"changing the moves of {r.changed[-1]} states")
         yield (f"{name:<7} {head}  proved bound {r.bound:.1e}  measured gap {r.gap:.1e}"
                + (f"  near ties settled by the tie rule at {r.adopted} states" if r.adopted
                   else "")

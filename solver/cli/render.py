@@ -438,13 +438,18 @@ def _numba_cache_writable() -> bool:
     cache_problem`)."""
     from ..caches import cache_problem
 
-    given = os.environ.get("NUMBA_CACHE_DIR", "").strip()
-    if not given:
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given is None:  # (set to this cache by the kernel, solver/engine/kernel.py)
         return cache_problem() is None
-    folder = Path(given).expanduser().absolute()
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+    if not given:  # numba's own places (beside the package): not known here
+        return True
+    try:
+        folder = Path(given).absolute()  # (as numba reads it: no ~, no spaces stripped)
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+    except OSError:  # a name too long, a folder that cannot be looked into: not known
+        return True
 
 
 def need_solve_notice(rules: Rules, n_dice: int) -> None:

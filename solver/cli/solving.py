@@ -3,6 +3,7 @@ shows and clears the cache of the variants solved on demand."""
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -156,17 +157,20 @@ def _held(e: CacheEntry) -> tuple[list[int] | None, str | None]:
 
     if e.kind not in ("turn", "game"):
         return None, None
-    tables = sorted(e.path.glob(f"{e.kind}-*.msgpack"))
-    if e.kind == "turn":  # (the final round's endings of four and five players: here too)
-        tables += sorted(e.path.glob("need-*.msgpack"))
+    tables = [t for t in e.path.glob("*.msgpack") if _bytes(t) is not None]  # (files only)
     players = None
     if e.kind == "game":
-        players = sorted(int(t.stem[5:]) for t in tables if t.stem[5:].isdigit())
-    for table in sorted(tables, key=_bytes):  # a folder's tables share its rules: the smallest
-        if _bytes(table) > HEADER_READ_LIMIT:  # (three players at 12000: about 0.4 GB)
-            break
+        players = sorted(int(m[1]) for t in tables
+                         if (m := re.fullmatch(r"game-([0-9]+)\.msgpack", t.name)))
+    # a folder's tables share its rules: the smallest, read whole to reach its header (three
+    # players at 12000 write about 0.4 GB)
+    for table in sorted(tables, key=lambda t: _bytes(t) or 0):
         try:
-            payload = msgpack.unpackb(msgpack.unpackb(table.read_bytes())["payload"])
+            with table.open("rb") as f:
+                data = f.read(HEADER_READ_LIMIT + 1)
+            if len(data) > HEADER_READ_LIMIT:
+                break
+            payload = msgpack.unpackb(msgpack.unpackb(data)["payload"])
             return players, Rules.from_dict(payload["header"]["rules"]).describe()
         except Exception:  # noqa: BLE001  (a table of another format, or damaged: unnamed)
             continue
@@ -178,11 +182,15 @@ HEADER_READ_LIMIT = 64_000_000
 bytes (a table file is read whole to reach its header)."""
 
 
-def _bytes(path: Path) -> int:
+def _bytes(path: Path) -> int | None:
+    """The size of a regular file, else None (a folder, a pipe, a device: never read)."""
+    import stat
+
     try:
-        return path.stat().st_size
+        st = path.stat()
     except OSError:
-        return HEADER_READ_LIMIT + 1
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
 def _what(e: CacheEntry) -> str:
@@ -193,9 +201,10 @@ def _what(e: CacheEntry) -> str:
         cards, need = (any(e.path.glob(f"{k}-*.msgpack")) for k in ("turn", "need"))
         what = " and ".join(["turn tables"] * cards + ["the final round's endings"] * need
                             ) or "turn tables (none)"
-    if e.kind == "game":
-        what += (f" of {', '.join(map(str, players))} players" if players
-                 else " (none: an interrupted solve's folder)")
+    if e.kind == "game" and players:
+        what += f" of {', '.join(map(str, players))} players"
+    elif e.kind == "game" and not any(e.path.iterdir()):
+        what += " (none: an interrupted solve's folder)"
     return what + (f", {rules}" if rules else "")
 
 
@@ -247,6 +256,7 @@ def cache(
         fail(f"the cache directory {quote(str(root), PATH_LIMIT)} ({cache_source()}) {problem}")
     entries = cache_entries(root)
     removed = [e for e in entries if clear or (prune and not is_current(e))]
+    gone = [_entry(e) for e in removed] if as_json else []  # (described before removed)
     for entry in removed:
         try:
             remove_entry(entry)
@@ -256,7 +266,7 @@ def cache(
     if as_json:
         print_json({"root": str(root),
                     "entries": [_entry(e) for e in kept],
-                    "removed": [_entry(e) for e in removed],
+                    "removed": gone,
                     "size": sum(e.size for e in kept)})
         return
     echo(f"cache    {root}" + ("" if root.is_dir() else "  (not created yet)"))

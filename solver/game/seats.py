@@ -43,10 +43,10 @@ from ..engine import FloatArray, IntArray
 from ..rules.standing import MAX_PLAYERS
 
 NORMAL, FINAL, SUDDEN = "normal", "final", "sudden"
+"""The kinds of phases of the game (module doc)."""
 SUCCESSOR_CHUNK = 16_384
 """States whose successors :meth:`Seats.successor_table` builds at a time (about 140 MB of
 working arrays)."""
-"""The kinds of phases of the game (module doc)."""
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from ..game import GameTable
 
 
-
 class BuildError(SettingsError):
     """The solve ended without a table (no stable profile where best responses cycle), or the
     table could not be written."""
@@ -84,17 +83,18 @@ def build_game(rules: Rules, players: int, directory: Path, *, scheduler: str | 
         started(Start(sizes={name: phase.size for name, phase in seats.phases.items()},
                       resumed=saved if state is not None else None,
                       done=list(state.done) if state is not None else []))
-    failing: list[OSError] = []
+    failing = [False]  # (a flag, not the errors: an error's traceback keeps the frames of
+    # the write, and so a packed copy of the state, alive: one more at every failed write)
 
     def checkpoint(st: Checkpoint) -> None:
         try:
             save_checkpoint(saved, rules, players, gm.n_dice, st)
         except OSError as exc:
-            if not failing and unsaved is not None:
+            if not failing[0] and unsaved is not None:
                 unsaved(saved, exc)
-            failing.append(exc)
+            failing[0] = True
         else:
-            failing.clear()
+            failing[0] = False
 
     where: AbstractContextManager[Any]
     if scheduler is not None:
@@ -121,7 +121,7 @@ def build_game(rules: Rules, players: int, directory: Path, *, scheduler: str | 
             sol = solve_game(rules, players, runner, block=block, progress=progress,
                              checkpoint=checkpoint, resume=state)
         except NoEquilibrium as exc:
-            kept = "" if failing else f" (the checkpoint {saved} keeps the phases done)"
+            kept = "" if failing[0] else f" (the checkpoint {saved} keeps the phases done)"
             raise BuildError(f"{exc}: no table written{kept}") from None
     seconds = time.perf_counter() - began
     path = game_table_path(directory, players)
