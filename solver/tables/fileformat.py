@@ -66,11 +66,11 @@ def refusal(table: str, source: Path | str, rules: Rules, card: str | None = Non
 
 
 def pack_array(values: NDArray[Any]) -> dict[str, Any]:
-    import numpy as np
-
-    a = np.ascontiguousarray(values)
-    little = a.astype(a.dtype.newbyteorder("<"), copy=False)
-    return {"data": little.tobytes(), "dtype": little.dtype.str, "shape": list(a.shape)}
+    """An array as a table file stores it: its bytes (little-endian, C order), type and
+    shape."""
+    entry = pack_view(values)
+    entry["data"] = bytes(entry["data"])
+    return entry
 
 
 def pack_view(values: NDArray[Any]) -> dict[str, Any]:
