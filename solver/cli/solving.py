@@ -203,9 +203,17 @@ def _what(e: CacheEntry) -> str:
                             ) or "turn tables (none)"
     if e.kind == "game" and players:
         what += f" of {', '.join(map(str, players))} players"
-    elif e.kind == "game" and not any(e.path.iterdir()):
+    elif e.kind == "game" and _empty(e.path):
         what += " (none: an interrupted solve's folder)"
     return what + (f", {rules}" if rules else "")
+
+
+def _empty(folder: Path) -> bool:
+    """Whether a folder holds nothing (False where it cannot be read)."""
+    try:
+        return not any(folder.iterdir())
+    except OSError:
+        return False
 
 
 def _size(n: float) -> str:
