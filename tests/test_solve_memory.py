@@ -152,3 +152,17 @@ def test_the_cost_model_counts_what_a_cyclic_phase_holds_a_state() -> None:
     improvement = 2 * size * gm.n_k * 8  # the utilities read, and their change
     packed = sum(a.nbytes for a in work.arrays().values())
     assert CYCLIC_STATE >= (arrays + max(improvement, packed)) / size
+
+
+def test_a_state_over_4_gib_is_a_checkpoint_not_written_before_it_is_packed(
+        tmp_path: Path) -> None:
+    """Three players from 13000: the state is refused as a file too large (EFBIG, which the
+    solve reports once and goes on), before its packing would take its size again."""
+    import errno
+
+    state = _state(10, 100)
+    state.work = {**state.work, "endings": np.broadcast_to(np.zeros(1), (1 << 30,))}  # 8 GiB
+    path = tmp_path / "game-3.checkpoint"
+    with pytest.raises(OSError) as raised:
+        save_checkpoint(path, Rules(), 3, 8, state)
+    assert raised.value.errno == errno.EFBIG and not path.exists()

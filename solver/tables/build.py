@@ -83,18 +83,19 @@ def build_game(rules: Rules, players: int, directory: Path, *, scheduler: str | 
         started(Start(sizes={name: phase.size for name, phase in seats.phases.items()},
                       resumed=saved if state is not None else None,
                       done=list(state.done) if state is not None else []))
-    failing = [False]  # (a flag, not the errors: an error's traceback keeps the frames of
-    # the write, and so a packed copy of the state, alive: one more at every failed write)
+    failing = False  # (a flag, not the errors: an error's traceback keeps the frames of the
+    # write, and so a packed copy of the state, alive: one more at every failed write)
 
     def checkpoint(st: Checkpoint) -> None:
+        nonlocal failing
         try:
             save_checkpoint(saved, rules, players, gm.n_dice, st)
         except OSError as exc:
-            if not failing[0] and unsaved is not None:
+            if not failing and unsaved is not None:
                 unsaved(saved, exc)
-            failing[0] = True
+            failing = True
         else:
-            failing[0] = False
+            failing = False
 
     where: AbstractContextManager[Any]
     if scheduler is not None:
@@ -121,7 +122,7 @@ def build_game(rules: Rules, players: int, directory: Path, *, scheduler: str | 
             sol = solve_game(rules, players, runner, block=block, progress=progress,
                              checkpoint=checkpoint, resume=state)
         except NoEquilibrium as exc:
-            kept = "" if failing[0] else f" (the checkpoint {saved} keeps the phases done)"
+            kept = "" if failing else f" (the checkpoint {saved} keeps the phases done)"
             raise BuildError(f"{exc}: no table written{kept}") from None
     seconds = time.perf_counter() - began
     path = game_table_path(directory, players)

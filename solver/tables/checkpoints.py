@@ -15,6 +15,7 @@ from ..game.records import Checkpoint, PhaseRecord
 from ..limits import PATH_LIMIT
 from ..rules.rulebook import Rules
 from .fileformat import (
+    bin_header,
     open_envelope,
     pack_view,
     refusal,
@@ -53,7 +54,11 @@ def save_checkpoint(path: Path, rules: Rules, players: int, n_dice: int,
     """Write `state` to `path`, atomically (the last complete checkpoint is always there). Its
     arrays are packed from their memory, not copied first, and the envelope written around the
     packed payload, not copied into one: one copy of the state at the peak, where there were
-    three."""
+    five (measured). A state over the 4 GiB a file's payload holds (three players from 13000)
+    is an OSError (EFBIG) before anything is packed: a checkpoint not written, the solve goes
+    on."""
+    arrays = [state.Z, *state.digests, *state.work.values()]
+    bin_header(sum(a.nbytes for a in arrays))  # (raises past 4 GiB, before the packing)
     payload = {
         "header": _header(rules, players, n_dice),
         "Z": pack_view(state.Z),
