@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,28 @@ def test_a_local_cluster_s_workers_do_not_log_a_failed_heartbeat_but_other_error
         seen = client.run(_logged, HEARTBEAT_ERRORS)
     assert len(seen) == 2
     assert all(got == HEARTBEAT_ERRORS[1:] for got in seen.values()), seen
+
+
+def test_a_local_cluster_beside_another_says_nothing_of_port_8787() -> None:
+    """Dask starts its scheduler's HTTP server even without a dashboard, on port 8787 unless
+    told otherwise: with a second solve running (or a notebook's cluster), a solve printed
+    Dask's four-line "Port 8787 is already in use" warning among its lines. The scheduler
+    now serves on a free port of the loopback: with 8787 held, no warning, another port."""
+    held = socket.socket()
+    try:
+        held.bind(("127.0.0.1", 8787))
+        held.listen()
+    except OSError:  # held already by another process: as much the case under test
+        pass
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with local_cluster(1) as client:
+                port = client.scheduler_info()["services"]["dashboard"]
+    finally:
+        held.close()
+    assert port != 8787
+    assert not [str(w.message) for w in caught if "8787" in str(w.message)]
 
 
 def test_four_players_on_dask_in_small_blocks_give_the_bytes_of_this_process() -> None:

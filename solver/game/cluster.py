@@ -118,6 +118,14 @@ def workers(cluster_workers: int | None = None) -> int:
     return cores()
 
 
+SCHEDULER_HTTP = "127.0.0.1:0"
+"""Where a local cluster's scheduler serves its HTTP routes (health, metrics; no dashboard):
+a free port of this machine's loopback. Dask starts that server even with no dashboard
+(``dashboard_address=None``, dask/distributed#8136), on port 8787 unless told otherwise, and
+where another cluster holds 8787 (a second solve, a notebook's cluster) it printed a
+four-line ``UserWarning`` among the solve's lines."""
+
+
 @contextmanager
 def local_cluster(n_workers: int | None = None) -> Iterator[Any]:
     """A client of a ``LocalCluster`` of `n_workers` single-threaded worker processes (one a
@@ -127,6 +135,7 @@ def local_cluster(n_workers: int | None = None) -> Iterator[Any]:
     with _workers_ignore_ctrl_c():
         cluster = LocalCluster(n_workers=workers(n_workers), threads_per_worker=1,
                                processes=True, env={THREADS_ENV: "1"}, dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": SCHEDULER_HTTP},
                                silence_logs=40)  # type: ignore[no-untyped-call]
     log = logging.getLogger("distributed")
     level = log.level
