@@ -504,6 +504,16 @@ def test_advise_json_schema() -> None:
     assert need["value"] == pytest.approx(9 / 20, abs=1e-9)
 
 
+def test_the_regret_of_a_chance_is_in_percentage_points() -> None:
+    """A difference of two chances is in percentage points, not "%": a writer's trial read
+    "22.00 %" as a loss of 22 % (`turn` already said "percentage points")."""
+    table = run("advise", "none", "kkccccmp", "--need", "1000", "--top", "2").stdout
+    assert "   23.00 %     30.6 %   22.00 pp\n" in table
+    assert "regret in percentage points (pp): the best option's chance minus this option's" in table
+    points = run("advise", "none", "kkccccmp", "--top", "2").stdout
+    assert "     38.89\n" in points and "pp" not in points
+
+
 def test_advise_special_positions_on_the_command_line() -> None:
     island = run("advise", "captain", "kkkkmmpc", "--first")
     assert island.stdout.startswith("Skull Island: nothing for you this turn; each opponent "

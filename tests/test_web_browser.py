@@ -1061,6 +1061,10 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     first = page.options("Advice")[0]
     assert "Chances of winning: you " in first and "Player 2 " in first \
         and "Player 3 " in first, first
+    # a difference of two chances, in percentage points: "1.2 % of winning lost" read as a
+    # share of the chance (a writer's trial of the command line's "%", the same words here)
+    second = page.options("Advice")[1]
+    assert re.search(r"\d percentage points of winning lost against the best", second), second
     answer = api(page.server, "advise", [("card", "captain"), ("dice", "kmmmpscc"),
                                          ("me", "0"), ("opp", "0"), ("opp", "0")])
     assert len(answer["options"][0]["players"]) == 3

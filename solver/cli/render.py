@@ -120,9 +120,9 @@ def option_rows(advice: Advice, shown: int, notation: Notation,
         head = f"{rank:>3}  {o.action:<7} {keep:<{w}} {reroll:<{w}} "
         best = "  best" if o.best else ""
         if expected is None:
+            regret = f"{100 * o.regret:.2f} pp" if probability else f"{o.regret:.2f}"
             yield (f"{head}{value_text(o.value, probability, unit=False):>12} "
-                   f"{100 * o.p_bust:>8.1f} % "
-                   f"{value_text(o.regret, probability, unit=False):>10}{best}")
+                   f"{100 * o.p_bust:>8.1f} % {regret:>10}{best}")
         else:
             ev = expected.get(option_key(o))
             yield (f"{head}{100 * o.value:>7.2f} % {'' if ev is None else f'{ev:9.1f}':>9} "
@@ -130,6 +130,9 @@ def option_rows(advice: Advice, shown: int, notation: Notation,
     left = len(advice.options) - min(shown, len(advice.options))
     if left:
         yield f"({left} more options left out: --top K shows K, --top 0 all of them)"
+    if expected is None and probability:  # a difference of two chances: not a percentage
+        yield ("regret in percentage points (pp): the best option's chance minus this "
+               "option's")
 
 
 def option_key(option: Option) -> tuple[str, str, str, bool]:
