@@ -431,7 +431,7 @@ def test_sabords_review_of_a_recorded_game_of_three(sabords: Run) -> None:
     assert result.exit_code == 0, result.stderr
     out = result.stdout.splitlines()
     assert out[0] == ("A game of 3 players, 33 turns: Anne won. Chances of winning in %, luck "
-                      "and errors in points of P(win).")
+                      "and errors in percentage points of P(win).")
     assert any(line.startswith("  1. turn 32, Bruno, chest, roll 2") for line in out)
     assert out[-4].startswith("Anne won from 36.9 % at the start: ")
     data = json.loads(sabords("review", str(THREE), "--json").stdout)

@@ -101,7 +101,7 @@ def review_command(
 
 
 def _amount(review: GameReview, x: float, sign: bool = True) -> str:
-    """A change in the review's unit: points of probability, or points."""
+    """A change in the review's unit: percentage points of probability, or points."""
     from ..words.review import signed
 
     if review.unit == "points":
@@ -132,12 +132,12 @@ def review_lines(review: GameReview, notes: Notation, *, mistakes: int,
                  + (" shared the win" if len(review.winners) > 1 else " won"))
         turns = len(review.turns)
         yield (f"A game of {n} players, {turns} turn{'' if turns == 1 else 's'}: {ended}. "
-               f"Chances of winning in %, luck and errors in points of P(win).")
+               f"Chances of winning in %, luck and errors in percentage points of P(win).")
         assert review.game is not None
         yield from method_lines(review.game)
     else:
         what = ("expected points" if review.objective == "points"
-                else f"the probability of scoring {record.need} (in points of %)")
+                else f"the probability of scoring {record.need} (in percentage points)")
         turns = len(review.turns)
         yield f"One player, {turns} turn{'' if turns == 1 else 's'}, reviewed in {what}."
     width = max(6, *map(len, names))
@@ -180,8 +180,8 @@ def review_lines(review: GameReview, notes: Notation, *, mistakes: int,
                + (f"{_amount(review, p.estimate):>6} " if steps else "")
                + f"{p.decisions:>5} {each:>6}  {grades or 'no inaccuracy'}")
     inaccuracy, mistake, blunder = THRESHOLDS[review.unit]
-    scale, word = (1.0, "points") if review.unit == "points" else (100.0, "points of "
-                                                                   "probability")
+    scale, word = (1.0, "points") if review.unit == "points" else (100.0, "percentage "
+                                                                   "points")
     yield ("Luck: every card and roll; error: the player's own decisions' cost, each: per "
            "decision; others: what the other players' decisions gave" + (
                "; alone: turns entered as their points alone (luck and play)" if alone else "")
