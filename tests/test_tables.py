@@ -497,7 +497,7 @@ def test_ev_json_equals_the_engine(
     result = sabords("ev", "--json", "--tables", str(tmp_path))
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert sorted(data) == ["cards", "deck_ev", "rules_hash", "variants"]
+    assert sorted(data) == ["cards", "deck", "deck_ev", "rules_hash", "variants"]
     assert data["rules_hash"] == DEFAULT.hash and data["variants"] == DEFAULT.as_dict()
     assert list(data["cards"]) == list(CARD_IDS)  # `none` included
     for card, stats in data["cards"].items():
@@ -505,6 +505,13 @@ def test_ev_json_equals_the_engine(
     evs = {c: Fraction(fresh[c].stats.ev) for c in CARD_IDS}
     exact_deck = sum(Fraction(CARDS[c].count, DECK_SIZE) * evs[c] for c in CARD_IDS)
     assert data["deck_ev"] == pytest.approx(float(exact_deck), rel=1e-14)  # `none`: weight 0
+    # the text's "deck average" row, every column of it (a writer's trial found only deck_ev)
+    assert list(data["deck"]) == list(data["cards"]["none"]) and data["deck"]["ev"] == \
+        data["deck_ev"]
+    for name, value in data["deck"].items():
+        weighted = sum(Fraction(CARDS[c].count, DECK_SIZE) * Fraction(data["cards"][c][name])
+                       for c in CARD_IDS)
+        assert value == pytest.approx(float(weighted), rel=1e-14, abs=1e-15), name
 
 
 def test_ev_default_tables_and_selected_cards(sabords: Run, fresh: dict[str, TurnTable]) -> None:

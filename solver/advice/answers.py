@@ -148,7 +148,8 @@ class EvAnswer:
         cards: dict[str, dict[str, object]] = {c: dict(self.stats[c].as_dict())
                                                for c in self.cards}
         data: dict[str, Any] = {"rules_hash": self.rules.hash, "variants": self.rules.as_dict(),
-                                "cards": cards, "deck_ev": self.deck["ev"]}
+                                "cards": cards, "deck_ev": self.deck["ev"],
+                                "deck": dict(self.deck)}  # the text's "deck average" row
         if self.exact_deck is not None:
             for c in self.cards:
                 cards[c]["exact"] = fraction_text(self.exact_ev[c])
