@@ -74,7 +74,7 @@ so, cards drawn independently with the deck's frequencies; `solver/game/`). At t
 
 - **First-player advantage.** The first player wins {pct(first)} of the games (the second
   {pct(1 - first)}; a shared tie counts 1/2). It is worth about a {lead * 100}-point head start:
-  a first player at 0 against {lead * 100} has {pct(float(win[0, lead]))}. Drawing the
+  a first player at 0 against {lead * 100} has {100 * float(win[0, lead]):.2f} %. Drawing the
   {best_card} card for the first turn lifts the first player to {pct(cards[best_card])},
   the {worst_card} card drops them to {pct(cards[worst_card])}.
 - **Win policy against points policy.** Exactly (the values of the game where one player
