@@ -978,12 +978,13 @@ def test_a_practice_game_against_the_solver_to_its_graded_end(page: Page, browse
     assert costs, "no decision was graded"
     total, mean = 100 * sum(costs), 100 * sum(costs) / len(costs)
     assert f"Your decisions\t{len(costs)}" in region
-    assert f"Total lost (% of winning)\t{total:.2f}" in region
-    assert f"Mean lost per decision (% of winning)\t{mean:.3f}" in region
+    # a difference of two chances, in percentage points (not "% of winning": a share)
+    assert f"Total lost (percentage points of winning)\t{total:.2f}" in region
+    assert f"Mean lost per decision (percentage points of winning)\t{mean:.3f}" in region
     worst = sorted((c for c in costs if c > 0), reverse=True)[:5]
     listed = browser.find_elements(page.By.CSS_SELECTOR, "#practice-summary ol.worst > li")
     assert [page.text(li).splitlines()[-1] for li in listed] == [
-        f"Cost: {100 * c:.2f} % of winning" for c in worst]
+        f"Cost: {100 * c:.2f} percentage points of winning" for c in worst]
     if not worst:
         assert "None: every decision was the best one." in region
     page.screenshot("web-practice.png", "Practice", random_dice=True)
@@ -2219,7 +2220,9 @@ def test_french_plurals_minus_signs_and_the_rules_colon(page: Page, browser: Any
         "m.WORDS.fr.playerRow('Anne', 0, true, false, null), m.WORDS.fr.worthPoints('1,5'),"
         "m.WORDS.fr.worthPoints('2,0'), m.WORDS.fr.lostPoints('0,4'),"
         "m.WORDS.fr.bust(3, 0), m.WORDS.fr.cost('−1,9', 'points espérés'),"
-        "m.WORDS.fr.cost('0,40', '% de chances de gagner'), m.WORDS.fr.addedScore(0, 'Anne'),"
+        "m.WORDS.fr.cost('0,40', m.WORDS.fr.unitWin), m.WORDS.fr.addedScore(0, 'Anne'),"
+        "m.WORDS.fr.totalCost('2,40', m.WORDS.fr.unitNeed), m.WORDS.fr.lostWin('1,99'),"
+        "m.WORDS.fr.lostNeed('2,00'),"
         "m.WORDS.fr.sorceress('', '2 dés'), m.WORDS.en.sorceress('', '1 monkey and 1 sword'),"
         "m.WORDS.fr.sorceress('', '1 singe et 1 sabre'), m.WORDS.en.count(0, 1)]))")
     assert words == [
@@ -2232,7 +2235,12 @@ def test_french_plurals_minus_signs_and_the_rules_colon(page: Page, browser: Any
         # French points: singular below two, and its adjective with them
         "Anne : 0 point, c'est son tour", "1,5 point espéré", "2,0 points espérés",
         "0,4 point perdu face au meilleur", "Perdu (3 têtes de mort) : le tour est fini, 0 point.",
-        "Coût : −1,9 point espéré", "Coût : 0,40 % de chances de gagner", "0 point ajouté à Anne.",
+        "Coût : −1,9 point espéré", "Coût : 0,40 point de pourcentage de chances de gagner",
+        "0 point ajouté à Anne.",
+        # a difference of two chances in percentage points, singular below two as the others
+        "Coût total : 2,40 points de pourcentage de chances d'atteindre les points.",
+        "1,99 point de pourcentage de chances de gagner en moins que le meilleur",
+        "2,00 points de pourcentage de chances d'y arriver en moins que le meilleur",
         # the Sorceress's skull in figures, as the dice beside it ("une … et 2" mixed them)
         "Utilisez la Gardienne : relancez 1 tête de mort et 2 dés",
         # a list of dice after her skull: one "and" ("1 skull and 1 monkey and 1 sword" had two)

@@ -83,7 +83,8 @@ class ScoreDistribution:
     """Skull Island: (points each opponent loses, probability), as probabilities of the turn
     (the island's final skull count times the card's cost per skull)."""
     expected_rolls: float
-    """Expected number of rolls of the turn, the first included."""
+    """Expected number of rolls of the turn, the first included (a first roll that lands on
+    Skull Island counts once: the island's own rolls are not counted)."""
     occupancy: dict[int, FloatArray]
     """Per world: expected number of times each position is a decision point."""
     unresolved: float

@@ -29,7 +29,7 @@ const RW = {
     turn: "Turn", start: "Start", expected: "Expected",
     players: "Luck and errors", player: "Player", luck: "Luck", error: "Errors", perDecision: "Per decision",
     others: "Others' play", estimateSteps: "Estimate's adjustments", startChance: "At the start", end: "At the end", now: "Now",
-    unitNote: (points) => (points ? "Luck and errors in points." : "Chances in %; luck and errors in points of chance (1 point = 1 %)."),
+    unitNote: (points) => (points ? "Luck and errors in points." : "Chances in %; luck and errors in percentage points."),
     mistakes: "Largest mistakes", noMistake: "No mistake: every decision was one of the best.",
     where: (turn, name, card, roll, dice) => `Turn ${turn}, ${name}, ${card}, roll ${roll}: ${dice}`,
     played: (move, value) => `Played: ${move} (${value})`, better: (move, value) => `Better: ${move} (${value})`,
@@ -54,7 +54,7 @@ const RW = {
     saveFile: "Save the game (file)", openFile: "Open a game file", copyLink: "Copy a link to this game",
     linkCopied: "The link is copied.", linkShown: "The link to this game:", tooLong: "The game is too long for a link: save it as a file.",
     unreadableLink: "The link does not hold a game this page can read.", reviewAgain: "Review again",
-    thresholds: (a, b, c, points) => `An inaccuracy costs from ${a}, a mistake from ${b}, a blunder from ${c} ${points ? "points" : "points of chance"}.`,
+    thresholds: (a, b, c, points) => `An inaccuracy costs from ${a}, a mistake from ${b}, a blunder from ${c} ${points ? "points" : "percentage points"}.`,
   },
   fr: {
     review: "Revue", reviewTitle: "Revue de la partie", reviewTable: "Revoir la partie",
@@ -69,7 +69,7 @@ const RW = {
     turn: "Tour", start: "Départ", expected: "Espérés",
     players: "Chance et erreurs", player: "Joueur", luck: "Chance", error: "Erreurs", perDecision: "Par décision",
     others: "Jeu des autres", estimateSteps: "Ajustements de l'estimation", startChance: "Au départ", end: "À la fin", now: "Maintenant",
-    unitNote: (points) => (points ? "Chance et erreurs en points." : "Chances en pourcentage ; chance et erreurs en points de chances (1 point = 1 %)."),
+    unitNote: (points) => (points ? "Chance et erreurs en points." : "Chances en pourcentage ; chance et erreurs en points de pourcentage."),
     mistakes: "Les plus grosses erreurs", noMistake: "Aucune erreur : chaque décision était l'une des meilleures.",
     where: (turn, name, card, roll, dice) => `Tour ${turn}, ${name}, ${card}, lancer ${roll} : ${dice}`,
     played: (move, value) => `Joué : ${move} (${value})`, better: (move, value) => `Mieux : ${move} (${value})`,
@@ -94,7 +94,7 @@ const RW = {
     saveFile: "Enregistrer la partie (fichier)", openFile: "Ouvrir un fichier de partie", copyLink: "Copier un lien vers cette partie",
     linkCopied: "Le lien est copié.", linkShown: "Le lien vers cette partie :", tooLong: "La partie est trop longue pour un lien : enregistrez-la dans un fichier.",
     unreadableLink: "Ce lien ne contient pas de partie que la page sait lire.", reviewAgain: "Revoir à nouveau",
-    thresholds: (a, b, c, points) => `Une imprécision coûte à partir de ${a}, une erreur de ${b}, une gaffe de ${frPoints(c)}${points ? "" : " de chances"}.`,
+    thresholds: (a, b, c, points) => `Une imprécision coûte à partir de ${a}, une erreur de ${b}, une gaffe de ${frPoints(c)}${points ? "" : " de pourcentage"}.`,
   },
 };
 const R = () => RW[S.lang] || RW.en;

@@ -28,8 +28,9 @@ const frList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0
 const frBelowTwo = (v) => Math.abs(Number(String(v).replace("\u2212", "-").replace(",", ".").replace(/\s/g, ""))) < 2;
 export const frPlural = (v, word) => `${word}${frBelowTwo(v) ? "" : "s"}`;  // "0,4 perdu", "2,5 perdus"
 export const frPoints = (v, adjective = "") => `${v} point${frBelowTwo(v) ? "" : "s"}${adjective ? ` ${adjective}${frBelowTwo(v) ? "" : "s"}` : ""}`;
-// A cost in its unit: "0,4 point espéré", and "% de chances" as it is.
-const frUnit = (c, unit) => (unit === "points espérés" ? frPoints(c, "espéré") : `${c} ${unit}`);
+// A cost in its unit: "0,4 point espéré", "0,4 point de pourcentage de chances de gagner".
+const frUnit = (c, unit) => (unit === "points espérés" ? frPoints(c, "espéré")
+  : unit.startsWith("points ") ? `${frPoints(c)}${unit.slice("points".length)}` : `${c} ${unit}`);
 // A duration of the server's cost model (/api/rules's `making.duration`: its value and unit, as
 // the command line words it): "6 s", "2.2 minutes", "4.5 hours" (French: a decimal comma, "heures").
 const duration = (d, comma, units) => (d.unit === "s" ? `${d.value} s` : `${comma ? d.value.toFixed(1).replace(".", ",") : d.value.toFixed(1)} ${units[d.unit]}`);
@@ -190,7 +191,7 @@ export const WORDS = {
     bestIs: (move) => `Best move: ${move}`, cost: (c, unit) => `Cost: ${c} ${unit}`,
     tookBest: "you took the best move",
     totalCost: (c, unit) => `Total cost: ${c} ${unit}.`,
-    unitPoints: "expected points", unitWin: "% of winning", unitNeed: "% of reaching the need",
+    unitPoints: "expected points", unitWin: "percentage points of winning", unitNeed: "percentage points of reaching the need",
     addScore: (p, name) => `Add ${p} points to ${name}`,
     takeScore: (p, name) => `Take ${p} points from ${name}`,
     islandScore: (d, name) => `Skull Island: take ${d} points from each opponent of ${name}`,
@@ -302,8 +303,8 @@ export const WORDS = {
     worthWinEstimated: (p) => `${p} % de chances de gagner (estimation)`,
     bustRisk: (p) => `${p} % de risque que la relance fasse tout perdre`,
     lostPoints: (r) => `${frPoints(r, "perdu")} face au meilleur`,
-    lostWin: (r) => `${frPoints(r)} de pourcentage de chances de gagner ${frBelowTwo(r) ? "perdu" : "perdus"} face au meilleur`,
-    lostNeed: (r) => `${frPoints(r)} de pourcentage de chances d'y arriver ${frBelowTwo(r) ? "perdu" : "perdus"} face au meilleur`,
+    lostWin: (r) => `${frPoints(r)} de pourcentage de chances de gagner en moins que le meilleur`,
+    lostNeed: (r) => `${frPoints(r)} de pourcentage de chances d'y arriver en moins que le meilleur`,
     you: "vous", solver: "le solveur",
     seats: (list) => `Chances de gagner : ${list}`,
     chanceNow: (p) => `Vos chances de gagner maintenant : ${p} %.`,
@@ -376,7 +377,7 @@ export const WORDS = {
     bestIs: (move) => `Meilleur coup : ${move}`, cost: (c, unit) => `Coût : ${frUnit(c, unit)}`,
     tookBest: "vous avez joué le meilleur coup",
     totalCost: (c, unit) => `Coût total : ${frUnit(c, unit)}.`,
-    unitPoints: "points espérés", unitWin: "% de chances de gagner", unitNeed: "% de chances d'atteindre les points",
+    unitPoints: "points espérés", unitWin: "points de pourcentage de chances de gagner", unitNeed: "points de pourcentage de chances d'atteindre les points",
     addScore: (p, name) => `Ajouter ${frPoints(p)} à ${name}`,
     takeScore: (p, name) => `Retirer ${frPoints(p)} à ${name}`,
     islandScore: (d, name) => `Île de la Tête de Mort : retirer ${d} points à chaque adversaire ${frDe(name)}`,
