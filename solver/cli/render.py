@@ -241,10 +241,19 @@ class SolveProgress:
         self.logged = self.started
 
     def __call__(self, p: Progress) -> None:
-        from ..game.records import FINAL_ROUND, VALUE_ITERATION
+        from ..game.records import CYCLE, FINAL_ROUND, VALUE_ITERATION
 
         try:
-            if p.step == FINAL_ROUND:
+            if p.step == CYCLE:  # the first line always, then as an improvement's blocks
+                now = time.perf_counter()
+                if p.done and not self.live and now - self.logged < self.LOG_EVERY:
+                    return
+                text = (f"{self.label}{p.phase} improvement {p.iteration}: the moves of "
+                        f"{p.blocks} states go round in a cycle; settling them one mover at "
+                        f"a time, {p.done} evaluations, {p.seconds:.0f} s")
+                sys.stderr.write(f"\r{text}   " if self.live else f"{text}\n")
+                self.logged = now
+            elif p.step == FINAL_ROUND:
                 text = (f"{self.label}{p.phase}: {p.changed:,} states solved once, "
                         f"{p.seconds:.1f} s, measured gap {p.change:.1e} "
                         f"({time.perf_counter() - self.started:.0f} s in all)")

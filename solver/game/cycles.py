@@ -10,6 +10,8 @@ whose movers lose least, and records that loss as measured slack.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,22 +114,39 @@ class PhaseEquations:
         return float(np.max(np.abs(Z[self.offset:self.offset + size] - before), initial=0.0))
 
 
+TickFn = Callable[[int], None]
+"""Called before each evaluation of the phase that settling a cycle makes, with the count of
+those done (a solve's progress: each is seconds at four players at 2000)."""
+
+
+def _no_tick(done: int) -> None:
+    pass
+
+
+def _after(tick: TickFn, before: int, done: int) -> None:
+    tick(before + done)
+
+
 def one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
                    state: Checkpoint, digest: np.ndarray, swing: IntArray,
-                   slack: FloatArray) -> None:
+                   slack: FloatArray, tick: TickFn = _no_tick) -> None:
     """Settle the moves that the improvements change back and forth (at the states `swing`):
     from the last improvement's profile, evaluate the phase; the first of those states (in
     index order) whose best move differs takes it; again, until none would change. Each step
     is one mover's best response to all the others (sequential best responses). When those
     go round in a cycle, the profiles of the moves met at these states are tried in turn
-    (:func:`stable_profile`). A state's mover keeps its move for a gain up to its `slack`."""
+    (:func:`stable_profile`). A state's mover keeps its move for a gain up to its `slack`.
+    `tick`: told before each evaluation, with the count of those done."""
     order = np.sort(swing)
     seen: set[bytes] = set()
     met: list[dict[int, np.ndarray]] = [{} for _ in order]  # per state: digest -> endings
     for j, s in enumerate(order.tolist()):
         met[j][int(digest[s])] = ev.endings[s].copy()
+    done = 0
     while True:
+        tick(done)
         ev.solve(state.Z)
+        done += 1
         now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
         for j in range(order.shape[0]):
             met[j].setdefault(int(now.digest[j]), now.endings[j].copy())
@@ -136,7 +155,8 @@ def one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
             return
         key = digest[order].tobytes()
         if key in seen:
-            stable_profile(gm, seats, name, ev, state, digest, order, met, slack)
+            stable_profile(gm, seats, name, ev, state, digest, order, met, slack,
+                           functools.partial(_after, tick, done))
             return
         seen.add(key)
         j = int(differ[0])
@@ -168,7 +188,8 @@ class NoEquilibrium(RuntimeError):
 
 def stable_profile(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
                     state: Checkpoint, digest: np.ndarray, order: IntArray,
-                    met: list[dict[int, np.ndarray]], slack: FloatArray) -> None:
+                    met: list[dict[int, np.ndarray]], slack: FloatArray,
+                    tick: TickFn = _no_tick) -> None:
     """Sequential best responses cycle at the states `order`: try every profile of the moves
     met there (each state's in the order they were met, the first state's varying slowest)
     until one is stable (every mover's best response is its own move, or gains at most its
@@ -179,10 +200,12 @@ def stable_profile(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
     twice its gain (`slack`, recorded as :attr:`PhaseRecord.slack`); :class:`NoEquilibrium`
     if even that gain is above :data:`MAX_SLACK`. With more than :data:`MAX_PROFILES` profiles
     to try (five players at target 500: 51 states, 2^51 profiles), the profile the cycle is
-    at is kept the same way if its largest gain is within :data:`MAX_SLACK`."""
+    at is kept the same way if its largest gain is within :data:`MAX_SLACK`. `tick`: told
+    before each evaluation, with the count of those done."""
     import itertools
 
     least: tuple[float, tuple[int, ...], FloatArray] | None = None
+    done = 0
     while True:
         options = [list(m.items()) for m in met]
         count = 1
@@ -190,6 +213,7 @@ def stable_profile(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
             count *= len(o)
         if count > MAX_PROFILES:  # too many to try: the profile the cycle is at, if its
             # movers leave little (recorded as the slack, like a least-gain profile's)
+            tick(done)
             ev.solve(state.Z)
             now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
             gains = _gains(now, digest, order, state.Z, ev.offset)
@@ -206,7 +230,9 @@ def stable_profile(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
                 d, endings = options[j][pick]
                 ev.endings[order[j]] = endings
                 digest[order[j]] = np.uint64(d)
+            tick(done)
             ev.solve(state.Z)
+            done += 1
             now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
             gains = _gains(now, digest, order, state.Z, ev.offset)
             if not (gains > slack[order]).any():

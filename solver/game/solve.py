@@ -101,6 +101,7 @@ from .evaluate import _sweep_fn, order_of, turns_bound
 from .model import GameModel, game_model, point_range
 from .records import (
     BLOCK,
+    CYCLE,
     FINAL_EPS,
     FINAL_ROUND,
     FINAL_TOL,
@@ -538,7 +539,7 @@ def _cyclic(gm: GameModel, seats: Seats, name: str, block: int, state: Checkpoin
         t0 = time.perf_counter()
         got = _improve(seats, name, block, state, work, ev, record, runner, tol, eps,
                        progress, t0)
-        _watch_cycles(gm, seats, name, state, work, ev, got)
+        _watch_cycles(gm, seats, name, state, work, ev, got, progress)
         change = ev.solve(state.Z)
         _evaluated(work, change)
         state.iteration += 1
@@ -610,17 +611,25 @@ def _improve(seats: Seats, name: str, block: int, state: Checkpoint, work: Cycli
 
 
 def _watch_cycles(gm: GameModel, seats: Seats, name: str, state: Checkpoint,
-                  work: CyclicWork, ev: PhaseEquations, got: _Improved) -> None:
+                  work: CyclicWork, ev: PhaseEquations, got: _Improved,
+                  progress: ProgressFn | None = None) -> None:
     """A profile of the moves met before: the moves go round in a cycle, and those that
-    changed since change one at a time (:func:`one_at_a_time`); the precision is the final
-    one from then on."""
+    changed since change one at a time (:func:`one_at_a_time`, its evaluations reported as
+    the step :data:`CYCLE`); the precision is the final one from then on."""
     work.moved_at[got.moved] = state.iteration + 1
     profile = profile_hash(work.digest)
     again = np.flatnonzero(work.seen == profile)
     if got.changed and again.shape[0]:
         since = int(work.seen_at[again[-1]])
         swing = np.flatnonzero(work.moved_at > since)
-        one_at_a_time(gm, seats, name, ev, state, work.digest, swing, work.slack)
+        t0 = time.perf_counter()
+
+        def tick(done: int) -> None:
+            if progress is not None:
+                progress(Progress(name, state.iteration + 1, done, int(swing.shape[0]),
+                                  time.perf_counter() - t0, step=CYCLE))
+
+        one_at_a_time(gm, seats, name, ev, state, work.digest, swing, work.slack, tick)
         work.tol = FINAL_TOL
     work.seen = np.append(work.seen, np.asarray([profile], dtype=np.uint64))
     work.seen_at = np.append(work.seen_at, np.asarray([state.iteration + 1], dtype=np.int64))
