@@ -92,6 +92,18 @@ def test_a_bust_and_skull_island_give_every_seat_s_chance_after_them(tables: Pat
     assert alive["players"] == alive["options"][0]["players"]  # type: ignore[index]
     points = _json("advise", "none", "kkmmmpsc")
     assert "players" not in points
+    # the text too: a bust or Skull Island printed the player's chance alone, where the
+    # chances of everyone change most (a trial of a table of four)
+    for args, said in [(("none", "kkkmmpsc", "--me", "100", "--opp", "0", "--opp", "200",
+                         *small), bust),
+                       (("none", "kkkkmmpc", "--first", "--me", "100", "--opp", "3000",
+                         "--opp", "5000"), island)]:
+        text = run_sabords("advise", *args).stdout
+        line = next(x for x in text.splitlines() if x.startswith("players "))
+        seats: list[float] = said["players"]  # type: ignore[assignment]
+        chances = ", ".join(f"{who} {100 * p:.2f} %" for who, p in
+                            zip(["you", "player 2", "player 3"], seats, strict=True))
+        assert line == f"players   {chances} (after this turn)", line
 
 
 def test_advise_ranks_by_my_chance_and_gives_every_player_s_after_each_move(
@@ -156,8 +168,13 @@ def test_a_final_round_whose_trigger_the_totals_do_not_say_names_the_option() ->
     it (a blind player's trial: `--trigger 4` worked, but nothing said so)."""
     args = ("advise", "animals", "kkmmppsc", "--me", "5600", "--opp", "4800", "--opp", "5900",
             "--opp", "9200", "--final")
-    assert_one_line_error(run_sabords(*args), "(player 2 or 4): say who with --trigger N")
+    assert_one_line_error(run_sabords(*args), "(player 2 or 4): say who with --trigger N "
+                          "(--trigger 4 if nobody was pushed back)")
     assert run_sabords(*args, "--trigger", "4").exit_code == 0
+    # the help said --trigger was needed only after a push-back: at a table of four, a plain
+    # final turn is refused without it (a trial of a table of four)
+    said = " ".join(run_sabords("advise", "--help").stdout.split())
+    assert "with four or five players, a player below it may have reached it first" in said
 
 
 def test_a_final_round_s_trigger_pushed_back_by_skull_island() -> None:
@@ -590,3 +607,17 @@ def test_a_mean_error_below_a_hundredth_of_a_point_is_not_said_as_none() -> None
         "0.24", "0.03", "0.004", "0.0002", "0.00"]
     line = run_sabords("winprob", "--me", "0", *["--opp", "0"] * 4).stdout
     assert "near-optimal" in line and " 0.00 on average" not in line
+
+
+def test_a_stop_that_wins_the_game_is_said_certain_not_estimated() -> None:
+    """In sudden death a stop at the target wins the game: four players' answer said "100.00 %
+    chance to win the game (the method's estimate)" (a trial of a table of four); a move
+    that does not end the game stays the method's estimate."""
+    sudden = ("advise", "none", "kmmccccc", "--me", "5200", "--opp", "4900", "--opp", "5900",
+              "--opp", "5100")
+    value = [x for x in run_sabords(*sudden, "--sudden").stdout.splitlines()
+             if x.startswith("value ")]
+    assert value == ["value     100.00 % chance to win the game (certain: the game is won)"]
+    value = [x for x in run_sabords(*sudden).stdout.splitlines() if x.startswith("value ")]
+    assert len(value) == 1 and value[0].endswith("% chance to win the game (the method's "
+                                                 "estimate)"), value

@@ -1080,16 +1080,27 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
     enter_dice(page, "kmmmpscc", FACES_EN)
     page.tap("Advise")
     assert "% chance to win" in page.sentence("Advice")
-    notes = page.text(browser.find_element(page.By.ID, "notes"))
-    assert notes.startswith("Near-optimal advice, not exact: with four or five players every "
-                            "chance is estimated from the exact games of two and three "
-                            "players"), notes
+    # near-optimal in a word, what was measured a tap away: the whole note was nine lines
+    # above the options at a phone's width (a trial of a table of four)
+    box = browser.find_element(page.By.ID, "notes")
+    assert page.text(box) == "Near-optimal advice, not exact", page.text(box)
     first = page.options("Advice")[0]  # every seat's chance, near-optimal options too
     assert "Chances of winning: you " in first and "Player 4 " in first, first
     page.screenshot("web-four.png", "Advice")
+    summary = box.find_element(page.By.TAG_NAME, "summary")
+    summary.click()
+    page.until(lambda: "estimated from the exact games of two and three players" in
+               page.text(box), "the near-optimal note opened")
+    assert " ".join(page.text(box).split()).startswith(
+        "Near-optimal advice, not exact With four or five players every chance is estimated"
+    ), page.text(box)
+    assert re.search(r"Within [\d.]+ percentage points of exact play", page.text(box))
+    page.idle()  # the renders after the tap keep the note, and the player's place on it
+    assert browser.execute_script("return document.activeElement") == summary
     page.tap("Français")
-    page.until(lambda: page.text(browser.find_element(page.By.ID, "notes")).startswith(
-        "Conseil presque optimal, pas exact"), "the near-optimal note in French")
+    page.until(lambda: " ".join(page.text(box).split()).startswith(
+        "Conseil presque optimal, pas exact À quatre ou cinq joueurs"),
+        "the near-optimal note in French, still open")
 
 
 def _seat_chances(option: str) -> dict[str, float]:
@@ -2712,6 +2723,26 @@ def test_a_mean_error_is_said_as_the_command_line_says_it(page: Page) -> None:
                                                         "0.00", "1.23"]
 
 
+def test_a_stop_that_wins_the_game_is_certain_not_estimated(page: Page) -> None:
+    """In sudden death a stop at the target wins the game: a near-optimal answer said "100.00 %
+    chance to win (estimated)" (a trial of a table of four). The page says it is certain, in
+    English and in French, and a move that does not win at once stays an estimate."""
+    sudden = api(page.server, "advise", [("card", "none"), ("dice", "kmmccccc"), ("me", "5200"),
+                                         ("opp", "4900"), ("opp", "5900"), ("opp", "5100"),
+                                         ("sudden", "true")])
+    assert sudden["game"]["exact"] is False and sudden["options"][0]["action"] == "stop"
+    said = page.d.execute_async_script(
+        "const done = arguments[1]; import('/core.js').then((m) => { const got = [];"
+        " for (const lang of ['en', 'fr']) { m.setWords(lang); got.push(arguments[0].options"
+        ".slice(0, 2).map((o) => m.t(m.worth(arguments[0], o)))); } m.setWords('en');"
+        " done(got); })", sudden)
+    assert said[0] == ["100.00 % chance to win (certain: the game is won)",
+                       f"{100 * sudden['options'][1]['value']:.2f} % chance to win (estimated)"]
+    assert said[1][0].replace(NBSP, " ").endswith(
+        " % de chances de gagner (certain : la partie est gagnée)"), said[1][0]
+    assert said[1][1].endswith("(estimation)"), said[1][1]
+
+
 def test_the_targets_measured_are_listed_once_a_game_as_the_command_line_lists_them(
         page: Page) -> None:
     """Four players measured at three targets: the page said "4 players at target 500, 4
@@ -2807,7 +2838,8 @@ def test_a_game_of_four_to_its_end_with_skull_island_in_the_final_round(
     page.tap("Add 1000 points to David")
     # nobody at the target: sudden death from Anne, the trigger; Win's line is hers
     assert board_status(page) == ("1000 points added to David. Sudden death: the first to end "
-                                  "a turn with 6000 points wins. Anne to play (5500 points).")
+                                  "a turn with 6000 points or more wins. Anne to play (5500 "
+                                  "points).")
     line = win_turn(page, "Anne", "No card", ["kkssssss"], "Stop", "en")
     assert line.startswith("Anne 5500 against Bruno 4000, Chloé 2800 and David 1800: sudden "
                            "death (from the scoreboard)."), line

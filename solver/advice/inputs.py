@@ -118,8 +118,10 @@ FINAL = Input("final", FLAG, (
     "the final turn")
 WIN_TRIGGER = Input("trigger", INT, (
     "Your final turn: the player who reached the target first, numbered as the answers "
-    "number the players (you 1, the first --opp 2, the next 3...); needed only when Skull "
-    "Island pushed them back below the target. Implies --final."),
+    "number the players (you 1, the first --opp 2, the next 3...); needed when the totals do "
+    "not say who: Skull Island pushed them back below the target, or, with four or five "
+    "players, a player below it may have reached it first and been pushed back after (the "
+    "answer says so: --final alone is then refused). Implies --final. Example: --trigger 4."),
     "the player who reached the target first", metavar="PLAYER", minimum=2, maximum=5)
 SUDDEN_DEATH = Input("sudden", FLAG, (
     "Sudden death: the final round ended with everybody below the target (Skull Island); the "

@@ -151,15 +151,20 @@ def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[
     yield f"dice      {notation.dice(advice.dice)}" + ("  (first roll)" if advice.first else "")
     solved = answer.solved
     estimate = "" if solved.game_exact else " (the method's estimate)"
+    best = advice.options[0].players if advice.options else advice.players
+    if len(best) > 1 and best[0] == 1.0 and not any(best[1:]):
+        estimate = " (certain: the game is won)"  # not an estimate (a trial of a table of four)
     yield f"value     {100 * advice.value:.2f} % chance to win the game{estimate}"
     if solved.game is not None:
         yield from method_lines(solved.game)
-    if advice.options and solved.seats:
+    after = (advice.options[0].players, "after the best move") if advice.options else (
+        advice.players, "after this turn")  # a bust or Skull Island: no move to make
+    if solved.seats and after[0]:
         # each chance named (a screen reader reads the line aloud: a bare list made the
         # listener count places)
         chances = ", ".join(f"{'you' if i == 0 else f'player {i + 1}'} {100 * p:.2f} %"
-                            for i, p in enumerate(advice.options[0].players))
-        yield f"players   {chances} (after the best move)"
+                            for i, p in enumerate(after[0]))
+        yield f"players   {chances} ({after[1]})"
     if advice.options:
         yield ""
         yield from option_rows(advice, shown, notation, answer.expected)

@@ -77,7 +77,11 @@ def error_line(exc: SabordsError, flags: dict[str, str] | None = None) -> str:
     line = f"{flag}: {exc}" if flag else str(exc)
     # totals that do not say who triggered the final round: the option that says it (the web
     # names its query's parameter)
-    return f"{line}: say who with --trigger N" if exc.kind == "which_trigger" else line
+    if exc.kind != "which_trigger":
+        return line
+    at = (exc.values or {}).get("at")  # the player at the target: nobody pushed back, most often
+    return f"{line}: say who with --trigger N" + (
+        "" if at is None else f" (--trigger {at} if nobody was pushed back)")
 
 
 def stale_words(exc: StaleTableError) -> str:

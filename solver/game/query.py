@@ -66,7 +66,7 @@ def state_of(table: Any, standing: Standing) -> tuple[str, int]:
                   if bool(seats.phases[final_name(r)].contains(units)[0])
                   and totals[r] >= _pushed_back_to(standing, r, seats.n_ded)[0]]
         if pushed:
-            raise GameError(f"player {trigger + 1} is at the target {target}, but player "
+            raise GameError(f"player {trigger + 1} has reached the target {target}, but player "
                             f"{pushed[0] + 1} may have reached it first and been pushed back "
                             f"by Skull Island: these totals do not say who reached it first "
                             f"(player {' or '.join(str(r + 1) for r in [*pushed, trigger])})",

@@ -300,11 +300,15 @@ function renderAdvice(a, where) {
   say("sentence", sentence(a));
   say("position-line", where);
   const notes = [...a.notes].sort((x, y) => NOTE_ORDER.indexOf(x.code) - NOTE_ORDER.indexOf(y.code));
-  const near = a.game && a.game.exact === false ? [el("li", { text: t(W.nearOptimalAdvice(lossWords(a.game.loss))) })] : [];
-  $("notes").replaceChildren(...near, ...notes.map((n) => {
+  const near = a.game && a.game.exact === false ? [nearNote(a.game.loss)] : [];
+  const items = [...near, ...notes.map((n) => {
     const text = W.notes[n.code];
     return el("li", { text: t(text === undefined ? n.text : typeof text === "function" ? text(diceWords(n.keep)) : text) });
-  }));
+  })];
+  // drawn again only when its words change: a tap on the near-optimal note's summary keeps its
+  // focus through the renders that follow (a screen reader's place on the page)
+  const said = items.map((li) => li.textContent).join("\n");
+  if ($("notes").dataset.said !== said) { $("notes").replaceChildren(...items); $("notes").dataset.said = said; }
   say("rules-line", W.rulesLine(rulesWords()));
   say("answer-hash", W.rulesHash(a.rules_hash));
   const options = a.options || [];
@@ -313,6 +317,14 @@ function renderAdvice(a, where) {
   $("options").replaceChildren(...shown.map((o, i) => optionItem(a, o, i, canTake)));
   $("more").hidden = ui.showAll || options.length <= SHOWN;
   $("more").textContent = t(W.moreOptions(options.length));
+}
+// Near-optimal advice in a word, what was measured of it a tap away (open as the player left
+// it: the notes are drawn again at every render)
+function nearNote(loss) {
+  const box = el("details", { class: "near-note", open: !!ui.nearOpen },
+    el("summary", { text: t(W.nearOptimalAdvice) }), el("p", { class: "note", text: t(W.nearOptimalWhy(lossWords(loss))) }));
+  box.addEventListener("toggle", () => { ui.nearOpen = box.open; });
+  return el("li", { class: "near" }, box);
 }
 function optionItem(a, o, i, canTake) {
   const parts = [worth(a, o)];

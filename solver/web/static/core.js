@@ -428,8 +428,13 @@ export function moveWords(a, o, named) {
   if (!keep) return W.rerollAll(named ? rolled : W.dice(others));
   return W.keepReroll(keep, rolled);
 }
+// A move that wins the game whatever follows (every other seat's chance 0: a stop at the target
+// in sudden death), which a near-optimal answer called "estimated" (a trial of a table of four)
+export function certain(o) {
+  return Array.isArray(o.players) && o.players.length > 1 && o.players[0] === 1 && o.players.slice(1).every((p) => p === 0);
+}
 export function worth(a, o) {
-  if (a.objective === "win") return a.game && a.game.exact === false ? W.worthWinEstimated(pct(o.value, 2)) : W.worthWin(pct(o.value, 2));
+  if (a.objective === "win") return certain(o) ? W.worthWinCertain(pct(o.value, 2)) : a.game && a.game.exact === false ? W.worthWinEstimated(pct(o.value, 2)) : W.worthWin(pct(o.value, 2));
   if (a.objective === "need") return W.worthNeed(pct(o.value, 1), a.need);
   return W.worthPoints(num(o.value, 1));
 }
