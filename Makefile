@@ -65,15 +65,15 @@ tables-3p: $(STAMP_RUN) ## solve the three-player game (default rules) into tabl
 # Four and five players are played near-optimally on the exact tables of two and three
 # (docs/playing-to-win.md). `make near-optimal` measures that play against exact tables solved
 # here into the cache (where `sabords` finds them for --variant target=N): every seat's chance
-# at four players at 2000 and five at 1000 (a sample of 20,000 states a phase: four at 2000
-# took 2 h 48 min and 2.7 GB to solve on 2 cores), the moves' loss at PLAY_TARGET and of four
-# players at MOVES_4P (every state's evaluation), three players from the pairs alone at the
-# default target (the committed table), and whole games of four and five at the default target.
+# and the moves' loss (every state's evaluation) of four players at 2000 (its table took 1 h 29
+# min to 2 h 48 min to solve on 2 cores, the measure 46 min), at MOVES_4P and at PLAY_TARGET
+# (the method's final turns too), five players' chances at 1000 (a sample) and their chances
+# and moves at PLAY_TARGET, three players from the pairs alone at the default target (the
+# committed table), and whole games of four and five at the default target.
 TARGET_4P ?= 2000
 TARGET_5P ?= 1000
 PLAY_TARGET ?= 500
-# Four players at 1000: the largest game whose moves are measured at every state (its table
-# 337 s, the measure 134 s).
+# Four players at 1000: every state too (its table 337 s, the measure 134 s).
 MOVES_4P ?= 1000
 
 tables-4p: $(STAMP_RUN) ## solve four players exactly at target 2000 (TARGET_4P=N), and two and three there, into the cache
@@ -90,20 +90,21 @@ tables-play: $(STAMP_RUN) ## solve two to five players exactly at target 500 (PL
 	for n in 2 3 4 5; do $(BIN)/sabords solve-game --players $$n --variant target=$(PLAY_TARGET) || exit 1; done
 
 # Five players' final round costs the most (its first phase, four final turns to race, took
-# 358 s for 3,000 states at 500): their chances are measured on a sample of 3,000 states a
-# phase, without the moves' loss (a whole evaluation); four players', every state at 500.
+# 358 s for 3,000 states at 500): at 1000 their chances are measured on a sample of 3,000
+# states a phase, without the moves' loss (a whole evaluation); at 500 every state of normal
+# play and sudden death and 3,000 of each final phase, the moves' loss too (691 s).
 # Whole games, 20,000 a state: four players' in one run (2500 s on 2 cores, the largest
 # process 4.3 GB); five players' about 6.4 h, so in chunks of 1,000 games, each stored as it
 # ends: the run resumes from the chunks stored (--resume: those of the same states, seeds,
 # chances shown and play) and can be stopped and run again. Where the method changed since, the
 # stored games would be lost: refused, unless `make near-optimal REPLACE=1`.
 near-optimal: tables-4p tables-5p tables-play ## measure near-optimal play into tables/near-optimal.json (solves every exact table it measures against first, again: hours on 2 cores; `make -n near-optimal` lists every step)
-	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(TARGET_4P) --sample 20000 --write
+	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(TARGET_4P) --write
 	$(PY) scripts/measure_reduced.py exact --players 5 --variant target=$(TARGET_5P) --sample 3000 --write
-	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(PLAY_TARGET) --write
+	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(PLAY_TARGET) --final-play --write
 	$(MAKE) tables-4p TARGET_4P=$(MOVES_4P)
 	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(MOVES_4P) --final-sample 5000 --write
-	$(PY) scripts/measure_reduced.py exact --players 5 --variant target=$(PLAY_TARGET) --sample 3000 --write
+	$(PY) scripts/measure_reduced.py exact --players 5 --variant target=$(PLAY_TARGET) --final-sample 3000 --write
 	$(PY) scripts/measure_reduced.py down --write
 	$(PY) scripts/measure_reduced.py games --players 4 --games 20000 --jobs 2 --write
 	$(PY) scripts/measure_reduced.py games --players 5 --games 20000 --chunk 1000 --resume --jobs 2 --write $(if $(REPLACE),--replace)

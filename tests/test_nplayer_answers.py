@@ -617,7 +617,46 @@ def test_a_stop_that_wins_the_game_is_said_certain_not_estimated() -> None:
               "--opp", "5100")
     value = [x for x in run_sabords(*sudden, "--sudden").stdout.splitlines()
              if x.startswith("value ")]
-    assert value == ["value     100.00 % chance to win the game (certain: the game is won)"]
+    assert value == ["value     100.00 % chance to win the game (certain)"]
     value = [x for x in run_sabords(*sudden).stdout.splitlines() if x.startswith("value ")]
     assert len(value) == 1 and value[0].endswith("% chance to win the game (the method's "
                                                  "estimate)"), value
+
+
+def test_make_near_optimal_measures_what_is_stored() -> None:
+    """`make near-optimal` writes tables/near-optimal.json, each step in place of the entry of
+    its kind, players, target and ties: its steps measured a sample where an entry holds every
+    state (four players at 2000 would have gone back to a sample of its chances, its moves'
+    loss lost; a review found it). Each stored entry against exact play has a step of the same
+    players and target, with a sample as stored, the method's final turns as stored, and as
+    many final states a phase."""
+    import json
+    import re
+    import shlex
+
+    from solver.tables.game import NEAR_OPTIMAL_FILE
+    from solver.tables.paths import committed_dir
+
+    root = Path(__file__).resolve().parents[1]
+    make = (root / "Makefile").read_text(encoding="utf-8")
+    defaults = dict(re.findall(r"^(\w+) \?= (\S+)$", make, flags=re.M))
+    steps = []
+    for line in re.findall(r"^\t\$\(PY\) scripts/measure_reduced\.py exact (.*)$", make,
+                           flags=re.M):
+        words = shlex.split(re.sub(r"\$\((\w+)\)", lambda m: defaults[m.group(1)], line))
+        flags = dict(zip(words, [*words[1:], ""], strict=True))  # each word: the next one
+        steps.append((int(flags["--players"]), int(flags["--variant"].split("=")[1]),
+                      int(flags["--sample"]) if "--sample" in flags else None,
+                      "--final-play" in flags,
+                      int(flags.get("--final-sample", flags.get("--sample", 20_000)))))
+    stored = json.loads((committed_dir() / NEAR_OPTIMAL_FILE).read_text(encoding="utf-8"))
+    exact = [e for e in stored["measured"] if e["kind"] == "exact"]
+    assert len(exact) == len(steps) == 5, steps
+    for e in exact:
+        finals = e["chances"]["final"]["states"]
+        step = [s for s in steps if s[:4] == (e["players"], e["target"], e["sample"],
+                                              e["final_play"])]
+        assert len(step) == 1, (e["players"], e["target"], e["sample"], e["final_play"], steps)
+        phases = e["players"] - 1  # the final round's phases: at most the step's sample each
+        assert finals <= phases * step[0][4], (e["players"], e["target"], finals)
+        assert e["sample"] is not None or e["mean"] is not None  # every state: the moves too

@@ -1114,6 +1114,7 @@ def test_totals_that_do_not_say_who_triggered_the_final_round_name_the_query_s_p
     assert answer.status_code == 422, answer.text
     body = answer.json()
     assert body["kind"] == "which_trigger"
-    assert body["error"].endswith("(player 2 or 4): say who with trigger=N"), body["error"]
+    assert body["error"].endswith("(player 2 or 4): say who with trigger=N (trigger=4 if "
+                                  "nobody was pushed back)"), body["error"]
     assert "--" not in body["error"]
     assert client.get("/api/winprob", params=[*query, ("trigger", "4")]).status_code == 200

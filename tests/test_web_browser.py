@@ -1095,7 +1095,11 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
         "Near-optimal advice, not exact With four or five players every chance is estimated"
     ), page.text(box)
     assert re.search(r"Within [\d.]+ percentage points of exact play", page.text(box))
-    page.idle()  # the renders after the tap keep the note, and the player's place on it
+    # a render after the tap (as any answer or tap makes) keeps the note, and the player's
+    # place on it: the notes were drawn again at every render
+    browser.execute_async_script("const done = arguments[0]; import('/core.js').then((m) => "
+                                 "{ m.hooks.render(); done(); })")
+    page.idle()
     assert browser.execute_script("return document.activeElement") == summary
     page.tap("Français")
     page.until(lambda: " ".join(page.text(box).split()).startswith(
@@ -2736,10 +2740,10 @@ def test_a_stop_that_wins_the_game_is_certain_not_estimated(page: Page) -> None:
         " for (const lang of ['en', 'fr']) { m.setWords(lang); got.push(arguments[0].options"
         ".slice(0, 2).map((o) => m.t(m.worth(arguments[0], o)))); } m.setWords('en');"
         " done(got); })", sudden)
-    assert said[0] == ["100.00 % chance to win (certain: the game is won)",
+    assert said[0] == ["100.00 % chance to win (certain)",
                        f"{100 * sudden['options'][1]['value']:.2f} % chance to win (estimated)"]
     assert said[1][0].replace(NBSP, " ").endswith(
-        " % de chances de gagner (certain : la partie est gagnée)"), said[1][0]
+        " % de chances de gagner (victoire assurée)"), said[1][0]
     assert said[1][1].endswith("(estimation)"), said[1][1]
 
 

@@ -153,7 +153,7 @@ def win_lines(answer: AdviceAnswer, shown: int, notation: Notation) -> Iterator[
     estimate = "" if solved.game_exact else " (the method's estimate)"
     best = advice.options[0].players if advice.options else advice.players
     if len(best) > 1 and best[0] == 1.0 and not any(best[1:]):
-        estimate = " (certain: the game is won)"  # not an estimate (a trial of a table of four)
+        estimate = " (certain)"  # not an estimate (a trial of a table of four)
     yield f"value     {100 * advice.value:.2f} % chance to win the game{estimate}"
     if solved.game is not None:
         yield from method_lines(solved.game)

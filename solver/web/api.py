@@ -129,8 +129,10 @@ def error_words(exc: SabordsError, values: dict[str, Any] | None = None) -> str:
                     f"it{took}")
         return (f"this server has no {what}{card} for these rules (rules hash "
                 f"{exc.rules.hash}): ask its keeper to make it{took}")
-    if exc.kind == "which_trigger":
-        return f"{exc.message}: say who with trigger=N"
+    if exc.kind == "which_trigger":  # (the usual one named, as the command line does)
+        at = (exc.values or {}).get("at")
+        return f"{exc.message}: say who with trigger=N" + (
+            "" if at is None else f" (trigger={at} if nobody was pushed back)")
     return exc.message
 
 

@@ -270,7 +270,7 @@ FRENCH: dict[str, Words] = {
         "aucun joueur dont un dernier tour a suivi le sien n'en est assez près pour y avoir été "
         "repoussé par l'île de la Tête de Mort"),
     "which_trigger": lambda v, p: (
-        f"le joueur {v.get('at')} est à l'objectif {v.get('target')}, mais le joueur "
+        f"le joueur {v.get('at')} a atteint l'objectif {v.get('target')}, mais le joueur "
         f"{(v.get('seats') or ['?'])[0]} a pu l'atteindre le premier et en être repoussé par "
         "l'île de la Tête de Mort : ces totaux ne disent pas qui l'a atteint le premier "
         f"(joueur {_and(v.get('seats'), 'ou')})" if "at" in v else
