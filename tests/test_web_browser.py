@@ -2516,12 +2516,14 @@ def test_french_elides_de_before_a_vowel_or_a_mute_h(page: Page, browser: Any) -
         "const done = arguments[0]; import('/words.js').then((m) => done(["
         "m.WORDS.fr.finalTurn('Émile'), m.WORDS.fr.finalTurn('Bruno'),"
         "m.WORDS.fr.islandDone(300, 'Hugo'), m.WORDS.fr.islandScore(200, 'ambre'),"
-        "m.WORDS.fr.islandScore(200, 'Joueur 2')]))")
+        "m.WORDS.fr.islandScore(200, 'Joueur 2'), m.WORDS.fr.triggerBelow('Émile', 6000)]))")
     assert words == ["Dernier tour : celui d'Émile.", "Dernier tour : celui de Bruno.",
                      "Île de la Tête de Mort : chaque adversaire d'Hugo a perdu 300 points.",
                      "Île de la Tête de Mort : retirer 200 points à chaque adversaire d'ambre",
                      "Île de la Tête de Mort : retirer 200 points à chaque adversaire de "
-                     "Joueur 2"], words
+                     "Joueur 2",
+                     "Émile a atteint 6000 en premier (l'île de la Tête de Mort l'a fait "
+                     "repasser en dessous depuis)."], words
     # on the page: Émile's final turn
     set_totals(page, [5900, 5000])
     fields = browser.find_elements(page.By.CSS_SELECTOR, "#player-fields input[type=text]"
@@ -2807,8 +2809,10 @@ def test_a_game_of_four_to_its_end_with_skull_island_in_the_final_round(
     assert line.startswith("Bruno 4000 against Chloé 3000, David 2000 and Anne 6700: the final "
                            "turn (from the scoreboard)."), line
     page.tap("Skull Island: take 1200 points from each opponent of Bruno")
+    # the final round goes on with nobody at the target: the status says who triggered it
     assert board_status(page) == ("Skull Island: each opponent of Bruno lost 1200 points. Final "
-                                  "round: Chloé's final turn. Chloé to play (1800 points).")
+                                  "round: Chloé's final turn. Anne reached 6000 first (now "
+                                  "below it after Skull Island). Chloé to play (1800 points).")
     # the scoreboard of four with every seat's chance
     page.open_details("Anne")
     check_chances(page, "en")

@@ -58,7 +58,13 @@ export function boardStatus() {
   const parts = [];
   if (S.last) parts.push(lastText(S.last));
   if (g.sudden && ui.scores) parts.push(W.suddenDeath(ui.scores.target));
-  else if (ui.scores && ui.scores.final) parts.push(W.finalTurn(playerName(S.current)));
+  else if (ui.scores && ui.scores.final) {
+    parts.push(W.finalTurn(playerName(S.current)));
+    // nobody at the target any more: who triggered the final round, which still goes on (a
+    // trial of a table of four wondered why, after Skull Island)
+    const sc = ui.scores;
+    if (!(sc.at_target || []).length && sc.trigger !== null && sc.trigger !== undefined) parts.push(W.triggerBelow(playerName(sc.trigger), sc.target));
+  }
   parts.push(W.toPlay(playerName(S.current), ps[S.current].total));
   return parts.join(" ");
 }
