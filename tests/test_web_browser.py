@@ -1492,6 +1492,52 @@ def entries(page: Page) -> Any:
         "return s.turn ? s.turn.entries : null")
 
 
+def test_the_focus_stays_where_the_player_is_when_a_button_goes_away(
+        page: Page, browser: Any) -> None:
+    """Two buttons that go away when tapped left the focus on the page's body, a screen
+    reader's place lost (a blind player's trial): "Show all N options" puts it on the first
+    option that was not shown, and undoing a turn's only entry on the turn's first roll."""
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    page.tap("Show all")
+    page.idle()
+    focused = browser.execute_script("return document.activeElement")
+    options = browser.find_elements(page.By.CSS_SELECTOR, "#options > li")
+    assert len(options) > 11 and focused == options[10], page.text(focused)
+    assert page.text(focused).startswith("11. "), page.text(focused)  # (10 shown before)
+    page.tap("Undo the last entry")
+    page.idle()
+    assert entries(page) is None
+    assert browser.execute_script("return document.activeElement.id") == "dice-h"
+
+
+def test_another_player_made_to_play_during_a_turn_is_asked_first(
+        page: Page, browser: Any) -> None:
+    """A tap on another player's row during a turn made them the player to play and threw the
+    turn away, unsaid and beyond undo (a blind player's trial, exploring the rows): asked
+    first; "No" keeps the turn, "Yes" drops it."""
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    assert entries(page) == ["kmmmpscc"]
+    page.open_details("Player 1")
+    page.tap("Player 2: 0 points")
+    confirm = browser.find_element(page.By.ID, "confirm")
+    assert confirm.is_displayed()
+    assert page.text(browser.find_element(page.By.ID, "confirm-text")) == \
+        "Make Player 2 the player to play? This turn's entries are dropped."
+    assert browser.execute_script("return document.activeElement.id") == "confirm-yes"
+    page.tap("No")
+    assert not confirm.is_displayed() and entries(page) == ["kmmmpscc"]
+    assert "Choose your move" in page.text(page.region("This turn"))
+    page.tap("Player 2: 0 points")
+    page.tap("Yes")
+    page.idle()
+    assert entries(page) is None
+    assert page.button("Player 2: 0 points").get_attribute("aria-current") == "true"
+
+
 @pytest.mark.tap_guard
 def test_a_double_tap_on_advise_plays_no_move(page: Page, browser: Any) -> None:
     """Before: with "Advise" where the options are drawn, the second tap of a double tap
@@ -2803,7 +2849,10 @@ def test_a_game_of_four_to_its_end_with_skull_island_in_the_final_round(
                            "scoreboard). Your chance of winning now: "), line
     assert line.endswith(" % (near-optimal)."), line
     page.tap("Add 1000 points to Anne")
-    assert "Final round: Bruno's final turn." in board_status(page), board_status(page)
+    # why the turns are final, said when it starts ("Final round: Bruno's final turn" alone
+    # could be read as Bruno's alone: a blind player's trial)
+    assert "Anne reached 6000: each other player has one final turn. Final round: Bruno's " \
+           "final turn." in board_status(page), board_status(page)
     # Bruno's Skull Island on the captain: 6 skulls, 1200 points from each opponent
     line = win_turn(page, "Bruno", "Captain (pirate)", ["kkkkkkmp", "mp"], None, "en")
     assert line.startswith("Bruno 4000 against Chloé 3000, David 2000 and Anne 6700: the final "
@@ -2861,6 +2910,13 @@ def test_a_game_of_four_to_its_end_with_skull_island_in_the_final_round(
     assert "%" not in page.text(browser.find_element(page.By.ID, "board-summary"))
     assert not browser.find_element(page.By.ID, "obj-win").is_enabled()
     no_error(page)
+    # the winning score undone: Win comes back as the goal (it stayed on points, silently: a
+    # blind player's trial), for Anne's sudden-death turn played again
+    page.tap("Undo the last score")
+    page.until(lambda: browser.find_element(page.By.ID, "obj-win").is_selected(),
+               "Win the goal again")
+    assert "Sudden death" in board_status(page), board_status(page)
+    no_error(page)
     # one request a scoreboard: no chance asked twice
     asked = browser.execute_script(
         "return performance.getEntriesByType('resource').map((e) => e.name)"
@@ -2883,7 +2939,8 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
                            f"(d'après les scores). Vos chances de gagner maintenant{NBSP}: "), line
     assert line.endswith(f"{NBSP}% (presque optimales)."), line
     page.tap("Ajouter 1000 points à Anne")
-    assert f"Dernier tour{NBSP}: celui de Bruno." in board_status(page), board_status(page)
+    assert f"Anne a atteint 6000{NBSP}: chacun des autres joueurs joue un dernier tour. " \
+           f"Dernier tour{NBSP}: celui de Bruno." in board_status(page), board_status(page)
     line = win_turn(page, "Bruno", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
     assert line.startswith("Bruno 4000 contre Chloé 3000, David 2000, Émile 1000 et Anne 6700"
                            f"{NBSP}: dernier tour"), line

@@ -26,7 +26,10 @@ function renderObjective() {
   const ps = players();
   const over = !!(S.game && S.game.over);
   const winOk = winFor(ps.length) && !over;
-  if (!winOk && S.objective === "win") S.objective = "points";
+  // Win set aside while it cannot answer (the game over, a table it lacks) comes back with it:
+  // undoing the winning score left the page on points, silently (a blind player's trial)
+  if (!winOk && S.objective === "win") { S.objective = "points"; S.winKept = true; }
+  else if (winOk && S.winKept && S.objective === "points") { S.objective = "win"; S.winKept = false; }
   for (const id of ["points", "need", "win"]) $(`obj-${id}`).checked = S.objective === id;
   $("obj-win").disabled = !winOk;
   $("need-field").hidden = S.objective !== "need";
@@ -444,7 +447,9 @@ function focusAfter() {  // where the eye and the screen reader go next
 function undoEntry() {
   if (!S.turn) return;
   const entries = S.turn.entries.slice(0, -1);
-  if (!entries.length) { resetTurn(); hooks.render(); return; }
+  // (the turn's only entry undone: the turn starts again, the focus on its first roll, where it
+  // fell to the page's body, nothing said: a blind player's trial)
+  if (!entries.length) { resetTurn(); ui.focus = "dice-h"; hooks.render(); return; }
   work(async () => {
     ui.state = await api("/api/turn", { ...S.turn.params, entry: entries });
     S.turn.entries = entries;
@@ -669,7 +674,7 @@ async function start() {
     (document.activeElement === $("confirm-yes") ? $("confirm-no") : $("confirm-yes")).focus();
   });
   $("card").addEventListener("change", changed(() => { S.card = $("card").value || null; }));
-  for (const id of ["points", "need", "win"]) $(`obj-${id}`).addEventListener("change", changed(() => { S.objective = id; S.needBeat = false; }));
+  for (const id of ["points", "need", "win"]) $(`obj-${id}`).addEventListener("change", changed(() => { S.objective = id; S.needBeat = false; S.winKept = false; }));
   $("need").addEventListener("change", () => {
     clearFieldErrors();
     const n = points($("need").value, 0);
@@ -684,7 +689,13 @@ async function start() {
   $("go").addEventListener("click", go);
   $("typed-go").addEventListener("click", typedDice);
   $("typed").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); typedDice(); } });
-  $("more").addEventListener("click", () => { ui.showAll = true; renderAll(); });
+  // every option shown: the focus on the first one that was not (the button goes away: the focus
+  // fell to the page's body, the player's place lost: a blind player's trial)
+  $("more").addEventListener("click", () => {
+    ui.showAll = true; renderAll();
+    const next = $("options").children[SHOWN];
+    if (next) { next.tabIndex = -1; next.focus(); }
+  });
   $("undo").addEventListener("click", undoEntry);
   $("new-turn").addEventListener("click", () => ask(W.confirmNewTurn, () => { resetTurn(); ui.focus = "dice-h"; }));
   $("score-turn").addEventListener("click", () => scoreTurn(ui.state.graded, () => { S.turn = null; ui.state = null; ui.pad = zeros(); }));

@@ -59,6 +59,7 @@ export function boardStatus() {
   if (S.last) parts.push(lastText(S.last));
   if (g.sudden && ui.scores) parts.push(W.suddenDeath(ui.scores.target));
   else if (ui.scores && ui.scores.final) {
+    if (Array.isArray(S.last) && S.last[3] === "trigger") parts.push(W.finalRoundStarts(playerName(S.last[2]), ui.scores.target, players().length === 2));
     parts.push(W.finalTurn(playerName(S.current)));
     // nobody at the target any more: who triggered the final round, which still goes on (a
     // trial of a table of four wondered why, after Skull Island)
@@ -90,9 +91,15 @@ export function renderBoard() {
     const b = el("button", { type: "button", "aria-current": String(now), "aria-describedby": "row-hint" },
       el("span", { text: (now ? NOW : "") + (won ? "★ " : "") + playerName(i) }), el("span", { text: String(p.total) }), chance);
     b.addEventListener("click", () => {  // the player to play; the focus stays on their row
-      S.current = i; S.last = null; save(); hooks.render();
-      const row = $("players").querySelectorAll("li > button")[i];
-      if (row) row.focus({ preventScroll: true });
+      const pick = () => {
+        S.current = i; S.last = null; save(); hooks.render();
+        const row = $("players").querySelectorAll("li > button")[i];
+        if (row) row.focus({ preventScroll: true });
+      };
+      // a turn under way is another player's then, dropped: asked first (a tap while exploring
+      // the rows threw it away, unsaid and beyond undo: a blind player's trial)
+      if (i !== S.current && S.turn && S.turn.entries.length) ask(W.confirmPlayer(playerName(i)), pick);
+      else pick();
     });
     return el("li", {}, b);
   }));
@@ -237,6 +244,7 @@ export function fieldError(field, message) {
 export function scoreTurn(g, done) {
   return work(async () => {
     const seat = S.current;
+    const wasFinal = !!(S.game && (S.game.trigger !== null && S.game.trigger !== undefined));
     const after = await api("/api/scores", {
       ...boardParams(), ...(g.outcome === "island" ? { deduction: g.deduction } : { points: g.points || 0 }), magic: g.outcome === "magic",
     });
@@ -248,6 +256,8 @@ export function scoreTurn(g, done) {
     S.game = { trigger: after.trigger, sudden: after.sudden, over: after.over, winners: after.winners, won: after.won };
     ui.scores = after; ui.scoresKey = JSON.stringify(boardParams());  // the scoreboard now
     S.last = g.outcome === "island" ? ["islandDone", g.deduction, seat] : (g.points || 0) < 0 ? ["tookScore", -g.points, seat] : ["addedScore", g.points || 0, seat];
+    // this score reached the target: the final round starts (said, as why the turns are final)
+    if (!wasFinal && after.final && after.trigger === seat && !after.over) S.last.push("trigger");
     S.card = null;
     done();
     save();

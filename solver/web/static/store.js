@@ -25,9 +25,10 @@ function load() {
 // practice: the practice game (practice.js). needBeat: the need is the points that beat the
 // leader, the scoreboard's for each player in turn (not a number typed). record: the table's game
 // record (record.js); imported: the last game record opened from a file or a link (review.js).
+// winKept: Win was the goal when it could no longer answer (the game over): it comes back with it.
 export const S = Object.assign({
   lang: null, mode: "table", players: null, current: 0, game: null, history: [],
-  variants: {}, notation: "default", objective: "points", need: 1000, needBeat: false, card: null,
+  variants: {}, notation: "default", objective: "points", need: 1000, needBeat: false, winKept: false, card: null,
   turn: null, pad: null, practice: null, practiceKind: "win", practiceNeed: 1000, record: null, imported: null,
 }, Object.fromEntries(Object.entries(load()).filter(([, v]) => v !== undefined)));
 if (!Array.isArray(S.history)) S.history = [];
