@@ -1621,6 +1621,9 @@ def test_a_double_tap_on_undo_score_and_next_player_acts_once(
     double_tap(page, "Undo the last score")
     status = settled(before)
     assert status == "The last score was undone. Player 2 to play (0 points).", status
+    # the second tap, ignored, moved the focus all the same, off the status the first one gave
+    # it (to the page's body, or a control drawn under the finger: a blind player's trial)
+    assert browser.execute_script("return document.activeElement.id") == "board-status"
     assert page.button("Player 1: 1000 points")
     page.tap("Add a player")
     page.chances_drawn()

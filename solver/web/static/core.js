@@ -229,6 +229,9 @@ export function guardTaps() {
     }
   }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["hidden"], attributeOldValue: true });
   document.addEventListener("pointerdown", (e) => { fingerDown = performance.now(); }, true);
+  // a tap ignored moves no focus either: the focus a recording tap gave (the scoreboard's status
+  // after a score) stayed where a double tap's second tap landed (a blind player's trial)
+  document.addEventListener("mousedown", (e) => { if (settling()) e.preventDefault(); }, true);
   document.addEventListener("click", (e) => {
     const control = e.target instanceof Element ? e.target.closest(CONTROL) : null;
     if (!control) return;
