@@ -1997,8 +1997,9 @@ def test_the_points_that_beat_the_leader_are_each_players_own(
     page.tap("Play for 3300 points: enough to beat Player 1")
     assert page.field("Points needed (a multiple of 100)").get_attribute("value") == "3300"
     page.tap("Next player")
+    # the final turn passed is said (only the next one's was: a blind player's trial)
     assert page.text(browser.find_element(page.By.ID, "board-status")).startswith(
-        "Final round: Player 3's final turn.")
+        "Player 2 scores nothing this turn. Final round: Player 3's final turn.")
     page.until(lambda: page.field("Points needed (a multiple of 100)").get_attribute("value")
                == "4300", "Player 3's own need")
     start_turn(page)

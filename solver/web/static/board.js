@@ -270,7 +270,10 @@ export function scoreTurn(g, done) {
 export function nextPlayer() {
   const board = ui.scores;
   if (board && ui.scoresKey === JSON.stringify(boardParams()) && (board.final || board.sudden)) {
-    return scoreTurn({ outcome: "pass", points: 0 }, () => { S.last = null; });
+    // (said: the turn that ends with nothing went unsaid, only the next one's: a blind
+    // player's trial)
+    const seat = S.current;
+    return scoreTurn({ outcome: "pass", points: 0 }, () => { S.last = ["passed", seat]; });
   }
   noteTurn(S.current, { outcome: "pass", points: 0 });  // recorded as a turn of no points
   S.current = (S.current + 1) % players().length; S.last = null; S.card = null; save();
