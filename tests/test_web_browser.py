@@ -1496,7 +1496,8 @@ def test_the_focus_stays_where_the_player_is_when_a_button_goes_away(
         page: Page, browser: Any) -> None:
     """Two buttons that go away when tapped left the focus on the page's body, a screen
     reader's place lost (a blind player's trial): "Show all N options" puts it on the first
-    option that was not shown, and undoing a turn's only entry on the turn's first roll."""
+    option that was not shown, and undoing a turn's only entry on the turn's first roll; and
+    the skip link too."""
     start_turn(page)
     enter_dice(page, "kmmmpscc", FACES_EN)
     page.tap("Advise")
@@ -1510,6 +1511,15 @@ def test_the_focus_stays_where_the_player_is_when_a_button_goes_away(
     page.idle()
     assert entries(page) is None
     assert browser.execute_script("return document.activeElement.id") == "dice-h"
+    # "Skip to the dice" (the first link of the page) lands on the dice' heading, and where
+    # the turn is when the dice are not asked for: it left the focus on the page's body
+    skip = browser.find_element(page.By.CSS_SELECTOR, "a.skip")
+    browser.execute_script("document.body.focus(); arguments[0].click()", skip)
+    assert browser.execute_script("return document.activeElement.id") == "dice-h"
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    browser.execute_script("arguments[0].click()", skip)
+    assert browser.execute_script("return document.activeElement.id") == "sentence"
 
 
 def test_another_player_made_to_play_during_a_turn_is_asked_first(
@@ -1531,11 +1541,23 @@ def test_another_player_made_to_play_during_a_turn_is_asked_first(
     page.tap("No")
     assert not confirm.is_displayed() and entries(page) == ["kmmmpscc"]
     assert "Choose your move" in page.text(page.region("This turn"))
+    focused = "return document.activeElement.getAttribute('aria-label') || " \
+              "document.activeElement.textContent"
+    assert browser.execute_script(focused).startswith("Player 2"), \
+        browser.execute_script(focused)  # the row tapped, drawn anew meanwhile
+    # "Next player" too (it dropped the turn the same way)
+    page.tap("Next player")
+    assert page.text(browser.find_element(page.By.ID, "confirm-text")) == \
+        "Pass to the next player? This turn's entries are dropped."
+    page.tap("No")
+    assert entries(page) == ["kmmmpscc"]
     page.tap("Player 2: 0 points")
     page.tap("Yes")
     page.idle()
     assert entries(page) is None
     assert page.button("Player 2: 0 points").get_attribute("aria-current") == "true"
+    assert browser.execute_script(focused).startswith("Player 2"), \
+        browser.execute_script(focused)
 
 
 @pytest.mark.tap_guard

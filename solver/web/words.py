@@ -273,7 +273,8 @@ FRENCH: dict[str, Words] = {
         f"le joueur {v.get('at')} a atteint l'objectif {v.get('target')}, mais le joueur "
         f"{(v.get('seats') or ['?'])[0]} a pu l'atteindre le premier et en être repoussé par "
         "l'île de la Tête de Mort : ces totaux ne disent pas qui l'a atteint le premier "
-        f"(joueur {_and(v.get('seats'), 'ou')})" if "at" in v else
+        f"(joueur {_and(v.get('seats'), 'ou')}) : dites qui avec trigger=N (trigger="
+        f"{v.get('at')} si personne n'a été repoussé)" if "at" in v else
         f"personne n'est à l'objectif {v.get('target')} : l'île de la Tête de Mort a repoussé "
         "le joueur qui l'avait atteint, et ces totaux ne disent pas lequel (joueur "
         f"{_and(v.get('seats'), 'ou')})"),

@@ -10,7 +10,7 @@ import {
   lossWords, players, save, savedMeta, say, scores, seatsText, sentence, setMeta, setWords, showError, t, ui,
   rulesWords, setRulesWin, variantParams, winChances, winCounts, winFor, winGoal, winHow, winMaking, work, worth,
 } from "./core.js";
-import { answerConfirm, boardStatus, chancesNote, fieldError, MOST_PLAYERS, newGame, nextPlayer, paintChances, points, renderBoard, renderConfirm, scoreTurn, undoScore, ask } from "./board.js";
+import { answerConfirm, boardStatus, chancesNote, fieldError, MOST_PLAYERS, newGame, nextPlayer, paintChances, points, renderBoard, renderConfirm, scoreTurn, turnUnderWay, undoScore, ask } from "./board.js";
 import { faceIcon } from "./faces.js";
 import { gradedTable } from "./graded.js";
 import { practiceAction, renderPractice, resumePractice } from "./practice.js";
@@ -114,7 +114,7 @@ function renderScores(board, key) {
   beat.hidden = !(board.beat !== null && board.beat !== undefined && !(winFor(ps.length) && winGoal(board)));
   if (!beat.hidden) {
     beat.textContent = t(board.sudden ? W.winAtOnce(board.beat) : W.beatLeader(board.beat, playerName(board.leader)));
-    beat.onclick = () => { S.objective = "need"; S.needBeat = true; S.need = board.beat; save(); resetTurn(); hooks.render(); };
+    beat.onclick = () => { S.objective = "need"; S.needBeat = true; S.winKept = false; S.need = board.beat; save(); resetTurn(); hooks.render(); };
   }
   // the points that beat the leader are each player's own: asked again for the player to play
   if (S.objective === "need" && S.needBeat && !S.turn) {
@@ -651,7 +651,9 @@ async function start() {
   $("lang").addEventListener("click", () => setLang(S.lang === "fr" ? "en" : "fr"));
   $("mode-table").addEventListener("click", changed(() => { S.mode = "table"; }));
   $("mode-practice").addEventListener("click", () => { S.mode = "practice"; save(); showError(null); renderAll(); });
-  $("next-player").addEventListener("click", () => { resetTurn(); nextPlayer(); renderAll(); });
+  // (a turn under way is dropped: asked first, as a tap on another player's row)
+  const pass = () => { resetTurn(); nextPlayer(); renderAll(); };
+  $("next-player").addEventListener("click", () => (turnUnderWay() ? ask(W.confirmPass, pass) : pass()));
   $("add-player").addEventListener("click", () => {  // (said in the scoreboard's status)
     if (players().length < MOST_PLAYERS) { players().push({ name: null, total: 0 }); S.last = ["playerAdded", players().length - 1]; }
     S.game = null; S.record = null; save(); renderAll();
@@ -697,6 +699,16 @@ async function start() {
     if (next) { next.tabIndex = -1; next.focus(); }
   });
   $("undo").addEventListener("click", undoEntry);
+  // "Skip to the dice": the focus on the dice' heading, or where the turn is when the dice are
+  // not asked for (the section hidden); a link to a section left it on the page's body (a blind
+  // player's trial)
+  document.querySelector("a.skip").addEventListener("click", (e) => {
+    const to = [$("dice-section").hidden ? null : "dice-h", S.mode === "table" ? focusAfter() : null]
+      .map((id) => id && $(id)).find((x) => x && x.offsetParent !== null);
+    if (!to) return;  // (the link's own way)
+    e.preventDefault();
+    to.focus();
+  });
   $("new-turn").addEventListener("click", () => ask(W.confirmNewTurn, () => { resetTurn(); ui.focus = "dice-h"; }));
   $("score-turn").addEventListener("click", () => scoreTurn(ui.state.graded, () => { S.turn = null; ui.state = null; ui.pad = zeros(); }));
   practiceAction();

@@ -13,7 +13,9 @@ const NOW = "● ";  // the player to play (not ▶, which looks like the fold o
 const NBSP = "\u00a0";
 
 // ui.confirm: a question awaiting the player's answer ({text, yes}).
-export function ask(text, yes) { ui.confirm = { text, yes, back: document.activeElement }; hooks.render(); $("confirm-yes").focus(); }
+// `back`: where the focus goes after the answer, found then (a row drawn anew meanwhile), if
+// not what asked
+export function ask(text, yes, back) { ui.confirm = { text, yes, back: back || document.activeElement }; hooks.render(); $("confirm-yes").focus(); }
 export function renderConfirm() {
   const c = ui.confirm;
   $("confirm").hidden = !c;
@@ -29,7 +31,7 @@ export function answerConfirm(yes) {
   // unless the answer put it elsewhere; what asked gone too, on the scoreboard's status
   const at = document.activeElement;
   if (at && at !== document.body && !$("confirm").contains(at)) return;
-  const back = c && c.back;
+  const back = c && (typeof c.back === "function" ? c.back() : c.back);
   (back && back !== document.body && back.isConnected && back.offsetParent !== null ? back : $("board-status")).focus();
 }
 
@@ -91,14 +93,15 @@ export function renderBoard() {
     const b = el("button", { type: "button", "aria-current": String(now), "aria-describedby": "row-hint" },
       el("span", { text: (now ? NOW : "") + (won ? "★ " : "") + playerName(i) }), el("span", { text: String(p.total) }), chance);
     b.addEventListener("click", () => {  // the player to play; the focus stays on their row
+      const row = () => $("players").querySelectorAll("li > button")[i];
       const pick = () => {
         S.current = i; S.last = null; save(); hooks.render();
-        const row = $("players").querySelectorAll("li > button")[i];
-        if (row) row.focus({ preventScroll: true });
+        if (row()) row().focus({ preventScroll: true });
       };
       // a turn under way is another player's then, dropped: asked first (a tap while exploring
-      // the rows threw it away, unsaid and beyond undo: a blind player's trial)
-      if (i !== S.current && S.turn && S.turn.entries.length) ask(W.confirmPlayer(playerName(i)), pick);
+      // the rows threw it away, unsaid and beyond undo: a blind player's trial); the focus back
+      // on the row after either answer (the rows are drawn anew)
+      if (i !== S.current && turnUnderWay()) ask(W.confirmPlayer(playerName(i)), pick, row);
       else pick();
     });
     return el("li", {}, b);
@@ -267,6 +270,9 @@ export function scoreTurn(g, done) {
 // "Next player": the player to play passes. In the final round and in sudden death the turn
 // ends with nothing scored, as the server moves the scoreboard (the game may end there; it can
 // be undone); otherwise the next seat plays, as the table says (no server needed).
+// A turn followed with entries and not over, which a change of the player to play drops (one
+// over, a bust or a stop whose score the page offers to add, is not asked about).
+export function turnUnderWay() { return !!(S.turn && S.turn.entries.length) && !(ui.state && ui.state.phase === "over"); }
 export function nextPlayer() {
   const board = ui.scores;
   if (board && ui.scoresKey === JSON.stringify(boardParams()) && (board.final || board.sudden)) {

@@ -231,12 +231,16 @@ export function guardTaps() {
   document.addEventListener("pointerdown", (e) => { fingerDown = performance.now(); }, true);
   // a tap ignored moves no focus either: the focus a recording tap gave (the scoreboard's status
   // after a score) stayed where a double tap's second tap landed (a blind player's trial)
-  document.addEventListener("mousedown", (e) => { if (settling()) e.preventDefault(); }, true);
+  const ignored = (e, control) => e.detail !== 0 && (settling() || drawnAt(control) > fingerDown);
+  document.addEventListener("mousedown", (e) => {
+    const control = e.target instanceof Element ? e.target.closest(CONTROL) : null;
+    if (control && ignored(e, control)) e.preventDefault();
+  }, true);
   document.addEventListener("click", (e) => {
     const control = e.target instanceof Element ? e.target.closest(CONTROL) : null;
     if (!control) return;
     const records = control.matches("button") && !control.matches(TALLY);
-    if ((records && unpainted === control) || (e.detail !== 0 && (settling() || drawnAt(control) > fingerDown))) {
+    if ((records && unpainted === control) || ignored(e, control)) {
       e.preventDefault();
       e.stopImmediatePropagation();
       return;
