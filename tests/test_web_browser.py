@@ -2883,6 +2883,11 @@ def test_a_game_of_four_to_its_end_with_skull_island_in_the_final_round(
     line = win_turn(page, "Bruno", "Captain (pirate)", ["kkkkkkmp", "mp"], None, "en")
     assert line.startswith("Bruno 4000 against Chloé 3000, David 2000 and Anne 6700: the final "
                            "turn (from the scoreboard)."), line
+    # every seat's chance after the island, in the answer (it said none: a blind player's
+    # trial), the mover's first
+    notes = page.text(browser.find_element(page.By.ID, "notes"))
+    assert re.search(r"^Chances of winning: you \d+\.\d %, Chloé \d+\.\d %, David \d+\.\d %, "
+                     r"Anne \d+\.\d % \(after this turn\)\.", notes), notes
     page.tap("Skull Island: take 1200 points from each opponent of Bruno")
     # the final round goes on with nobody at the target: the status says who triggered it
     assert board_status(page) == ("Skull Island: each opponent of Bruno lost 1200 points. Final "

@@ -304,7 +304,11 @@ function renderAdvice(a, where) {
   say("position-line", where);
   const notes = [...a.notes].sort((x, y) => NOTE_ORDER.indexOf(x.code) - NOTE_ORDER.indexOf(y.code));
   const near = a.game && a.game.exact === false ? [nearNote(a.game.loss)] : [];
-  const items = [...near, ...notes.map((n) => {
+  // a bust or Skull Island, playing to win: every seat's chance after it (the turn that moves
+  // them most said none: a blind player's trial), as the command line's `players` line
+  const seats = !(a.options || []).length ? seatsText(a.players) : null;
+  const after = seats ? [el("li", { text: t(W.afterTurn(seats)) })] : [];
+  const items = [...after, ...near, ...notes.map((n) => {
     const text = W.notes[n.code];
     return el("li", { text: t(text === undefined ? n.text : typeof text === "function" ? text(diceWords(n.keep)) : text) });
   })];
