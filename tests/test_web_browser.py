@@ -695,8 +695,22 @@ def test_a_request_failing_mid_turn_records_nothing_and_is_retried(
 def test_a_reload_mid_turn_resumes_the_turn(page: Page, browser: Any) -> None:
     first_move(page)
     enter_dice(page, "m", FACES_EN)
+    # every text the turn's status takes from the page's first line on (a live region: a
+    # screen reader reads each)
+    heard = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+        "window.heard = []; let last = null; new MutationObserver(() => {"
+        " const s = document.getElementById('turn-status');"
+        " if (s && s.textContent !== last) { last = s.textContent; window.heard.push(last); }"
+        "}).observe(document, {childList: true, subtree: true, characterData: true});")})
     browser.refresh()
     page.ready()
+    page.until(lambda: "Your move:" in page.text(page.region("This turn")), "the turn")
+    said = browser.execute_script("return window.heard")
+    browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                            {"identifier": heard["identifier"]})
+    # the server answers at once: "kept, replayed when the server answers" is not said (it
+    # was, on every reload, just before the turn: a blind player's trial)
+    assert said and not any("replayed" in x for x in said), said
     region = page.text(page.region("Roll 2: the 2 rolled dice (or all 8)"))
     assert "Staying on the table: 1 skull, 3 monkeys and 2 coins." in region
     assert "1 of 2 dice" in region  # the dice tapped in are kept too
@@ -1131,6 +1145,7 @@ def test_a_turn_the_scoreboard_moved_past_is_dropped(page: Page, browser: Any) -
     answer = browser.find_element(page.By.ID, "answer-section")
     browser.execute_script("document.getElementById('quick-points').value = '600';"
                            "document.getElementById('quick-add').click();")
+    page.tap("Yes")  # (the turn under way is dropped: asked first)
     page.until(lambda: board_status(page).startswith("600 points added to Player 1."), "scored")
     page.idle()
     assert not answer.is_displayed(), page.text(answer)
@@ -1185,6 +1200,7 @@ def test_what_a_screen_reader_user_hears_and_types_at_the_table(page: Page,
     browser.execute_script(
         "const f = document.getElementById('quick-points'); f.value = '600';"
         "f.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));")
+    page.tap("Yes")  # (the turn followed is dropped: asked first)
     page.until(lambda: board_status(page).startswith("600 points added to Player 1."),
                "the points added by Enter")
     page.idle()
@@ -1294,6 +1310,26 @@ def test_skull_island_in_the_braille_letters(page: Page, browser: Any) -> None:
     assert page.text(error) == ""
     assert browser.switch_to.active_element.tag_name != "body"
     no_error(page)
+
+
+def test_dice_mended_on_the_pad_clear_the_typed_dice_error(page: Page, browser: Any) -> None:
+    """Dice typed wrong, then entered on the pad: the typed dice' error stayed beside the pad's
+    right dice, read as theirs (a blind player's trial)."""
+    start_turn(page)
+    typed = browser.find_element(page.By.ID, "typed")
+    page.type(typed, "9 monkeys")
+    page.tap("Read")
+    error = browser.find_element(page.By.ID, "dice-error")
+    assert page.text(error) == "“9 monkeys” counts more dice than the game has: 8 at most."
+    assert typed.get_attribute("aria-invalid") == "true"
+    enter_dice(page, "k", FACES_EN)
+    assert page.text(error) == ""
+    assert typed.get_attribute("aria-invalid") is None
+    enter_dice(page, "mmmpscc", FACES_EN)
+    assert entries(page) is None  # (entered on the pad, not yet sent)
+    page.tap("Advise")
+    assert entries(page) == ["kmmmpscc"]
+    assert page.text(error) == ""
 
 
 def test_the_focus_stays_where_a_screen_reader_user_works(page: Page, browser: Any) -> None:
@@ -1558,6 +1594,46 @@ def test_another_player_made_to_play_during_a_turn_is_asked_first(
     assert page.button("Player 2: 0 points").get_attribute("aria-current") == "true"
     assert browser.execute_script(focused).startswith("Player 2"), \
         browser.execute_script(focused)
+
+
+def test_a_quick_score_during_a_turn_is_asked_first(page: Page, browser: Any) -> None:
+    """A quick score of the player to play, during a turn followed, moved the scoreboard and
+    so dropped the turn, unasked (a blind player's trial): asked first, as a row and "Next
+    player" ask; "No" keeps the turn and the points typed, "Yes" scores them."""
+    start_turn(page)
+    enter_dice(page, "kmmmpscc", FACES_EN)
+    page.tap("Advise")
+    assert entries(page) == ["kmmmpscc"]
+    browser.execute_script("document.getElementById('quick-points').value = '300';"
+                           "document.getElementById('quick-add').click();")
+    confirm = browser.find_element(page.By.ID, "confirm")
+    assert confirm.is_displayed()
+    assert page.text(browser.find_element(page.By.ID, "confirm-text")) == \
+        "Score 300 points for Player 1? This turn's entries are dropped."
+    page.tap("No")
+    assert not confirm.is_displayed() and entries(page) == ["kmmmpscc"]
+    assert browser.execute_script("return document.getElementById('quick-points').value") \
+        == "300"
+    assert "Choose your move" in page.text(page.region("This turn"))
+    browser.execute_script("document.getElementById('quick-island').click();")
+    assert page.text(browser.find_element(page.By.ID, "confirm-text")) == (
+        "Skull Island for Player 1, each opponent losing 300 points? "
+        "This turn's entries are dropped.")
+    page.tap("No")
+    browser.execute_script("document.getElementById('quick-add').click();")
+    page.tap("Yes")
+    page.idle()
+    assert entries(page) is None
+    page.open_details("Player")
+    assert page.button("Player 1: 300 points") is not None
+    assert "300 points added to Player 1." in page.text(browser.find_element(
+        page.By.ID, "board-status"))
+    # with no turn under way, no question
+    browser.execute_script("document.getElementById('quick-points').value = '200';"
+                           "document.getElementById('quick-add').click();")
+    page.idle()
+    assert not confirm.is_displayed()
+    assert page.button("Player 2: 200 points") is not None
 
 
 @pytest.mark.tap_guard

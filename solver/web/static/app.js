@@ -273,7 +273,13 @@ function focusFace(padId, face, kind) {
   const b = find(kind);
   if (b && !b.disabled) b.focus(); else { const other = find(kind === "add" ? "sub" : "add"); if (other) other.focus(); }
 }
-function padChanged() { S.pad = ui.pad; save(); renderPad(); }
+// The dice mended on the pad: an error about the dice typed before is no longer about them (it
+// stayed, read as the pad's: a blind player's trial)
+function padChanged() {
+  S.pad = ui.pad; save();
+  if ($("dice-error").textContent) { say("dice-error", ""); $("typed").removeAttribute("aria-invalid"); }
+  renderPad();
+}
 function renderPad() {
   const want = expected(), most = Math.max(...want), fewest = Math.min(...want);
   const pad = ui.pad, n = total(pad);
@@ -460,9 +466,21 @@ function undoEntry() {
     save();
   });
 }
-function resumeTurn() {  // a reload: the turn kept, replayed by the server
+// A reload: the turn kept, replayed by the server. "The entries are kept: replayed when the
+// server answers" is said only when the server is slow to answer (offline, say): it was said on
+// every reload, just before the turn itself (a blind player's trial).
+const RESUME_QUIET_MS = 2000;
+function resumeTurn() {
   if (!S.turn || !S.turn.entries.length) return;
-  work(async () => { ui.state = await api("/api/turn", { ...S.turn.params, entry: S.turn.entries }); await islandAdvice(); ui.focus = focusAfter(); });
+  ui.resuming = true;
+  const slow = setTimeout(() => { ui.resuming = false; hooks.render(); }, RESUME_QUIET_MS);
+  work(async () => {
+    try {
+      ui.state = await api("/api/turn", { ...S.turn.params, entry: S.turn.entries });
+      await islandAdvice();
+      ui.focus = focusAfter();
+    } finally { clearTimeout(slow); ui.resuming = false; }
+  });
 }
 // Skull Island: its advice, each opponent's expected loss from the skulls showing now, as
 // `sabords advise --first` says it of those dice (the island's later rolls: the loss from
@@ -548,7 +566,7 @@ function renderTurn() {
   $("turn-section").hidden = practice || !following;
   if (practice || !following) return;
   $("undo").disabled = !turn.entries.length;
-  if (!st) { say("turn-status", W.waiting(turn.entries.length)); $("graded").replaceChildren(); $("score-turn").hidden = true; return; }
+  if (!st) { say("turn-status", ui.resuming ? "" : W.waiting(turn.entries.length)); $("graded").replaceChildren(); $("score-turn").hidden = true; return; }
   const g = st.graded;
   let status = W.status[phase] || "";
   const moved = lastMove(st);
@@ -717,8 +735,16 @@ async function start() {
   $("score-turn").addEventListener("click", () => scoreTurn(ui.state.graded, () => { S.turn = null; ui.state = null; ui.pad = zeros(); }));
   practiceAction();
   reviewAction();
-  quickScoreAction(scoreTurn);
+  // a quick score during a turn followed drops the turn (the scoreboard moves): asked first, as
+  // a row or "Next player" asks (it dropped the turn unsaid: a blind player's trial)
+  quickScoreAction((g, done) => {
+    const go = () => scoreTurn(g, () => { resetTurn(); done(); });
+    if (!turnUnderWay()) return go();
+    const name = playerName(S.current);
+    ask(g.outcome === "island" ? W.confirmQuickIsland(g.deduction, name) : W.confirmQuick(g.points, name), go);
+  });
   for (const id of ["sentence", "dice-h", "turn-status", "board-status", "practice-status"]) $(id).tabIndex = -1;
+  ui.resuming = !!(S.turn && S.turn.entries.length);  // (resumeTurn, below: from the first render)
   renderAll();
   updateRules();
   resumeTurn();
