@@ -618,4 +618,7 @@ def _write(out: Path, entry: dict[str, Any]) -> None:
         raise
 
 if __name__ == "__main__":
+    from solver.cli.main import end_on_sigterm
+
+    end_on_sigterm()  # (a kill ends its joblib workers and their folders too)
     main()

@@ -78,4 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from solver.cli.main import end_on_sigterm
+
+    end_on_sigterm()  # (a kill ends its joblib workers and their folders too)
     sys.exit(main())

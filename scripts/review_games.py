@@ -68,4 +68,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from solver.cli.main import end_on_sigterm
+
+    end_on_sigterm()  # (a kill ends its joblib workers and their folders too)
     main()

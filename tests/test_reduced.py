@@ -649,3 +649,54 @@ def test_ahead_down_measures_both_depths_against_the_exact_table(
         with pytest.raises(SystemExit) as e:
             m.main()
         assert e.value.code == 2 and words in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_measure_killed_ends_its_workers_and_leaves_nothing_in_dev_shm(
+        tmp_path: Path) -> None:
+    """Found stopping `make near-optimal`: `measure_reduced.py` killed (SIGTERM) died at once,
+    and its two joblib workers went on computing, orphaned (97 % of a core each), their
+    folders left in /dev/shm. It ends as Ctrl-C does now: exit code 143, the workers ended,
+    their folders removed."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        pytest.skip("no /dev/shm: joblib's folders are elsewhere")
+    script = Path(__file__).resolve().parents[1] / "scripts" / "measure_reduced.py"
+    said = tmp_path / "stderr"
+    with said.open("w") as err:  # (a pipe would stay open in orphaned workers)
+        process = subprocess.Popen([sys.executable, str(script), "down", "--sample", "2000",
+                                    "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=err,
+                                   start_new_session=True)
+
+    def left() -> list[str]:  # the script's processes: itself, its workers and helpers
+        return subprocess.run(["ps", "-o", "pid=,args=", "-s", str(process.pid)],
+                              capture_output=True, text=True, check=False).stdout.splitlines()
+
+    def folders() -> list[str]:
+        return [p.name for p in shm.iterdir()
+                if f"_{process.pid}_" in p.name or f"-{process.pid}-" in p.name]
+
+    limit = time.monotonic() + 240
+    while (len(left()) < 3 or not folders()) and time.monotonic() < limit:  # workers at work
+        assert process.poll() is None, said.read_text()[-2000:]
+        time.sleep(0.2)
+    assert len(left()) >= 3 and folders(), left()
+    os.kill(process.pid, signal.SIGTERM)
+    try:
+        assert process.wait(timeout=120) == 143, said.read_text()[-2000:]
+        limit = time.monotonic() + 20
+        while (left() or folders()) and time.monotonic() < limit:
+            time.sleep(0.2)
+        assert left() == [] and folders() == [], (left(), folders())
+    finally:  # (on a failure: nothing of it left running on the machine, or in /dev/shm)
+        subprocess.run(["pkill", "-KILL", "-s", str(process.pid)], check=False)
+        for name in folders():
+            shutil.rmtree(shm / name, ignore_errors=True)
+            (shm / name).unlink(missing_ok=True)

@@ -59,10 +59,18 @@ def _terminated(signum: int, frame: object) -> None:
     raise SystemExit(EXIT_TERMINATED)
 
 
+def end_on_sigterm() -> None:
+    """SIGTERM ends this process as Ctrl-C does (:func:`_terminated`), unless whoever runs us
+    has a handler of its own: the command line's, and the scripts' (`make near-optimal`'s,
+    `make report`'s: killed outright, their joblib workers went on computing, orphaned, and
+    their folders stayed in /dev/shm)."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminated)
+
+
 def main() -> None:
     """Entry point of the `sabords` console script and of `python -m solver`."""
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # not a handler of whoever runs us
-        signal.signal(signal.SIGTERM, _terminated)
+    end_on_sigterm()
     # numpy's OpenBLAS starts a thread pool when it is imported: about 60 ms of every cold
     # start (`scripts/bench.py`, advisor section), for nothing, since no command does dense
     # linear algebra. A value set by the user wins.
