@@ -695,22 +695,34 @@ def test_a_request_failing_mid_turn_records_nothing_and_is_retried(
 def test_a_reload_mid_turn_resumes_the_turn(page: Page, browser: Any) -> None:
     first_move(page)
     enter_dice(page, "m", FACES_EN)
-    # every text the turn's status takes from the page's first line on (a live region: a
-    # screen reader reads each)
-    heard = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
-        "window.heard = []; let last = null; new MutationObserver(() => {"
-        " const s = document.getElementById('turn-status');"
-        " if (s && s.textContent !== last) { last = s.textContent; window.heard.push(last); }"
-        "}).observe(document, {childList: true, subtree: true, characterData: true});")})
-    browser.refresh()
-    page.ready()
-    page.until(lambda: "Your move:" in page.text(page.region("This turn")), "the turn")
-    said = browser.execute_script("return window.heard")
-    browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
-                            {"identifier": heard["identifier"]})
-    # the server answers at once: "kept, replayed when the server answers" is not said (it
+
+    def reload_heard(quiet_ms: int) -> list[str]:
+        """Every text the turn's status takes from the page's first line on, reloaded (a live
+        region: a screen reader reads each), the server's answer awaited `quiet_ms` before
+        "kept, replayed" is said."""
+        heard = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+            f"globalThis.sabordsResumeQuiet = {quiet_ms};"
+            "window.heard = []; let last = null; new MutationObserver(() => {"
+            " const s = document.getElementById('turn-status');"
+            " if (s && s.textContent !== last) { last = s.textContent; window.heard.push(last); }"
+            "}).observe(document, {childList: true, subtree: true, characterData: true});")})
+        try:
+            browser.refresh()
+            page.ready()
+            page.until(lambda: "Your move:" in page.text(page.region("This turn")), "the turn")
+            return list(browser.execute_script("return window.heard"))
+        finally:
+            browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                                    {"identifier": heard["identifier"]})
+
+    # the server answers in time: "kept, replayed when the server answers" is not said (it
     # was, on every reload, just before the turn: a blind player's trial)
+    said = reload_heard(60_000)
     assert said and not any("replayed" in x for x in said), said
+    # a server slow to answer: said while it is awaited, then the turn
+    said = reload_heard(1)
+    assert any("replayed when the server answers" in x for x in said), said
+    assert said[-1].startswith("Your move:"), said
     region = page.text(page.region("Roll 2: the 2 rolled dice (or all 8)"))
     assert "Staying on the table: 1 skull, 3 monkeys and 2 coins." in region
     assert "1 of 2 dice" in region  # the dice tapped in are kept too
@@ -770,6 +782,15 @@ def test_a_french_error_is_beside_its_field_and_nothing_locks(page: Page, browse
     page.type(typed, "mc")
     page.tap("Lire")
     assert page.error_beside(typed) == ""
+    assert page.region("Conseil")
+    # a quick score now would drop the turn: asked first, in French
+    browser.execute_script("document.getElementById('quick-points').value = '-300';"
+                           "document.getElementById('quick-add').click();")
+    asked = page.text(browser.find_element(page.By.ID, "confirm-text"))
+    assert asked.replace(NBSP, " ") == \
+        "Retirer 300 points à Joueur 1 ? Les étapes de ce tour seront effacées.", asked
+    assert french_typography(asked) == []
+    page.tap("Non")
     assert page.region("Conseil")
 
 
@@ -1161,6 +1182,14 @@ def test_a_turn_the_scoreboard_moved_past_is_dropped(page: Page, browser: Any) -
     best = api(page.server, "advise", [("card", "captain"), ("dice", "kmmmpscc"), ("me", "0"),
                                        ("opp", "0"), ("opp", "600")])["options"][0]["players"]
     assert [round(100 * p, 1) for p in best] == list(shown.values()), (best, shown)
+    # the scoreboard moved back under the turn (the score undone): Player 2's turn dropped
+    undo = browser.find_element(page.By.ID, "undo-score")
+    assert undo.get_attribute("hidden") is None
+    browser.execute_script("arguments[0].click()", undo)  # (in the folded scoreboard)
+    page.idle()
+    assert board_status(page).startswith("The last score was undone."), board_status(page)
+    assert not browser.find_element(page.By.ID, "answer-section").is_displayed()
+    assert entries(page) is None
     no_error(page)
 
 
@@ -1609,7 +1638,7 @@ def test_a_quick_score_during_a_turn_is_asked_first(page: Page, browser: Any) ->
     confirm = browser.find_element(page.By.ID, "confirm")
     assert confirm.is_displayed()
     assert page.text(browser.find_element(page.By.ID, "confirm-text")) == \
-        "Score 300 points for Player 1? This turn's entries are dropped."
+        "Add 300 points to Player 1? This turn's entries are dropped."
     page.tap("No")
     assert not confirm.is_displayed() and entries(page) == ["kmmmpscc"]
     assert browser.execute_script("return document.getElementById('quick-points').value") \
@@ -1617,9 +1646,16 @@ def test_a_quick_score_during_a_turn_is_asked_first(page: Page, browser: Any) ->
     assert "Choose your move" in page.text(page.region("This turn"))
     browser.execute_script("document.getElementById('quick-island').click();")
     assert page.text(browser.find_element(page.By.ID, "confirm-text")) == (
-        "Skull Island for Player 1, each opponent losing 300 points? "
+        "Skull Island: take 300 points from each opponent of Player 1? "
         "This turn's entries are dropped.")
     page.tap("No")
+    # a lost battle's points, typed -300: taken, in the words of the turn's own button
+    browser.execute_script("document.getElementById('quick-points').value = '-300';"
+                           "document.getElementById('quick-add').click();")
+    assert page.text(browser.find_element(page.By.ID, "confirm-text")) == \
+        "Take 300 points from Player 1? This turn's entries are dropped."
+    page.tap("No")
+    browser.execute_script("document.getElementById('quick-points').value = '300';")
     browser.execute_script("document.getElementById('quick-add').click();")
     page.tap("Yes")
     page.idle()

@@ -424,6 +424,7 @@ function renotateTurn() {
   });
 }
 export function resetTurn() {
+  ui.resuming = false;
   S.turn = null; ui.state = null; ui.island = null; ui.position = null; ui.pad = zeros(); ui.chest = zeros(); S.pad = null;
   ui.showAll = false; showError(null); save();
 }
@@ -469,11 +470,18 @@ function undoEntry() {
 // A reload: the turn kept, replayed by the server. "The entries are kept: replayed when the
 // server answers" is said only when the server is slow to answer (offline, say): it was said on
 // every reload, just before the turn itself (a blind player's trial).
+// (window.sabordsResumeQuiet: a test's own wait)
 const RESUME_QUIET_MS = 2000;
-function resumeTurn() {
+function resumeTurn(quiet = false) {
+  ui.resuming = false;
   if (!S.turn || !S.turn.entries.length) return;
-  ui.resuming = true;
-  const slow = setTimeout(() => { ui.resuming = false; hooks.render(); }, RESUME_QUIET_MS);
+  ui.resuming = quiet;
+  // slow: the status alone is written (a whole render while the request is out would draw
+  // enabled controls in place of the disabled ones)
+  const slow = quiet && setTimeout(() => {
+    ui.resuming = false;
+    if (S.turn && !ui.state) say("turn-status", W.waiting(S.turn.entries.length));
+  }, window.sabordsResumeQuiet || RESUME_QUIET_MS);
   work(async () => {
     try {
       ui.state = await api("/api/turn", { ...S.turn.params, entry: S.turn.entries });
@@ -527,6 +535,12 @@ function typedDice() {
   if (tooManyDice(text)) return;
   if (midTurn()) { adviseOnce(text); return; }
   enterDice(text);
+}
+// A score in words ("Add 300 points to Anne", "Take 300 points from Anne", "Skull Island: take
+// 300 points from each opponent of Anne"): the turn's button, a quick score's question.
+function scoreWords(g, name) {
+  return g.outcome === "island" ? W.islandScore(g.deduction, name)
+    : (g.points || 0) < 0 ? W.takeScore(-g.points, name) : W.addScore(g.points || 0, name);
 }
 function lastMove(st) {
   const d = st.graded.decisions;
@@ -582,8 +596,7 @@ function renderTurn() {
   scoreButton.hidden = phase !== "over" || !!(S.game && S.game.over);
   if (!scoreButton.hidden) {
     const name = playerName(S.current);
-    scoreButton.textContent = t(g.outcome === "island" ? W.islandScore(g.deduction, name)
-      : (g.points || 0) < 0 ? W.takeScore(-g.points, name) : W.addScore(g.points || 0, name));
+    scoreButton.textContent = t(scoreWords(g, name));
   }
 }
 // -- the whole page ---------------------------------------------------------------------------------
@@ -740,14 +753,13 @@ async function start() {
   quickScoreAction((g, done) => {
     const go = () => scoreTurn(g, () => { resetTurn(); done(); });
     if (!turnUnderWay()) return go();
-    const name = playerName(S.current);
-    ask(g.outcome === "island" ? W.confirmQuickIsland(g.deduction, name) : W.confirmQuick(g.points, name), go);
+    ask(W.confirmScore(t(scoreWords(g, playerName(S.current)))), go);
   });
   for (const id of ["sentence", "dice-h", "turn-status", "board-status", "practice-status"]) $(id).tabIndex = -1;
   ui.resuming = !!(S.turn && S.turn.entries.length);  // (resumeTurn, below: from the first render)
   renderAll();
   updateRules();
-  resumeTurn();
+  resumeTurn(true);
   resumePractice();
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => { /* served without one */ });
   document.body.dataset.ready = "true";

@@ -23,7 +23,8 @@ export function setWords(lang) { W = WORDS[lang] || WORDS.en; }
 
 // ui: what the page holds while open. state: the /api/turn answer of S.turn; position: a
 // one-off advice; pad/chest: the dice tapped in; busy: a request is in flight (the controls
-// that change the turn are disabled until it ends).
+// that change the turn are disabled until it ends); resuming: a reload's turn is being replayed
+// by the server (its "entries kept" status unsaid meanwhile: app.js resumeTurn).
 // scores/scoresKey: the last /api/scores of the scoreboard; chances: what the scoreboard shows
 // of every seat's chance (board.js: paintChances).
 export const ui = { state: null, position: null, pad: [0, 0, 0, 0, 0, 0], chest: [0, 0, 0, 0, 0, 0], showAll: false, busy: false, scores: null, scoresKey: null, chances: null };

@@ -158,7 +158,8 @@ export function renderQuickScore() {
   $("quick-island").textContent = t(w.island);
   $("quick-score").hidden = !!(S.game && S.game.over);
 }
-// `scoreTurn`: the scoreboard's (board.js), which records the turn as its outcome alone.
+// `scoreTurn(g, done)`: the scoreboard's (board.js), which records the turn as its outcome alone,
+// through app.js's question when a turn under way would be dropped.
 export function quickScoreAction(scoreTurn) {
   const score = (island) => {
     say("quick-error", "");
