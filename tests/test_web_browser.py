@@ -728,6 +728,16 @@ def test_a_reload_mid_turn_resumes_the_turn(page: Page, browser: Any) -> None:
     assert "1 of 2 dice" in region  # the dice tapped in are kept too
     assert "Your move: Keep 3 monkeys and 2 coins, reroll 1 parrot and 1 sword." in \
         page.text(page.region("This turn"))
+    # a die too many for the 2 rerolled: Enter disabled, and the count says why (it said "3 of
+    # 8 dice": a trial read it as one too many, with no reason)
+    enter_dice(page, "pp", FACES_EN)
+    count = browser.find_element(page.By.ID, "dice-count")
+    assert page.text(count) == "3 dice: enter the 2 rerolled dice, or all 8"
+    assert not browser.find_element(page.By.ID, "go").is_enabled()
+    page.tap("parrots: 2, take one off")
+    assert page.text(count) == "2 of 2 dice"
+    assert browser.find_element(page.By.ID, "go").is_enabled()
+    page.tap("parrots: 1, take one off")
     # a reload while offline: the turn kept, replayed when the device is back online, with no
     # tap (it waited for "Try again", the error "nothing was recorded" beside the promise)
     page.offline(True)
@@ -772,6 +782,10 @@ def test_a_french_error_is_beside_its_field_and_nothing_locks(page: Page, browse
     enter_dice(page, "kmmmpscc", FACES_FR)
     page.tap("Conseiller")
     page.tap(f"Jouer l'option 1{NBSP}:")
+    enter_dice(page, "ppp", FACES_FR)  # (one too many for the 2 relancés)
+    said = page.text(browser.find_element(page.By.ID, "dice-count"))
+    assert said.replace(NBSP, " ") == "3 dés : il faut les 2 dés relancés, ou les 8", said
+    page.tap("Effacer")
     typed = browser.find_element(page.By.ID, "typed")
     page.type(typed, "ccc")
     page.tap("Lire")

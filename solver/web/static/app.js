@@ -288,7 +288,9 @@ function renderPad() {
   // ("0 of 8 dice" followed every answer and the end of the turn)
   for (const id of ["dice-count", "chest-count"]) $(id).setAttribute("aria-live", ui.tapped ? "polite" : "off");
   ui.tapped = false;
-  say("dice-count", W.count(n, want.length > 1 && n > fewest ? most : fewest));
+  // (3 dice tapped where 2 were rerolled: "3 of 8 dice" and Enter disabled said no why)
+  say("dice-count", want.length > 1 && n > fewest && n < most ? W.countEither(n, fewest, most)
+    : W.count(n, want.length > 1 && n > fewest ? most : fewest));
   say("typed-label", W.typedLabel(notationLetters()));
   $("go").disabled = !want.includes(n);
   // the chest card, a position in the middle of a turn: the dice on the chest, among the dice

@@ -106,6 +106,8 @@ export const WORDS = {
     chestSub: (face, n) => `${EN_FACE[face][1]} on the chest: ${n}, take one off`,
     chestCount: (n) => `${n} ${n === 1 ? "die" : "dice"} on the chest`,
     count: (n, want) => `${n} of ${want} ${want === 1 ? "die" : "dice"}`,
+    // between the dice rerolled and all of them: neither can be entered, and both are said
+    countEither: (n, rolled, all) => `${n} dice: enter the ${rolled} rerolled ${rolled === 1 ? "die" : "dice"}, or all ${all}`,
     typedLabel: (letters) => `Or type them (${letters.split("").join(" ")}, or words)`,
     roll1: "Roll 1: the 8 dice showing",
     rollN: (roll, n) => `Roll ${roll}: ${n === 1 ? "the rolled die" : `the ${n} rolled dice`} (or all 8)`,
@@ -302,6 +304,7 @@ export const WORDS = {
     chestSub: (face, n) => `${FR_FACE[face][1]} sur l'île au trésor : ${n}, en retirer ${FR_FEMININE[face] ? "une" : "un"}`,
     chestCount: (n) => `${n} ${n === 1 ? "dé" : "dés"} sur l'île au trésor`,
     count: (n, want) => `${n} ${n < 2 ? "dé" : "dés"} sur ${want}`,
+    countEither: (n, rolled, all) => `${n} dés : il faut ${rolled === 1 ? "le dé relancé" : `les ${rolled} dés relancés`}, ou les ${all}`,
     typedLabel: (letters) => `Ou tapez-les (${letters.split("").join(" ")}, ou en mots)`,
     roll1: "Lancer 1 : les 8 dés",
     rollN: (roll, n) => `Lancer ${roll} : ${n === 1 ? "le dé relancé" : `les ${n} dés relancés`} (ou les 8)`,
