@@ -690,6 +690,9 @@ def test_a_request_failing_mid_turn_records_nothing_and_is_retried(
     assert not browser.find_element(page.By.ID, "error").is_displayed()
     turn = page.text(page.region("Ce tour"))
     assert "Votre coup" in turn or "Tour fini" in turn, turn
+    # after the colon, lower case ("Votre coup : Gardez…" was capitalised as in English)
+    if "Votre coup" in turn:
+        assert re.search(f"Votre coup[ {NBSP}]:[ {NBSP}][a-zà-ÿ]", turn), turn
 
 
 def test_a_reload_mid_turn_resumes_the_turn(page: Page, browser: Any) -> None:

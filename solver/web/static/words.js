@@ -23,6 +23,8 @@ const frAgree = (face, word) => word + (fem(face) ? "e" : "");
 const enList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`);
 // "de" before a name, elided before a vowel or a mute h: "de Bruno", "d'Émile", "d'Hugo".
 export const frDe = (name) => (/^[aeiouyh]/i.test(String(name).normalize("NFD")) ? `d'${name}` : `de ${name}`);
+// after a colon, French goes on in lower case ("Votre coup : gardez…", not "Gardez")
+const frAfterColon = (s) => (typeof s === "string" ? s.charAt(0).toLowerCase() + s.slice(1) : s);
 const frList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} et ${items[items.length - 1]}`);
 // French points: below two, singular ("0 point", "1,5 point espéré"), its adjective too.
 const frBelowTwo = (v) => Math.abs(Number(String(v).replace("\u2212", "-").replace(",", ".").replace(/\s/g, ""))) < 2;
@@ -311,7 +313,7 @@ export const WORDS = {
     island: (n) => `Île de la Tête de Mort : relancez ${n === 1 ? "l'autre dé et entrez-le" : `les ${n} autres dés et entrez-les`} (ou les 8)`,
     stays: (dice) => `Restent sur la table : ${dice}.`,
     showing: (roll, dice) => `Lancer ${roll} : ${dice}.`, position: (dice) => `Les dés : ${dice}.`,
-    moved: (move) => `Votre coup : ${move}.`, onChest: (dice) => `Sur l'île au trésor : ${dice}.`,
+    moved: (move) => `Votre coup : ${frAfterColon(move)}.`, onChest: (dice) => `Sur l'île au trésor : ${dice}.`,
     goAdvise: "Conseiller", goEnter: "Entrer ces dés", goPosition: "Conseiller cette position",
     nothing: "rien", dice: (n) => `${n} ${n === 1 ? "dé" : "dés"}`,
     keepReroll: (keep, n) => `Gardez ${keep}, relancez ${n}`,
@@ -396,7 +398,7 @@ export const WORDS = {
       bust: (p) => `Tour fini : perdu, ${frPoints(signed(p))}.`, island: (s, d) => `Tour fini : l'île de la Tête de Mort finit avec ${s} têtes de mort ; chaque adversaire perd ${d} points.`,
     },
     graded: "Votre tour, noté", gradedNone: "Aucune décision à noter : les dés ont décidé ce tour.",
-    decision: (roll, dice) => `Lancer ${roll} : ${dice}`, yours: (move) => `Votre coup : ${move}`,
+    decision: (roll, dice) => `Lancer ${roll} : ${dice}`, yours: (move) => `Votre coup : ${frAfterColon(move)}`,
     bestIs: (move) => `Meilleur coup : ${move}`, cost: (c, unit) => `Coût : ${frUnit(c, unit)}`,
     tookBest: "vous avez joué le meilleur coup",
     totalCost: (c, unit) => `Coût total : ${frUnit(c, unit)}.`,
