@@ -3123,7 +3123,8 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
         "À 1,0 point de pourcentage au plus du jeu exact (0,21 en moyenne), mesuré face à la "
         f"partie exacte à 4 joueurs, objectif 2000 et à 5 joueurs, objectif 1000. Au dernier "
         f"tour{NBSP}: à 1,6 point de pourcentage au plus (0,35 en moyenne). À l'objectif "
-        f"6000{NBSP}: 29 chances sur 30 dans l'intervalle à 95{NBSP}% de parties entières.")
+        f"6000{NBSP}: 29 des 30 chances affichées dans l'intervalle à 95{NBSP}% de parties "
+        "jouées jusqu'au bout.")
     line = win_turn(page, "Émile", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
     page.tap("Ajouter 1000 points à Émile")
     assert board_status(page) == f"La partie est finie{NBSP}: Anne gagne avec 6700 points."

@@ -348,7 +348,8 @@ export const WORDS = {
     playersAt: (n, targets) => `à ${n} joueurs, objectif${targets.length > 1 ? "s" : ""} ${frList(targets.map(String))}`,
     measured: (worst, mean, against) => `À ${frPoints(worst)} de pourcentage au plus du jeu exact (${mean} en moyenne), mesuré face à la partie exacte ${frList(against)}.`,
     measuredFinal: (worst, mean) => ` Au dernier tour : à ${frPoints(worst)} de pourcentage au plus (${mean} en moyenne).`,
-    measuredGames: (inside, checked, target) => ` À l'objectif ${target} : ${inside} chances sur ${checked} dans l'intervalle à 95 % de parties entières.`,
+    // ("26 chances sur 30" read as odds: a blind French player's trial)
+    measuredGames: (inside, checked, target) => ` À l'objectif ${target} : ${inside} des ${checked} chances affichées dans l'intervalle à 95 % de parties jouées jusqu'au bout.`,
     stopNeed: (need, reached) => reached ? ` (au moins ${need} : atteint)` : ` (${need} n'est plus atteignable)`,
     bust: (skulls, points) => `Perdu (${skulls} têtes de mort) : le tour est fini, ${frPoints(signed(points))}.`,
     bustChest: (skulls, points) => `Perdu (${skulls} têtes de mort) : les dés de l'île au trésor marquent ${frPoints(signed(points))}.`,
