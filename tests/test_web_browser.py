@@ -1190,7 +1190,8 @@ def test_a_turn_the_scoreboard_moved_past_is_dropped(page: Page, browser: Any) -
     page.open(fresh=False)  # a reload: nothing of the old turn asked again
     page.idle()
     assert not browser.find_element(page.By.ID, "answer-section").is_displayed()
-    assert board_status(page).endswith("Player 2 to play (0 points)."), board_status(page)
+    # nor the last score's words, news before the reload (a live region: read again)
+    assert board_status(page) == "Player 2 to play (0 points).", board_status(page)
     start_turn(page)
     enter_dice(page, "kmmmpscc", FACES_EN)
     page.tap("Advise")

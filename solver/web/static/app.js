@@ -758,6 +758,10 @@ async function start() {
     ask(W.confirmScore(t(scoreWords(g, playerName(S.current)))), go);
   });
   for (const id of ["sentence", "dice-h", "turn-status", "board-status", "practice-status"]) $(id).tabIndex = -1;
+  // the last score's words ("600 points added to Anne") were news before the reload: the
+  // scoreboard's status, a live region, read them again as the page opened (a blind player's
+  // trial); it says where the game is
+  S.last = null;
   ui.resuming = !!(S.turn && S.turn.entries.length);  // (resumeTurn, below: from the first render)
   renderAll();
   updateRules();
