@@ -735,7 +735,7 @@ def test_a_reload_mid_turn_resumes_the_turn(page: Page, browser: Any) -> None:
     # 8 dice": a trial read it as one too many, with no reason)
     enter_dice(page, "pp", FACES_EN)
     count = browser.find_element(page.By.ID, "dice-count")
-    assert page.text(count) == "3 dice: enter the 2 rerolled dice, or all 8"
+    assert page.text(count) == "3 dice: the 2 rerolled, or all 8"
     assert not browser.find_element(page.By.ID, "go").is_enabled()
     page.tap("parrots: 2, take one off")
     assert page.text(count) == "2 of 2 dice"
@@ -784,10 +784,12 @@ def test_a_french_error_is_beside_its_field_and_nothing_locks(page: Page, browse
     # an error of the server, worded in French beside the dice
     enter_dice(page, "kmmmpscc", FACES_FR)
     page.tap("Conseiller")
+    take = page.button(f"Jouer l'option 1{NBSP}:").accessible_name
+    assert re.match(f"Jouer l'option 1{NBSP}: [a-zà-ÿ]", take), take  # (lower case after ":")
     page.tap(f"Jouer l'option 1{NBSP}:")
     enter_dice(page, "ppp", FACES_FR)  # (one too many for the 2 relancés)
     said = page.text(browser.find_element(page.By.ID, "dice-count"))
-    assert said.replace(NBSP, " ") == "3 dés : il faut les 2 dés relancés, ou les 8", said
+    assert said.replace(NBSP, " ") == "3 dés : les 2 relancés, ou les 8", said
     page.tap("Effacer")
     typed = browser.find_element(page.By.ID, "typed")
     page.type(typed, "ccc")
@@ -2859,7 +2861,9 @@ def take_option(page: Page, move: str) -> None:
     def find() -> Any:
         found = [b for b in page.buttons("Take option ", "Jouer l'option ")
                  if b.accessible_name.startswith(("Take option ", "Jouer l'option "))
-                 and b.accessible_name.split(":", 1)[1].strip(f" {NBSP}").startswith(move)]
+                 # (French goes on in lower case after the colon)
+                 and b.accessible_name.split(":", 1)[1].strip(f" {NBSP}").startswith(
+                     (move, move[:1].lower() + move[1:]))]
         return found[0] if found else None
     more = page.d.find_element(page.By.ID, "more")
     if find() is None and more.is_displayed():
@@ -3124,8 +3128,8 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
         "À 1,0 point de pourcentage au plus du jeu exact (0,21 en moyenne), mesuré face à la "
         f"partie exacte à 4 joueurs, objectif 2000 et à 5 joueurs, objectif 1000. Au dernier "
         f"tour{NBSP}: à 1,6 point de pourcentage au plus (0,35 en moyenne). À l'objectif "
-        f"6000{NBSP}: 29 des 30 chances affichées dans l'intervalle à 95{NBSP}% de parties "
-        "jouées jusqu'au bout.")
+        f"6000{NBSP}: 29 des 30 chances affichées tombent dans l'intervalle à 95{NBSP}% "
+        "mesuré sur des parties jouées jusqu'au bout.")
     line = win_turn(page, "Émile", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
     page.tap("Ajouter 1000 points à Émile")
     assert board_status(page) == f"La partie est finie{NBSP}: Anne gagne avec 6700 points."

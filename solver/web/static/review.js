@@ -9,7 +9,7 @@ import {
   $, META, S, W, api, bound, cardName, diceWords, el, hooks, moveWords, num, pct, playerName, players, save, say, sentence, showError, t, ui, worth,
 } from "./core.js";
 import { linkOf, practiceRecord, readFile, recordOfLink, saveFile, tableRecord } from "./record.js";
-import { frPlural, frPoints } from "./words.js";
+import { frAfterColon, frPlural, frPoints } from "./words.js";
 
 const MISTAKES = 5;     // the largest mistakes listed
 const COLOURS = ["#1d3557", "#b45309", "#15803d", "#9d174d", "#5b21b6"];
@@ -72,7 +72,7 @@ const RW = {
     unitNote: (points) => (points ? "Chance et erreurs en points." : "Chances en pourcentage ; chance et erreurs en points de pourcentage."),
     mistakes: "Les plus grosses erreurs", noMistake: "Aucune erreur : chaque décision était l'une des meilleures.",
     where: (turn, name, card, roll, dice) => `Tour ${turn}, ${name}, ${card}, lancer ${roll} : ${dice}`,
-    played: (move, value) => `Joué : ${move} (${value})`, better: (move, value) => `Mieux : ${move} (${value})`,
+    played: (move, value) => `Joué : ${frAfterColon(move)} (${value})`, better: (move, value) => `Mieux : ${frAfterColon(move)} (${value})`,
     lost: (x, grade) => `${frPoints(x, "perdu")} : ${grade}.`,
     grades: { small: "une petite erreur", inaccuracy: "une imprécision", mistake: "une erreur", blunder: "une gaffe" },
     gradeNames: { inaccuracy: ["imprécision", "imprécisions"], mistake: ["erreur", "erreurs"], blunder: ["gaffe", "gaffes"] },

@@ -24,7 +24,7 @@ const enList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0
 // "de" before a name, elided before a vowel or a mute h: "de Bruno", "d'Émile", "d'Hugo".
 export const frDe = (name) => (/^[aeiouyh]/i.test(String(name).normalize("NFD")) ? `d'${name}` : `de ${name}`);
 // after a colon, French goes on in lower case ("Votre coup : gardez…", not "Gardez")
-const frAfterColon = (s) => (typeof s === "string" ? s.charAt(0).toLowerCase() + s.slice(1) : s);
+export const frAfterColon = (s) => (typeof s === "string" ? s.charAt(0).toLowerCase() + s.slice(1) : s);
 const frList = (items) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} et ${items[items.length - 1]}`);
 // French points: below two, singular ("0 point", "1,5 point espéré"), its adjective too.
 const frBelowTwo = (v) => Math.abs(Number(String(v).replace("\u2212", "-").replace(",", ".").replace(/\s/g, ""))) < 2;
@@ -109,7 +109,7 @@ export const WORDS = {
     chestCount: (n) => `${n} ${n === 1 ? "die" : "dice"} on the chest`,
     count: (n, want) => `${n} of ${want} ${want === 1 ? "die" : "dice"}`,
     // between the dice rerolled and all of them: neither can be entered, and both are said
-    countEither: (n, rolled, all) => `${n} dice: enter the ${rolled} rerolled ${rolled === 1 ? "die" : "dice"}, or all ${all}`,
+    countEither: (n, rolled, all) => `${n} dice: ${rolled === 1 ? "the rerolled one" : `the ${rolled} rerolled`}, or all ${all}`,
     typedLabel: (letters) => `Or type them (${letters.split("").join(" ")}, or words)`,
     roll1: "Roll 1: the 8 dice showing",
     rollN: (roll, n) => `Roll ${roll}: ${n === 1 ? "the rolled die" : `the ${n} rolled dice`} (or all 8)`,
@@ -306,7 +306,7 @@ export const WORDS = {
     chestSub: (face, n) => `${FR_FACE[face][1]} sur l'île au trésor : ${n}, en retirer ${FR_FEMININE[face] ? "une" : "un"}`,
     chestCount: (n) => `${n} ${n === 1 ? "dé" : "dés"} sur l'île au trésor`,
     count: (n, want) => `${n} ${n < 2 ? "dé" : "dés"} sur ${want}`,
-    countEither: (n, rolled, all) => `${n} dés : il faut ${rolled === 1 ? "le dé relancé" : `les ${rolled} dés relancés`}, ou les ${all}`,
+    countEither: (n, rolled, all) => `${n} dés : ${rolled === 1 ? "le relancé" : `les ${rolled} relancés`}, ou les ${all}`,
     typedLabel: (letters) => `Ou tapez-les (${letters.split("").join(" ")}, ou en mots)`,
     roll1: "Lancer 1 : les 8 dés",
     rollN: (roll, n) => `Lancer ${roll} : ${n === 1 ? "le dé relancé" : `les ${n} dés relancés`} (ou les 8)`,
@@ -349,7 +349,7 @@ export const WORDS = {
     measured: (worst, mean, against) => `À ${frPoints(worst)} de pourcentage au plus du jeu exact (${mean} en moyenne), mesuré face à la partie exacte ${frList(against)}.`,
     measuredFinal: (worst, mean) => ` Au dernier tour : à ${frPoints(worst)} de pourcentage au plus (${mean} en moyenne).`,
     // ("26 chances sur 30" read as odds: a blind French player's trial)
-    measuredGames: (inside, checked, target) => ` À l'objectif ${target} : ${inside} des ${checked} chances affichées dans l'intervalle à 95 % de parties jouées jusqu'au bout.`,
+    measuredGames: (inside, checked, target) => ` À l'objectif ${target} : ${inside} des ${checked} chances affichées tombent dans l'intervalle à 95 % mesuré sur des parties jouées jusqu'au bout.`,
     stopNeed: (need, reached) => reached ? ` (au moins ${need} : atteint)` : ` (${need} n'est plus atteignable)`,
     bust: (skulls, points) => `Perdu (${skulls} têtes de mort) : le tour est fini, ${frPoints(signed(points))}.`,
     bustChest: (skulls, points) => `Perdu (${skulls} têtes de mort) : les dés de l'île au trésor marquent ${frPoints(signed(points))}.`,
@@ -358,7 +358,7 @@ export const WORDS = {
     islandStarts: (skulls) => `Île de la Tête de Mort : ${skulls} têtes de mort.`,
     islandGoes: (skulls) => `L'île de la Tête de Mort continue : ${skulls} têtes de mort pour l'instant.`,
     best: "meilleur", tie: (ranks) => `à égalité avec ${ranks}`, take: "Jouer",
-    takeLabel: (rank, move) => `Jouer l'option ${rank} : ${move}`,
+    takeLabel: (rank, move) => `Jouer l'option ${rank} : ${frAfterColon(move)}`,
     moreOptions: (n) => `Voir les ${n} options`,
     rulesLine: (desc) => `Règles : ${desc}`, rulesHash: (hash) => `Empreinte des règles : ${hash}`,
     defaultRules: "règles par défaut",
@@ -400,7 +400,7 @@ export const WORDS = {
     },
     graded: "Votre tour, noté", gradedNone: "Aucune décision à noter : les dés ont décidé ce tour.",
     decision: (roll, dice) => `Lancer ${roll} : ${dice}`, yours: (move) => `Votre coup : ${frAfterColon(move)}`,
-    bestIs: (move) => `Meilleur coup : ${move}`, cost: (c, unit) => `Coût : ${frUnit(c, unit)}`,
+    bestIs: (move) => `Meilleur coup : ${frAfterColon(move)}`, cost: (c, unit) => `Coût : ${frUnit(c, unit)}`,
     tookBest: "vous avez joué le meilleur coup",
     totalCost: (c, unit) => `Coût total : ${frUnit(c, unit)}.`,
     unitPoints: "points espérés", unitWin: "points de pourcentage de chances de gagner", unitNeed: "points de pourcentage de chances d'atteindre les points",
