@@ -1202,10 +1202,17 @@ def test_a_turn_the_scoreboard_moved_past_is_dropped(page: Page, browser: Any) -
     best = api(page.server, "advise", [("card", "captain"), ("dice", "kmmmpscc"), ("me", "0"),
                                        ("opp", "0"), ("opp", "600")])["options"][0]["players"]
     assert [round(100 * p, 1) for p in best] == list(shown.values()), (best, shown)
-    # the scoreboard moved back under the turn (the score undone): Player 2's turn dropped
+    # the scoreboard moved back under the turn (the score undone): Player 2's turn dropped,
+    # asked first (it was not)
     undo = browser.find_element(page.By.ID, "undo-score")
     assert undo.get_attribute("hidden") is None
     browser.execute_script("arguments[0].click()", undo)  # (in the folded scoreboard)
+    assert page.text(browser.find_element(page.By.ID, "confirm-text")) == \
+        "Undo the last score? This turn's entries are dropped."
+    page.tap("No")
+    assert entries(page) == ["kmmmpscc"]
+    browser.execute_script("arguments[0].click()", undo)
+    page.tap("Yes")
     page.idle()
     assert board_status(page).startswith("The last score was undone."), board_status(page)
     assert not browser.find_element(page.By.ID, "answer-section").is_displayed()

@@ -698,7 +698,8 @@ async function start() {
     // player lost their place): the focus on the new player's row
     if ($("add-player").disabled) { const rows = $("players").querySelectorAll("li > button"); if (rows.length) rows[rows.length - 1].focus(); }
   });
-  $("undo-score").addEventListener("click", undoScore);
+  // (the scoreboard moved back drops a turn under way: asked first, as every such tap is)
+  $("undo-score").addEventListener("click", () => (turnUnderWay() ? ask(W.confirmUndo, undoScore) : undoScore()));
   $("board-box").addEventListener("toggle", paintChances);  // (the folded line's chances)
   $("new-game").addEventListener("click", newGame);
   $("new-game-over").addEventListener("click", newGame);

@@ -86,6 +86,7 @@ export const WORDS = {
     undone: "The last score was undone.", undoScore: "Undo the last score",
     confirmPlayer: (name) => `Make ${name} the player to play? This turn's entries are dropped.`,
     confirmPass: "Pass to the next player? This turn's entries are dropped.",
+    confirmUndo: "Undo the last score? This turn's entries are dropped.",
     // a quick score's question: its button's words (addScore…), then what it drops
     confirmScore: (score) => `${score}? This turn's entries are dropped.`,
     confirmRemove: (name) => `Remove ${name} and their total?`, confirmNewGame: "Start a new game: every total back to 0?",
@@ -286,6 +287,7 @@ export const WORDS = {
     undone: "Le dernier score a été annulé.", undoScore: "Annuler le dernier score",
     confirmPlayer: (name) => `Faire jouer ${name} ? Les étapes de ce tour seront effacées.`,
     confirmPass: "Passer au joueur suivant ? Les étapes de ce tour seront effacées.",
+    confirmUndo: "Annuler le dernier score ? Les étapes de ce tour seront effacées.",
     confirmScore: (score) => `${score} ? Les étapes de ce tour seront effacées.`,
     confirmRemove: (name) => `Retirer ${name} et son total ?`, confirmNewGame: "Commencer une nouvelle partie, tous les totaux à 0 ?",
     confirmNewTurn: "Effacer les étapes de ce tour et le recommencer ?",
