@@ -1161,6 +1161,51 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
         "the near-optimal note in French, still open")
 
 
+def test_wins_line_says_the_chance_with_the_card_picked(page: Page, browser: Any) -> None:
+    """Win's line said the chance before the draw alone, whatever card was picked: the card
+    drawn moves it by up to 5 points (a Captain at 0, 0: 58.2 % against 53.5 %). With a card of
+    the deck picked it goes on with the chance on drawing it, the answer's `cards` (what
+    `sabords winprob` prints after drawing), in English and French, exact or near-optimal; no
+    card, none."""
+    def card_sentence(text: str) -> str | None:
+        found = re.search(r"(With this card, before the roll|Avec cette carte, avant le "
+                          r"lancer)[ \u00a0]?: ([\d.,]+)[ \u00a0]%\.", text)
+        return found.group(2) if found else None
+
+    browser.execute_script("document.getElementById('obj-win').click()")
+    page.until(lambda: "%" in win_line(page), "Win's line")
+    assert card_sentence(win_line(page)) is None, win_line(page)
+    two = api(page.server, "winprob", [("me", "0"), ("opp", "0")])
+    page.choose("Card", "Captain (pirate)")
+    want = f"{100 * two['cards']['captain']:.1f}"
+    page.until(lambda: card_sentence(win_line(page)) == want, "the Captain's chance")
+    line = win_line(page)
+    assert line.startswith("Player 1 0 against Player 2 0 (from the scoreboard). Your chance of "
+                           f"winning now: {100 * two['win']:.1f} %. With this card"), line
+    page.tap("Français")
+    page.until(lambda: card_sentence(win_line(page)) == want.replace(".", ","),
+               "the Captain's chance in French")
+    assert french_typography(win_line(page)) == [], win_line(page)
+    page.choose("Carte", "Aucune carte")
+    page.until(lambda: "maintenant" in win_line(page) and card_sentence(win_line(page)) is None,
+               "no card, no card's chance")
+    page.tap("English")
+    page.open_details("Player 1")
+    for players in (3, 4):  # (a click in the tap guard's instant is dropped: click until added)
+        page.until(lambda: browser.execute_script(
+            "const count = () => document.querySelectorAll('#players li').length;"
+            "if (count() < arguments[0]) document.getElementById('add-player').click();"
+            "return count() === arguments[0]", players),  # noqa: B023
+                   f"{players} players")
+        page.chances_drawn()
+    four = api(page.server, "winprob", [("me", "0"), ("opp", "0"), ("opp", "0"), ("opp", "0")])
+    page.choose("Card", "Skulls (2)")
+    want = f"{100 * four['cards']['skull2']:.1f}"
+    page.until(lambda: card_sentence(win_line(page)) == want, "two skulls' chance, four players")
+    assert "(near-optimal). With this card" in win_line(page), win_line(page)
+    no_error(page)
+
+
 def _seat_chances(option: str) -> dict[str, float]:
     """An option's "Chances of winning: you 34.1 %, Player 3 30.2 %, ..." as {name: %}."""
     said = option.split("Chances of winning: ", 1)[1].splitlines()[0]

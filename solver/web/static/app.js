@@ -168,29 +168,47 @@ function showChances(chances) {
 // number "00.0", neither shown nor read; the number and its "%" never apart, and the number
 // with hidden zeros glued to the sentence's last word always five characters (digits are all
 // as wide), so the line wraps the same before and after: the dice pad below stays put when the
-// chance comes (it moved a line down after "Next player"). Written only when its words change
-// (a live region: nothing read out again).
+// chance comes (it moved a line down after "Next player"). With a card of the deck picked, the
+// chance on drawing it follows (the answer's `cards`: `sabords winprob`'s "after drawing"),
+// its place kept the same way. Written only when its words change (a live region: nothing
+// read out again).
 const SLOT = 5;  // "100.0"
 function winLine(text, w, n) {
   const exact = w ? w.exact !== false : (winHow(n) || { exact: n <= 3 }).exact;
-  const said = JSON.stringify([S.lang, text, exact, w ? pct(w.win, 1) : null]);
+  const card = S.card && (cardMeta(S.card) || {}).count > 0 ? S.card : null;
+  const drawn = w && card && w.cards ? w.cards[card] : undefined;
+  const said = JSON.stringify([S.lang, text, exact, w ? pct(w.win, 1) : null, card,
+    drawn === undefined ? null : pct(drawn, 1)]);
   const box = $("win-totals");
   if (box.dataset.said === said) return;
   box.dataset.said = said;
   // a live region: while its chance comes, busy, so that it is read once, with its chance (it
   // was read twice after each score, without the chance and then with it)
   box.setAttribute("aria-busy", String(!w));
+  const now = exact ? W.chanceNow : W.chanceNowNear;
+  // (a card the answer has no chance for, none shown: its place is not kept either)
+  const withCard = card && (!w || drawn !== undefined);
+  // (the hidden zeros of both numbers at the line's end: after the first sentence they showed
+  // as a gap before the second)
+  const parts = [t(text), " ", chanceWords(now, w ? w.win : null, "win-chance", withCard ? -1 : 0)];
+  if (withCard) parts.push(" ", chanceWords(W.chanceWithCard, w ? drawn : null, "card-chance", SLOT - chanceNumber(w ? w.win : null).length));
+  box.replaceChildren(...parts);
+}
+function chanceNumber(p) { return p !== null && p !== undefined ? pct(p, 1) : `0${pct(0, 1)}`; }  // (its place: "00.0")
+// One sentence of Win's line with its chance `p` (null: coming, its place kept), in a span of
+// class `cls` ("coming" added while it comes); `more` hidden zeros after its own (-1: none).
+function chanceWords(words, p, cls, more) {
   const mark = "\u0001";
-  const [before, after] = t((exact ? W.chanceNow : W.chanceNowNear)(mark)).split(mark);
-  const number = w ? pct(w.win, 1) : `0${pct(0, 1)}`;  // (its place: "00.0")
+  const [before, after] = t(words(mark)).split(mark);
+  const number = chanceNumber(p);
   const [, percent, rest] = after.match(/^(\s*%)([^]*)$/);
-  const pad = el("span", { class: "pct-pad", "aria-hidden": "true", text: "0".repeat(Math.max(0, SLOT - number.length)) });
+  const pad = el("span", { class: "pct-pad", "aria-hidden": "true", text: "0".repeat(more < 0 ? 0 : Math.max(0, SLOT - number.length) + more) });
   const cut = rest.lastIndexOf(" ");  // (the sentence's last word, with the padding)
   const tail = cut < 0 ? [] : [rest.slice(0, cut + 1)];
   const last = cut < 0 ? rest : rest.slice(cut + 1);
   const chance = el("span", { class: "nowrap" }, el("span", { class: "pct-slot", text: number }), percent, ...(cut < 0 ? [last, pad] : []));
-  box.replaceChildren(t(text), " ", el("span", { class: w ? "win-chance" : "win-chance coming" },
-    before, chance, ...tail, ...(cut < 0 ? [] : [el("span", { class: "nowrap" }, last, pad)])));
+  return el("span", { class: p !== null && p !== undefined ? cls : `${cls} coming` },
+    before, chance, ...tail, ...(cut < 0 ? [] : [el("span", { class: "nowrap" }, last, pad)]));
 }
 // -- the rules ------------------------------------------------------------------------------------
 

@@ -137,6 +137,8 @@ export const WORDS = {
     seats: (list) => `Chances of winning: ${list}`,
     chanceNow: (p) => `Your chance of winning now: ${p} %.`,
     chanceNowNear: (p) => `Your chance of winning now: ${p} % (near-optimal).`,
+    // the card picked: the chance on drawing it (`sabords winprob`'s "after drawing")
+    chanceWithCard: (p) => `With this card, before the roll: ${p} %.`,
     // the word, and the rest a tap away (nine lines above the options on a phone: a trial)
     nearOptimalAdvice: "Near-optimal advice, not exact",
     nearOptimalWhy: (measured) => `With four or five players every chance is estimated from the exact games of two and three players, and the moves are the best for that estimate. ${measured}`,
@@ -335,6 +337,7 @@ export const WORDS = {
     seats: (list) => `Chances de gagner : ${list}`,
     chanceNow: (p) => `Vos chances de gagner maintenant : ${p} %.`,
     chanceNowNear: (p) => `Vos chances de gagner maintenant : ${p} % (presque optimales).`,
+    chanceWithCard: (p) => `Avec cette carte, avant le lancer : ${p} %.`,
     nearOptimalAdvice: "Conseil presque optimal, pas exact",
     nearOptimalWhy: (measured) => `À quatre ou cinq joueurs, chaque chance est estimée d'après les parties exactes à deux et trois joueurs, et les coups sont les meilleurs pour cette estimation. ${measured}`,
     // les chances de chacun sur les scores
