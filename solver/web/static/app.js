@@ -170,39 +170,44 @@ function showChances(chances) {
 // as wide), so the line wraps the same before and after: the dice pad below stays put when the
 // chance comes (it moved a line down after "Next player"). With a card of the deck picked, the
 // chance on drawing it follows (the answer's `cards`: `sabords winprob`'s "after drawing"),
-// its place kept the same way. Written only when its words change (a live region: nothing
-// read out again).
+// its place kept the same way, both numbers' hidden zeros at the line's end (after the first
+// sentence they showed as a gap before the second). A live region, written only where its
+// words change: a card picked adds its sentence alone, read alone (the whole line was read
+// again at each card).
 const SLOT = 5;  // "100.0"
 function winLine(text, w, n) {
   const exact = w ? w.exact !== false : (winHow(n) || { exact: n <= 3 }).exact;
   const card = S.card && (cardMeta(S.card) || {}).count > 0 ? S.card : null;
   const drawn = w && card && w.cards ? w.cards[card] : undefined;
-  const said = JSON.stringify([S.lang, text, exact, w ? pct(w.win, 1) : null, card,
-    drawn === undefined ? null : pct(drawn, 1)]);
-  const box = $("win-totals");
-  if (box.dataset.said === said) return;
-  box.dataset.said = said;
-  // a live region: while its chance comes, busy, so that it is read once, with its chance (it
-  // was read twice after each score, without the chance and then with it)
-  box.setAttribute("aria-busy", String(!w));
-  const now = exact ? W.chanceNow : W.chanceNowNear;
   // (a card the answer has no chance for, none shown: its place is not kept either)
-  const withCard = card && (!w || drawn !== undefined);
-  // (the hidden zeros of both numbers at the line's end: after the first sentence they showed
-  // as a gap before the second)
-  const parts = [t(text), " ", chanceWords(now, w ? w.win : null, "win-chance", withCard ? -1 : 0)];
-  if (withCard) parts.push(" ", chanceWords(W.chanceWithCard, w ? drawn : null, "card-chance", SLOT - chanceNumber(w ? w.win : null).length));
-  box.replaceChildren(...parts);
+  const withCard = !!card && (!w || drawn !== undefined);
+  const now = chanceNumber(w ? w.win : null);
+  const box = $("win-totals");
+  const said = JSON.stringify([S.lang, text, exact, now]);
+  if (box.dataset.said !== said) {
+    box.dataset.said = said;
+    box.dataset.card = "";
+    // while its chance comes, busy, so that it is read once, with its chance (it was read
+    // twice after each score, without the chance and then with it)
+    box.setAttribute("aria-busy", String(!w));
+    box.replaceChildren(t(text), " ", chanceWords(exact ? W.chanceNow : W.chanceNowNear, w ? w.win : null, "win-chance", 0),
+      el("span", { class: "card-part" }));
+  }
+  const cardSaid = JSON.stringify([S.lang, withCard ? card : null, drawn === undefined ? null : pct(drawn, 1)]);
+  if (box.dataset.card === cardSaid) return;
+  box.dataset.card = cardSaid;
+  box.querySelector(".win-chance .pct-pad").textContent = withCard ? "" : "0".repeat(Math.max(0, SLOT - now.length));
+  box.querySelector(".card-part").replaceChildren(...(withCard ? [" ", chanceWords(W.chanceWithCard, w ? drawn : null, "card-chance", SLOT - now.length)] : []));
 }
 function chanceNumber(p) { return p !== null && p !== undefined ? pct(p, 1) : `0${pct(0, 1)}`; }  // (its place: "00.0")
 // One sentence of Win's line with its chance `p` (null: coming, its place kept), in a span of
-// class `cls` ("coming" added while it comes); `more` hidden zeros after its own (-1: none).
+// class `cls` ("coming" added while it comes); `more` hidden zeros after its own.
 function chanceWords(words, p, cls, more) {
   const mark = "\u0001";
   const [before, after] = t(words(mark)).split(mark);
   const number = chanceNumber(p);
   const [, percent, rest] = after.match(/^(\s*%)([^]*)$/);
-  const pad = el("span", { class: "pct-pad", "aria-hidden": "true", text: "0".repeat(more < 0 ? 0 : Math.max(0, SLOT - number.length) + more) });
+  const pad = el("span", { class: "pct-pad", "aria-hidden": "true", text: "0".repeat(Math.max(0, SLOT - number.length) + more) });
   const cut = rest.lastIndexOf(" ");  // (the sentence's last word, with the padding)
   const tail = cut < 0 ? [] : [rest.slice(0, cut + 1)];
   const last = cut < 0 ? rest : rest.slice(cut + 1);
