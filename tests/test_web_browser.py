@@ -2952,6 +2952,10 @@ def win_turn(page: Page, name: str, card: str, rolls: list[str], stop: str | Non
     check_chances(page, lang)
     no_error(page)
     page.choose("Carte" if fr else "Card", card)
+    if card not in ("No card", "Aucune carte"):  # the chance on drawing it, on Win's line
+        page.until(lambda: re.search(r"(With this card, before the roll|Avec cette carte, avant "
+                                     r"le lancer)[ \u00a0]?: \d+[.,]\d[ \u00a0]%",
+                                     win_line(page)), f"the chance with {card}")
     typed = page.d.find_element(page.By.ID, "typed")
     for roll in rolls:
         page.type(typed, roll)
@@ -3174,7 +3178,7 @@ def test_a_game_of_five_in_french_with_the_final_round(page: Page, browser: Any)
                            f"{NBSP}: dernier tour"), line
     page.tap("Ajouter 1000 points à Bruno")
     # Chloé loses her turn (three skulls): nothing scored
-    line = win_turn(page, "Chloé", "Aucune carte", ["kkkmmmpp"], None, "fr")
+    line = win_turn(page, "Chloé", "Animaux", ["kkkmmmpp"], None, "fr")  # (its chance said)
     assert f"{NBSP}: dernier tour" in line, line
     page.tap("Ajouter 0 point à Chloé")  # French: singular below two
     line = win_turn(page, "David", "Aucune carte", ["kkssssss"], "Arrêtez-vous", "fr")
