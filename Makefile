@@ -90,9 +90,8 @@ tables-play: $(STAMP_RUN) ## solve two to five players exactly at target 500 (PL
 	for n in 2 3 4 5; do $(BIN)/sabords solve-game --players $$n --variant target=$(PLAY_TARGET) || exit 1; done
 
 # Five players' final round costs the most (its first phase, four final turns to race, took
-# 358 s for 3,000 states at 500): at 1000 their chances are measured on a sample of 3,000
-# states a phase, without the moves' loss (a whole evaluation); at 500 every state of normal
-# play and sudden death and 3,000 of each final phase, the moves' loss too (691 s).
+# 358 s for 3,000 states at 500): at 1000 and 500 every state of normal play and sudden death
+# and 3,000 of each final phase, the moves' loss too (691 s at 500).
 # Whole games, 20,000 a state: four players' in one run (2500 s on 2 cores, the largest
 # process 4.3 GB); five players' about 6.4 h, so in chunks of 1,000 games, each stored as it
 # ends: the run resumes from the chunks stored (--resume: those of the same states, seeds,
@@ -100,7 +99,7 @@ tables-play: $(STAMP_RUN) ## solve two to five players exactly at target 500 (PL
 # stored games would be lost: refused, unless `make near-optimal REPLACE=1`.
 near-optimal: tables-4p tables-5p tables-play ## measure near-optimal play into tables/near-optimal.json (solves every exact table it measures against first, again: hours on 2 cores; `make -n near-optimal` lists every step)
 	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(TARGET_4P) --write
-	$(PY) scripts/measure_reduced.py exact --players 5 --variant target=$(TARGET_5P) --sample 3000 --write
+	$(PY) scripts/measure_reduced.py exact --players 5 --variant target=$(TARGET_5P) --final-sample 3000 --jobs 2 --write
 	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(PLAY_TARGET) --final-play --write
 	$(MAKE) tables-4p TARGET_4P=$(MOVES_4P)
 	$(PY) scripts/measure_reduced.py exact --players 4 --variant target=$(MOVES_4P) --final-sample 5000 --write

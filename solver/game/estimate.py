@@ -71,8 +71,8 @@ carried to the ``N`` seats. ``c`` fits the exact games of four players at target
 without). Carried to five seats as a line (``2c``), it is what the exact game of five at 500
 asks for too: in sudden death the chances shown are 0.024 points off on average and 0.11 at
 worst with ``2c``, 0.86 and 2.99 with ``c`` alone; in normal play 0.29 and 1.47, against 0.34
-and 1.53. At five players at 1000, where nothing was fitted: normal play 0.20 and 1.12, sudden
-death 0.11 and 0.86 (docs/playing-to-win.md)."""
+and 1.53. At five players at 1000, where nothing was fitted (every state): normal play 0.21 and
+1.42, sudden death 0.12 and 0.86 (docs/playing-to-win.md)."""
 
 
 @lru_cache(maxsize=16)
