@@ -1176,20 +1176,15 @@ def test_wins_line_says_the_chance_with_the_card_picked(page: Page, browser: Any
     page.until(lambda: "%" in win_line(page), "Win's line")
     assert card_sentence(win_line(page)) is None, win_line(page)
     two = api(page.server, "winprob", [("me", "0"), ("opp", "0")])
-    kept = "window.kept = document.querySelector('#win-totals .win-chance')"
-    browser.execute_script(kept)
-    page.choose("Card", "Captain (pirate)")
-    want = f"{100 * two['cards']['captain']:.1f}"
-    page.until(lambda: card_sentence(win_line(page)) == want, "the Captain's chance")
-    # (a live region: the card's sentence added alone, read alone, the rest left as it was)
-    assert browser.execute_script(
-        "return document.querySelector('#win-totals .win-chance') === window.kept")
-    browser.execute_script(kept)
-    page.choose("Card", "Sorceress")
-    want = f"{100 * two['cards']['sorceress']:.1f}"
-    page.until(lambda: card_sentence(win_line(page)) == want, "the Sorceress's chance")
-    assert browser.execute_script(
-        "return document.querySelector('#win-totals .win-chance') === window.kept")
+    want = ""
+    for card, name in (("captain", "Captain (pirate)"), ("sorceress", "Sorceress")):
+        browser.execute_script("window.kept = document.querySelector('#win-totals .win-chance')")
+        page.choose("Card", name)
+        want = f"{100 * two['cards'][card]:.1f}"
+        page.until(lambda: card_sentence(win_line(page)) == want, f"the chance with {name}")  # noqa: B023
+        # (a live region: the card's sentence added alone, read alone, the rest left as it was)
+        assert browser.execute_script(
+            "return document.querySelector('#win-totals .win-chance') === window.kept")
     line = win_line(page)
     assert line.startswith("Player 1 0 against Player 2 0 (from the scoreboard). Your chance of "
                            f"winning now: {100 * two['win']:.1f} %. With this card"), line
