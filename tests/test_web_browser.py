@@ -1161,17 +1161,19 @@ def test_win_for_three_players_shows_every_seat(page: Page, browser: Any) -> Non
         "the near-optimal note in French, still open")
 
 
+def card_sentence(text: str) -> str | None:
+    """The chance in Win's line's sentence on the card picked, as written ("58.2"), or None."""
+    found = re.search(r"(With this card, before the roll|Avec cette carte, avant le "
+                      r"lancer)[ \u00a0]?: ([\d.,]+)[ \u00a0]%\.", text)
+    return found.group(2) if found else None
+
+
 def test_wins_line_says_the_chance_with_the_card_picked(page: Page, browser: Any) -> None:
     """Win's line said the chance before the draw alone, whatever card was picked: the card
     drawn moves it by up to 5 points (a Captain at 0, 0: 58.2 % against 53.5 %). With a card of
     the deck picked it goes on with the chance on drawing it, the answer's `cards` (what
     `sabords winprob` prints after drawing), in English and French, exact or near-optimal; no
     card, none."""
-    def card_sentence(text: str) -> str | None:
-        found = re.search(r"(With this card, before the roll|Avec cette carte, avant le "
-                          r"lancer)[ \u00a0]?: ([\d.,]+)[ \u00a0]%\.", text)
-        return found.group(2) if found else None
-
     browser.execute_script("document.getElementById('obj-win').click()")
     page.until(lambda: "%" in win_line(page), "Win's line")
     assert card_sentence(win_line(page)) is None, win_line(page)
@@ -1209,6 +1211,58 @@ def test_wins_line_says_the_chance_with_the_card_picked(page: Page, browser: Any
     want = f"{100 * four['cards']['skull2']:.1f}"
     page.until(lambda: card_sentence(win_line(page)) == want, "two skulls' chance, four players")
     assert "(near-optimal). With this card" in win_line(page), win_line(page)
+    no_error(page)
+
+
+def test_the_cards_chance_after_a_failed_answer_a_reload_and_quick_picks(
+        page: Page, browser: Any) -> None:
+    """The card's sentence on Win's line where a player meets trouble (left untested when it
+    came): the chances' answer failing for new totals (the sentence's place kept, hidden: no
+    number of the totals before; asked again with no tap, the new totals' chance), a reload
+    with the card picked (the same sentence again), and two cards picked in the same instant
+    (the last one's chance, one sentence)."""
+    browser.execute_script("document.getElementById('obj-win').click()")
+    page.until(lambda: "%" in win_line(page), "Win's line")
+    page.choose("Card", "Captain (pirate)")
+    start = api(page.server, "winprob", [("me", "0"), ("opp", "0")])
+    page.until(lambda: card_sentence(win_line(page)) == f"{100 * start['cards']['captain']:.1f}",
+               "the Captain's chance at 0 against 0")
+    # a failed answer for the next totals (Player 1 scores 300: Player 2 to play, 0 against
+    # 300, no card picked yet), the server busy for 30 s; the Captain picked meanwhile
+    browser.execute_script(CHANCES_FAIL, [{"status": 429, "headers": {"retry-after": "30"},
+                                           "json": {"error": "busy: try again in 30 s",
+                                                    "kind": "busy"}}])
+    browser.execute_script("document.getElementById('quick-points').value = '300';"
+                           "document.getElementById('quick-add').click();")
+    note = browser.find_element(page.By.ID, "chances-note")
+    page.until(lambda: "busy" in (note.get_attribute("textContent") or ""), "the failure said")
+    page.choose("Card", "Captain (pirate)")
+    line = win_line(page)
+    assert line.startswith("Player 2 0 against Player 1 300"), line
+    assert card_sentence(line) is None, line  # (its place kept, hidden)
+    assert browser.execute_script(
+        "return document.querySelector('#win-totals .card-chance').classList.contains('coming')")
+    after = api(page.server, "winprob", [("me", "0"), ("opp", "300")])
+    want = f"{100 * after['cards']['captain']:.1f}"
+    assert want != f"{100 * start['cards']['captain']:.1f}"  # (another number: not the old one)
+    browser.execute_script("window.dispatchEvent(new Event('online'))")
+    page.until(lambda: card_sentence(win_line(page)) == want, "the chance, asked again")
+    assert browser.execute_script("return window.asked") == 2
+    # a reload: the card and its sentence again, at the same totals
+    browser.refresh()
+    page.ready()
+    page.until(lambda: card_sentence(win_line(page)) == want, "the chance after a reload")
+    assert win_line(page).startswith("Player 2 0 against Player 1 300"), win_line(page)
+    # two cards picked in the same instant: the last one's sentence, once
+    browser.execute_script(
+        "const menu = document.getElementById('card');"
+        "for (const card of ['sorceress', 'skull2']) {"
+        " menu.value = card; menu.dispatchEvent(new Event('change', {bubbles: true})); }")
+    want = f"{100 * after['cards']['skull2']:.1f}"
+    page.until(lambda: card_sentence(win_line(page)) == want, "the last card's chance")
+    assert win_line(page).count("With this card") == 1, win_line(page)
+    assert browser.execute_script(
+        "return document.querySelectorAll('#win-totals .card-chance').length") == 1
     no_error(page)
 
 
