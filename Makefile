@@ -117,7 +117,7 @@ report: $(STAMP_REPORT) ## write docs/strategy.md and its plots (installs matplo
 profiles: $(STAMP_RUN) ## the edge of playing to win of three players, from the committed table, into tables/profiles.json
 	$(PY) scripts/profiles.py
 
-bench: $(STAMP_RUN) ## speed and memory figures of this machine (scripts/bench.py)
+bench: $(STAMP_REPORT) ## speed and memory figures of this machine (scripts/bench.py; installs matplotlib for the report's figure)
 	$(PY) scripts/bench.py
 
 serve: $(STAMP_RUN) ## the advisor in a browser: http://127.0.0.1:8000/ (HOST=0.0.0.0 for phones)
