@@ -55,9 +55,10 @@ tables: $(STAMP_RUN) ## solve the 12 cards and the two-player game (default rule
 	$(BIN)/sabords solve --all --out tables/
 	$(BIN)/sabords solve-game --out tables/
 
-$(STAMP_REPORT): pyproject.toml | $(PY)
+# (after the run's install: its bytecode and the numba kernel's warm-up too)
+$(STAMP_REPORT): $(STAMP_RUN) pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[report]'
-	@touch $@ $(STAMP_RUN)
+	@touch $@
 
 tables-3p: $(STAMP_RUN) ## solve the three-player game (default rules) into tables/ on Dask (about an hour on 2 cores)
 	$(BIN)/sabords solve-game --players 3 --out tables/

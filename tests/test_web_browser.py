@@ -1217,8 +1217,9 @@ def test_wins_line_says_the_chance_with_the_card_picked(page: Page, browser: Any
 def test_the_cards_chance_after_a_failed_answer_a_reload_and_quick_picks(
         page: Page, browser: Any) -> None:
     """The card's sentence on Win's line where a player meets trouble (left untested when it
-    came): the chances' answer failing for new totals (the sentence's place kept, hidden: no
-    number of the totals before; asked again with no tap, the new totals' chance), a reload
+    came): the chances' answer for new totals failing (busy) with the card picked while it
+    was awaited (the sentence's place kept, hidden: no number of the totals before; asked
+    again with no tap once the device is back online, the new totals' chance), a reload
     with the card picked (the same sentence again), and two cards picked in the same instant
     (the last one's chance, one sentence)."""
     browser.execute_script("document.getElementById('obj-win').click()")
@@ -1227,26 +1228,32 @@ def test_the_cards_chance_after_a_failed_answer_a_reload_and_quick_picks(
     start = api(page.server, "winprob", [("me", "0"), ("opp", "0")])
     page.until(lambda: card_sentence(win_line(page)) == f"{100 * start['cards']['captain']:.1f}",
                "the Captain's chance at 0 against 0")
-    # a failed answer for the next totals (Player 1 scores 300: Player 2 to play, 0 against
-    # 300, no card picked yet), the server busy for 30 s; the Captain picked meanwhile
-    browser.execute_script(CHANCES_FAIL, [{"status": 429, "headers": {"retry-after": "30"},
-                                           "json": {"error": "busy: try again in 30 s",
+    # the next totals' answer (Player 1 scores 300: Player 2 to play, 0 against 300, no card
+    # picked yet) held, the Captain picked while it is awaited (the same question: nothing
+    # asked anew), then the server busy for 2 minutes
+    browser.execute_script(CHANCES_FAIL, [{"status": 429, "hold": True,
+                                           "headers": {"retry-after": "120"},
+                                           "json": {"error": "busy: try again in 120 s",
                                                     "kind": "busy"}}])
     browser.execute_script("document.getElementById('quick-points').value = '300';"
                            "document.getElementById('quick-add').click();")
+    page.until(lambda: browser.execute_script("return window.held.length") == 1, "asked")
+    page.choose("Card", "Captain (pirate)")
+    browser.execute_script("window.held.splice(0).forEach((answer) => answer())")
     note = browser.find_element(page.By.ID, "chances-note")
     page.until(lambda: "busy" in (note.get_attribute("textContent") or ""), "the failure said")
-    page.choose("Card", "Captain (pirate)")
     line = win_line(page)
     assert line.startswith("Player 2 0 against Player 1 300"), line
     assert card_sentence(line) is None, line  # (its place kept, hidden)
     assert browser.execute_script(
         "return document.querySelector('#win-totals .card-chance').classList.contains('coming')")
+    assert browser.execute_script("return window.asked") == 1
     after = api(page.server, "winprob", [("me", "0"), ("opp", "300")])
     want = f"{100 * after['cards']['captain']:.1f}"
     assert want != f"{100 * start['cards']['captain']:.1f}"  # (another number: not the old one)
+    # back online: asked again with no tap, long before the server's 2 minutes
     browser.execute_script("window.dispatchEvent(new Event('online'))")
-    page.until(lambda: card_sentence(win_line(page)) == want, "the chance, asked again")
+    page.until(lambda: card_sentence(win_line(page)) == want, "the chance, asked again", 10)
     assert browser.execute_script("return window.asked") == 2
     # a reload: the card and its sentence again, at the same totals
     browser.refresh()
@@ -1259,6 +1266,7 @@ def test_the_cards_chance_after_a_failed_answer_a_reload_and_quick_picks(
         "for (const card of ['sorceress', 'skull2']) {"
         " menu.value = card; menu.dispatchEvent(new Event('change', {bubbles: true})); }")
     want = f"{100 * after['cards']['skull2']:.1f}"
+    assert want != f"{100 * after['cards']['sorceress']:.1f}"  # (the two cards told apart)
     page.until(lambda: card_sentence(win_line(page)) == want, "the last card's chance")
     assert win_line(page).count("With this card") == 1, win_line(page)
     assert browser.execute_script(
@@ -2182,7 +2190,7 @@ def test_chances_that_did_not_come_are_asked_again_without_a_tap(
     assert not note.get_attribute("aria-live") and not browser.execute_script(
         "return !!arguments[0].closest('[aria-live], [role=status], [role=alert]')", note)
     browser.execute_script("window.dispatchEvent(new Event('online'))")
-    page.until(drawn, "the chances asked again once online")
+    page.until(drawn, "the chances asked again once online", 10)  # (not the 30 s timer)
     assert len(shown_chances(page, "en") or []) == 4
     # one request's failure, caught by every render that asked while it was out (another
     # objective chosen meanwhile), in French
