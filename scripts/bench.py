@@ -401,6 +401,8 @@ def bench_web(repeat: int) -> list[Figure]:
     same 2 cores)."""
     import bench_web as web
 
+    from solver.web.settings import Settings
+
     figures = []
     for workers in web.WORKERS:
         m = web.measure(workers)
@@ -427,12 +429,17 @@ def bench_web(repeat: int) -> list[Figure]:
     ]
     g = web.game_solves_load()
     note = (f"{web.GAME_CLIENTS} clients asking new games ({g['solved']} solved, "
-            f"{g['refused']} answered 429), {web.CLIENTS} asking points, "
+            f"{g['refused']} answered 429, {g['refused_late']} of the server's refusals while "
+            f"they waited), {web.CLIENTS} asking points, "
             f"{web.GAME_SECONDS:.0f} s")
     figures += [
         Figure("new games under load: points p95 latency", g["p95"], "ms",
                target=web.NEW_VARIANTS_P95, note=note),
         Figure("new games under load: the longest game answer", g["longest_solve_s"], "s"),
+        Figure("new games under load: the longest wait before a solve started",
+               g["longest_wait_s"], "s", target=float(Settings().solve_wait),
+               note="the server's bound on the wait it expects (--solve-wait): beyond, 429 at "
+                    "once"),
         Figure("new games under load: server's peak memory", g["server_peak_mb"], "MB"),
         Figure("new games under load: peak memory with the solving process", g["tree_peak_mb"],
                "MB"),

@@ -344,7 +344,8 @@ of a solve's time has learnt this machine's load (the first solves are all admit
 def game_solves_load(seconds: float = GAME_SECONDS) -> dict[str, Any]:
     """The points queries' latency while :data:`GAME_CLIENTS` clients ask for games under new
     rules (each a solve), :data:`CLIENTS` asking points: the points p95 (target 50 ms), the
-    solves answered and refused (429), the longest a solve's answer took, the server's memory
+    solves answered and refused (429), the longest a solve's answer took and the longest a
+    solve waited to start (the server's own measure, /api/health), the server's memory
     (its own peak, and the peak of it and its solving processes together, sampled)."""
     import tempfile
 
@@ -391,12 +392,16 @@ def game_solves_load(seconds: float = GAME_SECONDS) -> dict[str, Any]:
             done.set()
             sampler.join()
             peak = _peak_mb(pids[0])
+            health = json.loads(_get(http.client.HTTPConnection("127.0.0.1", port, timeout=30),
+                                     "/api/health", [])[1])
     every = sorted(latencies)
     return {"points": len(every), "p50": 1000 * statistics.median(every),
             "p95": 1000 * every[min(len(every) - 1, int(0.95 * len(every)))],
             "max": 1000 * every[-1], "game_requests": len(statuses),
             "solved": statuses.count(200), "refused": statuses.count(429),
             "longest_solve_s": max(solve_seconds, default=float("nan")),
+            "longest_wait_s": health["caches"]["table_solves"]["longest_wait_s"],
+            "refused_late": health["caches"]["table_solves"]["refused_late"],
             "server_rss_start_mb": rss_start, "server_peak_mb": peak,
             "tree_peak_mb": tree_peak[0]}
 

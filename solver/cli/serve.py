@@ -40,9 +40,10 @@ def serve(
         "--solve-queue", metavar="N", help="Table solves that may wait while one runs; more "
         "requests get 429 with Retry-After.")] = 4,
     solve_wait: Annotated[int, typer.Option(
-        "--solve-wait", metavar="S", help="The longest, in seconds, a table solve may expect to "
-        "wait for the solves ahead of it (1 to 3600); longer: 429 at once, with "
-        "Retry-After.")] = 60,
+        "--solve-wait", metavar="S", help="The longest, in seconds, a table solve may wait for "
+        "the solves ahead of it (1 to 3600): one expected to wait longer gets 429 at once, "
+        "with Retry-After, and one that the solves ahead keep waiting longer than expected, "
+        "429 as soon as that is expected.")] = 30,
     cache_mb: Annotated[int, typer.Option(
         "--cache-mb", metavar="MB", help="The most megabytes of tables the server keeps in the "
         "cache directory (the oldest removed after each solve).")] = 256,
@@ -73,7 +74,7 @@ def serve(
       sabords serve --port 8080 --workers 2 --log-level warning
       sabords serve --tables /tmp/t --game-tables /tmp/g --max-game-target 3000
       sabords serve --host 0.0.0.0 --allowed-host sabords.lan --solve-on-demand off
-      sabords serve --solve-queue 2 --solve-wait 30 --cache-mb 64
+      sabords serve --solve-queue 2 --solve-wait 10 --cache-mb 64
     """
     from ..limits import check_jobs
     from ..web.serve import allowed_hosts

@@ -55,12 +55,15 @@ class SolveQueue:
     gives up before its end is no queue). A solve's expected seconds are given with it (a game:
     :func:`solver.limits.game_cost`) or are the mean of the last solves of the queue
     (`first_guess` before any), a given cost scaled by how long the last solves took against
-    theirs; the wait of a new solve is what the solves ahead of it still expect to take.
+    theirs, or by how long a solve running now has taken against its own where that is more;
+    the wait of a new solve is what the solves ahead of it still expect to take.
     A solve may also be given a one-time cost (`once`: numba's kernels compiled before a first
     game solve, :data:`solver.limits.COMPILE_SECONDS`): it is expected on top, and such a
     solve's time teaches the queue nothing (its own part is not known apart from the compiling).
-    ``Retry-After`` is that wait, at least 1 s. A solve whose client has left while it waited
-    (:func:`answering`) is not started."""
+    ``Retry-After`` is that wait, at least 1 s. A solve waiting is refused so too as soon as its
+    start is expected past `max_wait` from its question, the solves ahead of it taking longer
+    than expected (at the latest once it has waited `max_wait`): no solve waits longer. A solve
+    whose client has left while it waited (:func:`answering`) is not started."""
 
     def __init__(self, running: int, waiting: int, first_guess: float,
                  max_wait: float = math.inf) -> None:
@@ -75,12 +78,20 @@ class SolveQueue:
         """The most solves that ran at once (for the tests and the health answer)."""
         self._now = 0
         self.refused = 0
+        self.refused_late = 0
+        """Of the refused, those refused while they waited (the solves ahead of them took longer
+        than expected)."""
         self.abandoned = 0
         self._durations: deque[float] = deque(maxlen=8)
         self._ratios: deque[float] = deque(maxlen=8)
         self._first_guess = first_guess
-        self._ahead: dict[int, tuple[float, float | None]] = {}
-        """Each solve running or waiting: its expected seconds, and when it started."""
+        self.longest_wait = 0.0
+        """The longest a solve waited from its question to its start, seconds (what the
+        bound `max_wait` is about: measured, where the bound is on what is expected)."""
+        self._ahead: dict[int, tuple[float, bool, float, float | None]] = {}
+        """Each solve running or waiting: its seconds before scaling (its given cost, or the
+        mean of the last solves), whether it is scaled, its one-time seconds, and when it
+        started."""
         self._ids = 0
 
     def _scale(self) -> float:
@@ -92,11 +103,29 @@ class SolveQueue:
         return (sum(self._durations) / len(self._durations) if self._durations
                 else self._first_guess)
 
-    def expected_wait(self) -> float:
-        """The seconds a solve queued now would wait: what the solves ahead still expect."""
+    def _live_scale(self, now: float) -> float:
+        """:meth:`_scale`, or more where a solve running now has already taken longer than its
+        scaled cost: the machine is slower at this moment than the last solves say (under a
+        sudden load the first solves overran their costs, and the solves admitted behind them
+        waited past the bound)."""
+        scale = self._scale()
+        for base, scaled, once, start in self._ahead.values():
+            if scaled and start is not None and base > 0:
+                scale = max(scale, (now - start - once) / base)
+        return scale
+
+    def expected_wait(self, before: int | None = None) -> float:
+        """The seconds a solve queued now would wait: what the solves ahead still expect, each
+        given cost scaled by :meth:`_live_scale` (`before`: of a solve waiting, those queued
+        before it)."""
         now = time.monotonic()
-        left = [max(0.0, cost - (now - start)) if start is not None else cost
-                for cost, start in self._ahead.values()]
+        scale = self._live_scale(now)
+        left = []
+        for at, (base, scaled, once, start) in self._ahead.items():
+            if before is not None and at >= before:
+                continue
+            cost = base * (scale if scaled else 1.0) + once
+            left.append(cost if start is None else max(0.0, cost - (now - start)))
         if len(left) < self.running:
             return 0.0
         return sum(left) / self.running
@@ -105,7 +134,7 @@ class SolveQueue:
         """`make()` in its turn (class docstring); `cost`: its expected seconds; `once`: the
         seconds it takes first, this time only (learnt from by no estimate)."""
         gone: threading.Event | None = getattr(_waiter, "gone", None)
-        expected = (self._mean() if cost is None else cost * self._scale()) + once
+        base = self._mean() if cost is None else cost
         with self._lock:
             wait = self.expected_wait()
             if self.queued >= self.running + self.waiting or wait > self.max_wait:
@@ -115,23 +144,34 @@ class SolveQueue:
             self.queued += 1
             self._ids += 1
             me = self._ids
-            self._ahead[me] = (expected, None)
+            self._ahead[me] = (base, cost is not None, once, None)
+        asked = time.monotonic()
         try:
             while not self._slots.acquire(timeout=0.1):
                 if gone is not None and gone.is_set():
                     with self._lock:
                         self.abandoned += 1
                     raise Abandoned()
+                # the solves ahead take longer than expected: refused as soon as its start is
+                # expected past the bound (at the latest when it has waited that long)
+                with self._lock:
+                    left = self.expected_wait(before=me)
+                    if time.monotonic() - asked + left > self.max_wait:
+                        self.refused += 1
+                        self.refused_late += 1
+                        raise SolverBusy(sum(at < me for at in self._ahead),
+                                         max(1, math.ceil(left)))
             try:
                 if gone is not None and gone.is_set():
                     with self._lock:
                         self.abandoned += 1
                     raise Abandoned()
+                start = time.monotonic()
                 with self._lock:
                     self._now += 1
                     self.most = max(self.most, self._now)
-                    self._ahead[me] = (expected, time.monotonic())
-                start = time.monotonic()
+                    self._ahead[me] = (base, cost is not None, once, start)
+                    self.longest_wait = max(self.longest_wait, start - asked)
                 try:
                     return make()
                 finally:
@@ -151,10 +191,11 @@ class SolveQueue:
                 self.queued -= 1
                 self._ahead.pop(me, None)
 
-    def stats(self) -> dict[str, int]:
+    def stats(self) -> dict[str, float]:
         return {"running": self.running, "waiting": self.waiting, "queued": self.queued,
                 "most_at_once": self.most, "refused": self.refused,
-                "abandoned": self.abandoned}
+                "refused_late": self.refused_late, "abandoned": self.abandoned,
+                "longest_wait_s": round(self.longest_wait, 3)}
 
 
 __all__ = ["Abandoned", "SolveQueue", "SolverBusy", "answering"]

@@ -42,9 +42,10 @@ class Settings:
     """Solve the tables of other rules on demand (off: read only the tables on disk)."""
     solve_queue: int = 4
     """Table solves that may wait while one runs (more: 429)."""
-    solve_wait: int = 60
-    """The longest a table solve may expect to wait for the solves ahead of it, seconds (more:
-    429 at once, with ``Retry-After``)."""
+    solve_wait: int = 30
+    """The longest a table solve may wait for the solves ahead of it, seconds: expected to
+    wait longer, 429 at once, with ``Retry-After``; kept waiting longer than expected, 429 as
+    soon as that is expected (:class:`~.queue.SolveQueue`)."""
     solve_process: bool = True
     """Solve tables in a process of lower priority (:mod:`solver.web.solving`); off: in the
     serving process's thread (for a test that replaces the library's solver)."""

@@ -39,7 +39,7 @@ newest table stays even if it alone is larger). The committed tables are never w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -251,7 +251,7 @@ class Solutions(Tables):
         near = list(range(SMALL_PLAYERS + 1, MAX_PLAYERS + 1)) if has(SMALL_PLAYERS) else []
         return {n: n in exact for n in sorted(set(exact) | set(near))}
 
-    def stats(self) -> dict[str, dict[str, int]]:
+    def stats(self) -> dict[str, Mapping[str, float]]:
         return {"turn_tables": self.caches["table"].stats(),
                 "goal_solutions": self.caches["goal"].stats(),
                 "game_tables": self.caches["game"].stats(),
