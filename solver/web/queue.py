@@ -49,6 +49,10 @@ def answering(gone: threading.Event, fn: Callable[..., T], *args: Any) -> T:
         _waiter.gone = None
 
 
+POLL = 0.1
+"""How often a waiting solve looks again (its client gone, its start expected too late)."""
+
+
 class SolveQueue:
     """At most `running` solves at once and `waiting` more waiting; beyond, or when a new solve
     would wait more than `max_wait` seconds, :class:`SolverBusy` at once (a wait the client
@@ -147,16 +151,16 @@ class SolveQueue:
             self._ahead[me] = (base, cost is not None, once, None)
         asked = time.monotonic()
         try:
-            while not self._slots.acquire(timeout=0.1):
+            while not self._slots.acquire(timeout=POLL):
                 if gone is not None and gone.is_set():
                     with self._lock:
                         self.abandoned += 1
                     raise Abandoned()
                 # the solves ahead take longer than expected: refused as soon as its start is
-                # expected past the bound (at the latest when it has waited that long)
+                # expected past the bound (at the latest a poll before it has waited that long)
                 with self._lock:
                     left = self.expected_wait(before=me)
-                    if time.monotonic() - asked + left > self.max_wait:
+                    if time.monotonic() - asked + left + POLL > self.max_wait:
                         self.refused += 1
                         self.refused_late += 1
                         raise SolverBusy(sum(at < me for at in self._ahead),
