@@ -603,7 +603,6 @@ def test_a_solve_running_past_its_cost_scales_the_wait_behind_it() -> None:
         while queue.stats()["queued"] < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert queue.stats()["queued"] == 2
-        assert queue.expected_wait() <= 21.0
         time.sleep(2.0)  # the running solve has taken twice its cost, or more
         assert queue.expected_wait() >= 40.0  # the 20 s behind it scaled as much
         with pytest.raises(SolverBusy) as refused:
@@ -643,6 +642,40 @@ def test_a_solve_that_waits_past_the_bound_is_refused_and_none_waits_longer() ->
         running.join(10)
     assert queue.stats()["longest_wait_s"] < 1.5  # (the refused one never started)
     assert queue.run(lambda: 3, 0.2) == 3  # nothing ahead: no wait
+
+
+def test_a_waiting_solve_is_refused_as_soon_as_its_start_is_expected_too_late() -> None:
+    """Two solves of 5 s admitted behind one of 1 s (a wait of 6 s at most, the bound 10 s);
+    the first runs on past its cost. The second is refused once its wait is expected past the
+    bound (about 1.7 s in: the 5 s ahead of it scaled as much as the overrun), long before it
+    has waited 10 s; the first, with nothing but the overrun ahead, still waits."""
+    queue = SolveQueue(1, 4, first_guess=1.0, max_wait=10.0)
+    running, gate = _blocked_solve(queue, 1.0)
+    got: dict[int, Any] = {}
+
+    def ask(i: int) -> None:
+        try:
+            got[i] = queue.run(lambda: i, 5.0)
+        except SolverBusy as e:
+            got[i] = e
+
+    first = threading.Thread(target=ask, args=(1,))
+    second = threading.Thread(target=ask, args=(2,))
+    try:
+        first.start()
+        deadline = time.monotonic() + 10
+        while queue.stats()["queued"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        second.start()
+        second.join(8)  # (refused by then, or the bound of 10 s would have done it)
+        assert isinstance(got.get(2), SolverBusy), got
+        assert queue.stats()["refused_late"] == 1
+        assert 1 not in got and queue.stats()["queued"] == 2  # the first still waits
+    finally:
+        gate.set()
+        running.join(10)
+        first.join(10)
+    assert got[1] == 1
 
 
 def test_a_first_game_solve_is_expected_with_numba_compiling_and_teaches_nothing() -> None:

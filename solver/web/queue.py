@@ -66,7 +66,8 @@ class SolveQueue:
     solve's time teaches the queue nothing (its own part is not known apart from the compiling).
     ``Retry-After`` is that wait, at least 1 s. A solve waiting is refused so too as soon as its
     start is expected past `max_wait` from its question, the solves ahead of it taking longer
-    than expected (at the latest once it has waited `max_wait`): no solve waits longer. A solve
+    than expected (at the latest a poll, :data:`POLL`, before it has waited `max_wait`): no
+    solve that starts has waited longer. A solve
     whose client has left while it waited (:func:`answering`) is not started."""
 
     def __init__(self, running: int, waiting: int, first_guess: float,
@@ -114,19 +115,23 @@ class SolveQueue:
         waited past the bound)."""
         scale = self._scale()
         for base, scaled, once, start in self._ahead.values():
-            if scaled and start is not None and base > 0:
-                scale = max(scale, (now - start - once) / base)
+            # (not a solve with a one-time part: its compiling's own overrun is no measure of
+            # the machine, as its time teaches the queue nothing once ended)
+            if scaled and start is not None and base > 0 and once == 0:
+                scale = max(scale, (now - start) / base)
         return scale
 
     def expected_wait(self, before: int | None = None) -> float:
         """The seconds a solve queued now would wait: what the solves ahead still expect, each
-        given cost scaled by :meth:`_live_scale` (`before`: of a solve waiting, those queued
-        before it)."""
+        given cost scaled by :meth:`_live_scale` (`before`: of a solve waiting, those running
+        and those queued before it; the solves need not start in the order they came). A solve
+        with no cost given (its time the mean of the last ones) that runs past it is expected
+        to end now."""
         now = time.monotonic()
         scale = self._live_scale(now)
         left = []
         for at, (base, scaled, once, start) in self._ahead.items():
-            if before is not None and at >= before:
+            if before is not None and start is None and at >= before:
                 continue
             cost = base * (scale if scaled else 1.0) + once
             left.append(cost if start is None else max(0.0, cost - (now - start)))
@@ -138,10 +143,11 @@ class SolveQueue:
         """`make()` in its turn (class docstring); `cost`: its expected seconds; `once`: the
         seconds it takes first, this time only (learnt from by no estimate)."""
         gone: threading.Event | None = getattr(_waiter, "gone", None)
-        base = self._mean() if cost is None else cost
         with self._lock:
+            base = self._mean() if cost is None else cost
             wait = self.expected_wait()
-            if self.queued >= self.running + self.waiting or wait > self.max_wait:
+            # (a poll's margin, as a waiting solve has: one admitted is not refused at once)
+            if self.queued >= self.running + self.waiting or wait + POLL > self.max_wait:
                 self.refused += 1
                 raise SolverBusy(max(0, self.queued - self.running + 1),
                                  max(1, math.ceil(wait)))
@@ -163,7 +169,8 @@ class SolveQueue:
                     if time.monotonic() - asked + left + POLL > self.max_wait:
                         self.refused += 1
                         self.refused_late += 1
-                        raise SolverBusy(sum(at < me for at in self._ahead),
+                        raise SolverBusy(sum(at < me or start is not None
+                                             for at, (*_, start) in self._ahead.items()),
                                          max(1, math.ceil(left)))
             try:
                 if gone is not None and gone.is_set():
@@ -180,13 +187,13 @@ class SolveQueue:
                     return make()
                 finally:
                     took = time.monotonic() - start
-                    if once > 0:
-                        pass  # mostly the one-time part: nothing learnt of the solves
-                    elif cost is None:
-                        self._durations.append(took)
-                    elif cost > 0:
-                        self._ratios.append(took / cost)
                     with self._lock:
+                        if once > 0:
+                            pass  # mostly the one-time part: nothing learnt of the solves
+                        elif cost is None:
+                            self._durations.append(took)
+                        elif cost > 0:
+                            self._ratios.append(took / cost)
                         self._now -= 1
             finally:
                 self._slots.release()
