@@ -191,6 +191,14 @@ def _blocked_solve(queue: SolveQueue, cost: float | None = None, once: float = 0
     return running, gate
 
 
+def _until_queued(queue: SolveQueue, n: int) -> None:
+    """Wait until `n` solves run or wait in `queue` (a thread's solve admitted)."""
+    deadline = time.monotonic() + 10
+    while queue.stats()["queued"] < n and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert queue.stats()["queued"] == n
+
+
 def test_the_queue_of_solves_refuses_beyond_its_length() -> None:
     queue = SolveQueue(1, 1, first_guess=30.0)
     running, gate = _blocked_solve(queue)
@@ -568,10 +576,7 @@ def test_a_solve_waits_at_most_30_s_by_default_and_its_wait_is_measured() -> Non
     assert queue.stats()["longest_wait_s"] < 1.0  # (nothing ahead of it)
     waiting = threading.Thread(target=queue.run, args=(lambda: 2, 1.0))
     waiting.start()
-    deadline = time.monotonic() + 10
-    while queue.stats()["queued"] < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert queue.stats()["queued"] == 2  # (accepted: it waits)
+    _until_queued(queue, 2)  # (accepted: it waits)
     time.sleep(0.5)
     gate.set()
     running.join(10)
@@ -599,10 +604,7 @@ def test_a_solve_running_past_its_cost_scales_the_wait_behind_it() -> None:
     waiting = threading.Thread(target=queue.run, args=(lambda: 2, 20.0))
     try:
         waiting.start()  # admitted: 1 + 20 s expected before a next one would start
-        deadline = time.monotonic() + 10
-        while queue.stats()["queued"] < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert queue.stats()["queued"] == 2
+        _until_queued(queue, 2)
         time.sleep(2.0)  # the running solve has taken twice its cost, or more
         assert queue.expected_wait() >= 40.0  # the 20 s behind it scaled as much
         with pytest.raises(SolverBusy) as refused:
@@ -663,9 +665,7 @@ def test_a_waiting_solve_is_refused_as_soon_as_its_start_is_expected_too_late() 
     second = threading.Thread(target=ask, args=(2,))
     try:
         first.start()
-        deadline = time.monotonic() + 10
-        while queue.stats()["queued"] < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        _until_queued(queue, 2)
         second.start()
         second.join(8)  # (refused by then, or the bound of 10 s would have done it)
         assert isinstance(got.get(2), SolverBusy), got

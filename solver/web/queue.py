@@ -67,8 +67,8 @@ class SolveQueue:
     ``Retry-After`` is that wait, at least 1 s. A solve waiting is refused so too as soon as its
     start is expected past `max_wait` from its question, the solves ahead of it taking longer
     than expected (at the latest a poll, :data:`POLL`, before it has waited `max_wait`): no
-    solve that starts has waited longer. A solve
-    whose client has left while it waited (:func:`answering`) is not started."""
+    solve that starts has waited longer. A solve whose client has left while it waited
+    (:func:`answering`) is not started."""
 
     def __init__(self, running: int, waiting: int, first_guess: float,
                  max_wait: float = math.inf) -> None:
