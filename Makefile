@@ -60,7 +60,7 @@ $(STAMP_REPORT): $(STAMP_RUN) pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[report]'
 	@touch $@
 
-tables-3p: $(STAMP_RUN) ## solve the three-player game (default rules) into tables/ on Dask (about an hour on 2 cores)
+tables-3p: $(STAMP_RUN) ## solve the three-player game (default rules) into tables/ on Dask (about 40 minutes on 2 cores)
 	$(BIN)/sabords solve-game --players 3 --out tables/
 
 # Four and five players are played near-optimally on the exact tables of two and three

@@ -492,8 +492,8 @@ from solver.tables.paths import committed_dir
 rules, states = Rules(), 2000
 table = read_game(committed_dir(), rules, 3)
 Z = table.stacked()
-PARTS = {"solve_layers": "layered solves", "best_moves": "best moves",
-         "decision_margins": "margins", "endings": "pushes"}
+PARTS = {"solve_layers": "layered solves", "moves_and_margins": "moves and margins",
+         "endings": "pushes"}
 out = {}
 for phase in ("sudden", "normal"):
     size = table.seats.phases[phase].size

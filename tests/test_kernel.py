@@ -211,6 +211,39 @@ def test_numba_and_numpy_moves_and_helpers_give_the_same_bits(
     assert results[0] == results[1]
 
 
+@pytest.mark.parametrize("card", ["sorceress", "coin", "battle2", "skull2"])
+@pytest.mark.parametrize("tol", [0.125, 1e-12])
+def test_the_moves_and_their_margins_in_one_pass_are_the_two_apart(
+        card: str, tol: float, both: Callable[[str], None]) -> None:
+    """`moves_and_margins` (an improvement's one pass) gives the bits of `best_moves` and
+    `decision_margins` of its moves, in numba and numpy. The keep values are multiples of 1/16
+    and `tol` 1/8: exact ties, and differences of exactly `tol` and `tol` / 2, the thresholds
+    of the choice and of the margins (margins of 0 met); and `tol` 1e-12, the solves' tie
+    rule, on values of 40 bits (margins of every size)."""
+    case = _case(card, True, 3, seed=5)
+    st, w = case["st"], case["w"]
+    rng = np.random.default_rng(17)
+    grid = 16.0 if tol > 1e-6 else 2.0 ** 40  # 1e-12: near ties, not exact ones
+    q = np.round(rng.random((3, st.n_rows + 1, LANES)) * grid) / grid
+    q_used = np.round(case["q_used"] * grid) / grid
+    u = np.round(case["u"] * grid) / grid
+    results = []
+    for q_u in (q_used, None):
+        for impl in ("numba", "numpy"):
+            both(impl)
+            code, sor, _ = kernel.best_moves(q, q_u, u, w, st, tol, w.sorceress_ok)
+            margin = kernel.decision_margins(q, q_u, u, w, st, tol, w.sorceress_ok, code, sor)
+            two = [code.tobytes(), sor.tobytes(), margin.tobytes()]
+            one = [a.tobytes() for a in kernel.moves_and_margins(q, q_u, u, w, st, tol,
+                                                                 w.sorceress_ok)]
+            assert one == two, (impl, q_u is None)
+            results.append(one)
+        assert results[-1] == results[-2]
+    codes, margins = np.frombuffer(results[0][0], dtype=np.int64), np.frombuffer(results[0][2])
+    assert -1 in codes and len(set(codes.tolist())) > 3  # stops and several keeps
+    assert (0.0 in margins) if tol > 1e-6 else len(set(margins.tolist())) > LANES
+
+
 def test_best_moves_with_the_sweeps_maxima_is_the_full_scan(both: Callable[[str], None]) -> None:
     """Given the Bellman sweep's maxima, the choice is the same as scanning every keep."""
     both("numba")

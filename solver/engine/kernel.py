@@ -129,6 +129,7 @@ def _compile() -> dict[str, Callable[..., Any]] | None:
         "combine": kn.combine,
         "forward": kn.forward,
         "decision_margins": kn.decision_margins,
+        "moves_margins": kn.moves_margins,
     }
 
 
@@ -520,6 +521,28 @@ def decision_margins(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w:
            w.can_stop, w.live, w.keep_ok, sorceress_ok, st.pairs_ptr, st.pairs_row,
            st.sor_ptr, st.sor_row, use_s, float(tol), code, sor, out)
     return out
+
+
+def moves_and_margins(q: FloatArray, q_used: FloatArray | None, u: FloatArray, w: Any, st: Any,
+                      tol: float, sorceress_ok: Any) -> tuple[IntArray, Any, FloatArray]:
+    """:func:`best_moves`' moves (code, sorceress) and :func:`decision_margins` of them, the
+    same bits as the two, in one pass of the compiled kernel: each position's best keeps are
+    scanned once for both (measured on the three-player game at 6000: the two took a fourth of
+    an improvement's time)."""
+    k = compiled(q.shape[0])
+    if k is None:
+        code, sor, _ = best_moves(q, q_used, u, w, st, tol, sorceress_ok)
+        return code, sor, decision_margins(q, q_used, u, w, st, tol, sorceress_ok, code, sor)
+    c_, _, width = q.shape
+    code = np.empty((c_, st.n_fo, width), dtype=np.int64)
+    sor = np.empty((c_, st.n_fo, width), dtype=np.bool_)
+    out = np.empty((c_, width))
+    use_s = q_used is not None
+    q_used_ = q_used if q_used is not None else q
+    _split(k["moves_margins"], c_, q, q_used_, np.ascontiguousarray(u), w.stop_idx,
+           w.can_stop, w.live, w.keep_ok, sorceress_ok, st.pairs_ptr, st.pairs_row,
+           st.sor_ptr, st.sor_row, use_s, float(tol), code, sor, out)
+    return code, sor, out
 
 
 def gram(steps: Any) -> list[list[float]]:

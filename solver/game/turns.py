@@ -136,13 +136,14 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
             for world in ct.model.worlds:
                 w = ct.worlds[world]
                 q_used = solved.keeps[USED] if world == UNUSED else None
-                code[world], sor[world], _ = kernel.best_moves(
-                    solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok)
+                if margins:  # the moves and their margins in one pass
+                    code[world], sor[world], m = kernel.moves_and_margins(
+                        solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok)
+                    margin = np.minimum(margin, from_lanes(m, b))
+                else:
+                    code[world], sor[world], _ = kernel.best_moves(
+                        solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok)
                 digest = _digest(code[world], sor[world], digest)
-                if margins:
-                    margin = np.minimum(margin, from_lanes(kernel.decision_margins(
-                        solved.keeps[world], q_used, ul, w, ct.st, TIE_TOL, w.sorceress_ok,
-                        code[world], sor[world]), b))
             moves[card] = code, sor
             turn = turn_value_lanes(solved.values[ct.model.start_world], ct.first,
                                     ul[:, ct.first_bust_row, :], None)
