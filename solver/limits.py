@@ -170,13 +170,17 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     3.37 GB. Both grow with the square of the target (one column per pair of totals; the
     sweeps grow slowly too: 85 at 6000, 141 at 14000).
 
-    Three players and more, from the measured rates (docs/playing-to-win.md): a cyclic phase
-    (normal play, sudden death) about 15 core-ms a state over its improvements, a final-round
-    row about 0.5 core-ms (0.18 to 0.84 measured), on both cores (three players at 2000: 135 s
-    measured, 130 s by the model; at 6000: 3495 s, 3470 s); memory 80 bytes a row of every
-    phase of every seat, and the solve's working memory (:func:`_working_memory`), or where more
-    the arrays of the cyclic phase being solved (:data:`CYCLIC_STATE`), at least what
-    was measured (peaks by `/usr/bin/time`, of the largest process unless said; the model's in
+    Three players and more, from the measured rates (docs/playing-to-win.md, docs/solver.md): a
+    cyclic phase (normal play, sudden death) about 10 core-ms a state over its improvements, a
+    final-round row about 0.5 core-ms (0.18 to 0.84 measured), on both cores (three players at
+    2000: 103.5 s measured on two workers by `make bench`, 98 s by the model, so that it is now
+    solved in one process, 79 s and 0.69 GB; at 6000: 2277 s, 2296 s). It was 15 core-ms a state
+    (135 s and 3495 s measured, 138 s and 3376 s by the model) before each position's move and
+    its margin were found with the lanes innermost (docs/solver.md); at that rate it said 56
+    minutes for the 38 a solve at 6000 now takes. Memory 80 bytes a row of every phase of every
+    seat, and the solve's working memory (:func:`_working_memory`), or where more the arrays of
+    the cyclic phase being solved (:data:`CYCLIC_STATE`), at least
+    what was measured (peaks by `/usr/bin/time`, of the largest process unless said; the model's in
     brackets): three players at 500, 0.27 GB (0.41); at 1500, 0.49 GB (0.80); at 6000, 2.76 GB
     and 2.97 GB, and 3.15 GB with the heap kept (solver/heap.py; 3300 s) (3.18); four at 500,
     0.97 GB, and 1.62 GB for the whole process tree on Dask's two workers (1.63); four at 2000,
@@ -190,7 +194,7 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     cyclic = 2 * n**players
     final = final_rounds(n, players)
     rows = _rows(target, players)
-    seconds = (cyclic * 15e-3 + final * 0.5e-3) / 2
+    seconds = (cyclic * 10e-3 + final * 0.5e-3) / 2
     base = PROCESS_BASE + (WORKERS_BASE if seconds > IN_PROCESS_SECONDS else 0.0)
     return seconds, max(_working_memory(rows), base + CYCLIC_STATE * n**players) + 80.0 * rows
 

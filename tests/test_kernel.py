@@ -6,6 +6,7 @@ numba is a dependency of the project: these tests fail (they do not skip) when i
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -211,15 +212,30 @@ def test_numba_and_numpy_moves_and_helpers_give_the_same_bits(
     assert results[0] == results[1]
 
 
+def _edged(w: Any, st: Any, rng: np.random.Generator) -> Any:
+    """World arrays with the kernels' edge cases: positions not live, and a live position
+    that can neither stop nor keep (its keeps all disallowed: no move found)."""
+    live, can_stop, keep_ok = w.live.copy(), w.can_stop.copy(), w.keep_ok.copy()
+    live[rng.choice(np.flatnonzero(live), 5, replace=False)] = False
+    stuck = int(np.flatnonzero(live & (np.diff(st.pairs_ptr) > 0))[0])
+    keep_ok[st.pairs_row[st.pairs_ptr[stuck]:st.pairs_ptr[stuck + 1]]] = False
+    can_stop[stuck] = False
+    return dataclasses.replace(w, live=live, can_stop=can_stop, keep_ok=keep_ok)
+
+
 @pytest.mark.parametrize("card", ["sorceress", "coin", "battle2", "skull2"])
 @pytest.mark.parametrize("tol", [0.125, 1e-12])
+@pytest.mark.parametrize("edges", ["none", "edges", "one position"])
 def test_the_moves_and_their_margins_in_one_pass_are_the_two_apart(
-        card: str, tol: float, both: Callable[[str], None]) -> None:
-    """`moves_and_margins` (an improvement's one pass) gives the bits of `best_moves` and
-    `decision_margins` of its moves, in numba and numpy. The keep values are multiples of 1/16
-    and `tol` 1/8: exact ties, and differences of exactly `tol` and `tol` / 2, the thresholds
-    of the choice and of the margins (margins of 0 met); and `tol` 1e-12, the solves' tie
-    rule, on values of 40 bits (margins of every size)."""
+        card: str, tol: float, edges: str, both: Callable[[str], None]) -> None:
+    """`moves_and_margins` (an improvement's one pass, compiled) gives the bits of the numpy
+    references of `best_moves` and `decision_margins` of its moves, and of the compiled two
+    apart. The keep values are multiples of 1/16 and `tol` 1/8: exact ties, and differences of
+    exactly `tol` and `tol` / 2, the thresholds of the choice and of the margins (margins of 0
+    met); and `tol` 1e-12, the solves' tie rule, on values of 40 bits (margins of every size).
+    With `edges`: positions not live, a position with no move at all, keep values of -inf;
+    with one position live (the one of the most keeps), a lane's margin is that position's
+    alone (over many, most lanes' least margin is 0)."""
     case = _case(card, True, 3, seed=5)
     st, w = case["st"], case["w"]
     rng = np.random.default_rng(17)
@@ -227,21 +243,41 @@ def test_the_moves_and_their_margins_in_one_pass_are_the_two_apart(
     q = np.round(rng.random((3, st.n_rows + 1, LANES)) * grid) / grid
     q_used = np.round(case["q_used"] * grid) / grid
     u = np.round(case["u"] * grid) / grid
-    results = []
+    if edges == "edges":
+        w = _edged(w, st, rng)
+        q[rng.random(q.shape) < 0.1] = -np.inf
+        q_used[rng.random(q_used.shape) < 0.1] = -np.inf
+    elif edges == "one position":
+        live = np.zeros_like(w.live)
+        live[int(np.argmax(np.diff(st.pairs_ptr) + np.diff(st.sor_ptr)))] = True
+        w = dataclasses.replace(w, live=live)
     for q_u in (q_used, None):
-        for impl in ("numba", "numpy"):
-            both(impl)
+        both("numpy")
+        with np.errstate(invalid="ignore"):  # (-inf less -inf, a comparison that then fails)
             code, sor, _ = kernel.best_moves(q, q_u, u, w, st, tol, w.sorceress_ok)
             margin = kernel.decision_margins(q, q_u, u, w, st, tol, w.sorceress_ok, code, sor)
-            two = [code.tobytes(), sor.tobytes(), margin.tobytes()]
-            one = [a.tobytes() for a in kernel.moves_and_margins(q, q_u, u, w, st, tol,
-                                                                 w.sorceress_ok)]
-            assert one == two, (impl, q_u is None)
-            results.append(one)
-        assert results[-1] == results[-2]
-    codes, margins = np.frombuffer(results[0][0], dtype=np.int64), np.frombuffer(results[0][2])
-    assert -1 in codes and len(set(codes.tolist())) > 3  # stops and several keeps
-    assert (0.0 in margins) if tol > 1e-6 else len(set(margins.tolist())) > LANES
+        reference = [code.tobytes(), sor.tobytes(), margin.tobytes()]
+        both("numba")
+        apart = kernel.best_moves(q, q_u, u, w, st, tol, w.sorceress_ok)[:2]
+        apart += (kernel.decision_margins(q, q_u, u, w, st, tol, w.sorceress_ok, *apart),)
+        one = kernel.moves_and_margins(q, q_u, u, w, st, tol, w.sorceress_ok)
+        assert [a.tobytes() for a in one] == reference, q_u is None
+        assert [a.tobytes() for a in apart] == reference, q_u is None
+        kinds = set(code[:, w.live].ravel().tolist())
+        assert -1 in kinds and len(kinds) > 3  # stops and several keeps
+        if edges == "one position":  # margins of several sizes, 0 among them at 1/8
+            assert len(set(margin.ravel().tolist())) > 3 and (tol < 1e-6 or 0.0 in margin)
+        else:
+            assert (0.0 in margin) if tol > 1e-6 else len(set(margin.ravel().tolist())) > LANES
+        if card == "sorceress" and q_u is not None:
+            assert sor.any() and (~sor & (code >= 0)).any()  # both kinds of keeps chosen
+        if edges == "edges":  # not live: no move; no stop nor plain keep: none (or the Sorceress)
+            stuck = w.live & ~w.can_stop & np.array(
+                [not w.keep_ok[st.pairs_row[a:b]].any()
+                 for a, b in zip(st.pairs_ptr[:-1], st.pairs_ptr[1:], strict=True)])
+            assert stuck.any() and (code[:, ~w.live] == -2).all()
+            assert ((code[:, stuck] == -1) | sor[:, stuck]).all()
+            assert (code[:, stuck] == -1).any()
 
 
 def test_best_moves_with_the_sweeps_maxima_is_the_full_scan(both: Callable[[str], None]) -> None:
