@@ -348,6 +348,79 @@ def first_sum(c_lo, c_hi, V, first_fo, first_p, out):
 
 
 @_jit
+def _max_rows(c, x, rows, lo, hi, ok, best):
+    """``best[k]`` raised to the largest ``x[c, r, k]`` of the rows ``rows[lo:hi]`` that are
+    `ok`, for every lane `k`, in the rows' order (a maximum keeps the first largest)."""
+    for p in range(lo, hi):
+        r = rows[p]
+        if ok[r]:
+            for k in range(best.shape[0]):
+                v = x[c, r, k]
+                if v > best[k]:
+                    best[k] = v
+
+
+@_jit
+def _first_within(c, x, rows, lo, hi, ok, best, tol, kind, want, chosen):
+    """For every lane `k` whose move is of kind `want` and has no keep yet: the place in
+    ``rows[lo:hi]`` of the first `ok` row with ``x[c, r, k]`` within `tol` of ``best[k]``."""
+    for p in range(lo, hi):
+        r = rows[p]
+        if ok[r]:
+            for k in range(best.shape[0]):
+                if kind[k] == want and chosen[k] < 0 and x[c, r, k] >= best[k] - tol:
+                    chosen[k] = p - lo
+
+
+@_jit
+def _choose(c, i, q, q_used, u, stop_idx, can_stop, keep_ok, sorceress_ok, pairs_row, sor_row,
+            p_lo, p_hi, s_lo, s_hi, use_sorceress, tol, best_in, best_s_in, best_n, best_s, m,
+            chosen, kind):
+    """One live position's move for all its lanes (chunk `c`, position `i`, its keeps
+    ``pairs_row[p_lo:p_hi]`` and ``sor_row[s_lo:s_hi]``), the lanes innermost. Fills the best
+    plain and Sorceress keep values `best_n` / `best_s` (copied from `best_in` / `best_s_in`
+    when those have rows), their larger `m`, the move's `kind` (0 stop, 1 plain keep, 2 the
+    Sorceress's) and the `chosen` keep (its place among the position's keeps, -1 for a stop),
+    and returns whether any lane keeps plainly, and with the Sorceress. The comparisons of the
+    numpy reference in the same order of the keeps: a maximum keeps the first largest, the
+    chosen keep is the first within `tol`."""
+    width = best_n.shape[0]
+    if best_in.shape[1] > 0:
+        for k in range(width):
+            best_n[k] = best_in[c, i, k]
+    else:
+        for k in range(width):
+            best_n[k] = -np.inf
+        _max_rows(c, q, pairs_row, p_lo, p_hi, keep_ok, best_n)
+    for k in range(width):
+        best_s[k] = -np.inf
+    if use_sorceress:
+        if best_s_in.shape[1] > 0:
+            for k in range(width):
+                best_s[k] = best_s_in[c, i, k]
+        else:
+            _max_rows(c, q_used, sor_row, s_lo, s_hi, sorceress_ok, best_s)
+    any_n = False
+    any_s = False
+    for k in range(width):
+        m[k] = best_s[k] if best_s[k] > best_n[k] else best_n[k]
+        chosen[k] = -1
+        if can_stop[i] and u[c, stop_idx[i], k] >= m[k] - tol:
+            kind[k] = 0
+        elif best_s[k] > best_n[k] + tol:
+            kind[k] = 2
+            any_s = True
+        else:
+            kind[k] = 1
+            any_n = True
+    if any_s:  # the first keep within tol of the best, in the pairs' order
+        _first_within(c, q_used, sor_row, s_lo, s_hi, sorceress_ok, best_s, tol, kind, 2, chosen)
+    if any_n:
+        _first_within(c, q, pairs_row, p_lo, p_hi, keep_ok, best_n, tol, kind, 1, chosen)
+    return any_n, any_s
+
+
+@_jit
 def best_moves(c_lo, c_hi, q, q_used, u, stop_idx, can_stop, live, keep_ok, sorceress_ok,
                pairs_ptr, pairs_row, sor_ptr, sor_row, use_sorceress, tol, best_in, best_s_in,
                code, sor, value):
@@ -355,18 +428,17 @@ def best_moves(c_lo, c_hi, q, q_used, u, stop_idx, can_stop, live, keep_ok, sorc
     ``best_in`` / ``best_s_in`` (when they have rows) are the best plain / Sorceress keep
     values, already known: only the choice among the keeps within `tol` is then scanned.
 
-    The lanes innermost (a position's keeps read row by row for all its lanes at once,
-    contiguous): every lane makes the comparisons of the numpy reference in the same order of
-    the keeps (the maximum keeps the first largest, the chosen keep is the first within `tol`),
-    so the same bits (measured: four times faster than a lane at a time over its keeps)."""
+    The lanes innermost (:func:`_choose`: a position's keeps read row by row for all its lanes
+    at once, contiguous): every lane makes the comparisons of the numpy reference in the same
+    order of the keeps, so the same bits (measured: four times faster than a lane at a time
+    over its keeps)."""
     n_fo = pairs_ptr.shape[0] - 1
     width = q.shape[2]
-    have_best = best_in.shape[1] > 0
-    have_best_s = best_s_in.shape[1] > 0
     best_n = np.empty(width)
     best_s = np.empty(width)
+    m = np.empty(width)
     chosen = np.empty(width, dtype=np.int64)
-    kind = np.empty(width, dtype=np.int64)  # 0 stop, 1 plain keep, 2 the Sorceress's
+    kind = np.empty(width, dtype=np.int64)
     for c in range(c_lo, c_hi):
         for i in range(n_fo):
             if not live[i]:
@@ -375,63 +447,9 @@ def best_moves(c_lo, c_hi, q, q_used, u, stop_idx, can_stop, live, keep_ok, sorc
                     sor[c, i, k] = False
                     value[c, i, k] = 0.0
                 continue
-            p_lo, p_hi = pairs_ptr[i], pairs_ptr[i + 1]
-            s_lo, s_hi = sor_ptr[i], sor_ptr[i + 1]
-            if have_best:
-                for k in range(width):
-                    best_n[k] = best_in[c, i, k]
-            else:
-                for k in range(width):
-                    best_n[k] = -np.inf
-                for p in range(p_lo, p_hi):
-                    r = pairs_row[p]
-                    if keep_ok[r]:
-                        for k in range(width):
-                            v = q[c, r, k]
-                            if v > best_n[k]:
-                                best_n[k] = v
-            for k in range(width):
-                best_s[k] = -np.inf
-            if use_sorceress:
-                if have_best_s:
-                    for k in range(width):
-                        best_s[k] = best_s_in[c, i, k]
-                else:
-                    for p in range(s_lo, s_hi):
-                        r = sor_row[p]
-                        if sorceress_ok[r]:
-                            for k in range(width):
-                                v = q_used[c, r, k]
-                                if v > best_s[k]:
-                                    best_s[k] = v
-            any_n = False
-            any_s = False
-            for k in range(width):
-                m = best_s[k] if best_s[k] > best_n[k] else best_n[k]
-                chosen[k] = -1
-                if can_stop[i] and u[c, stop_idx[i], k] >= m - tol:
-                    kind[k] = 0
-                elif best_s[k] > best_n[k] + tol:
-                    kind[k] = 2
-                    any_s = True
-                else:
-                    kind[k] = 1
-                    any_n = True
-            if any_s:  # the first keep within tol of the best, in the pairs' order
-                for p in range(s_lo, s_hi):
-                    r = sor_row[p]
-                    if sorceress_ok[r]:
-                        for k in range(width):
-                            if kind[k] == 2 and chosen[k] < 0 and \
-                                    q_used[c, r, k] >= best_s[k] - tol:
-                                chosen[k] = p - s_lo
-            if any_n:
-                for p in range(p_lo, p_hi):
-                    r = pairs_row[p]
-                    if keep_ok[r]:
-                        for k in range(width):
-                            if kind[k] == 1 and chosen[k] < 0 and q[c, r, k] >= best_n[k] - tol:
-                                chosen[k] = p - p_lo
+            _choose(c, i, q, q_used, u, stop_idx, can_stop, keep_ok, sorceress_ok, pairs_row,
+                    sor_row, pairs_ptr[i], pairs_ptr[i + 1], sor_ptr[i], sor_ptr[i + 1],
+                    use_sorceress, tol, best_in, best_s_in, best_n, best_s, m, chosen, kind)
             for k in range(width):
                 code[c, i, k] = chosen[k]
                 sor[c, i, k] = kind[k] == 2
@@ -664,6 +682,7 @@ def moves_margins(c_lo, c_hi, q, q_used, u, stop_idx, can_stop, live, keep_ok, s
     margin = np.empty(width)
     chosen = np.empty(width, dtype=np.int64)
     kind = np.empty(width, dtype=np.int64)  # 0 stop, 1 plain keep, 2 the Sorceress's
+    no_best = np.empty((0, 0, 0))  # the best keeps are found here, not given
     for c in range(c_lo, c_hi):
         for k in range(width):
             out[c, k] = np.inf
@@ -675,52 +694,10 @@ def moves_margins(c_lo, c_hi, q, q_used, u, stop_idx, can_stop, live, keep_ok, s
                 continue
             p_lo, p_hi = pairs_ptr[i], pairs_ptr[i + 1]
             s_lo, s_hi = sor_ptr[i], sor_ptr[i + 1]
-            for k in range(width):
-                best_n[k] = -np.inf
-                best_s[k] = -np.inf
-            for p in range(p_lo, p_hi):
-                r = pairs_row[p]
-                if keep_ok[r]:
-                    for k in range(width):
-                        v = q[c, r, k]
-                        if v > best_n[k]:
-                            best_n[k] = v
-            if use_sorceress:
-                for p in range(s_lo, s_hi):
-                    r = sor_row[p]
-                    if sorceress_ok[r]:
-                        for k in range(width):
-                            v = q_used[c, r, k]
-                            if v > best_s[k]:
-                                best_s[k] = v
-            any_n = False
-            any_s = False
-            for k in range(width):
-                m[k] = best_s[k] if best_s[k] > best_n[k] else best_n[k]
-                chosen[k] = -1
-                if can_stop[i] and u[c, stop_idx[i], k] >= m[k] - tol:
-                    kind[k] = 0
-                elif best_s[k] > best_n[k] + tol:
-                    kind[k] = 2
-                    any_s = True
-                else:
-                    kind[k] = 1
-                    any_n = True
-            if any_s:  # the first keep within tol of the best, in the pairs' order
-                for p in range(s_lo, s_hi):
-                    r = sor_row[p]
-                    if sorceress_ok[r]:
-                        for k in range(width):
-                            if kind[k] == 2 and chosen[k] < 0 and \
-                                    q_used[c, r, k] >= best_s[k] - tol:
-                                chosen[k] = p - s_lo
-            if any_n:
-                for p in range(p_lo, p_hi):
-                    r = pairs_row[p]
-                    if keep_ok[r]:
-                        for k in range(width):
-                            if kind[k] == 1 and chosen[k] < 0 and q[c, r, k] >= best_n[k] - tol:
-                                chosen[k] = p - p_lo
+            any_n, any_s = _choose(c, i, q, q_used, u, stop_idx, can_stop, keep_ok,
+                                   sorceress_ok, pairs_row, sor_row, p_lo, p_hi, s_lo, s_hi,
+                                   use_sorceress, tol, no_best, no_best, best_n, best_s, m,
+                                   chosen, kind)
             for k in range(width):
                 code[c, i, k] = chosen[k]
                 sor[c, i, k] = kind[k] == 2
