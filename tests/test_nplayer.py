@@ -119,6 +119,37 @@ def test_the_last_final_turn_shares_a_tie_or_gives_it_to_the_first_to_reach_the_
     assert np.allclose(shared.terminal[0b011], [0.5, 0.0, 0.5])  # next frame: seat j is j+1
 
 
+@pytest.mark.parametrize(("players", "target", "ties", "compact"), [
+    (2, 1000, "shared", True), (3, 1000, "trigger", True), (3, 600, "shared", False),
+    (4, 600, "shared", True), (4, 500, "trigger", True), (5, 400, "shared", True),
+    (5, 300, "trigger", True)])
+def test_the_compiled_successors_are_the_numpy_reference_s_rows(
+        players: int, target: int, ties: str, compact: bool) -> None:
+    """solver/game/seats_numba.py, state by state with the others' part found once a state,
+    against Seats.successors' arrays of every ending at once: every phase, every state, both
+    tie rules, the compact final round (led rows, ties for the lead) and the dense one."""
+    rules = Rules(target=target, ties=ties)
+    gm = game_model(rules)
+    seats = seats_of(players, point_range(rules, 8), gm.n, ties, compact=compact)
+    for name, phase in seats.phases.items():
+        index = np.arange(phase.size, dtype=np.int64)
+        index = index[::max(1, phase.size // 6000)]  # every state of a phase, or 6000 spread
+        try:
+            kernel.force("numpy")
+            want = seats.successors(name, index)
+            kernel.force("numba")
+            got = seats.successors(name, index)
+        finally:
+            kernel.force(None)
+        assert got[0].shape == want[0].shape and got[1].shape == want[1].shape
+        assert np.array_equal(got[0], want[0]), name
+        assert np.array_equal(got[1], want[1]), name
+        if name == "final1":  # the last final turn reaches results and sudden death
+            rows = np.concatenate([got[0].ravel(), got[1].ravel()])
+            assert np.any(rows >= seats.offset("terminal"))
+            assert np.any(rows < seats.offset("terminal"))
+
+
 # -- the endings of a turn --------------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from math import prod
+from typing import Any
 
 import numpy as np
 
@@ -294,6 +295,9 @@ class Seats:
         magic leads to the terminal row of the mover's win (:meth:`magic_row`)."""
         phase = self.phases[name]
         t = phase.decode(index)  # (S, N)
+        compiled = _compiled(t.shape[0])
+        if compiled is not None:
+            return self._compiled_successors(compiled, phase, t)
         ks = np.arange(self.k_min, self.k_max + 1)
         mine = np.maximum(t[None, :, 0] + ks[:, None], 0)  # (n_k, S)
         others = np.broadcast_to(t[None, :, 1:], (ks.shape[0], *t[:, 1:].shape))
@@ -303,6 +307,40 @@ class Seats:
         island = self._lead(phase, np.broadcast_to(t[None, :, 0], (d.shape[0], t.shape[0])),
                             cut)
         return points, island
+
+    def encoder(self, name: str) -> IntArray:
+        """Phase `name` as :mod:`.seats_numba`'s kernel reads it (its module doc)."""
+        phase, big_n = self.phases[name], self.players
+        mover_radix = np.zeros(big_n, dtype=np.int64)
+        if phase.safe:
+            mover_radix[:phase._rest] = phase._mover_radix
+        head = [self.offset(name), phase.safe, phase._rest if phase.safe else 0,
+                phase._box_size, phase._leads if phase.safe else 0, phase._lead_span]
+        return np.concatenate([np.array(head, dtype=np.int64), np.array(phase.lo, dtype=np.int64),
+                               phase._radix, mover_radix]).astype(np.int64)
+
+    def _compiled_successors(self, fn: Any, phase: Phase, t: IntArray
+                             ) -> tuple[IntArray, IntArray]:
+        """:meth:`successors` by the compiled kernel `fn` (:func:`.seats_numba.successors`)."""
+        from . import seats_numba as sn
+
+        if phase.kind == NORMAL:
+            mode, a, b = sn.NORMAL_MODE, NORMAL, final_name(self.players - 1)
+        elif phase.kind == SUDDEN:
+            mode, a, b = sn.SUDDEN_MODE, SUDDEN, SUDDEN
+        elif phase.remaining > 1:
+            mode = sn.FINAL_MODE
+            a = b = final_name(phase.remaining - 1)
+        else:
+            mode, a, b = sn.LAST_MODE, SUDDEN, SUDDEN
+        s = t.shape[0]
+        points = np.empty((s, self.k_max - self.k_min + 1), dtype=np.int64)
+        island = np.empty((s, self.n_ded), dtype=np.int64)
+        if s:
+            fn(np.ascontiguousarray(t, dtype=np.int64), self.k_min, self.n_ded, self.n, mode,
+               self.ties == "trigger", self.encoder(a), self.encoder(b),
+               self.offset("terminal"), self.magic_row(), points, island)
+        return points.T, island.T  # (n_k, S) and (n_ded, S), as views
 
     def successor_table(self, name: str, index: IntArray,
                         chunk: int = SUCCESSOR_CHUNK) -> tuple[IntArray, IntArray]:
@@ -350,6 +388,20 @@ class Seats:
             out[over] = self.offset("terminal") + mask[over]
             out[~over] = self.offset(SUDDEN) + self.phases[SUDDEN].encode(flat[~over])
         return out.reshape(mine.shape)
+
+
+def _compiled(states: int) -> Any:
+    """:func:`.seats_numba.successors` where the engine's kernel runs numba for a batch of
+    `states` (one chunk a :data:`~solver.engine.kernel.LANES` states: never for an answer's
+    few states outside a solve, so numba stays off the advisor's path), else None (the
+    numpy reference above)."""
+    from ..engine import kernel
+
+    if kernel.compiled(chunks=states // kernel.LANES) is None:
+        return None
+    from . import seats_numba
+
+    return seats_numba.successors
 
 
 def seats_of(players: int, ranges: PointRange, n: int, ties: str, *,
