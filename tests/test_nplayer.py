@@ -27,10 +27,10 @@ from solver.engine.codes import UNUSED, USED
 from solver.engine.forward import endings
 from solver.engine.kernel import LANES, from_lanes, to_lanes
 from solver.engine.solve import TIE_TOL, solve_layers
-from solver.game import GameTable, solve_game
+from solver.game import GameTable, seats_numba, solve_game
 from solver.game.model import GameUtility, TurnUtility, deck, game_model, lookup, point_range
 from solver.game.records import FINAL_EPS, FINAL_TOL
-from solver.game.seats import NORMAL, SUDDEN, seats_of
+from solver.game.seats import NORMAL, SUDDEN, _compiled, seats_of
 from solver.game.solve import LocalRunner, blocks_of
 from solver.rules import CARDS, Rules, floor_total
 
@@ -126,21 +126,21 @@ def test_the_last_final_turn_shares_a_tie_or_gives_it_to_the_first_to_reach_the_
 def test_the_compiled_successors_are_the_numpy_reference_s_rows(
         players: int, target: int, ties: str, compact: bool) -> None:
     """solver/game/seats_numba.py, state by state with the others' part found once a state,
-    against Seats.successors' arrays of every ending at once: every phase, every state, both
-    tie rules, the compact final round (led rows, ties for the lead) and the dense one."""
+    against Seats.successors' arrays of every ending at once: every phase (all its states, or
+    6000 spread over it), both tie rules, the compact final round (led rows, ties for the
+    lead) and the dense one."""
     rules = Rules(target=target, ties=ties)
     gm = game_model(rules)
     seats = seats_of(players, point_range(rules, 8), gm.n, ties, compact=compact)
     for name, phase in seats.phases.items():
         index = np.arange(phase.size, dtype=np.int64)
-        index = index[::max(1, phase.size // 6000)]  # every state of a phase, or 6000 spread
+        index = index[::max(1, phase.size // 6000)]
         try:
             kernel.force("numpy")
             want = seats.successors(name, index)
-            kernel.force("numba")
-            got = seats.successors(name, index)
         finally:
             kernel.force(None)
+        got = seats._compiled_successors(seats_numba.successors, phase, phase.decode(index))
         assert got[0].shape == want[0].shape and got[1].shape == want[1].shape
         assert np.array_equal(got[0], want[0]), name
         assert np.array_equal(got[1], want[1]), name
@@ -148,6 +148,19 @@ def test_the_compiled_successors_are_the_numpy_reference_s_rows(
             rows = np.concatenate([got[0].ravel(), got[1].ravel()])
             assert np.any(rows >= seats.offset("terminal"))
             assert np.any(rows < seats.offset("terminal"))
+
+
+def test_the_compiled_successors_serve_a_solve_s_batches_and_not_an_answer_s_states() -> None:
+    """Two chunks of lanes or more: the compiled kernel wherever the turn kernel runs numba;
+    fewer (an answer's states), the numpy reference, even with numba loaded."""
+    try:
+        kernel.force("numba")
+        assert _compiled(2 * LANES) is seats_numba.successors
+        assert _compiled(2 * LANES - 1) is None
+        kernel.force("numpy")
+        assert _compiled(100 * LANES) is None
+    finally:
+        kernel.force(None)
 
 
 # -- the endings of a turn --------------------------------------------------------------------

@@ -391,13 +391,13 @@ class Seats:
 
 
 def _compiled(states: int) -> Any:
-    """:func:`.seats_numba.successors` where the engine's kernel runs numba for a batch of
-    `states` (one chunk a :data:`~solver.engine.kernel.LANES` states: never for an answer's
-    few states outside a solve, so numba stays off the advisor's path), else None (the
-    numpy reference above)."""
+    """:func:`.seats_numba.successors` for a batch of at least two chunks of
+    :data:`~solver.engine.kernel.LANES` states where the engine's kernel runs numba for it (a
+    solve's blocks and phases), else None: the numpy reference above (an answer's few states,
+    so that numba stays off the advisor's path, even in a process that has it loaded)."""
     from ..engine import kernel
 
-    if kernel.compiled(chunks=states // kernel.LANES) is None:
+    if states < 2 * kernel.LANES or kernel.compiled(chunks=states // kernel.LANES) is None:
         return None
     from . import seats_numba
 
