@@ -292,7 +292,9 @@ class Seats:
         """For states `index` (S,) of phase `name`: the row of ``Z`` each ending leads to,
         ``points`` (n_k, S) for ``k = k_min .. k_max`` units and ``island`` (n_ded, S) for
         Skull Island deducting ``d = 0 .. n_ded - 1`` units from every other seat. Pirate
-        magic leads to the terminal row of the mover's win (:meth:`magic_row`)."""
+        magic leads to the terminal row of the mover's win (:meth:`magic_row`). A solve's
+        batches go to the compiled kernel (:mod:`.seats_numba`, the same rows, state by state:
+        :func:`_compiled`); the arrays below are its reference and an answer's."""
         phase = self.phases[name]
         t = phase.decode(index)  # (S, N)
         compiled = _compiled(t.shape[0])
