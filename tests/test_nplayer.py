@@ -538,3 +538,36 @@ def test_moves_that_cycle_are_settled_with_progress_and_the_same_bytes(
     assert said == [f"normal improvement {cycle[0].iteration}: the moves of {cycle[0].blocks} "
                     "states go round in a cycle; settling them one mover at a time, "
                     "0 evaluations, 0 s"]
+
+
+def test_settling_a_cycle_pushes_only_moves_not_met_before_and_gives_the_same_bytes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each profile of moves tried at a cycle's states solves their movers' best turns; their
+    endings are pushed only where the moves are new there (`cycles._responses`), since the
+    endings of moves met before are the same bits. Four players at 300 took 28 s to settle
+    a cycle of 8 states, 12.8 s since. The table is the one of pushing every best turn, as
+    before (the same bytes), and some best turns were not pushed (else nothing was saved)."""
+    from solver.game import cycles
+    from solver.game.records import FINAL_EPS, FINAL_TOL
+    from solver.game.turns import improve
+    from solver.tables.game import pack_game
+
+    rules, fresh = Rules(target=800), []
+    real = cycles._responses
+
+    def spy(*args: object) -> object:
+        now = real(*args)  # type: ignore[arg-type]
+        fresh.append(now.fresh.copy())
+        return now
+
+    monkeypatch.setattr(cycles, "_responses", spy)
+    table = solve_game(rules, 3, n_dice=3)
+    assert fresh, "no cycle: the test's game no longer has one"
+    assert not all(f.all() for f in fresh)
+
+    def pushing_all(gm: object, seats: object, name: str, order: np.ndarray, Z: np.ndarray,
+                    met: object) -> object:
+        return improve(gm, seats, name, order, Z, tol=FINAL_TOL, eps=FINAL_EPS)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cycles, "_responses", pushing_all)
+    assert pack_game(solve_game(rules, 3, n_dice=3)) == pack_game(table)

@@ -22,7 +22,7 @@ from .evaluate import evaluate
 from .model import GameModel
 from .records import EVAL_TOL, FINAL_EPS, FINAL_TOL, Checkpoint
 from .seats import Seats
-from .turns import improve
+from .turns import Improved, improve
 
 ADOPT = 1e-10
 """A phase's last near ties are settled by the one tie rule when that moves no value by more
@@ -147,7 +147,7 @@ def one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
         tick(done)
         ev.solve(state.Z)
         done += 1
-        now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
+        now = _responses(gm, seats, name, order, state.Z, met)
         for j in range(order.shape[0]):
             met[j].setdefault(int(now.digest[j]), now.endings[j].copy())
         differ = np.flatnonzero(_gains(now, digest, order, state.Z, ev.offset) > slack[order])
@@ -162,6 +162,27 @@ def one_at_a_time(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
         j = int(differ[0])
         ev.endings[order[j]] = now.endings[j]
         digest[order[j]] = now.digest[j]
+
+
+def _responses(gm: GameModel, seats: Seats, name: str, order: IntArray, Z: FloatArray,
+               met: list[dict[int, np.ndarray]]) -> Improved:
+    """Every mover's best turn at the states `order`, solved at the final precision from `Z`:
+    its value and moves, and its endings. A state's endings are pushed only where its moves
+    are none of those met there (`met`: per state, the digest of each of its moves met so far
+    and their endings, pushed at the same precision): the endings of moves met are the same
+    bits (they depend on the moves alone), so each profile tried costs the turn solves alone.
+    The margins are not computed (nothing here reads them). Measured on the four-player game
+    at 300, whose normal play settles a cycle of 8 states over 256 profiles: 28 s before."""
+    width = max(len(m) for m in met)
+    known = np.zeros((order.shape[0], width), dtype=np.uint64)
+    for j, m in enumerate(met):
+        digests = list(m)  # (never empty: a state's own moves are met first)
+        known[j] = digests + [digests[0]] * (width - len(digests))
+    now = improve(gm, seats, name, order, Z, tol=FINAL_TOL, eps=FINAL_EPS, known=known,
+                  margins=False)
+    for j in np.flatnonzero(~now.fresh).tolist():
+        now.endings[j] = met[j][int(now.digest[j])]
+    return now
 
 
 def _gains(now: Any, digest: np.ndarray, order: IntArray, Z: FloatArray,
@@ -215,7 +236,7 @@ def stable_profile(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
             # movers leave little (recorded as the slack, like a least-gain profile's)
             tick(done)
             ev.solve(state.Z)
-            now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
+            now = _responses(gm, seats, name, order, state.Z, met)
             gains = _gains(now, digest, order, state.Z, ev.offset)
             if gains.max(initial=0.0) > MAX_SLACK:
                 raise NoEquilibrium(
@@ -233,7 +254,7 @@ def stable_profile(gm: GameModel, seats: Seats, name: str, ev: PhaseEquations,
             tick(done)
             ev.solve(state.Z)
             done += 1
-            now = improve(gm, seats, name, order, state.Z, tol=FINAL_TOL, eps=FINAL_EPS)
+            now = _responses(gm, seats, name, order, state.Z, met)
             gains = _gains(now, digest, order, state.Z, ev.offset)
             if not (gains > slack[order]).any():
                 return

@@ -100,9 +100,9 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
     """Solve the turns of states `index` of `phase` from the value table `Z` (module doc):
     every card's layered solve to the certified bound `tol`, its pushes until `eps`. With
     `known` (the digests of the states' moves at their last improvement, pushed to the same
-    `eps`), the pushes of a state whose moves are those again are left out (its endings are
-    the last ones: they depend on its moves only); :attr:`Improved.fresh` says which were
-    pushed. `links`: the states' successors, if known. `utilities`: the mover's utilities,
+    `eps`: (S,), or (S, m) for several moves a state whose endings are kept), the pushes of a
+    state whose moves are those again are left out (its endings are the last ones: they
+    depend on its moves only); :attr:`Improved.fresh` says which were pushed. `links`: the states' successors, if known. `utilities`: the mover's utilities,
     as :func:`mover_utilities` gives them, from elsewhere than `Z` (a near-optimal method's,
     :mod:`.reduced`). `margins`: compute the moves' margins (a sixth of the work: only policy
     iteration's next improvement reads them; without, :attr:`Improved.margin` is 0, as if
@@ -151,7 +151,8 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
             del solved
     # the pushes, for the columns whose moves are new (a column of several states: new to one)
     fresh_state = np.ones(index.shape[0], dtype=bool) if known is None else (
-        digest[inverse] != np.asarray(known, dtype=np.uint64))
+        digest[inverse][:, None] != np.asarray(known, dtype=np.uint64).reshape(
+            index.shape[0], -1)).all(axis=1)
     fresh_col = np.zeros(b, dtype=bool)
     fresh_col[inverse[fresh_state]] = True
     pushed = np.flatnonzero(fresh_col)
