@@ -512,6 +512,57 @@ def test_a_block_pushed_in_part_pads_its_lanes_with_stops(three: GameTable) -> N
         assert np.array_equal(part.endings[part.fresh], whole.endings[part.fresh]), choice
 
 
+def test_columns_with_the_same_moves_are_pushed_once_with_the_same_endings(
+        four: GameTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn's endings depend on its moves alone: the columns of a block whose moves are the same
+    are pushed once (`turns._by_moves`), and every state's endings are the bits of pushing each
+    column, in numba (and in numpy, in one phase: it is slow). Two different moves under one digest
+    (forced here: every digest 0) are caught by comparing the moves whole, and every column is then
+    pushed."""
+    from solver.game import turns
+    from solver.game.turns import improve
+
+    gm = game_model(four.rules, four.n_dice)
+    seats, Z = four.seats, four.stacked()
+    real, seen = turns._by_moves, []
+
+    def spy(fresh: np.ndarray, *args: object) -> tuple[np.ndarray, np.ndarray]:
+        lead, slot = real(fresh, *args)  # type: ignore[arg-type]
+        seen.append((fresh.shape[0], lead.shape[0]))
+        return lead, slot
+
+    def every_column(fresh: np.ndarray, digest: object, moves: object,
+                     b: int) -> tuple[np.ndarray, np.ndarray]:
+        slot = np.full(b, -1, dtype=np.int64)
+        slot[fresh] = np.arange(fresh.shape[0])
+        return fresh, slot
+
+    for name, choices in ((NORMAL, ("numpy", "numba")), ("final3", ("numba",)),
+                          ("final2", ("numba",))):
+        index = np.arange(seats.phases[name].size, dtype=np.int64)
+        for choice in choices:
+            kernel.force(choice)
+            try:
+                seen.clear()
+                monkeypatch.setattr(turns, "_by_moves", spy)
+                once = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13)
+                assert sum(lead for _, lead in seen) < sum(fresh for fresh, _ in seen), name
+                monkeypatch.setattr(turns, "_digest", lambda code, sor, h: h)  # all alike
+                seen.clear()
+                collided = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13)
+                assert [lead for _, lead in seen] == [fresh for fresh, _ in seen], name
+                monkeypatch.undo()
+                monkeypatch.setattr(turns, "_by_moves", every_column)
+                each = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13)
+                monkeypatch.undo()
+            finally:
+                kernel.force(None)
+            for got in (once, collided):
+                assert np.array_equal(got.endings, each.endings), (name, choice)
+                assert np.array_equal(got.lost, each.lost), (name, choice)
+                assert np.array_equal(got.fresh, each.fresh), (name, choice)
+
+
 def test_moves_that_cycle_are_settled_with_progress_and_the_same_bytes(
         capsys: pytest.CaptureFixture[str]) -> None:
     """Settling moves that go round in a cycle (`cycles.one_at_a_time`) evaluates the phase

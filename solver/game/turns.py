@@ -11,7 +11,8 @@ For states of one phase (:mod:`.seats`) and the stacked value table ``Z`` of eve
 3. every card's turn, for every column: the engine's certified layered solve of the mover's
    objective (:func:`solver.engine.solve.solve_layers`), its moves by the one tie rule
    (:func:`solver.engine.kernel.best_moves`, within :data:`~solver.engine.solve.TIE_TOL`), and
-   the outcome distribution of those moves (:func:`solver.engine.forward.endings`);
+   the outcome distribution of those moves (:func:`solver.engine.forward.endings`), pushed
+   once for the columns whose moves are the same (:func:`_by_moves`);
 4. per state, the deck-weighted distribution of the endings (summed in the deck's order), the
    mover's value of its best play (Skull Island included, which happens before any decision,
    by deduction), a digest of its moves (the policy, to see it change), the probability the
@@ -62,8 +63,9 @@ class Improved:
     columns: int
     """How many distinct utility columns were solved."""
     fresh: np.ndarray
-    """(S,) bool: the states whose endings were pushed (the others' moves are the `known`
-    ones: their `endings` and `lost` are zeros here, their last ones stand)."""
+    """(S,) bool: the states whose endings are given here (pushed, theirs or those of a
+    column of the block with the same moves); the others' moves are the `known` ones: their
+    `endings` and `lost` are zeros here, their last ones stand."""
     sweeps: int
     """The most sweeps a layer's solve took."""
 
@@ -92,21 +94,58 @@ def _digest(code: IntArray, sor: np.ndarray, h: np.ndarray) -> np.ndarray:
     return h
 
 
+def _by_moves(fresh: IntArray, digest: np.ndarray,
+              moves: dict[str, tuple[dict[int, IntArray], dict[int, np.ndarray]]],
+              b: int) -> tuple[IntArray, IntArray]:
+    """The columns to push among the `fresh` ones: one for each distinct moves (the first
+    column with them), since a turn's endings depend on its moves alone (the same moves, the
+    same pushes, the same bits: each lane is pushed on its own). Returns those columns and,
+    for each of the `b` columns, the place of the pushed column whose endings are its own (-1
+    where none). Columns are grouped by their digest, and the moves of every card and world
+    compared whole with their group's first column's; if any differ (two moves with one
+    digest), every fresh column is pushed, as before. In the final round's first final turn
+    after the trigger's, four thousand columns have six to seven hundred distinct moves (five
+    players at 300); in normal play, about 1,600 (three players at 6000)."""
+    slot = np.full(b, -1, dtype=np.int64)
+    if fresh.shape[0] == 0:
+        return fresh, slot
+    _, first, group = np.unique(digest[fresh], return_index=True, return_inverse=True)
+    group = group.reshape(-1)
+    rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")  # groups in column order
+    lead = fresh[np.sort(first)]
+    twin = fresh[fresh != lead[rank[group]]]  # the columns that take another's endings
+    ref = lead[rank[group]][fresh != lead[rank[group]]]
+    same = True
+    for code, sor in moves.values():
+        for world in code:
+            for a in (code[world], sor[world]):
+                width = a.shape[2]
+                if not np.array_equal(a[twin // width, :, twin % width],
+                                      a[ref // width, :, ref % width]):
+                    same = False
+    if not same:
+        slot[fresh] = np.arange(fresh.shape[0])
+        return fresh, slot
+    slot[fresh] = rank[group]
+    return lead, slot
+
+
 def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatArray, *,
             tol: float, eps: float, known: np.ndarray | None = None,
             links: tuple[IntArray, IntArray] | None = None,
             utilities: tuple[FloatArray, FloatArray] | None = None,
             margins: bool = True) -> Improved:
-    """Solve the turns of states `index` of `phase` from the value table `Z` (module doc):
-    every card's layered solve to the certified bound `tol`, its pushes until `eps`. With
-    `known` (the digests of the states' moves at their last improvement, pushed to the same
-    `eps`: (S,), or (S, m) for several moves a state whose endings are kept), the pushes of a
-    state whose moves are those again are left out (its endings are the last ones: they
-    depend on its moves only); :attr:`Improved.fresh` says which were pushed. `links`: the states' successors, if known. `utilities`: the mover's utilities,
-    as :func:`mover_utilities` gives them, from elsewhere than `Z` (a near-optimal method's,
-    :mod:`.reduced`). `margins`: compute the moves' margins (a sixth of the work: only policy
-    iteration's next improvement reads them; without, :attr:`Improved.margin` is 0, as if
-    every move could change)."""
+    """Solve the turns of states `index` of `phase` from the value table `Z` (module doc): every
+    card's layered solve to the certified bound `tol`, its pushes until `eps`. With `known` (the
+    digests of the states' moves at their last improvement, pushed to the same `eps`: (S,),
+    or (S, m) for several moves a state whose endings are kept), the pushes of a state whose
+    moves are those again are left out (its endings are the last ones: they depend on its
+    moves only); :attr:`Improved.fresh` says which are given. `links`: the states' successors,
+    if known.
+    `utilities`: the mover's utilities, as :func:`mover_utilities` gives them, from elsewhere than
+    `Z` (a near-optimal method's, :mod:`.reduced`). `margins`: compute the moves' margins (a sixth
+    of the work: only policy iteration's next improvement reads them; without,
+    :attr:`Improved.margin` is 0, as if every move could change)."""
     u, island_u = (mover_utilities(seats, phase, index, Z, links) if utilities is None
                    else utilities)
     # equal columns are solved once: rows of the transposed table compared as bytes
@@ -155,7 +194,7 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
             index.shape[0], -1)).all(axis=1)
     fresh_col = np.zeros(b, dtype=bool)
     fresh_col[inverse[fresh_state]] = True
-    pushed = np.flatnonzero(fresh_col)
+    pushed, slot = _by_moves(np.flatnonzero(fresh_col), digest, moves, b)
     mass = np.zeros((gm.n_u, pushed.shape[0]))
     lost = np.zeros(pushed.shape[0])
     if pushed.shape[0]:
@@ -177,8 +216,6 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
     for d, p in enumerate(gm.island_deductions().tolist()):
         if p:
             island = island + p * island_u[d]
-    slot = np.full(b, -1, dtype=np.int64)
-    slot[pushed] = np.arange(pushed.shape[0])
     where = slot[inverse]  # each state's pushed column (-1: not pushed)
     state_mass = np.zeros((index.shape[0], gm.n_u))
     state_lost = np.zeros(index.shape[0])
