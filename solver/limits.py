@@ -142,12 +142,14 @@ def check_writable(directory: Path | str, what: str = "the tables") -> Path:
     return path
 
 
-def final_rounds(n: int, players: int, k_max: int = 106, n_ded: int = 17) -> int:
-    """The rows of a game's final round at target `n` units (:class:`solver.game.seats.Seats`'s
-    compact phases, counted without numpy; the defaults are the default rules' point range,
-    a test holds the count to the seats')."""
+def final_round_phases(n: int, players: int, k_max: int = 106, n_ded: int = 17) -> list[int]:
+    """The rows of each phase of a game's final round at target `n` units
+    (:class:`solver.game.seats.Seats`'s compact phases, counted without numpy; the defaults
+    are the default rules' point range): ``final1`` first (the last final turn), the first
+    final turn after the trigger's (``final{players-1}``) last. A test holds the counts to
+    the seats'."""
     high = n + max(k_max, 1)
-    rows = 0
+    out = []
     for r in range(1, players):
         lo = [0] * r + [max(0, n - (players - 1 - r) * (n_ded - 1))] + [0] * (players - 1 - r)
         hi = [n] * r + [high] * (players - r)
@@ -156,8 +158,41 @@ def final_rounds(n: int, players: int, k_max: int = 106, n_ded: int = 17) -> int
         box = prod(max(h - low, 0) for low, h in zip(lo, box_hi, strict=True))
         movers = prod(hi[i] - lo[i] for i in range(r))
         span = max(max(hi[r:]) - safe, 0) if safe else 0
-        rows += box + movers * (2 ** (players - r) - 1) * span
-    return rows
+        out.append(box + movers * (2 ** (players - r) - 1) * span)
+    return out
+
+
+def final_rounds(n: int, players: int, k_max: int = 106, n_ded: int = 17) -> int:
+    """The rows of a game's final round at target `n` units: every phase's
+    (:func:`final_round_phases`)."""
+    return sum(final_round_phases(n, players, k_max, n_ded))
+
+
+CYCLIC_CORE_MS = 10.0
+"""Core-ms a state of a cyclic phase (normal play, sudden death) takes over its improvements
+(both phases' states, wall clock on 2 cores): three players at 1000 and 2000 about 8.5 and
+9.2 core-ms, at 6000 about 10; four at 500 and 700, 9.5 and 6.9; five at 500 and 1000, 8.1
+and 9.3."""
+FINAL_ROW_CORE_MS = {3: (0.46, 0.30), 4: (1.28, 0.21, 0.27),
+                     5: (1.04, 0.26, 0.065, 0.019)}
+"""Core-ms a row of each phase of the final round takes, the first final turn after the
+trigger's first (the phase :func:`final_round_phases` lists last), the last final turn last.
+A phase solves each distinct utility column once (:func:`solver.game.solve.column_blocks`):
+the first final turn has almost one a row (the mover's chance depends on the totals of every
+player still to play: four players at 700, 32,908 columns for 36,358 rows), the last one few
+(it depends on little more than the deficit to the best total: 2,720 for 89,579), more a row
+at larger targets. Timed phase by phase on 2 cores (docs/solver.md, "The cost model, phase by
+phase"), the largest game of each size: three players at 2000 (9.76 and 4.25 s, one
+process), four at 700 (23.34 and 8.86 s; the last final turn's 0.27 core-ms is four at
+2000's, 129.7 s for 945,720 rows on two workers before the same moves were pushed once: at
+700 it was 0.040, and the model would have said 19 s), five at 1000 (550.5, 452.3, 241.0 and
+43.5 s, two workers). A flat 0.5 core-ms a row said 86 minutes for five players at 1000 and
+3.7 minutes for five at 300, which took 38.7 minutes and 21.1 s."""
+START_SECONDS = 3.0
+"""A game of three players or more: the process's start, numba's kernels loaded from its
+cache, the successors and the table written. Four players at 300 took 20.8 s, 14.3 s of it
+its normal play settling a cycle of best responses, which no model of the size foresees
+(10 s by the model)."""
 
 
 def game_cost(target: int, players: int = 2) -> tuple[float, float]:
@@ -170,31 +205,34 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     3.37 GB. Both grow with the square of the target (one column per pair of totals; the
     sweeps grow slowly too: 85 at 6000, 141 at 14000).
 
-    Three players and more, from the measured rates (docs/playing-to-win.md, docs/solver.md): a
-    cyclic phase (normal play, sudden death) about 10 core-ms a state over its improvements, a
-    final-round row about 0.5 core-ms (0.18 to 0.84 measured), on both cores (three players at
-    2000: 103.5 s measured on two workers by `make bench`, 98 s by the model, so that it is now
-    solved in one process, 79 s and 0.69 GB; at 6000: 2277 s, 2296 s). It was 15 core-ms a state
-    (135 s and 3495 s measured, 138 s and 3376 s by the model) before each position's move and
-    its margin were found with the lanes innermost (docs/solver.md); at that rate it said 56
-    minutes for the 38 a solve at 6000 now takes. Memory 80 bytes a row of every phase of every
-    seat, and the solve's working memory (:func:`_working_memory`), or where more the arrays of
-    the cyclic phase being solved (:data:`CYCLIC_STATE`), at least
-    what was measured (peaks by `/usr/bin/time`, of the largest process unless said; the model's in
-    brackets): three players at 500, 0.27 GB (0.41); at 1500, 0.49 GB (0.80); at 6000, 2.76 GB
-    and 2.97 GB, and 3.15 GB with the heap kept (solver/heap.py; 3300 s) (3.18); four at 500,
-    0.97 GB, and 1.62 GB for the whole process tree on Dask's two workers (1.63); four at 2000,
-    2.7 GB (3.97); five at 300, 2.68 GB for the tree (3.30); five at 1000, 5.34 GB (9.69). It
-    said 0.7 GB at 6000, below the three-player solve's 2.76 GB (a reader's audit); then
-    2.95 GB for every game of three players and more, 3.0 GB where three at 500 took 0.27 GB
-    (a new user's trial)."""
+    Three players and more, from the measured rates: :data:`CYCLIC_CORE_MS` a state of the cyclic
+    phases over their improvements, :data:`FINAL_ROW_CORE_MS` a row of each phase of the final
+    round, on both cores, and :data:`START_SECONDS`. Against whole solves (wall clock, one process
+    up to :data:`IN_PROCESS_SECONDS`, else two workers; the model's in brackets): three players at
+    1000 and 2000, 12.7 and 88.2 s (17 and 97 s); four at 500 and 700, 20.6 and 52.1 s (29 and
+    71 s); five at 300, 400, 500 and 1000, 21.1, 50.5, 122.2 and 2321 s (36, 82, 168 and 2300 s); three
+    at 6000, 2277 s before the same moves were pushed once (2275 s). Until 2026-12-08 a final-round
+    row was a flat 0.5 core-ms: 86 minutes for five players at 1000, 3.7 minutes for five at 300,
+    and 12 minutes for five at 500, which was then not solved on demand
+    (:data:`solver.tables.game.ON_DEMAND_SECONDS`). Memory 80 bytes a row of every phase of every
+    seat, and the solve's working memory (:func:`_working_memory`), or where more the arrays of the
+    cyclic phase being solved (:data:`CYCLIC_STATE`), at least what was measured (peaks by
+    `/usr/bin/time`, of the largest process unless said; the model's in brackets): three players at
+    500, 0.27 GB (0.41); at 1500, 0.49 GB (0.80); at 6000, 2.76 GB and 2.97 GB, and 3.15 GB with the
+    heap kept (solver/heap.py; 3300 s) (3.18); four at 500, 0.97 GB, and 1.62 GB for the whole
+    process tree on Dask's two workers (1.63); four at 2000, 2.7 GB (3.97); five at 300, 2.68 GB for
+    the tree (3.30); five at 1000, 5.34 GB, and 3.0 GB since (9.69). It said 0.7 GB at 6000, below
+    the three-player solve's 2.76 GB (a reader's audit); then 2.95 GB for every game of three
+    players and more, 3.0 GB where three at 500 took 0.27 GB (a new user's trial)."""
     n = target // 100
     if players == 2:
         return 1.0 + 5.2e-3 * n**2, 2.4e8 + 1.62e5 * n**2
     cyclic = 2 * n**players
-    final = final_rounds(n, players)
+    phases = final_round_phases(n, players)
+    rates = FINAL_ROW_CORE_MS[players]
+    final = sum(rows * rate for rows, rate in zip(reversed(phases), rates, strict=True))
     rows = _rows(target, players)
-    seconds = (cyclic * 10e-3 + final * 0.5e-3) / 2
+    seconds = START_SECONDS + (cyclic * CYCLIC_CORE_MS + final) * 1e-3 / 2
     base = PROCESS_BASE + (WORKERS_BASE if seconds > IN_PROCESS_SECONDS else 0.0)
     return seconds, max(_working_memory(rows), base + CYCLIC_STATE * n**players) + 80.0 * rows
 
@@ -314,8 +352,8 @@ def target_cost_words(target: int) -> str:
 
 __all__ = ["COMPILE_SECONDS", "IN_PROCESS_SECONDS", "MAX_SEED", "MAX_TARGET",
            "NEED_COMPILE_SECONDS", "NEED_SECONDS", "check_jobs", "check_seed", "check_writable",
-           "cores", "duration", "duration_words", "exceeds_memory", "final_rounds", "game_cost",
-           "game_cost_text", "memory", "target_cost_words"]
+           "cores", "duration", "duration_words", "exceeds_memory", "final_round_phases",
+           "final_rounds", "game_cost", "game_cost_text", "memory", "target_cost_words"]
 
 
 PARENT_POLL = 1.0

@@ -79,8 +79,9 @@ def table_name(players: int) -> str:
 ON_DEMAND_SECONDS = 300.0
 """A game whose table is not on disk is solved on demand when its solve takes about this long
 or less on a 2-core machine (:func:`solver.limits.game_cost`): every two-player game (the
-largest target, 3.5 minutes), three players at small targets; larger games are solved by
-`sabords solve-game`, or played near-optimally (four and five players)."""
+largest target, 3.5 minutes), three players up to target 2900, four up to 1100, five up to
+500; larger games are solved by `sabords solve-game`, or played near-optimally (four and five
+players)."""
 
 Solve = Callable[[Rules, int], "GameTable"]
 """Solves the game of (rules, players) now, as :func:`solver.game.solve_game` does (a front
