@@ -210,8 +210,8 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     round, on both cores, and :data:`START_SECONDS`. Against whole solves (wall clock, one process
     up to :data:`IN_PROCESS_SECONDS`, else two workers; the model's in brackets): three players at
     1000 and 2000, 12.7 and 88.2 s (17 and 97 s); four at 500 and 700, 20.6 and 52.1 s (29 and
-    71 s); five at 300, 400, 500 and 1000, 21.1, 50.5, 122.2 and 2321 s (36, 82, 168 and 2300 s); three
-    at 6000, 2277 s before the same moves were pushed once (2275 s). Until 2026-12-08 a final-round
+    71 s); five at 300, 400, 500 and 1000, 21.1, 50.5, 122.2 and 2321 s (36, 82, 168 and 2300
+    s); three at 6000, 2277 s before the same moves were pushed once (2275 s). Until 2026-12-08 a final-round
     row was a flat 0.5 core-ms: 86 minutes for five players at 1000, 3.7 minutes for five at 300,
     and 12 minutes for five at 500, which was then not solved on demand
     (:data:`solver.tables.game.ON_DEMAND_SECONDS`). Memory 80 bytes a row of every phase of every
