@@ -209,20 +209,20 @@ def game_cost(target: int, players: int = 2) -> tuple[float, float]:
     phases over their improvements, :data:`FINAL_ROW_CORE_MS` a row of each phase of the final
     round, on both cores, and :data:`START_SECONDS`. Against whole solves (wall clock, one process
     up to :data:`IN_PROCESS_SECONDS`, else two workers; the model's in brackets): three players at
-    1000 and 2000, 12.7 and 88.2 s (17 and 97 s); four at 500 and 700, 20.6 and 52.1 s (29 and
-    71 s); five at 300, 400, 500 and 1000, 21.1, 50.5, 122.2 and 2321 s (36, 82, 168 and 2300
-    s); three at 6000, 2277 s before the same moves were pushed once (2275 s). Until 2026-12-08 a final-round
-    row was a flat 0.5 core-ms: 86 minutes for five players at 1000, 3.7 minutes for five at 300,
-    and 12 minutes for five at 500, which was then not solved on demand
+    1000 and 2000, 12.7 and 88.2 s (17 and 97 s); four at 500 and 700, 20.6 and 52.1 s (29 and 71
+    s); five at 300, 400, 500 and 1000, 21.1, 50.5, 122.2 and 2321 s (36, 82, 168 and 2300 s);
+    three at 6000, 2277 s before the same moves were pushed once (2275 s). Until 2026-12-08 a
+    final-round row was a flat 0.5 core-ms: 86 minutes for five players at 1000, 3.7 minutes for
+    five at 300, and 12 minutes for five at 500, which was then not solved on demand
     (:data:`solver.tables.game.ON_DEMAND_SECONDS`). Memory 80 bytes a row of every phase of every
     seat, and the solve's working memory (:func:`_working_memory`), or where more the arrays of the
     cyclic phase being solved (:data:`CYCLIC_STATE`), at least what was measured (peaks by
     `/usr/bin/time`, of the largest process unless said; the model's in brackets): three players at
-    500, 0.27 GB (0.41); at 1500, 0.49 GB (0.80); at 6000, 2.76 GB and 2.97 GB, and 3.15 GB with the
-    heap kept (solver/heap.py; 3300 s) (3.18); four at 500, 0.97 GB, and 1.62 GB for the whole
-    process tree on Dask's two workers (1.63); four at 2000, 2.7 GB (3.97); five at 300, 2.68 GB for
-    the tree (3.30); five at 1000, 5.34 GB, and 3.0 GB since (9.69). It said 0.7 GB at 6000, below
-    the three-player solve's 2.76 GB (a reader's audit); then 2.95 GB for every game of three
+    500, 0.27 GB (0.41); at 1500, 0.49 GB (0.80); at 6000, 2.76 GB and 2.97 GB, and 3.15 GB with
+    the heap kept (solver/heap.py; 3300 s) (3.18); four at 500, 0.97 GB, and 1.62 GB for the whole
+    process tree on Dask's two workers (1.63); four at 2000, 2.7 GB (3.97); five at 300, 2.68 GB
+    for the tree (3.30); five at 1000, 5.34 GB, and 3.0 GB since (9.69). It said 0.7 GB at 6000,
+    below the three-player solve's 2.76 GB (a reader's audit); then 2.95 GB for every game of three
     players and more, 3.0 GB where three at 500 took 0.27 GB (a new user's trial)."""
     n = target // 100
     if players == 2:
