@@ -184,15 +184,15 @@ player still to play: four players at 700, 32,908 columns for 36,358 rows), the 
 at larger targets. Timed phase by phase on 2 cores (docs/solver.md, "The cost model, phase by
 phase"), the largest game of each size: three players at 2000 (9.76 and 4.25 s, one
 process), four at 700 (23.34 and 8.86 s; the last final turn's 0.27 core-ms is four at
-2000's, 129.7 s for 945,720 rows on two workers before the same moves were pushed once: at
-700 it was 0.040, and the model would have said 19 s), five at 1000 (550.5, 452.3, 241.0 and
+2000's, 129.7 s for 945,720 rows on two workers before the same moves were pushed once,
+where the rate of four at 700, 0.040, would have said 19 s), five at 1000 (550.5, 452.3, 241.0 and
 43.5 s, two workers). A flat 0.5 core-ms a row said 86 minutes for five players at 1000 and
 3.7 minutes for five at 300, which took 38.7 minutes and 21.1 s."""
 START_SECONDS = 3.0
 """A game of three players or more: the process's start, numba's kernels loaded from its
-cache, the successors and the table written. Four players at 300 took 20.8 s, 14.3 s of it
-its normal play settling a cycle of best responses, which no model of the size foresees
-(10 s by the model)."""
+cache, the successors and the table written. Four players at 300 took 20.8 s (the process),
+12.8 s of it its normal play settling a cycle of best responses, which no model of the size
+foresees (10 s by the model)."""
 
 
 def game_cost(target: int, players: int = 2) -> tuple[float, float]:

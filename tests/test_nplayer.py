@@ -524,7 +524,8 @@ def test_columns_with_the_same_moves_are_pushed_once_with_the_same_endings(
 
     gm = game_model(four.rules, four.n_dice)
     seats, Z = four.seats, four.stacked()
-    real, seen = turns._by_moves, []
+    real = turns._by_moves
+    seen: list[tuple[int, int]] = []
 
     def spy(fresh: np.ndarray, *args: object) -> tuple[np.ndarray, np.ndarray]:
         lead, slot = real(fresh, *args)  # type: ignore[arg-type]
@@ -540,27 +541,33 @@ def test_columns_with_the_same_moves_are_pushed_once_with_the_same_endings(
     for name, choices in ((NORMAL, ("numpy", "numba")), ("final3", ("numba",)),
                           ("final2", ("numba",))):
         index = np.arange(seats.phases[name].size, dtype=np.int64)
-        for choice in choices:
+        digests = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13, margins=False).digest
+        half = digests.copy()
+        half[::2] += np.uint64(1)  # every other state's moves new: the fresh columns have gaps
+        for choice, known in [(c, k) for c in choices for k in (None, half)]:
             kernel.force(choice)
             try:
                 seen.clear()
                 monkeypatch.setattr(turns, "_by_moves", spy)
-                once = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13)
+                once = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13, known=known)
                 assert sum(lead for _, lead in seen) < sum(fresh for fresh, _ in seen), name
-                monkeypatch.setattr(turns, "_digest", lambda code, sor, h: h)  # all alike
-                seen.clear()
-                collided = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13)
-                assert [lead for _, lead in seen] == [fresh for fresh, _ in seen], name
+                got = [once]
+                if known is None:
+                    monkeypatch.setattr(turns, "_digest", lambda code, sor, h: h)  # all alike
+                    seen.clear()
+                    got.append(improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13))
+                    assert [lead for _, lead in seen] == [fresh for fresh, _ in seen], name
                 monkeypatch.undo()
                 monkeypatch.setattr(turns, "_by_moves", every_column)
-                each = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13)
+                each = improve(gm, seats, name, index, Z, tol=1e-12, eps=1e-13, known=known)
                 monkeypatch.undo()
             finally:
                 kernel.force(None)
-            for got in (once, collided):
-                assert np.array_equal(got.endings, each.endings), (name, choice)
-                assert np.array_equal(got.lost, each.lost), (name, choice)
-                assert np.array_equal(got.fresh, each.fresh), (name, choice)
+            assert known is None or (not each.fresh.all() and each.fresh.any())
+            for one in got:
+                assert np.array_equal(one.endings, each.endings), (name, choice)
+                assert np.array_equal(one.lost, each.lost), (name, choice)
+                assert np.array_equal(one.fresh, each.fresh), (name, choice)
 
 
 def test_moves_that_cycle_are_settled_with_progress_and_the_same_bytes(
@@ -597,7 +604,8 @@ def test_settling_a_cycle_pushes_only_moves_not_met_before_and_gives_the_same_by
     endings are pushed only where the moves are new there (`cycles._responses`), since the
     endings of moves met before are the same bits. Four players at 300 took 28 s to settle
     a cycle of 8 states, 12.8 s since. The table is the one of pushing every best turn, as
-    before (the same bytes), and some best turns were not pushed (else nothing was saved)."""
+    before (the same bytes), every best turn's endings are those of pushing it, and some best
+    turns were not pushed (else nothing was saved)."""
     from solver.game import cycles
     from solver.game.records import FINAL_EPS, FINAL_TOL
     from solver.game.turns import improve
@@ -609,6 +617,10 @@ def test_settling_a_cycle_pushes_only_moves_not_met_before_and_gives_the_same_by
     def spy(*args: object) -> object:
         now = real(*args)  # type: ignore[arg-type]
         fresh.append(now.fresh.copy())
+        gm, seats, name, order, Z, _ = args
+        plain = improve(gm, seats, name, order, Z, tol=FINAL_TOL, eps=FINAL_EPS)  # type: ignore[arg-type]
+        assert np.array_equal(now.endings, plain.endings)  # the endings copied are pushes'
+        assert np.array_equal(now.best, plain.best) and np.array_equal(now.digest, plain.digest)
         return now
 
     monkeypatch.setattr(cycles, "_responses", spy)

@@ -171,8 +171,8 @@ def _responses(gm: GameModel, seats: Seats, name: str, order: IntArray, Z: Float
     are none of those met there (`met`: per state, the digest of each of its moves met so far
     and their endings, pushed at the same precision): the endings of moves met are the same
     bits (they depend on the moves alone), so each profile tried costs the turn solves alone.
-    The margins are not computed (nothing here reads them). Measured on the four-player game
-    at 300, whose normal play settles a cycle of 8 states over 256 profiles: 28 s before."""
+    The margins are not computed (nothing here reads them). Four players at 300, whose normal
+    play settles a cycle of 8 states over 273 profiles: 28.3 s before, 12.8 s since."""
     width = max(len(m) for m in met)
     known = np.zeros((order.shape[0], width), dtype=np.uint64)
     for j, m in enumerate(met):

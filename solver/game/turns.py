@@ -115,14 +115,10 @@ def _by_moves(fresh: IntArray, digest: np.ndarray,
     lead = fresh[np.sort(first)]
     twin = fresh[fresh != lead[rank[group]]]  # the columns that take another's endings
     ref = lead[rank[group]][fresh != lead[rank[group]]]
-    same = True
-    for code, sor in moves.values():
-        for world in code:
-            for a in (code[world], sor[world]):
-                width = a.shape[2]
-                if not np.array_equal(a[twin // width, :, twin % width],
-                                      a[ref // width, :, ref % width]):
-                    same = False
+    same = all(np.array_equal(a[twin // a.shape[2], :, twin % a.shape[2]],
+                              a[ref // a.shape[2], :, ref % a.shape[2]])
+               for code, sor in moves.values() for world in code
+               for a in (code[world], sor[world]))  # (stops at the first difference)
     if not same:
         slot[fresh] = np.arange(fresh.shape[0])
         return fresh, slot
@@ -136,16 +132,17 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
             utilities: tuple[FloatArray, FloatArray] | None = None,
             margins: bool = True) -> Improved:
     """Solve the turns of states `index` of `phase` from the value table `Z` (module doc): every
-    card's layered solve to the certified bound `tol`, its pushes until `eps`. With `known` (the
-    digests of the states' moves at their last improvement, pushed to the same `eps`: (S,),
-    or (S, m) for several moves a state whose endings are kept), the pushes of a state whose
-    moves are those again are left out (its endings are the last ones: they depend on its
-    moves only); :attr:`Improved.fresh` says which are given. `links`: the states' successors,
-    if known.
-    `utilities`: the mover's utilities, as :func:`mover_utilities` gives them, from elsewhere than
-    `Z` (a near-optimal method's, :mod:`.reduced`). `margins`: compute the moves' margins (a sixth
-    of the work: only policy iteration's next improvement reads them; without,
-    :attr:`Improved.margin` is 0, as if every move could change)."""
+    card's layered solve to the certified bound `tol`, its pushes until `eps`.
+
+    `known`: the digests of the states' moves whose endings the caller keeps, pushed to the
+    same `eps` ((S,), or (S, m): several a state); a state whose moves are one of its known
+    ones is not pushed (its endings are those: they depend on its moves alone), and
+    :attr:`Improved.fresh` says which states' endings are given here. `links`: the states'
+    successors, if known. `utilities`: the mover's utilities, as :func:`mover_utilities`
+    gives them, from elsewhere than `Z` (a near-optimal method's, :mod:`.reduced`).
+    `margins`: compute the moves' margins (a sixth of the work: only policy iteration's next
+    improvement reads them; without, :attr:`Improved.margin` is 0, as if every move could
+    change)."""
     u, island_u = (mover_utilities(seats, phase, index, Z, links) if utilities is None
                    else utilities)
     # equal columns are solved once: rows of the transposed table compared as bytes
@@ -189,9 +186,12 @@ def improve(gm: GameModel, seats: Seats, phase: str, index: IntArray, Z: FloatAr
             best = best + weight * from_lanes(turn, b)
             del solved
     # the pushes, for the columns whose moves are new (a column of several states: new to one)
-    fresh_state = np.ones(index.shape[0], dtype=bool) if known is None else (
-        digest[inverse][:, None] != np.asarray(known, dtype=np.uint64).reshape(
-            index.shape[0], -1)).all(axis=1)
+    if known is None:
+        fresh_state = np.ones(index.shape[0], dtype=bool)
+    else:  # new unless one of the state's known moves
+        kept = np.asarray(known, dtype=np.uint64)
+        kept = kept[:, None] if kept.ndim == 1 else kept
+        fresh_state = (digest[inverse][:, None] != kept).all(axis=1)
     fresh_col = np.zeros(b, dtype=bool)
     fresh_col[inverse[fresh_state]] = True
     pushed, slot = _by_moves(np.flatnonzero(fresh_col), digest, moves, b)
