@@ -113,8 +113,8 @@ def _by_moves(fresh: IntArray, digest: np.ndarray,
     group = group.reshape(-1)
     rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")  # groups in column order
     lead = fresh[np.sort(first)]
-    twin = fresh[fresh != lead[rank[group]]]  # the columns that take another's endings
-    ref = lead[rank[group]][fresh != lead[rank[group]]]
+    of = lead[rank[group]]  # each fresh column's group's first
+    twin, ref = fresh[fresh != of], of[fresh != of]  # the columns that take another's endings
     same = all(np.array_equal(a[twin // a.shape[2], :, twin % a.shape[2]],
                               a[ref // a.shape[2], :, ref % a.shape[2]])
                for code, sor in moves.values() for world in code
